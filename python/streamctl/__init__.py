@@ -1,3 +1,19 @@
-"""streamctl: Samza-style stream control for PySpark Structured Streaming over Kafka."""
+"""streamctl: Samza-style stream control for PySpark Structured Streaming over Kafka.
+
+Example::
+
+    from pyspark.sql import SparkSession
+    import streamctl
+
+    spark = streamctl.configure_spark(SparkSession.builder.master("local[2]")).getOrCreate()
+    df = (spark.readStream.format("streamctl")
+          .options(**streamctl.options.source("127.0.0.1:9092", ["orders"]))
+          .load())
+"""
+
+from streamctl import options
+from streamctl.config import LISTENER_CLASS, configure_spark, jar_path
 
 __version__ = "0.1.0"
+
+__all__ = ["LISTENER_CLASS", "__version__", "configure_spark", "jar_path", "options"]

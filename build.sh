@@ -1,0 +1,129 @@
+#!/usr/bin/env bash
+# The one entry point: ./build.sh demo | test | bench | package
+# Creates its own venv (.venv), builds the jar (Maven) and the wheel that carries it,
+# and installs both; a second run only rebuilds what changed.
+set -euo pipefail
+cd "$(dirname "$0")"
+ROOT=$(pwd)
+VENV="$ROOT/.venv"
+PY="$VENV/bin/python"
+PY_DEPS="pyspark==4.3.0 py4j pyarrow pytest ruff build wheel setuptools"
+LOG="$ROOT/target/build-logs"
+export SPARK_LOCAL_IP=127.0.0.1
+export PYSPARK_PYTHON="$PY"
+
+say() { printf '==> %s\n' "$*"; }
+
+# Runs a noisy step quietly; shows its log only when it fails.
+quiet() {
+  local name=$1; shift
+  mkdir -p "$LOG"
+  if ! "$@" >"$LOG/$name.log" 2>&1; then
+    echo "FAILED: $name (log: $LOG/$name.log)" >&2
+    tail -n 60 "$LOG/$name.log" >&2
+    exit 1
+  fi
+}
+
+ensure_venv() {
+  local stamp="$VENV/.streamctl-deps"
+  if [[ ! -x "$PY" ]]; then
+    say "creating venv $VENV"
+    python3.11 -m venv "$VENV" 2>/dev/null || python3 -m venv "$VENV"
+  fi
+  if [[ ! -f "$stamp" || "$(cat "$stamp")" != "$PY_DEPS" ]]; then
+    say "installing $PY_DEPS"
+    quiet pip "$VENV/bin/pip" install --disable-pip-version-check $PY_DEPS
+    echo "$PY_DEPS" >"$stamp"
+  fi
+  SPARK_JARS=$("$PY" -c 'import os, pyspark; print(os.path.join(os.path.dirname(pyspark.__file__), "jars"))')
+}
+
+mvn_() { mvn -B -q -Dspark.jars.dir="$SPARK_JARS" "$@"; }
+
+build_jar() {  # $1: "skip" to skip the Scala tests
+  if [[ "${1:-}" == skip ]]; then
+    say "building the jar"
+    quiet maven mvn_ package -DskipTests
+  else
+    say "building the jar and running the Scala tests"
+    rm -rf "$ROOT/target/surefire-reports"
+    if ! mvn_ package >"$LOG/maven-test.log" 2>&1; then
+      grep -E '(Tests run:|FAIL|ERROR|expected|Exception)' "$LOG/maven-test.log" | head -n 60 >&2
+      scala_summary || true
+      echo "FAILED: Maven build or Scala tests (log: $LOG/maven-test.log)" >&2
+      exit 1
+    fi
+    scala_summary
+  fi
+  mkdir -p python/streamctl/jars
+  cp target/streamctl-0.1.0.jar python/streamctl/jars/streamctl.jar
+}
+
+scala_summary() {
+  python3 - "$ROOT/target/surefire-reports" <<'PYEOF'
+import glob, sys, xml.etree.ElementTree as ET
+t = f = e = s = 0
+for path in glob.glob(sys.argv[1] + "/TEST-*.xml"):
+    r = ET.parse(path).getroot()
+    t += int(r.get("tests", 0)); f += int(r.get("failures", 0)); e += int(r.get("errors", 0)); s += int(r.get("skipped", 0))
+if t == 0:
+    print("FAILED: no Scala tests ran", file=sys.stderr); sys.exit(1)
+print(f"Scala: {t - f - e - s} passed, {f + e} failed, {s} skipped")
+sys.exit(1 if f + e else 0)
+PYEOF
+}
+
+build_wheel() {
+  say "building the wheel"
+  rm -rf "$ROOT/build" "$ROOT"/python/*.egg-info
+  quiet wheel "$PY" -m build --wheel --no-isolation --outdir "$ROOT/dist" "$ROOT"
+  quiet install "$VENV/bin/pip" install --disable-pip-version-check --no-deps --force-reinstall "$ROOT"/dist/streamctl-0.1.0-*.whl
+}
+
+fetch_broker() {
+  # The broker's jars come from Maven Central through Maven, cached once per machine.
+  "$PY" -m streamctl broker --fetch-only
+}
+
+clean_processes() {
+  # A broker dies with its parent (PR_SET_PDEATHSIG); this is only a last resort.
+  pkill -f 'streamctl-kafka-broker' 2>/dev/null || true
+}
+
+cmd=${1:-help}
+case "$cmd" in
+  package)
+    ensure_venv; build_jar skip; build_wheel
+    say "dist/: $(cd dist && ls)"
+    ;;
+  demo)
+    ensure_venv; build_jar skip; build_wheel; fetch_broker
+    say "running the demo"
+    (cd /tmp && "$PY" -m streamctl demo)
+    ;;
+  test)
+    ensure_venv
+    mkdir -p "$LOG"
+    build_jar; build_wheel; fetch_broker
+    say "ruff"
+    "$VENV/bin/ruff" check python tests bench
+    say "running the Python tests (real Kafka broker, real SparkSession)"
+    set +e
+    (cd "$ROOT" && "$VENV/bin/pytest" -q -p no:cacheprovider tests)
+    rc=$?
+    set -e
+    clean_processes
+    if [[ $rc -eq 5 ]]; then echo "FAILED: pytest collected no tests" >&2; exit 1; fi
+    exit $rc
+    ;;
+  bench)
+    ensure_venv; build_jar skip; build_wheel; fetch_broker
+    say "running the benchmarks"
+    "$PY" "$ROOT/bench/run.py" "${@:2}"
+    ;;
+  *)
+    echo "usage: ./build.sh demo | test | bench | package"
+    exit 2
+    ;;
+esac

@@ -1,0 +1,27 @@
+package streamctl.spark
+
+import org.apache.spark.sql.streaming.StreamingQueryListener
+import org.apache.spark.sql.streaming.StreamingQueryListener._
+import org.slf4j.LoggerFactory
+
+/**
+ * Registered through `spark.sql.streaming.streamingQueryListeners` (configure_spark does it).
+ * It logs one line per batch for each streamctl source, so a long backlog shows its progress
+ * in the driver log, and it is where query-level control (stopping on end-of-stream) hooks in.
+ */
+class StreamctlQueryListener extends StreamingQueryListener {
+  private val log = LoggerFactory.getLogger(classOf[StreamctlQueryListener])
+
+  override def onQueryStarted(event: QueryStartedEvent): Unit = ()
+
+  override def onQueryProgress(event: QueryProgressEvent): Unit = {
+    val p = event.progress
+    p.sources.filter(_.description.startsWith("streamctl")).foreach { s =>
+      val behind = Option(s.metrics.get("maxOffsetsBehindLatest")).getOrElse("?")
+      log.info(s"query ${Option(p.name).getOrElse(p.id)} batch ${p.batchId}: ${s.description} read ${s.numInputRows} records, " +
+        s"at most $behind behind head")
+    }
+  }
+
+  override def onQueryTerminated(event: QueryTerminatedEvent): Unit = ()
+}

@@ -1,0 +1,36 @@
+package streamctl.spark
+
+import org.apache.spark.sql.catalyst.InternalRow
+import org.apache.spark.sql.connector.read.PartitionReader
+
+import streamctl.chooser.RoundRobinChooser
+import streamctl.system.{ConsumerPool, EnvelopeDecoder, KafkaTaskReader}
+
+/**
+ * Reads one task of one batch on an executor. The consumer comes from the executor's
+ * [[ConsumerPool]] and goes back there after a clean read; after a failure it is closed,
+ * since its state is unknown.
+ */
+final class TaskPartitionReader(partition: TaskInputPartition, config: ReaderConfig) extends PartitionReader[InternalRow] {
+  private val consumer = ConsumerPool.acquire(config.kafka, partition.task)
+  private var healthy = false
+  private val reader =
+    try new KafkaTaskReader(partition.ranges, consumer, new RoundRobinChooser, config.pollTimeoutMs, config.failOnDataLoss,
+      ssp => if (config.intermediateStreams.contains(ssp.stream)) IntermediateDecoder else EnvelopeDecoder.Identity)
+    catch { case e: Throwable => ConsumerPool.closeQuietly(consumer); throw e }
+  private val converter = new EnvelopeRowConverter(partition.task)
+  private var current: InternalRow = _
+
+  override def next(): Boolean = {
+    val e = reader.next()
+    if (e == null) { healthy = true; false }
+    else { current = converter.toRow(e, -1L); true }
+  }
+
+  override def get(): InternalRow = current
+
+  override def close(): Unit = {
+    reader.close()
+    if (healthy) ConsumerPool.release(config.kafka, partition.task, consumer) else ConsumerPool.closeQuietly(consumer)
+  }
+}

@@ -1,0 +1,9 @@
+package streamctl.spark
+
+import org.apache.spark.sql.catalyst.InternalRow
+import org.apache.spark.sql.connector.read.{InputPartition, PartitionReader, PartitionReaderFactory}
+
+final case class TaskReaderFactory(config: ReaderConfig) extends PartitionReaderFactory {
+  override def createReader(partition: InputPartition): PartitionReader[InternalRow] =
+    new TaskPartitionReader(partition.asInstanceOf[TaskInputPartition], config)
+}

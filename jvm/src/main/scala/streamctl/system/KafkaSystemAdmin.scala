@@ -1,0 +1,103 @@
+package streamctl.system
+
+import java.util.concurrent.{ExecutionException, TimeUnit, TimeoutException}
+
+import scala.jdk.CollectionConverters._
+
+import org.apache.kafka.clients.admin.{Admin, ListOffsetsResult, NewTopic, OffsetSpec}
+import org.apache.kafka.common.TopicPartition
+import org.apache.kafka.common.errors.UnknownTopicOrPartitionException
+
+import streamctl.StreamctlException
+
+/**
+ * The admin side of Kafka: partition counts and offsets, in bulk (one request per kind,
+ * whatever the number of SSPs). Every call waits at most `kafka.default.api.timeout.ms`
+ * and then fails naming the servers, so an unreachable broker never hangs a query.
+ *
+ * {{{
+ * val admin = KafkaSystemAdmin(KafkaParams(Map("bootstrap.servers" -> servers)))
+ * admin.upcomingOffsets(Set(SSP.kafka("orders", 0)))
+ * }}}
+ */
+class KafkaSystemAdmin(params: KafkaParams) extends SystemAdmin with AutoCloseable {
+  override val system: String = SSP.KafkaSystem
+
+  // Created on first use: building a planner must not open connections it may never need.
+  private var adminRef: Admin = _
+  private def admin: Admin = synchronized {
+    if (adminRef == null) adminRef = Admin.create(params.admin)
+    adminRef
+  }
+
+  override def partitionCounts(streams: Set[String]): Map[String, Int] = {
+    if (streams.isEmpty) return Map.empty
+    val described = call(s"describing streams ${streams.toSeq.sorted.mkString(", ")}") {
+      admin.describeTopics(streams.asJava).allTopicNames()
+    }
+    described.asScala.map { case (name, d) => name -> d.partitions().size() }.toMap
+  }
+
+  override def oldestOffsets(ssps: Set[SSP]): Map[SSP, Long] = listOffsets(ssps.map(_ -> OffsetSpec.earliest()).toMap)
+
+  override def upcomingOffsets(ssps: Set[SSP]): Map[SSP, Long] = listOffsets(ssps.map(_ -> OffsetSpec.latest()).toMap)
+
+  override def offsetsForTimestamps(timestamps: Map[SSP, Long]): Map[SSP, Long] = {
+    val found = listOffsets(timestamps.map { case (ssp, ts) => ssp -> OffsetSpec.forTimestamp(ts) })
+    // Kafka answers -1 when no record has a timestamp >= ts: the position is then the end.
+    val missing = found.collect { case (ssp, o) if o < 0 => ssp }.toSet
+    if (missing.isEmpty) found else found ++ upcomingOffsets(missing)
+  }
+
+  /** Creates a stream (used by the demo, tests and benchmarks). */
+  def createStream(stream: String, partitions: Int): Unit =
+    call(s"creating stream '$stream'") {
+      admin.createTopics(java.util.List.of(new NewTopic(stream, partitions, 1.toShort))).all()
+    }
+
+  /** Adds partitions to a stream (partition expansion). */
+  def growStream(stream: String, partitions: Int): Unit =
+    call(s"growing stream '$stream' to $partitions partitions") {
+      admin.createPartitions(java.util.Map.of(stream, org.apache.kafka.clients.admin.NewPartitions.increaseTo(partitions))).all()
+    }
+
+  private def listOffsets(specs: Map[SSP, OffsetSpec]): Map[SSP, Long] = {
+    if (specs.isEmpty) return Map.empty
+    val byTp = specs.map { case (ssp, spec) => new TopicPartition(ssp.stream, ssp.partition) -> spec }
+    val result: java.util.Map[TopicPartition, ListOffsetsResult.ListOffsetsResultInfo] =
+      call(s"listing offsets of ${describe(specs.keySet)}")(admin.listOffsets(byTp.asJava).all())
+    specs.keys.map { ssp =>
+      val info = result.get(new TopicPartition(ssp.stream, ssp.partition))
+      if (info == null) throw StreamctlException(s"Kafka at ${params.bootstrapServers} returned no offset for stream '${ssp.stream}' partition ${ssp.partition}")
+      ssp -> info.offset()
+    }.toMap
+  }
+
+  private def describe(ssps: Set[SSP]): String = {
+    val sorted = ssps.toSeq.sorted
+    if (sorted.size <= 4) sorted.mkString(", ") else s"${sorted.take(4).mkString(", ")} and ${sorted.size - 4} more"
+  }
+
+  private def call[T](what: String)(f: => org.apache.kafka.common.KafkaFuture[T]): T =
+    try f.get(params.apiTimeoutMs, TimeUnit.MILLISECONDS)
+    catch {
+      case _: TimeoutException =>
+        throw StreamctlException(s"Kafka at ${params.bootstrapServers} did not answer within ${params.apiTimeoutMs} ms while $what " +
+          "(check option 'kafka.bootstrap.servers'; the wait is set by 'kafka.default.api.timeout.ms')")
+      case e: ExecutionException => e.getCause match {
+        case u: UnknownTopicOrPartitionException =>
+          throw StreamctlException(s"Kafka at ${params.bootstrapServers}: a stream does not exist while $what (${u.getMessage})", u)
+        case c =>
+          throw StreamctlException(s"Kafka at ${params.bootstrapServers} failed while $what: ${c.getClass.getSimpleName}: ${c.getMessage}", c)
+      }
+    }
+
+  override def close(): Unit = synchronized {
+    if (adminRef != null) adminRef.close(java.time.Duration.ofSeconds(5))
+    adminRef = null
+  }
+}
+
+object KafkaSystemAdmin {
+  def apply(params: KafkaParams): KafkaSystemAdmin = new KafkaSystemAdmin(params)
+}

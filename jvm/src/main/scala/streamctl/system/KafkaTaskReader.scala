@@ -1,0 +1,179 @@
+package streamctl.system
+
+import scala.jdk.CollectionConverters._
+
+import org.apache.kafka.clients.consumer.{Consumer, ConsumerRecord, OffsetOutOfRangeException}
+import org.apache.kafka.common.TopicPartition
+
+import streamctl.StreamctlException
+import streamctl.chooser.MessageChooser
+
+/**
+ * Reads exactly the records of a task's SSP ranges, in the order its chooser picks.
+ *
+ * Memory stays bounded whatever the backlog: each SSP holds at most one poll's worth of
+ * records, and an SSP whose buffer is not empty is paused so polls only fetch for the
+ * SSPs that need data. Before asking the chooser, every unfinished SSP has offered one
+ * envelope, so the order depends on the chooser alone, not on fetch timing: a replayed
+ * batch is read in the same order.
+ *
+ * Offsets inside a range may be missing (compaction, transaction markers); the range ends
+ * when the consumer's position reaches `until`. Records that are gone from the broker
+ * fail the read naming the SSP and offsets, unless `failOnDataLoss` is false.
+ *
+ * {{{
+ * val reader = new KafkaTaskReader(ranges, consumer, new RoundRobinChooser, pollTimeoutMs = 120000)
+ * var e = reader.next(); while (e != null) { emit(e); e = reader.next() }
+ * }}}
+ */
+final class KafkaTaskReader(
+    ranges: Seq[SspRange],
+    consumer: Consumer[Array[Byte], Array[Byte]],
+    chooser: MessageChooser,
+    pollTimeoutMs: Long,
+    failOnDataLoss: Boolean = true,
+    decoders: SSP => EnvelopeDecoder = _ => EnvelopeDecoder.Identity) {
+
+  private val active = ranges.filter(_.size > 0).toArray
+  private val n = active.length
+  private val tps = active.map(r => new TopicPartition(r.ssp.stream, r.ssp.partition))
+  private val index: java.util.Map[TopicPartition, Integer] = {
+    val m = new java.util.HashMap[TopicPartition, Integer]()
+    tps.indices.foreach(i => m.put(tps(i), i))
+    m
+  }
+  private val until = active.map(_.until)
+  private val decoder = active.map(r => decoders(r.ssp))
+  private val byEnvelopeSsp: java.util.Map[SSP, Integer] = {
+    val m = new java.util.HashMap[SSP, Integer]()
+    active.indices.foreach(i => m.put(active(i).ssp, i))
+    m
+  }
+  private val buffer = new Array[java.util.List[ConsumerRecord[Array[Byte], Array[Byte]]]](n)
+  private val bufferPos = new Array[Int](n)
+  private val pending = new Array[Boolean](n)
+  private val done = new Array[Boolean](n)
+  private val paused = new Array[Boolean](n)
+  private var recordsRead = 0L
+
+  locally {
+    consumer.assign(tps.toSeq.asJava)
+    active.indices.foreach(i => consumer.seek(tps(i), active(i).from))
+    active.foreach(r => chooser.register(r.ssp, r.from))
+    chooser.start()
+  }
+
+  /** Records read so far (before decoding), for metrics. */
+  def count: Long = recordsRead
+
+  /** The next envelope in chooser order, or null when every range is read. */
+  def next(): Envelope = {
+    var waitingSince = -1L
+    while (true) {
+      val needData = offerAll()
+      if (needData == 0) {
+        val e = chooser.choose()
+        if (e != null) {
+          pending(byEnvelopeSsp.get(e.ssp)) = false
+          return e
+        }
+        if (!anyPending) return null
+        throw StreamctlException(s"The chooser returned nothing although every SSP of the task offered an envelope " +
+          s"(${active.indices.filter(pending).map(i => active(i).ssp).mkString(", ")}); a chooser must not block forever")
+      }
+      if (waitingSince < 0) waitingSince = System.nanoTime()
+      poll()
+      if ((System.nanoTime() - waitingSince) / 1000000L > pollTimeoutMs) {
+        val waiting = active.indices.filter(i => !done(i) && !pending(i))
+          .map(i => s"${active(i).ssp} at offset ${consumer.position(tps(i))} (reading up to ${until(i)})")
+        throw StreamctlException(s"Timed out after $pollTimeoutMs ms waiting for records of ${waiting.mkString(", ")}; " +
+          "the broker did not return them (raise 'poll.timeout.ms' if the broker is slow)")
+      }
+    }
+    null
+  }
+
+  def close(): Unit = chooser.stop()
+
+  private def anyPending: Boolean = { var i = 0; while (i < n) { if (pending(i)) return true; i += 1 }; false }
+
+  /** Offers one envelope for every unfinished SSP that has none outstanding; returns how many SSPs need a poll. */
+  private def offerAll(): Int = {
+    var need = 0
+    var i = 0
+    while (i < n) {
+      if (!done(i) && !pending(i)) {
+        if (!offerFromBuffer(i)) need += 1
+      }
+      i += 1
+    }
+    need
+  }
+
+  private def offerFromBuffer(i: Int): Boolean = {
+    val buf = buffer(i)
+    while (buf != null && bufferPos(i) < buf.size()) {
+      val r = buf.get(bufferPos(i))
+      bufferPos(i) += 1
+      if (r.offset() >= until(i)) { finish(i); return true }
+      recordsRead += 1
+      val e = decoder(i).decode(toEnvelope(active(i).ssp, r))
+      // The last record of the range: nothing more will be offered for this SSP.
+      if (r.offset() + 1 >= until(i)) finish(i)
+      if (e != null) { pending(i) = true; chooser.update(e); return true }
+      if (done(i)) return true
+    }
+    buffer(i) = null
+    if (done(i)) true else false
+  }
+
+  private def finish(i: Int): Unit = if (!done(i)) {
+    done(i) = true
+    buffer(i) = null
+  }
+
+  private def poll(): Unit = {
+    val toPause = new java.util.ArrayList[TopicPartition]()
+    val toResume = new java.util.ArrayList[TopicPartition]()
+    var i = 0
+    while (i < n) {
+      val wants = !done(i) && !pending(i) && (buffer(i) == null || bufferPos(i) >= buffer(i).size())
+      if (wants && paused(i)) { toResume.add(tps(i)); paused(i) = false }
+      else if (!wants && !paused(i)) { toPause.add(tps(i)); paused(i) = true }
+      i += 1
+    }
+    if (!toPause.isEmpty) consumer.pause(toPause)
+    if (!toResume.isEmpty) consumer.resume(toResume)
+    val records = try consumer.poll(java.time.Duration.ofMillis(100)) catch {
+      case e: OffsetOutOfRangeException => onDataLoss(e); return
+    }
+    records.partitions().forEach { tp =>
+      val j = index.get(tp).intValue()
+      buffer(j) = records.records(tp)
+      bufferPos(j) = 0
+    }
+    // A range can end on a gap (compaction, transaction markers): the position tells.
+    i = 0
+    while (i < n) {
+      if (!done(i) && !pending(i) && !paused(i) && buffer(i) == null && consumer.position(tps(i)) >= until(i)) finish(i)
+      i += 1
+    }
+  }
+
+  private def onDataLoss(e: OffsetOutOfRangeException): Unit = {
+    val lost = e.offsetOutOfRangePartitions().asScala
+    if (failOnDataLoss) {
+      val what = lost.map { case (tp, off) => s"stream '${tp.topic()}' partition ${tp.partition()} offset $off" }.mkString(", ")
+      throw StreamctlException(s"Records are no longer on the broker: $what (deleted by retention?). " +
+        "Set option 'fail.on.data.loss' to false to skip to the oldest available record instead", e)
+    }
+    val tpSet = lost.keySet.asJava
+    consumer.seekToBeginning(tpSet)
+  }
+
+  private def toEnvelope(ssp: SSP, r: ConsumerRecord[Array[Byte], Array[Byte]]): Envelope = {
+    val hs = r.headers().toArray
+    if (hs.length == 0) new Envelope(ssp, r.offset(), r.timestamp(), r.key(), r.value())
+    else new Envelope(ssp, r.offset(), r.timestamp(), r.key(), r.value(), hs.map(_.key()), hs.map(_.value()))
+  }
+}

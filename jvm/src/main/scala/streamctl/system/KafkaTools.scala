@@ -1,0 +1,106 @@
+package streamctl.system
+
+import scala.jdk.CollectionConverters._
+
+import org.apache.kafka.clients.admin.{Admin, RecordsToDelete}
+import org.apache.kafka.clients.producer.{KafkaProducer, ProducerRecord}
+import org.apache.kafka.common.TopicPartition
+
+/**
+ * Small Kafka operations for the Python side (demo, tests, benchmarks, CLI), called over
+ * py4j, so Python needs no Kafka client of its own. Lists come from Python as java.util.List;
+ * a null partition lets Kafka choose, a null timestamp means "now".
+ *
+ * {{{
+ * KafkaTools.createStream("127.0.0.1:9092", "orders", 4)
+ * }}}
+ */
+object KafkaTools {
+  private def params(servers: String) = KafkaParams(Map("bootstrap.servers" -> servers))
+
+  private def withAdmin[T](servers: String)(f: KafkaSystemAdmin => T): T = {
+    val a = KafkaSystemAdmin(params(servers))
+    try f(a) finally a.close()
+  }
+
+  def createStream(servers: String, stream: String, partitions: Int): Unit = withAdmin(servers)(_.createStream(stream, partitions))
+
+  def growStream(servers: String, stream: String, partitions: Int): Unit = withAdmin(servers)(_.growStream(stream, partitions))
+
+  def partitionCount(servers: String, stream: String): Int = withAdmin(servers)(_.partitionCounts(Set(stream))(stream))
+
+  /** Next offset of every partition of `stream`, by partition. */
+  def upcomingOffsets(servers: String, stream: String): java.util.Map[Integer, java.lang.Long] = withAdmin(servers) { a =>
+    val n = a.partitionCounts(Set(stream))(stream)
+    a.upcomingOffsets((0 until n).map(SSP.kafka(stream, _)).toSet)
+      .map { case (s, o) => Integer.valueOf(s.partition) -> java.lang.Long.valueOf(o) }.asJava
+  }
+
+  /** Writes plain (unframed) records; returns how many. */
+  def produce(servers: String, stream: String, partitions: java.util.List[Integer], keys: java.util.List[Array[Byte]],
+              values: java.util.List[Array[Byte]], timestamps: java.util.List[java.lang.Long]): Int = {
+    val p = producer(servers)
+    try {
+      val n = values.size()
+      (0 until n).foreach { i =>
+        p.send(new ProducerRecord[Array[Byte], Array[Byte]](stream, at(partitions, i), at(timestamps, i), at(keys, i), values.get(i)))
+      }
+      p.flush()
+      n
+    } finally p.close()
+  }
+
+  /** Writes one plain record carrying headers. */
+  def produceWithHeaders(servers: String, stream: String, value: Array[Byte], headerKeys: java.util.List[String],
+                         headerValues: java.util.List[Array[Byte]]): Unit = {
+    val p = producer(servers)
+    try {
+      val r = new ProducerRecord[Array[Byte], Array[Byte]](stream, null, value)
+      (0 until headerKeys.size()).foreach(i => r.headers().add(headerKeys.get(i), headerValues.get(i)))
+      p.send(r).get()
+    } finally p.close()
+  }
+
+  /** Writes `count` records of `valueSize` bytes, keys "0".."count-1", spread evenly over the partitions. */
+  def produceSynthetic(servers: String, stream: String, count: Long, valueSize: Int): Long = {
+    val p = producer(servers)
+    try {
+      val n = partitionCount(servers, stream)
+      val value = Array.tabulate[Byte](valueSize)(i => ('a' + i % 26).toByte)
+      var i = 0L
+      while (i < count) {
+        p.send(new ProducerRecord[Array[Byte], Array[Byte]](stream, Integer.valueOf((i % n).toInt), i.toString.getBytes, value))
+        i += 1
+      }
+      p.flush()
+      count
+    } finally p.close()
+  }
+
+  /** Raw values of a partition from `from` to its current end (tests check framing with it). */
+  def readRaw(servers: String, stream: String, partition: Int, from: Long): java.util.List[Array[Byte]] = {
+    val c = new org.apache.kafka.clients.consumer.KafkaConsumer[Array[Byte], Array[Byte]](params(servers).consumer)
+    try {
+      val tp = new TopicPartition(stream, partition)
+      c.assign(java.util.List.of(tp))
+      val end = c.endOffsets(java.util.List.of(tp)).get(tp).longValue()
+      c.seek(tp, from)
+      val out = new java.util.ArrayList[Array[Byte]]()
+      val deadline = System.currentTimeMillis() + 30000
+      while (c.position(tp) < end && System.currentTimeMillis() < deadline)
+        c.poll(java.time.Duration.ofMillis(200)).forEach(r => out.add(r.value()))
+      out
+    } finally c.close()
+  }
+
+  /** Deletes the records of a partition before `offset`, as retention would. */
+  def deleteRecordsBefore(servers: String, stream: String, partition: Int, offset: Long): Unit = {
+    val a = Admin.create(params(servers).admin)
+    try a.deleteRecords(java.util.Map.of(new TopicPartition(stream, partition), RecordsToDelete.beforeOffset(offset))).all().get()
+    finally a.close()
+  }
+
+  private def producer(servers: String) = new KafkaProducer[Array[Byte], Array[Byte]](params(servers).producer)
+
+  private def at[T <: AnyRef](l: java.util.List[T], i: Int): T = if (l == null) null.asInstanceOf[T] else l.get(i)
+}

@@ -1,0 +1,3 @@
+from streamctl.cli import main
+
+raise SystemExit(main())

@@ -1,0 +1,85 @@
+"""Kafka operations through the streamctl jar (py4j), so Python needs no Kafka client.
+
+Example::
+
+    from streamctl import kafka
+    kafka.create_stream(spark, servers, "orders", partitions=4)
+    kafka.produce(spark, servers, "orders", [b"a", b"b"], keys=[b"k1", b"k2"])
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from typing import Any
+
+from pyspark.sql import SparkSession
+
+
+def _tools(spark: SparkSession) -> Any:
+    return spark.sparkContext._jvm.streamctl.system.KafkaTools  # noqa: SLF001
+
+
+def create_stream(spark: SparkSession, servers: str, stream: str, partitions: int) -> None:
+    """Creates a topic with ``partitions`` partitions (replication factor 1)."""
+    _tools(spark).createStream(servers, stream, partitions)
+
+
+def grow_stream(spark: SparkSession, servers: str, stream: str, partitions: int) -> None:
+    """Raises a topic's partition count to ``partitions``."""
+    _tools(spark).growStream(servers, stream, partitions)
+
+
+def upcoming_offsets(spark: SparkSession, servers: str, stream: str) -> dict[int, int]:
+    """The next offset of each partition of ``stream``."""
+    return {int(p): int(o) for p, o in _tools(spark).upcomingOffsets(servers, stream).items()}
+
+
+def produce(
+    spark: SparkSession,
+    servers: str,
+    stream: str,
+    values: Sequence[bytes],
+    *,
+    keys: Sequence[bytes | None] | None = None,
+    partitions: Sequence[int | None] | None = None,
+    timestamps: Sequence[int | None] | None = None,
+) -> int:
+    """Writes plain records (no streamctl framing). ``timestamps`` are epoch milliseconds."""
+    n = len(values)
+    for name, seq in (("keys", keys), ("partitions", partitions), ("timestamps", timestamps)):
+        if seq is not None and len(seq) != n:
+            raise ValueError(f"{name} has {len(seq)} items but values has {n}")
+    return int(
+        _tools(spark).produce(
+            servers,
+            stream,
+            None if partitions is None else list(partitions),
+            None if keys is None else [None if k is None else bytearray(k) for k in keys],
+            [bytearray(v) for v in values],
+            None if timestamps is None else list(timestamps),
+        )
+    )
+
+
+def produce_with_headers(
+    spark: SparkSession, servers: str, stream: str, value: bytes, headers: Sequence[tuple[str, bytes]]
+) -> None:
+    """Writes one plain record carrying ``headers``."""
+    _tools(spark).produceWithHeaders(
+        servers, stream, bytearray(value), [k for k, _ in headers], [bytearray(v) for _, v in headers]
+    )
+
+
+def produce_synthetic(spark: SparkSession, servers: str, stream: str, count: int, value_size: int = 100) -> int:
+    """Writes ``count`` records of ``value_size`` bytes spread evenly over the partitions."""
+    return int(_tools(spark).produceSynthetic(servers, stream, count, value_size))
+
+
+def read_raw(spark: SparkSession, servers: str, stream: str, partition: int, start: int = 0) -> list[bytes]:
+    """The raw values of one partition, framing included."""
+    return [bytes(v) for v in _tools(spark).readRaw(servers, stream, partition, start)]
+
+
+def delete_records_before(spark: SparkSession, servers: str, stream: str, partition: int, offset: int) -> None:
+    """Deletes a partition's records before ``offset``, as retention would."""
+    _tools(spark).deleteRecordsBefore(servers, stream, partition, offset)

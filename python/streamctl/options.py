@@ -1,0 +1,62 @@
+"""Typed helpers that build option dictionaries for ``format("streamctl")``.
+
+Example::
+
+    df = (spark.readStream.format("streamctl")
+          .options(**options.source("127.0.0.1:9092", ["orders"], max_records_per_batch=10_000))
+          .options(**options.intermediate("orders"))
+          .load())
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterable, Mapping
+
+
+def source(
+    bootstrap_servers: str,
+    streams: Iterable[str],
+    *,
+    max_records_per_batch: int | None = None,
+    starting_offsets: str | None = None,
+    job_name: str | None = None,
+    metadata_store_path: str | None = None,
+    fail_on_data_loss: bool | None = None,
+    kafka: Mapping[str, str] | None = None,
+) -> dict[str, str]:
+    """Options of the streamctl source. ``starting_offsets`` is ``"earliest"`` or ``"latest"``
+    (the default, as in Spark's Kafka source) and only matters for a query's first run."""
+    names = list(streams)
+    if not names:
+        raise ValueError("streams: give at least one Kafka topic")
+    opts = {"kafka.bootstrap.servers": bootstrap_servers, "streams": ",".join(names)}
+    if max_records_per_batch is not None:
+        if max_records_per_batch <= 0:
+            raise ValueError(f"max_records_per_batch must be positive, not {max_records_per_batch}")
+        opts["max.records.per.batch"] = str(max_records_per_batch)
+    if starting_offsets is not None:
+        opts["starting.offsets"] = starting_offsets
+    if job_name is not None:
+        opts["job.name"] = job_name
+    if metadata_store_path is not None:
+        opts["metadata.store.path"] = metadata_store_path
+    if fail_on_data_loss is not None:
+        opts["fail.on.data.loss"] = _bool(fail_on_data_loss)
+    opts.update({f"kafka.{k}": v for k, v in (kafka or {}).items()})
+    return opts
+
+
+def sink(bootstrap_servers: str, stream: str, *, kafka: Mapping[str, str] | None = None) -> dict[str, str]:
+    """Options of the streamctl sink, which writes ``stream`` as an intermediate stream."""
+    opts = {"kafka.bootstrap.servers": bootstrap_servers, "stream": stream}
+    opts.update({f"kafka.{k}": v for k, v in (kafka or {}).items()})
+    return opts
+
+
+def intermediate(*streams: str) -> dict[str, str]:
+    """Marks streams as intermediate (written by streamctl's sink): readers strip the framing."""
+    return {f"stream.{s}.intermediate": "true" for s in streams}
+
+
+def _bool(value: bool) -> str:
+    return "true" if value else "false"

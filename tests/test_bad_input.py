@@ -1,0 +1,133 @@
+"""Bad input fails with an error that names what is wrong; nothing is silently skipped."""
+
+from __future__ import annotations
+
+import time
+
+import pytest
+from pyspark.errors import StreamingQueryException
+
+from conftest import run_available_now
+from streamctl import kafka, options
+
+
+def _fails(df, tmp_path, *fragments: str) -> str:
+    q = (
+        df.writeStream.format("memory")
+        .queryName(f"bad_{abs(hash(tmp_path))}")
+        .option("checkpointLocation", str(tmp_path / "cp"))
+        .trigger(availableNow=True)
+        .start()
+    )
+    with pytest.raises(StreamingQueryException) as err:
+        q.awaitTermination(120)
+    message = str(err.value)
+    for f in fragments:
+        assert f in message, f"{f!r} not in error: {message[:2000]}"
+    return message
+
+
+def test_missing_bootstrap_servers(spark, make_stream, tmp_path):
+    df = spark.readStream.format("streamctl").option("streams", make_stream()).load()
+    _fails(df, tmp_path, "kafka.bootstrap.servers", "required")
+
+
+def test_missing_streams(spark, servers, tmp_path):
+    df = spark.readStream.format("streamctl").option("kafka.bootstrap.servers", servers).load()
+    _fails(df, tmp_path, "'streams' is required")
+
+
+def test_unknown_option_is_named(spark, servers, make_stream, tmp_path):
+    df = (
+        spark.readStream.format("streamctl")
+        .options(**options.source(servers, [make_stream()]))
+        .option("max.records.per.bach", "10")
+        .load()
+    )
+    _fails(df, tmp_path, "Unknown option 'max.records.per.bach'", "max.records.per.batch")
+
+
+def test_bad_option_value_is_named(spark, servers, make_stream, tmp_path):
+    df = (
+        spark.readStream.format("streamctl")
+        .options(**options.source(servers, [make_stream()]))
+        .option("max.records.per.batch", "-3")
+        .load()
+    )
+    _fails(df, tmp_path, "'max.records.per.batch'", "'-3'")
+
+
+def test_stream_that_does_not_exist(spark, servers, tmp_path):
+    df = spark.readStream.format("streamctl").options(**options.source(servers, ["no-such-topic-xyz"])).load()
+    _fails(df, tmp_path, "no-such-topic-xyz", servers)
+
+
+def test_broker_unreachable_is_a_bounded_wait_naming_the_servers(spark, tmp_path):
+    dead = "127.0.0.1:1"
+    df = (
+        spark.readStream.format("streamctl")
+        .options(**options.source(dead, ["x"], kafka={"default.api.timeout.ms": "3000"}))
+        .load()
+    )
+    started = time.monotonic()
+    _fails(df, tmp_path, dead, "did not answer within 3000 ms")
+    assert time.monotonic() - started < 60
+
+
+def test_sink_rejects_a_value_column_of_the_wrong_type(spark, servers, make_stream, tmp_path):
+    src = make_stream(suffix="src")
+    mid = make_stream(suffix="mid")
+    df = spark.readStream.format("streamctl").options(**options.source(servers, [src])).load()
+    q = (
+        df.selectExpr("key", "offset as value")
+        .writeStream.format("streamctl")
+        .options(**options.sink(servers, mid))
+        .option("checkpointLocation", str(tmp_path / "cp"))
+        .trigger(availableNow=True)
+        .start()
+    )
+    with pytest.raises(StreamingQueryException) as err:
+        q.awaitTermination(120)
+    assert "Column 'value'" in str(err.value) and "bigint" in str(err.value)
+
+
+def test_sink_without_value_column(spark, servers, make_stream):
+    with pytest.raises(Exception, match="needs a 'value' column"):
+        spark.createDataFrame([("a",)], ["key"]).write.format("streamctl").options(
+            **options.sink(servers, make_stream())
+        ).mode("append").save()
+
+
+def test_intermediate_record_without_framing_names_stream_partition_offset(spark, servers, make_stream, tmp_path):
+    stream = make_stream()
+    kafka.produce(spark, servers, stream, [b"\x00ok", b""])
+    df = (
+        spark.readStream.format("streamctl")
+        .options(**options.source(servers, [stream], starting_offsets="earliest"))
+        .options(**options.intermediate(stream))
+        .load()
+    )
+    _fails(df, tmp_path, f"'{stream}' partition 0 offset 1", "no framing byte")
+
+
+def test_records_gone_from_the_broker_fail_unless_data_loss_is_allowed(spark, servers, make_stream, tmp_path):
+    stream = make_stream()
+    kafka.produce(spark, servers, stream, [str(i).encode() for i in range(10)])
+    src = options.source(servers, [stream], starting_offsets="earliest")
+    cp = str(tmp_path / "cp")
+    df = spark.readStream.format("streamctl").options(**src).load()
+    assert len(run_available_now(df, cp)) == 10
+    kafka.produce(spark, servers, stream, [str(i).encode() for i in range(10, 20)])
+    kafka.delete_records_before(spark, servers, stream, 0, 15)
+
+    q = df.writeStream.format("memory").queryName("lost").option("checkpointLocation", cp).trigger(
+        availableNow=True
+    ).start()
+    with pytest.raises(StreamingQueryException) as err:
+        q.awaitTermination(120)
+    assert f"stream '{stream}' partition 0 offset 10" in str(err.value)
+    assert "fail.on.data.loss" in str(err.value)
+
+    tolerant = spark.readStream.format("streamctl").options(**src).option("fail.on.data.loss", "false").load()
+    rows = run_available_now(tolerant, cp)
+    assert sorted(r.offset for r in rows) == [15, 16, 17, 18, 19]
