@@ -1,0 +1,109 @@
+package streamctl.locality
+
+import org.junit.jupiter.api.Assertions._
+import org.junit.jupiter.api.Test
+import scala.util.Random
+import streamctl.grouper.TaskName
+
+/** The acceptance cases of issue 7, one scenario each. */
+class StickyAssignerTest {
+  private def tasks(n: Int): Seq[TaskName] = (0 until n).map(p => TaskName(s"Partition $p"))
+  private def executor(i: Int): ExecutorId = ExecutorId(i.toString, s"host-$i")
+  private val Seq(e1, e2, e3, e4) = (1 to 4).map(executor)
+  private val twelve = tasks(12)
+  private val onThree = StickyAssigner.assign(TaskLocality.empty, twelve, Seq(e1, e2, e3)).locality
+
+  private def tasksOn(l: TaskLocality, e: ExecutorId): Set[TaskName] = l.placement.collect { case (t, `e`) => t }.toSet
+
+  @Test def startsBalanced(): Unit =
+    assertEquals(Map(e1 -> 4, e2 -> 4, e3 -> 4), onThree.loads)
+
+  @Test def losingOneOfThreeMovesExactlyItsFourTasks(): Unit = {
+    val next = StickyAssigner.assign(onThree, twelve, Seq(e1, e2))
+    assertEquals(4, next.moved.size)
+    assertEquals(tasksOn(onThree, e3), next.moved)
+    assertEquals(Map(e1 -> 6, e2 -> 6), next.locality.loads)
+    (twelve.toSet -- next.moved).foreach(t => assertEquals(onThree.executorOf(t), next.locality.executorOf(t)))
+  }
+
+  @Test def addingOneToThreeMovesExactlyThree(): Unit = {
+    val next = StickyAssigner.assign(onThree, twelve, Seq(e1, e2, e3, e4))
+    assertEquals(3, next.moved.size)
+    assertEquals(Map(e1 -> 3, e2 -> 3, e3 -> 3, e4 -> 3), next.locality.loads)
+    assertEquals(next.moved, tasksOn(next.locality, e4))
+    Seq(e1, e2, e3).foreach(e => assertEquals(1, (tasksOn(onThree, e) -- tasksOn(next.locality, e)).size))
+  }
+
+  @Test def returningExecutorGetsItsTasksBack(): Unit = {
+    val lost = StickyAssigner.assign(onThree, twelve, Seq(e1, e2)).locality
+    val back = StickyAssigner.assign(lost, twelve, Seq(e1, e2, e3))
+    assertEquals(tasksOn(onThree, e3), back.moved)
+    assertEquals(onThree.placement, back.locality.placement)
+    assertTrue(back.locality.homes.isEmpty, "homes are forgotten once every task is back")
+  }
+
+  @Test def returningExecutorGetsWhatBalanceAllows(): Unit = {
+    // While e3 is away, e4 joins and takes 4 tasks; when e3 returns, balance (3 each) only
+    // calls for 3 moves, and those 3 are tasks that used to be on e3.
+    val lost = StickyAssigner.assign(onThree, twelve, Seq(e1, e2)).locality
+    val joined = StickyAssigner.assign(lost, twelve, Seq(e1, e2, e4)).locality
+    val back = StickyAssigner.assign(joined, twelve, Seq(e1, e2, e3, e4))
+    assertEquals(3, back.moved.size)
+    assertEquals(Map(e1 -> 3, e2 -> 3, e3 -> 3, e4 -> 3), back.locality.loads)
+    assertTrue(tasksOn(back.locality, e3).subsetOf(tasksOn(onThree, e3)))
+  }
+
+  @Test def sameIdOnAnotherHostIsNotAReturn(): Unit = {
+    val lost = StickyAssigner.assign(onThree, twelve, Seq(e1, e2)).locality
+    val impostor = ExecutorId(e3.id, "elsewhere")
+    val next = StickyAssigner.assign(lost, twelve, Seq(e1, e2, impostor))
+    assertEquals(4, next.locality.loads(impostor))
+    assertEquals(tasksOn(onThree, e3), next.locality.homes.keySet, "still waiting for the real e3")
+  }
+
+  @Test def outputDoesNotDependOnInputOrder(): Unit = {
+    val executors = (1 to 5).map(executor)
+    // An awkward previous state: unbalanced, one executor gone, some remembered homes.
+    val previous = TaskLocality(
+      tasks(17).zipWithIndex.map { case (t, i) => t -> executor(1 + (i * i) % 6) }.toMap,
+      Map(TaskName("Partition 3") -> e4, TaskName("Partition 8") -> e2))
+    val expected = StickyAssigner.assign(previous, tasks(23), executors)
+    (1 to 20).foreach { seed =>
+      val random = new Random(seed)
+      val shuffledPrevious = TaskLocality(
+        random.shuffle(previous.placement.toSeq).toMap, random.shuffle(previous.homes.toSeq).toMap)
+      val again = StickyAssigner.assign(shuffledPrevious, random.shuffle(tasks(23)), random.shuffle(executors))
+      assertEquals(expected, again)
+      assertEquals(expected.locality.toJson, again.locality.toJson)
+    }
+  }
+
+  @Test def noExecutorsMeansNoPreferredLocationsAndNoError(): Unit = {
+    val fresh = StickyAssigner.assign(TaskLocality.empty, twelve, Seq.empty)
+    assertEquals(Assignment(TaskLocality.empty, Set.empty), fresh)
+    val none = StickyAssigner.assign(onThree, twelve, Seq.empty)
+    assertTrue(none.locality.placement.isEmpty)
+    assertTrue(none.moved.isEmpty)
+    twelve.foreach(t => assertEquals(0, none.locality.preferredLocations(t).length))
+    // When the same executors register again, every task goes back where it was.
+    assertEquals(onThree.placement, StickyAssigner.assign(none.locality, twelve, Seq(e1, e2, e3)).locality.placement)
+  }
+
+  @Test def newTasksArePlacedNotMoved(): Unit = {
+    val next = StickyAssigner.assign(onThree, tasks(15), Seq(e1, e2, e3))
+    assertTrue(next.moved.isEmpty)
+    assertEquals(Map(e1 -> 5, e2 -> 5, e3 -> 5), next.locality.loads)
+  }
+
+  @Test def vanishedTasksAreForgotten(): Unit = {
+    val lost = StickyAssigner.assign(onThree, twelve, Seq(e1, e2)).locality
+    val next = StickyAssigner.assign(lost, tasks(6), Seq(e1, e2))
+    assertEquals(tasks(6).toSet, next.locality.placement.keySet)
+    assertTrue(next.locality.homes.keySet.subsetOf(tasks(6).toSet))
+  }
+
+  @Test def preferredLocationIsTheExecutorLocation(): Unit = {
+    val t = twelve.head
+    assertArrayEquals(Array[AnyRef](onThree.placement(t).location), onThree.preferredLocations(t).map(s => s: AnyRef))
+  }
+}
