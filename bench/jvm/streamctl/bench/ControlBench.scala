@@ -1,0 +1,124 @@
+package streamctl.bench
+
+import streamctl.control._
+import streamctl.system.SSP
+
+/**
+ * Cost of in-band control on the reader: per user record (100-byte payloads) and per
+ * control message. A plain nanoTime harness: warm-up rounds, then the median of timed
+ * rounds. Figures are indicative only (JIT, 2 shared cores); no assertions.
+ *
+ * {{{
+ * ControlBench.main(Array())          // default sizes
+ * ControlBench.main(Array("5000000")) // user records per round
+ * }}}
+ */
+object ControlBench {
+  private val Rounds = 7
+  private val Warmups = 3
+  private var sink = 0L // consumed results, printed so the JIT cannot drop the work
+
+  def main(args: Array[String]): Unit = {
+    val records = args.headOption.map(_.toInt).getOrElse(2000000)
+    val controls = math.max(records / 20, 10000)
+    println(s"ControlBench: java ${System.getProperty("java.version")}, ${Runtime.getRuntime.availableProcessors} cores, " +
+      s"$records user records/round, $controls control messages/round, median of $Rounds rounds after $Warmups warm-ups")
+
+    val ssp = SSP.kafka("mid", 0)
+    val payloads = Array.tabulate(1024)(i => Array.tabulate[Byte](100)(j => (i + j).toByte))
+    val framed = payloads.map(IntermediateMessage.frameUser)
+
+    report("baseline: read first byte of an unframed 100 B value", records) { n =>
+      var i = 0; var acc = 0L
+      while (i < n) { acc += payloads(i & 1023)(0); i += 1 }
+      acc
+    }
+    report("frameUser (producer side, one copy)", records) { n =>
+      var i = 0; var acc = 0L
+      while (i < n) { acc += IntermediateMessage.frameUser(payloads(i & 1023)).length; i += 1 }
+      acc
+    }
+    report("typeOf + offset view (no allocation)", records) { n =>
+      var i = 0; var acc = 0L
+      while (i < n) {
+        val b = framed(i & 1023)
+        if (IntermediateMessage.typeOf(ssp, i, b) == IntermediateMessage.UserType)
+          acc += b(IntermediateMessage.PayloadOffset) + IntermediateMessage.payloadLength(b)
+        i += 1
+      }
+      acc
+    }
+    report("decode to UserMessage (payload copy)", records) { n =>
+      var i = 0; var acc = 0L
+      while (i < n) {
+        IntermediateMessage.decode(ssp, i, framed(i & 1023)) match {
+          case u: UserMessage => acc += u.payload.length
+          case _ => ()
+        }
+        i += 1
+      }
+      acc
+    }
+    val tracker = new ReaderControlTracker(Seq(ssp), Map.empty)
+    val channel = tracker.channel(ssp)
+    report("tracker channel.read, user record", records) { n =>
+      var i = 0; var acc = 0L
+      while (i < n) { acc += channel.read(i, framed(i & 1023)); i += 1 }
+      acc
+    }
+
+    for (producers <- Seq(4, 64)) {
+      val names = Array.tabulate(producers)(p => s"Partition $p")
+      val start = names.foldLeft(ControlState.empty)((s, p) => s(WatermarkMessage(p, producers, 0L), ssp, 0).state)
+      val decoded = Array.tabulate(4096)(i => WatermarkMessage(names(i % producers), producers, 1000L + i))
+      val encoded = decoded.map(m => IntermediateMessage.encode(m))
+
+      report(s"ControlState.apply, watermark, $producers producers", controls) { n =>
+        var s = start; var i = 0; var acc = 0L
+        while (i < n) {
+          val m = decoded(i & 4095)
+          val step = s(WatermarkMessage(m.taskName, producers, m.timestamp + i), ssp, i)
+          s = step.state
+          if (step.watermarkAdvanced) acc += 1
+          i += 1
+        }
+        acc
+      }
+      report(s"decodeControl (JSON), watermark, producer names of $producers", controls) { n =>
+        var i = 0; var acc = 0L
+        while (i < n) { acc += IntermediateMessage.decodeControl(ssp, i, encoded(i & 4095)).taskCount; i += 1 }
+        acc
+      }
+      for (ssps <- Seq(1, 16)) {
+        val all = (0 until ssps).map(p => SSP.kafka("mid", p))
+        report(s"tracker read: decode + apply + task watermark, $producers producers, $ssps SSPs", controls) { n =>
+          val t = new ReaderControlTracker(all, all.map(_ -> start).toMap)
+          val chans = all.map(t.channel).toArray
+          var i = 0; var acc = 0L
+          // the encoded timestamps repeat every 4096 messages, so later rounds mostly hit "older, ignored"
+          while (i < n) { acc += chans(i % ssps).read(i, encoded(i & 4095)); i += 1 }
+          acc
+        }
+      }
+      val serialized = start.json
+      report(s"ControlState json round trip, $producers producers (${serialized.length} chars)", controls / 10) { n =>
+        var i = 0; var acc = 0L
+        while (i < n) { acc += ControlState.parse(start.json, "bench").producers; i += 1 }
+        acc
+      }
+    }
+    println(s"(checksum $sink)")
+  }
+
+  private def report(name: String, ops: Int)(body: Int => Long): Unit = {
+    for (_ <- 0 until Warmups) sink += body(ops)
+    val times = (0 until Rounds).map { _ =>
+      val t0 = System.nanoTime()
+      sink += body(ops)
+      System.nanoTime() - t0
+    }.sorted
+    val median = times(Rounds / 2).toDouble / ops
+    val best = times.head.toDouble / ops
+    println(f"  $name%-75s ${median}%9.1f ns/op (best $best%.1f)")
+  }
+}

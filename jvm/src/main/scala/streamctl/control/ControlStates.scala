@@ -1,0 +1,88 @@
+package streamctl.control
+
+import scala.collection.immutable.SortedMap
+import scala.jdk.CollectionConverters._
+
+import com.fasterxml.jackson.databind.JsonNode
+import com.fasterxml.jackson.databind.node.ObjectNode
+
+import streamctl.{Json, StreamctlException}
+import streamctl.system.SSP
+
+/**
+ * Control bookkeeping of many SSPs (a query's, or one task's), as the driver carries it
+ * from batch to batch in the source's Offset.
+ *
+ * The driver's step for batch N+1: `merge(previous +: taskResultsOfBatchN)`. Because
+ * [[ControlState.merge]] is a union/maximum, including the previous state is harmless
+ * (every task result started from it) and keeps SSPs no task read this batch.
+ *
+ * {{{
+ * val next  = ControlStates.merge(Seq(previous, resultOfTask0, resultOfTask1))
+ * val json  = ControlStates.toJson(next)                 // nest into the Offset JSON
+ * val again = ControlStates.fromJson(json, "offset log batch 12")
+ * ControlStates.allEndOfStream(next)
+ * }}}
+ */
+object ControlStates {
+  type States = Map[SSP, ControlState]
+
+  /** Order-independent and idempotent combination of per-task (or per-batch) results. */
+  def merge(results: Iterable[States]): States = {
+    val out = scala.collection.mutable.HashMap.empty[SSP, ControlState]
+    results.foreach(_.foreach { case (ssp, s) =>
+      out.update(ssp, out.get(ssp).fold(s)(_.merge(s, ssp)))
+    })
+    out.toMap
+  }
+
+  /**
+   * A task's watermark over its intermediate SSPs' states: the minimum over those not at
+   * end-of-stream, undefined while any of them is undefined. SSPs at end-of-stream no
+   * longer hold it back (they bring no more data); when all are, it is the highest SSP
+   * watermark. Non-intermediate SSPs have no state and do not take part. So defined, it
+   * never moves backwards while the set of SSPs stays the same.
+   */
+  def taskWatermark(states: Iterable[ControlState]): Option[Long] = {
+    var liveMin = Long.MaxValue
+    var anyLive = false
+    var endedMax = Long.MinValue
+    var anyEnded = false
+    val it = states.iterator
+    while (it.hasNext) {
+      val s = it.next()
+      if (s.isEndOfStream) s.watermark.foreach { w => anyEnded = true; endedMax = math.max(endedMax, w) }
+      else s.watermark match {
+        case None => return None
+        case Some(w) => anyLive = true; liveMin = math.min(liveMin, w)
+      }
+    }
+    if (anyLive) Some(liveMin) else if (anyEnded) Some(endedMax) else None
+  }
+
+  /** True when there is at least one SSP and every one is at end-of-stream. */
+  def allEndOfStream(states: States): Boolean = states.nonEmpty && states.valuesIterator.forall(_.isEndOfStream)
+
+  /** `{"kafka/orders/0":{"n":3,...},...}`, keys sorted so equal states give equal text. */
+  def toJson(states: States): ObjectNode = {
+    val node = Json.obj()
+    SortedMap.from(states).foreach { case (ssp, s) => node.set[JsonNode](ssp.key, s.toJson) }
+    node
+  }
+
+  def write(states: States): String = Json.write(toJson(states))
+
+  /** Reads what [[toJson]] wrote; `what` names the origin in errors. */
+  def fromJson(node: JsonNode, what: String): States = {
+    if (node == null || !node.isObject)
+      throw StreamctlException(s"Bad control states in $what: not a JSON object")
+    node.properties.asScala.map { e =>
+      val ssp =
+        try SSP.parse(e.getKey)
+        catch { case x: StreamctlException => throw StreamctlException(s"Bad control states in $what: ${x.getMessage}", x) }
+      ssp -> ControlState.fromJson(e.getValue, s"$what, ${ControlErrors.where(ssp)}")
+    }.toMap
+  }
+
+  def parse(text: String, what: String): States = fromJson(Json.parse(text, what), what)
+}

@@ -1,0 +1,173 @@
+package streamctl.control
+
+import java.io.ByteArrayOutputStream
+import java.util.Arrays
+
+import com.fasterxml.jackson.core.StreamReadFeature
+import com.fasterxml.jackson.databind.{DeserializationFeature, JsonNode, ObjectReader}
+
+import streamctl.{Json, StreamctlException}
+import streamctl.system.SSP
+
+/**
+ * The wire format of an intermediate stream: one type byte, then either the user's
+ * bytes untouched (type 0) or a JSON control payload (1 watermark, 2 end-of-stream)
+ * with `version`, `taskName`, `taskCount` and, for a watermark, `timestamp` (epoch ms).
+ *
+ * Reading is strict: an unknown type byte, a newer version, malformed JSON or a value
+ * without its framing byte is an error naming stream, partition and offset. Guessing
+ * would either drop a user's record or misread a newer producer's control message.
+ *
+ * {{{
+ * val framed = IntermediateMessage.frameUser("hello".getBytes)   // [0, h, e, l, l, o]
+ * val wm     = IntermediateMessage.watermark("Partition 0", 3, 1700000000000L)
+ *
+ * // hot path, no allocation: check the type, then use bytes[PayloadOffset, length)
+ * if (IntermediateMessage.typeOf(ssp, offset, framed) == IntermediateMessage.UserType)
+ *   sink.write(framed, IntermediateMessage.PayloadOffset, IntermediateMessage.payloadLength(framed))
+ *
+ * IntermediateMessage.decode(ssp, offset, wm) // WatermarkMessage("Partition 0", 3, 1700000000000L)
+ * }}}
+ */
+object IntermediateMessage {
+  final val UserType: Byte = 0
+  final val WatermarkType: Byte = 1
+  final val EndOfStreamType: Byte = 2
+
+  /** The control payload version this code writes and the newest it can read. */
+  final val Version: Int = 1
+
+  /** Where the user's bytes start inside a framed record. */
+  final val PayloadOffset: Int = 1
+
+  // Trailing garbage and duplicate keys are rejected: a payload that only half parses
+  // is exactly the kind of input the reader must not guess about.
+  private val strictReader: ObjectReader = Json.mapper.reader()
+    .`with`(DeserializationFeature.FAIL_ON_TRAILING_TOKENS)
+    .`with`(StreamReadFeature.STRICT_DUPLICATE_DETECTION)
+
+  // ---------------------------------------------------------------- encoding
+
+  /** Frames a user's record: one allocation, one copy. The payload is not modified. */
+  def frameUser(payload: Array[Byte]): Array[Byte] = {
+    val out = new Array[Byte](payload.length + PayloadOffset) // zero-filled: out(0) is already UserType
+    System.arraycopy(payload, 0, out, PayloadOffset, payload.length)
+    out
+  }
+
+  def watermark(taskName: String, taskCount: Int, timestamp: Long): Array[Byte] =
+    encode(WatermarkMessage(taskName, taskCount, timestamp))
+
+  def endOfStream(taskName: String, taskCount: Int): Array[Byte] =
+    encode(EndOfStreamMessage(taskName, taskCount))
+
+  def encode(message: ControlMessage): Array[Byte] = {
+    checkProducer(message.taskName, message.taskCount)
+    val node = Json.obj()
+    node.put("version", Version)
+    node.put("taskName", message.taskName)
+    node.put("taskCount", message.taskCount)
+    val typeByte = message match {
+      case w: WatermarkMessage =>
+        node.put("timestamp", w.timestamp)
+        WatermarkType
+      case _: EndOfStreamMessage => EndOfStreamType
+    }
+    val out = new ByteArrayOutputStream(96)
+    out.write(typeByte.toInt)
+    Json.mapper.writeValue(out, node)
+    out.toByteArray
+  }
+
+  private[control] def checkProducer(taskName: String, taskCount: Int): Unit = {
+    if (taskName == null || taskName.isEmpty)
+      throw StreamctlException("A control message needs a non-empty producer task name")
+    if (taskCount < 1)
+      throw StreamctlException(s"Producer '$taskName': taskCount must be at least 1, got $taskCount")
+  }
+
+  // ---------------------------------------------------------------- decoding
+
+  /**
+   * The checked type byte of a record: [[UserType]], [[WatermarkType]] or [[EndOfStreamType]].
+   * Allocation-free, for the per-record path; a user payload is then
+   * `bytes[PayloadOffset, PayloadOffset + payloadLength(bytes))`.
+   */
+  def typeOf(ssp: SSP, offset: Long, bytes: Array[Byte]): Byte = {
+    if (bytes == null || bytes.length == 0)
+      throw ControlErrors.at(ssp, offset,
+        s"${if (bytes == null) "null" else "empty"} value has no framing type byte; " +
+          "was this record written by something other than the streamctl sink?")
+    val t = bytes(0)
+    if (t != UserType && t != WatermarkType && t != EndOfStreamType)
+      throw ControlErrors.at(ssp, offset,
+        s"unknown type byte $t (expected $UserType user, $WatermarkType watermark, $EndOfStreamType end-of-stream); " +
+          "was this record written by a newer streamctl or by something other than the streamctl sink?")
+    t
+  }
+
+  def payloadLength(bytes: Array[Byte]): Int = bytes.length - PayloadOffset
+
+  /** A copy of the user's bytes of a record already known to be a user message. */
+  def userPayload(bytes: Array[Byte]): Array[Byte] = Arrays.copyOfRange(bytes, PayloadOffset, bytes.length)
+
+  /** Decodes any record. For the per-record path prefer [[typeOf]] plus an offset view. */
+  def decode(ssp: SSP, offset: Long, bytes: Array[Byte]): IntermediateRecord =
+    if (typeOf(ssp, offset, bytes) == UserType) new UserMessage(userPayload(bytes))
+    else decodeControl(ssp, offset, bytes)
+
+  /** Decodes a record that must be a control message; a user message here is an error. */
+  def decodeControl(ssp: SSP, offset: Long, bytes: Array[Byte]): ControlMessage = {
+    val t = typeOf(ssp, offset, bytes)
+    if (t == UserType) throw ControlErrors.at(ssp, offset, "expected a control message, found a user message")
+    val kind = if (t == WatermarkType) "watermark" else "end-of-stream"
+    val node = parse(ssp, offset, bytes, kind)
+    def bad(problem: String) = ControlErrors.at(ssp, offset, s"$kind message $problem: ${printable(bytes)}")
+
+    // Version first: a newer producer may have changed every other field.
+    val version = intField(node, "version", bad)
+    if (version > Version)
+      throw bad(s"has version $version, newer than the version $Version this reader supports; upgrade streamctl in the consuming query")
+    if (version < 1) throw bad(s"has invalid version $version")
+
+    val taskName = node.get("taskName") match {
+      case n if n != null && n.isTextual && !n.asText.isEmpty => n.asText
+      case _ => throw bad("needs a non-empty string 'taskName'")
+    }
+    val taskCount = intField(node, "taskCount", bad)
+    if (taskCount < 1) throw bad(s"has taskCount $taskCount, must be at least 1")
+
+    if (t == WatermarkType) {
+      val ts = node.get("timestamp")
+      if (ts == null || !ts.isIntegralNumber || !ts.canConvertToLong) throw bad("needs an integer 'timestamp' (epoch ms)")
+      WatermarkMessage(taskName, taskCount, ts.longValue)
+    } else EndOfStreamMessage(taskName, taskCount)
+  }
+
+  private def parse(ssp: SSP, offset: Long, bytes: Array[Byte], kind: String): JsonNode = {
+    val node =
+      try strictReader.readTree(bytes, PayloadOffset, payloadLength(bytes))
+      catch {
+        case e: Exception =>
+          val first = Option(e.getMessage).flatMap(_.linesIterator.nextOption()).getOrElse(e.toString)
+          throw ControlErrors.at(ssp, offset, s"malformed JSON in $kind message ($first): ${printable(bytes)}", e)
+      }
+    if (node == null || !node.isObject)
+      throw ControlErrors.at(ssp, offset, s"$kind message payload is not a JSON object: ${printable(bytes)}")
+    node
+  }
+
+  private def intField(node: JsonNode, name: String, bad: String => StreamctlException): Int = {
+    val f = node.get(name)
+    if (f == null || !f.isIntegralNumber || !f.canConvertToInt) throw bad(s"needs an integer '$name'")
+    f.intValue
+  }
+
+  /** A bounded, printable excerpt of a payload for error messages; never the whole of a huge record. */
+  private def printable(bytes: Array[Byte]): String = {
+    val n = math.min(payloadLength(bytes), 200)
+    val text = new String(bytes, PayloadOffset, n, java.nio.charset.StandardCharsets.UTF_8)
+      .map(c => if (c.isControl) '?' else c)
+    if (n < payloadLength(bytes)) s"'$text...' (${payloadLength(bytes)} bytes)" else s"'$text'"
+  }
+}

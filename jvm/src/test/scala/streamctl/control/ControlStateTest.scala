@@ -1,0 +1,146 @@
+package streamctl.control
+
+import org.junit.jupiter.api.Assertions._
+import org.junit.jupiter.api.Test
+
+import streamctl.StreamctlException
+import streamctl.system.SSP
+
+class ControlStateTest {
+  private val ssp = SSP.kafka("mid", 1)
+
+  private def eos(p: String, n: Int = 3) = EndOfStreamMessage(p, n)
+  private def wm(p: String, ts: Long, n: Int = 3) = WatermarkMessage(p, n, ts)
+
+  /** Applies messages at offsets 0, 1, 2, ... */
+  private def run(start: ControlState, messages: ControlMessage*): ControlState =
+    messages.zipWithIndex.foldLeft(start) { case (s, (m, i)) => s(m, ssp, i.toLong).state }
+
+  private def restart(s: ControlState): ControlState = ControlState.parse(s.json, "test")
+
+  private def assertFailsAt(offset: Long, expected: String*)(body: => Any): Unit = {
+    val e = assertThrows(classOf[StreamctlException], () => { body; () })
+    for (part <- Seq("stream 'mid'", "partition 1", s"offset $offset") ++ expected)
+      assertTrue(e.getMessage.contains(part), s"'$part' missing from: ${e.getMessage}")
+  }
+
+  @Test def endOfStreamSurvivesARestartAndCompletesWithTheLastProducer(): Unit = {
+    val two = run(ControlState.empty, eos("p0"), eos("p1"))
+    assertFalse(two.isEndOfStream)
+    assertEquals(2, two.endOfStreamCount)
+    val restarted = restart(two)
+    assertEquals(two, restarted)
+    assertFalse(restarted.isEndOfStream)
+    val done = restarted(eos("p2"), ssp, 10).state
+    assertTrue(done.isEndOfStream)
+    assertEquals(3, done.producers)
+  }
+
+  @Test def repeatedEndOfStreamFromOneProducerCountsOnce(): Unit = {
+    val s = run(ControlState.empty, eos("p0"), eos("p0"), eos("p1"), eos("p1"))
+    assertEquals(2, s.endOfStreamCount)
+    assertFalse(s.isEndOfStream)
+  }
+
+  @Test def watermarkIsTheMinimumOverProducers(): Unit = {
+    val s = run(ControlState.empty, wm("p1", 10), wm("p2", 20), wm("p3", 5))
+    assertEquals(Some(5L), s.watermark)
+    val moved = s(wm("p3", 30), ssp, 3)
+    assertEquals(Some(10L), moved.state.watermark)
+    assertTrue(moved.watermarkAdvanced)
+  }
+
+  @Test def watermarkIsUndefinedUntilAllProducersReported(): Unit = {
+    val a = ControlState.empty(wm("p1", 10), ssp, 0)
+    assertEquals(None, a.state.watermark)
+    assertFalse(a.watermarkAdvanced)
+    val b = a.state(wm("p2", 20), ssp, 1)
+    assertEquals(None, b.state.watermark)
+    assertFalse(b.watermarkAdvanced)
+    val c = b.state(wm("p3", 5), ssp, 2)
+    assertEquals(Some(5L), c.state.watermark)
+    assertTrue(c.watermarkAdvanced, "becoming defined is an advance")
+  }
+
+  @Test def watermarkNeverMovesBackwardsAndIsEmittedOnlyOnAdvance(): Unit = {
+    val s = run(ControlState.empty, wm("p1", 10), wm("p2", 20), wm("p3", 5))
+    val back = s(wm("p3", 1), ssp, 3)
+    assertFalse(back.watermarkAdvanced)
+    assertEquals(Some(5L), back.state.watermark)
+    assertEquals(5L, back.state.producerWatermarks("p3"), "an older producer watermark is ignored")
+    assertSame(s, back.state)
+    val same = s(wm("p3", 5), ssp, 4)
+    assertFalse(same.watermarkAdvanced)
+    val otherMoves = s(wm("p1", 15), ssp, 5) // min is still p3's 5
+    assertFalse(otherMoves.watermarkAdvanced)
+    assertEquals(Some(5L), otherMoves.state.watermark)
+  }
+
+  @Test def anEndedProducerNoLongerHoldsTheWatermarkBack(): Unit = {
+    val s = run(ControlState.empty, wm("p1", 10), wm("p2", 20), wm("p3", 5))
+    val ended = s(eos("p3"), ssp, 3)
+    assertTrue(ended.watermarkAdvanced)
+    assertEquals(Some(10L), ended.state.watermark)
+    val late = ended.state(wm("p3", 1000), ssp, 4)
+    assertSame(ended.state, late.state, "a watermark after the producer's end-of-stream is ignored")
+  }
+
+  @Test def aProducerThatEndsWithoutAWatermarkCountsAsReported(): Unit = {
+    val s = run(ControlState.empty, wm("p1", 10), wm("p2", 20), eos("p3"))
+    assertEquals(Some(10L), s.watermark)
+  }
+
+  @Test def whenAllProducersEndedTheWatermarkIsTheHighestReported(): Unit = {
+    val s = run(ControlState.empty, wm("p1", 10), wm("p2", 20), wm("p3", 5), eos("p1"), eos("p2"), eos("p3"))
+    assertTrue(s.isEndOfStream)
+    assertEquals(Some(20L), s.watermark)
+    assertEquals(None, run(ControlState.empty, eos("p1"), eos("p2"), eos("p3")).watermark)
+  }
+
+  @Test def taskCountChangingForOneProducerFails(): Unit = {
+    val s = run(ControlState.empty, wm("p1", 10))
+    assertFailsAt(7, "taskCount 4", "said 3")(s(wm("p1", 11, n = 4), ssp, 7))
+  }
+
+  @Test def taskCountDifferingBetweenProducersFails(): Unit = {
+    val s = run(ControlState.empty, eos("p1", n = 2))
+    assertFailsAt(8, "'p2'", "taskCount 3", "said 2")(s(eos("p2", n = 3), ssp, 8))
+  }
+
+  @Test def moreProducerNamesThanTaskCountFails(): Unit = {
+    val s = run(ControlState.empty, wm("a", 1, 2), wm("b", 1, 2))
+    assertFailsAt(9, "'c'", "a, b")(s(wm("c", 1, 2), ssp, 9))
+  }
+
+  @Test def dataAfterEndOfStreamFails(): Unit = {
+    val partial = run(ControlState.empty, eos("p0"), eos("p1"))
+    partial.checkData(ssp, 5) // undetectable per producer: data carries no producer name
+    val done = partial(eos("p2"), ssp, 6).state
+    assertFailsAt(7, "after end-of-stream", "p0, p1, p2")(done.checkData(ssp, 7))
+  }
+
+  @Test def serdeIsCompactAndRoundTrips(): Unit = {
+    assertEquals("{}", ControlState.empty.json)
+    assertEquals(ControlState.empty, restart(ControlState.empty))
+    val s = run(ControlState.empty, wm("p1", 10), eos("p2"))
+    assertEquals("""{"n":3,"eos":["p2"],"wm":{"p1":10}}""", s.json)
+    assertEquals(s, restart(s))
+    assertEquals(s.hashCode, restart(s).hashCode)
+  }
+
+  @Test def badSerializedStateFailsNamingTheOrigin(): Unit = {
+    for (bad <- Seq("""{"n":3,"x":1}""", """{"n":0}""", """{"eos":["a"]}""", """{"n":1,"eos":["a","b"]}""",
+      """{"n":2,"wm":{"a":"1"}}""", """{"n":2,"eos":"a"}""", "[]")) {
+      val e = assertThrows(classOf[StreamctlException], () => ControlState.parse(bad, "offset log batch 7"))
+      assertTrue(e.getMessage.contains("offset log batch 7"), e.getMessage)
+    }
+  }
+
+  @Test def producerCountsForMetrics(): Unit = {
+    val s = run(ControlState.empty, wm("p1", 10), wm("p2", 3), eos("p2"))
+    assertEquals(3, s.taskCount)
+    assertEquals(2, s.producers)
+    assertEquals(1, s.endOfStreamCount)
+    assertEquals(2, s.watermarkCount)
+  }
+}

@@ -1,0 +1,88 @@
+package streamctl.control
+
+import org.junit.jupiter.api.Assertions._
+import org.junit.jupiter.api.Test
+
+import streamctl.StreamctlException
+import streamctl.system.SSP
+
+class ControlStatesTest {
+  private val a = SSP.kafka("mid", 0)
+  private val b = SSP.kafka("mid", 1)
+  private val c = SSP.kafka("other", 0)
+
+  private def state(messages: ControlMessage*): ControlState =
+    messages.foldLeft(ControlState.empty)((s, m) => s(m, a, 0).state)
+
+  private val s1 = state(WatermarkMessage("p0", 2, 10), EndOfStreamMessage("p1", 2))
+  private val s2 = state(WatermarkMessage("p0", 2, 15), WatermarkMessage("p1", 2, 3))
+  private val s3 = state(EndOfStreamMessage("p0", 2))
+
+  @Test def mergeIsOrderIndependentAndIdempotent(): Unit = {
+    val maps = Seq(Map(a -> s1, b -> s2), Map(a -> s2), Map(a -> s3, c -> s1), Map(b -> ControlState.empty))
+    val reference = ControlStates.merge(maps)
+    for (p <- maps.permutations) assertEquals(reference, ControlStates.merge(p))
+    assertEquals(reference, ControlStates.merge(Seq(reference, reference)))
+    assertEquals(reference, ControlStates.merge(reference +: maps))
+    // per producer: p0 ended (s3), p1 ended (s1), latest watermarks p0=15, p1=3
+    assertTrue(reference(a).isEndOfStream)
+    assertEquals(Map("p0" -> 15L, "p1" -> 3L), reference(a).producerWatermarks)
+    assertEquals(s2, reference(b))
+    assertEquals(Set(a, b, c), reference.keySet)
+  }
+
+  @Test def mergingTheSameReadFromTwoTasksChangesNothing(): Unit =
+    assertEquals(Map(a -> s1), ControlStates.merge(Seq(Map(a -> s1), Map(a -> s1))))
+
+  @Test def mergeWithConflictingTaskCountsFails(): Unit = {
+    val other = ControlState.empty(EndOfStreamMessage("p0", 3), a, 0).state
+    val e = assertThrows(classOf[StreamctlException], () => ControlStates.merge(Seq(Map(a -> s1), Map(a -> other))))
+    assertTrue(e.getMessage.contains("stream 'mid' partition 0"), e.getMessage)
+  }
+
+  @Test def mergeWithTooManyProducersFails(): Unit = {
+    val x = state(WatermarkMessage("p0", 2, 1), WatermarkMessage("p1", 2, 1))
+    val y = ControlState.empty(WatermarkMessage("p9", 2, 1), a, 0).state
+    assertThrows(classOf[StreamctlException], () => ControlStates.merge(Seq(Map(a -> x), Map(a -> y))))
+  }
+
+  @Test def taskWatermarkIsTheMinimumOverSsps(): Unit = {
+    val w20 = state(WatermarkMessage("p0", 1, 20))
+    val w7 = state(WatermarkMessage("p0", 1, 7))
+    assertEquals(Some(7L), ControlStates.taskWatermark(Seq(w20, w7)))
+    assertEquals(None, ControlStates.taskWatermark(Seq(w20, ControlState.empty)), "one SSP not yet defined")
+    assertEquals(None, ControlStates.taskWatermark(Nil), "no intermediate SSPs: no watermark")
+  }
+
+  @Test def endedSspsDoNotHoldTheTaskWatermarkBack(): Unit = {
+    val ended5 = state(WatermarkMessage("p0", 1, 5), EndOfStreamMessage("p0", 1))
+    val live20 = state(WatermarkMessage("p0", 1, 20))
+    val endedNoWm = state(EndOfStreamMessage("p0", 1))
+    assertEquals(Some(20L), ControlStates.taskWatermark(Seq(ended5, live20, endedNoWm)))
+    val ended30 = state(WatermarkMessage("p0", 1, 30), EndOfStreamMessage("p0", 1))
+    assertEquals(Some(30L), ControlStates.taskWatermark(Seq(ended5, ended30)), "all ended: the highest, never backwards")
+  }
+
+  @Test def allEndOfStream(): Unit = {
+    assertFalse(ControlStates.allEndOfStream(Map.empty))
+    assertFalse(ControlStates.allEndOfStream(Map(a -> s1)))
+    val done = state(EndOfStreamMessage("p0", 1))
+    assertTrue(ControlStates.allEndOfStream(Map(a -> done, b -> done)))
+  }
+
+  @Test def mapSerdeRoundTripsWithStableText(): Unit = {
+    val m = Map(b -> s2, a -> s1, c -> ControlState.empty)
+    val text = ControlStates.write(m)
+    assertEquals(text, ControlStates.write(Map(c -> ControlState.empty, a -> s1, b -> s2)))
+    assertTrue(text.startsWith("""{"kafka/mid/0":"""), text)
+    assertEquals(m, ControlStates.parse(text, "test"))
+  }
+
+  @Test def mapSerdeErrorsNameTheSsp(): Unit = {
+    val e = assertThrows(classOf[StreamctlException],
+      () => ControlStates.parse("""{"kafka/mid/1":{"n":"x"}}""", "offset log batch 3"))
+    assertTrue(e.getMessage.contains("offset log batch 3") && e.getMessage.contains("partition 1"), e.getMessage)
+    val k = assertThrows(classOf[StreamctlException], () => ControlStates.parse("""{"nope":{}}""", "batch 3"))
+    assertTrue(k.getMessage.contains("batch 3") && k.getMessage.contains("'nope'"), k.getMessage)
+  }
+}

@@ -1,0 +1,127 @@
+package streamctl.control
+
+import java.nio.charset.StandardCharsets.UTF_8
+
+import org.junit.jupiter.api.Assertions._
+import org.junit.jupiter.api.Test
+
+import streamctl.StreamctlException
+import streamctl.system.SSP
+
+class IntermediateMessageTest {
+  private val ssp = SSP.kafka("orders", 3)
+  private val offset = 42L
+
+  private def control(typeByte: Int, json: String): Array[Byte] = Array(typeByte.toByte) ++ json.getBytes(UTF_8)
+
+  private def assertFails(bytes: Array[Byte], expected: String*): StreamctlException = {
+    val e = assertThrows(classOf[StreamctlException], () => IntermediateMessage.decode(ssp, offset, bytes))
+    val m = e.getMessage
+    for (part <- Seq("stream 'orders'", "partition 3", "offset 42") ++ expected)
+      assertTrue(m.contains(part), s"'$part' missing from: $m")
+    e
+  }
+
+  @Test def userPayloadRoundTripsUntouched(): Unit = {
+    val payload = (0 until 256).map(_.toByte).toArray
+    val before = payload.clone()
+    val framed = IntermediateMessage.frameUser(payload)
+    assertArrayEquals(before, payload, "input must not be modified")
+    assertEquals(payload.length + 1, framed.length)
+    assertEquals(IntermediateMessage.UserType, framed(0))
+    IntermediateMessage.decode(ssp, offset, framed) match {
+      case u: UserMessage => assertArrayEquals(payload, u.payload)
+      case other => fail(s"expected a user message, got $other")
+    }
+  }
+
+  @Test def emptyUserPayloadIsStillFramed(): Unit = {
+    val framed = IntermediateMessage.frameUser(Array.emptyByteArray)
+    assertArrayEquals(Array[Byte](0), framed)
+    assertEquals(0, IntermediateMessage.decode(ssp, offset, framed).asInstanceOf[UserMessage].payload.length)
+  }
+
+  @Test def userPayloadIsAvailableAsAnOffsetView(): Unit = {
+    val framed = IntermediateMessage.frameUser("hello".getBytes(UTF_8))
+    assertEquals(IntermediateMessage.UserType, IntermediateMessage.typeOf(ssp, offset, framed))
+    val view = new String(framed, IntermediateMessage.PayloadOffset, IntermediateMessage.payloadLength(framed), UTF_8)
+    assertEquals("hello", view)
+  }
+
+  @Test def watermarkRoundTrips(): Unit = {
+    val bytes = IntermediateMessage.watermark("Partition 0", 3, 1700000000123L)
+    assertEquals(IntermediateMessage.WatermarkType, bytes(0))
+    assertEquals(WatermarkMessage("Partition 0", 3, 1700000000123L), IntermediateMessage.decode(ssp, offset, bytes))
+    val json = new String(bytes, 1, bytes.length - 1, UTF_8)
+    assertTrue(json.contains("\"version\":1"), json)
+  }
+
+  @Test def endOfStreamRoundTrips(): Unit = {
+    val bytes = IntermediateMessage.endOfStream("Partition 1", 2)
+    assertEquals(IntermediateMessage.EndOfStreamType, bytes(0))
+    assertEquals(EndOfStreamMessage("Partition 1", 2), IntermediateMessage.decode(ssp, offset, bytes))
+  }
+
+  @Test def unknownFieldsOfTheCurrentVersionAreIgnored(): Unit =
+    assertEquals(EndOfStreamMessage("p", 1),
+      IntermediateMessage.decode(ssp, offset, control(2, """{"version":1,"taskName":"p","taskCount":1,"note":"x"}""")))
+
+  @Test def unknownTypeByteFails(): Unit =
+    assertFails(control(7, """{"version":1,"taskName":"p","taskCount":1}"""), "unknown type byte 7")
+
+  @Test def newerVersionFails(): Unit =
+    assertFails(control(1, """{"version":2,"taskName":"p","taskCount":1,"timestamp":5,"newField":[1]}"""),
+      "version 2", "newer")
+
+  @Test def newerVersionIsReportedEvenWhenOtherFieldsChanged(): Unit =
+    assertFails(control(2, """{"version":3,"producer":{"id":7}}"""), "version 3", "newer")
+
+  @Test def invalidVersionFails(): Unit = {
+    assertFails(control(2, """{"version":0,"taskName":"p","taskCount":1}"""), "invalid version 0")
+    assertFails(control(2, """{"version":"1","taskName":"p","taskCount":1}"""), "'version'")
+    assertFails(control(2, """{"taskName":"p","taskCount":1}"""), "'version'")
+  }
+
+  @Test def malformedJsonFails(): Unit = {
+    assertFails(control(1, """{"version":1,"taskName":"p","""), "malformed JSON", "watermark")
+    assertFails(control(2, "not json"), "malformed JSON", "end-of-stream")
+    assertFails(control(2, "{\"version\":1,\"taskName\":\"p\",\"taskCount\":1} trailing"), "malformed JSON")
+    assertFails(control(2, """{"version":1,"taskName":"p","taskName":"q","taskCount":1}"""), "malformed JSON")
+    assertFails(Array[Byte](2, 0xff.toByte, 0xfe.toByte), "malformed JSON")
+  }
+
+  @Test def controlTypeWithNoPayloadFails(): Unit = {
+    assertFails(Array[Byte](1), "not a JSON object")
+    assertFails(control(2, "[1,2]"), "not a JSON object")
+  }
+
+  @Test def badFieldsFail(): Unit = {
+    assertFails(control(2, """{"version":1,"taskName":"","taskCount":1}"""), "'taskName'")
+    assertFails(control(2, """{"version":1,"taskName":5,"taskCount":1}"""), "'taskName'")
+    assertFails(control(2, """{"version":1,"taskName":"p","taskCount":0}"""), "taskCount 0")
+    assertFails(control(2, """{"version":1,"taskName":"p","taskCount":1.5}"""), "'taskCount'")
+    assertFails(control(1, """{"version":1,"taskName":"p","taskCount":1}"""), "'timestamp'")
+    assertFails(control(1, """{"version":1,"taskName":"p","taskCount":1,"timestamp":"5"}"""), "'timestamp'")
+  }
+
+  @Test def emptyOrNullValueFails(): Unit = {
+    assertFails(Array.emptyByteArray, "empty value", "framing")
+    assertFails(null, "null value", "framing")
+  }
+
+  @Test def errorExcerptOfAHugePayloadIsBounded(): Unit = {
+    val e = assertFails(control(2, "x" * 100000), "malformed JSON")
+    assertTrue(e.getMessage.length < 1000, s"${e.getMessage.length} chars")
+  }
+
+  @Test def decodeControlRejectsUserMessages(): Unit = {
+    val e = assertThrows(classOf[StreamctlException],
+      () => IntermediateMessage.decodeControl(ssp, offset, IntermediateMessage.frameUser(Array[Byte](1))))
+    assertTrue(e.getMessage.contains("offset 42"))
+  }
+
+  @Test def encodingRejectsBadProducers(): Unit = {
+    assertThrows(classOf[StreamctlException], () => IntermediateMessage.endOfStream("", 1))
+    assertThrows(classOf[StreamctlException], () => IntermediateMessage.watermark("p", 0, 1L))
+  }
+}
