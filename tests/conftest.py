@@ -59,12 +59,14 @@ def make_stream(spark: SparkSession, servers: str, request: pytest.FixtureReques
     return make
 
 
-def run_available_now(df: DataFrame, checkpoint: str, name: str | None = None) -> list[Row]:
-    """Runs a query with Trigger.AvailableNow into a memory table and returns its rows."""
-    table = name or f"out_{next(_names)}"
+def run_available_now(df: DataFrame, checkpoint: str) -> list[Row]:
+    """Runs a query with Trigger.AvailableNow and returns the rows of every batch it ran.
+
+    foreachBatch rather than the memory sink: it can resume from a checkpoint.
+    """
+    rows: list[Row] = []
     q = (
-        df.writeStream.format("memory")
-        .queryName(table)
+        df.writeStream.foreachBatch(lambda batch, _id: rows.extend(batch.collect()))
         .option("checkpointLocation", checkpoint)
         .trigger(availableNow=True)
         .start()
@@ -72,6 +74,4 @@ def run_available_now(df: DataFrame, checkpoint: str, name: str | None = None) -
     q.awaitTermination(180)
     if q.exception() is not None:
         raise q.exception()  # type: ignore[misc]
-    rows = df.sparkSession.sql(f"select * from {table}").collect()
-    df.sparkSession.catalog.dropTempView(table)
     return rows

@@ -7,8 +7,9 @@ from collections import Counter
 
 from pyspark.sql import SparkSession
 
-from conftest import run_available_now
 from streamctl import kafka, options
+
+from conftest import run_available_now
 
 
 def _produce_spread(spark: SparkSession, servers: str, stream: str, n: int, partitions: int) -> None:

@@ -16,7 +16,7 @@ from pyspark.sql import SparkSession
 
 
 def _tools(spark: SparkSession) -> Any:
-    return spark.sparkContext._jvm.streamctl.system.KafkaTools  # noqa: SLF001
+    return spark.sparkContext._jvm.streamctl.system.KafkaTools
 
 
 def create_stream(spark: SparkSession, servers: str, stream: str, partitions: int) -> None:

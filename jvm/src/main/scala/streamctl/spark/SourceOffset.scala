@@ -10,45 +10,53 @@ import streamctl.grouper.TaskName
 import streamctl.system.SSP
 
 /**
- * What Spark writes in the query's offset log for a streamctl source: per SSP the next
- * offset to read, the SSP -> task mapping in force, and every other piece of state that
- * must survive a crash together with those offsets (`state`, one JSON object per feature:
- * control bookkeeping, applied startpoints, ...). A batch replayed after a crash is planned
- * from this alone, so it reads the same records and reaches the same state.
+ * What Spark writes in the query's offset log for a streamctl source: for every task, the
+ * next offset to read of each of its SSPs (so the SSP -> task mapping in force is part of
+ * it), and every other piece of state that must survive a crash together with those
+ * offsets (`state`, one JSON value per feature: control bookkeeping, applied startpoints,
+ * ...). A batch replayed after a crash is planned from this alone, so it reads the same
+ * records and reaches the same state.
+ *
+ * Positions are per task because one SSP can be read by several tasks (broadcast streams),
+ * each from its own position (a task-level startpoint moves only that task).
  *
  * The JSON is deterministic (sorted keys): Spark decides "no new data" by comparing
  * offsets, so equal content must give equal text.
  *
  * {{{
- * {"version":1,"positions":{"kafka/orders/0":42},"tasks":{"Partition 0":["kafka/orders/0"]},"state":{}}
+ * {"version":1,"tasks":{"Partition 0":{"kafka/orders/0":42}},"state":{}}
  * }}}
  */
-final case class SourceOffset(
-    positions: Map[SSP, Long],
-    tasks: Map[TaskName, Set[SSP]],
-    state: Map[String, JsonNode] = Map.empty) extends Offset {
+final case class SourceOffset(tasks: Map[TaskName, Map[SSP, Long]], state: Map[String, JsonNode] = Map.empty) extends Offset {
 
   override lazy val json: String = {
     val root = Json.obj()
     root.put("version", SourceOffset.Version)
-    val pos = root.putObject("positions")
-    positions.toSeq.sortBy(_._1).foreach { case (ssp, o) => pos.put(ssp.key, o) }
     val t = root.putObject("tasks")
-    tasks.toSeq.sortBy(_._1).foreach { case (task, ssps) =>
-      val arr = t.putArray(task.name)
-      ssps.toSeq.sorted.foreach(s => arr.add(s.key))
+    tasks.toSeq.sortBy(_._1).foreach { case (task, positions) =>
+      val p = t.putObject(task.name)
+      positions.toSeq.sortBy(_._1).foreach { case (ssp, o) => p.put(ssp.key, o) }
     }
     val st = root.putObject("state")
     state.toSeq.sortBy(_._1).foreach { case (k, v) => st.set[JsonNode](k, v) }
     Json.write(root)
   }
 
-  def withPositions(p: Map[SSP, Long]): SourceOffset = copy(positions = p)
   def withState(key: String, value: JsonNode): SourceOffset = copy(state = state + (key -> value))
+  def withoutState(key: String): SourceOffset = copy(state = state - key)
 
-  /** Tasks reading each SSP (several for a broadcast SSP). */
-  lazy val tasksOf: Map[SSP, Seq[TaskName]] =
-    tasks.toSeq.flatMap { case (t, ssps) => ssps.map(_ -> t) }.groupBy(_._1).map { case (s, ts) => s -> ts.map(_._2).sorted }
+  /** Replaces positions with `f(task, ssp, position)`. */
+  def mapPositions(f: (TaskName, SSP, Long) => Long): SourceOffset =
+    copy(tasks = tasks.map { case (t, ps) => t -> ps.map { case (s, o) => s -> f(t, s, o) } })
+
+  lazy val ssps: Set[SSP] = tasks.values.flatMap(_.keys).toSet
+
+  /** The SSP -> task grouping in force. */
+  lazy val grouping: Map[TaskName, Set[SSP]] = tasks.map { case (t, ps) => t -> ps.keySet }
+
+  /** The least position of each SSP over the tasks that read it. */
+  lazy val minPositions: Map[SSP, Long] =
+    tasks.values.flatten.groupMapReduce(_._1)(_._2)(math.min)
 }
 
 object SourceOffset {
@@ -60,11 +68,10 @@ object SourceOffset {
     val version = Json.field(root, "version", what).asInt()
     if (version > Version) throw StreamctlException(
       s"The query checkpoint holds a streamctl offset of version $version; this streamctl knows up to $Version. Upgrade streamctl")
-    val positions = Json.field(root, "positions", what).properties().asScala
-      .map(e => SSP.parse(e.getKey) -> e.getValue.asLong()).toMap
-    val tasks = Json.field(root, "tasks", what).properties().asScala
-      .map(e => TaskName(e.getKey) -> e.getValue.elements().asScala.map(n => SSP.parse(n.asText())).toSet).toMap
+    val tasks = Json.field(root, "tasks", what).properties().asScala.map { e =>
+      TaskName(e.getKey) -> e.getValue.properties().asScala.map(p => SSP.parse(p.getKey) -> p.getValue.asLong()).toMap
+    }.toMap
     val state = Option(root.get("state")).map(_.properties().asScala.map(e => e.getKey -> e.getValue).toMap).getOrElse(Map.empty)
-    SourceOffset(positions, tasks, state)
+    SourceOffset(tasks, state)
   }
 }

@@ -8,14 +8,14 @@ import org.apache.spark.sql.connector.read.streaming._
 
 import streamctl.{Json, StreamctlException}
 import streamctl.grouper.{GroupByPartition, TaskName}
-import streamctl.metadata.{FileSystemMetadataStore, MetadataStore}
+import streamctl.metadata.{MetadataStore, FileSystemMetadataStore}
 import streamctl.system.{KafkaSystemAdmin, SSP, SspRange}
 
 /**
  * Plans micro-batches from broker offsets. The driver never sees record contents: it
- * decides per SSP where each batch ends (admission control), which task reads what, and
- * hands the executors exact offset ranges. Everything a replay needs is in the offsets
- * Spark logs ([[SourceOffset]]).
+ * decides per task and SSP where each batch ends (admission control) and hands the
+ * executors exact offset ranges. Everything a replay needs is in the offsets Spark logs
+ * ([[SourceOffset]]); this class keeps no state a restart would need.
  */
 class StreamctlMicroBatchStream(
     options: SourceOptions,
@@ -33,13 +33,13 @@ class StreamctlMicroBatchStream(
 
   override def initialOffset(): Offset = {
     val ssps = currentSsps()
-    val tasks = new GroupByPartition().group(Map.empty, ssps)
-    store.put("grouper", mappingKey, mappingJson(tasks))
-    val positions = options.startingOffsets match {
+    val grouping = new GroupByPartition().group(Map.empty, ssps)
+    store.put("grouper", mappingKey, SourceOffset(grouping.map { case (t, s) => t -> s.map(_ -> 0L).toMap }).json)
+    val start = options.startingOffsets match {
       case "earliest" => admin.oldestOffsets(ssps)
       case _ => admin.upcomingOffsets(ssps)
     }
-    SourceOffset(positions, tasks)
+    SourceOffset(grouping.map { case (t, s) => t -> s.map(ssp => ssp -> start(ssp)).toMap })
   }
 
   override def getDefaultReadLimit: ReadLimit =
@@ -50,24 +50,26 @@ class StreamctlMicroBatchStream(
 
   override def latestOffset(start: Offset, limit: ReadLimit): Offset = {
     val from = asSourceOffset(start)
-    val heads = admin.upcomingOffsets(from.positions.keySet)
+    val heads = admin.upcomingOffsets(from.ssps)
     lastHeads = heads
-    checkNotBehind(from.positions, heads)
+    checkNotBehind(from, heads)
+    // What each SSP may be read up to in this batch, before the budget is shared.
     val reachable = heads.map { case (s, h) =>
-      val pos = from.positions(s)
-      // Only reached with fail.on.data.loss=false: continue from the broker's end.
-      if (h < pos) s -> h
-      else s -> math.max(pos, availableNowTarget.flatMap(_.get(s)).fold(h)(math.min(h, _)))
+      s -> availableNowTarget.flatMap(_.get(s)).fold(h)(math.min(h, _))
     }
-    val ends = limit match {
-      case m: ReadMaxRows => FairShare.admit(from.positions, reachable, m.maxRows())
+    val budgetEnds = limit match {
+      case m: ReadMaxRows => FairShare.admit(from.minPositions, reachable.map { case (s, h) => s -> math.max(h, from.minPositions(s)) }, m.maxRows())
       case _ => reachable
     }
-    if (ends == from.positions) from else from.withPositions(ends)
+    val next = from.mapPositions { (_, ssp, pos) =>
+      val h = heads(ssp)
+      // Only reached with fail.on.data.loss=false: continue from the broker's end.
+      if (h < pos) h else math.max(pos, budgetEnds(ssp))
+    }
+    if (next.json == from.json) from else next
   }
 
-  override def reportLatestOffset(): Offset =
-    if (lastHeads.isEmpty) null else SourceOffset(lastHeads, Map.empty)
+  override def reportLatestOffset(): Offset = if (lastHeads.isEmpty) null else HeadOffset(lastHeads)
 
   override def prepareForTriggerAvailableNow(): Unit =
     availableNowTarget = Some(admin.upcomingOffsets(currentSsps()))
@@ -75,10 +77,10 @@ class StreamctlMicroBatchStream(
   override def planInputPartitions(start: Offset, end: Offset): Array[InputPartition] = {
     val s = asSourceOffset(start)
     val e = asSourceOffset(end)
-    e.tasks.toSeq.sortBy(_._1).flatMap { case (task, ssps) =>
-      val ranges = ssps.toSeq.sorted.map { ssp =>
-        val until = e.positions(ssp)
-        SspRange(ssp, math.min(s.positions.getOrElse(ssp, until), until), until)
+    e.tasks.toSeq.sortBy(_._1).flatMap { case (task, ends) =>
+      val ranges = ends.toSeq.sortBy(_._1).map { case (ssp, until) =>
+        val from = s.tasks.get(task).flatMap(_.get(ssp)).getOrElse(until)
+        SspRange(ssp, math.min(from, until), until)
       }.filter(_.size > 0)
       if (ranges.isEmpty) None else Some(TaskInputPartition(task.name, ranges, Array.empty[String]))
     }.toArray
@@ -93,7 +95,7 @@ class StreamctlMicroBatchStream(
   override def metrics(latestConsumedOffset: java.util.Optional[Offset]): java.util.Map[String, String] = {
     val consumed = latestConsumedOffset.map[SourceOffset](asSourceOffset)
     if (!consumed.isPresent || lastHeads.isEmpty) return java.util.Map.of()
-    val behind = consumed.get.positions.map { case (ssp, o) => ssp -> math.max(0L, lastHeads.getOrElse(ssp, o) - o) }
+    val behind = consumed.get.minPositions.map { case (ssp, o) => ssp -> math.max(0L, lastHeads.getOrElse(ssp, o) - o) }
     val perSsp = Json.obj()
     behind.toSeq.sortBy(_._1).foreach { case (ssp, b) => perSsp.put(ssp.toString, b) }
     Map(
@@ -119,16 +121,17 @@ class StreamctlMicroBatchStream(
   }
 
   /** A head behind our position means the partition was truncated or recreated: records we counted on are gone. */
-  private def checkNotBehind(positions: Map[SSP, Long], heads: Map[SSP, Long]): Unit = {
+  private def checkNotBehind(from: SourceOffset, heads: Map[SSP, Long]): Unit = {
+    val positions = from.tasks.values.flatten.groupMapReduce(_._1)(_._2)(math.max)
     val behind = positions.filter { case (s, o) => heads.get(s).exists(_ < o) }
     if (behind.nonEmpty && options.failOnDataLoss) {
-      val what = behind.toSeq.sortBy(_._1).map { case (s, o) => s"stream '${s.stream}' partition ${s.partition}: checkpoint at offset $o, broker ends at ${heads(s)}" }
+      val what = behind.toSeq.sortBy(_._1).map { case (s, o) =>
+        s"stream '${s.stream}' partition ${s.partition}: checkpoint at offset $o, broker ends at ${heads(s)}"
+      }
       throw StreamctlException(s"Kafka holds fewer records than the checkpoint has read (${what.mkString("; ")}); the topic was " +
         "truncated or recreated. Set option 'fail.on.data.loss' to false to continue from the broker's end")
     }
   }
-
-  private def mappingJson(tasks: Map[TaskName, Set[SSP]]): String = SourceOffset(Map.empty, tasks).json
 
   private def asSourceOffset(o: Offset): SourceOffset = o match {
     case s: SourceOffset => s

@@ -81,16 +81,20 @@ class KafkaSystemAdmin(params: KafkaParams) extends SystemAdmin with AutoCloseab
   private def call[T](what: String)(f: => org.apache.kafka.common.KafkaFuture[T]): T =
     try f.get(params.apiTimeoutMs, TimeUnit.MILLISECONDS)
     catch {
-      case _: TimeoutException =>
-        throw StreamctlException(s"Kafka at ${params.bootstrapServers} did not answer within ${params.apiTimeoutMs} ms while $what " +
-          "(check option 'kafka.bootstrap.servers'; the wait is set by 'kafka.default.api.timeout.ms')")
+      // Our wait and the client's own timeout race; either way the broker did not answer.
+      case _: TimeoutException => throw unreachable(what)
       case e: ExecutionException => e.getCause match {
+        case _: org.apache.kafka.common.errors.TimeoutException => throw unreachable(what)
         case u: UnknownTopicOrPartitionException =>
           throw StreamctlException(s"Kafka at ${params.bootstrapServers}: a stream does not exist while $what (${u.getMessage})", u)
         case c =>
           throw StreamctlException(s"Kafka at ${params.bootstrapServers} failed while $what: ${c.getClass.getSimpleName}: ${c.getMessage}", c)
       }
     }
+
+  private def unreachable(what: String) =
+    StreamctlException(s"Kafka at ${params.bootstrapServers} did not answer within ${params.apiTimeoutMs} ms while $what " +
+      "(check option 'kafka.bootstrap.servers'; the wait is set by 'kafka.default.api.timeout.ms')")
 
   override def close(): Unit = synchronized {
     if (adminRef != null) adminRef.close(java.time.Duration.ofSeconds(5))
