@@ -1,0 +1,233 @@
+"""The embedded Kafka broker: really serves Kafka, stops cleanly, never outlives us."""
+
+from __future__ import annotations
+
+import os
+import shutil
+import signal
+import socket
+import struct
+import subprocess
+import sys
+import threading
+import time
+from collections.abc import Iterator
+from pathlib import Path
+
+import pytest
+import streamctl
+from streamctl.broker import BrokerError, KafkaBroker, ensure_kafka_jars
+from streamctl.testing import kafka_broker
+
+HOST = "127.0.0.1"
+PACKAGE_ROOT = str(Path(streamctl.__file__).resolve().parent.parent)
+
+
+@pytest.fixture(scope="module")
+def broker() -> Iterator[KafkaBroker]:
+    with kafka_broker() as b:
+        yield b
+
+
+def api_versions(port: int) -> tuple[int, int, int]:
+    """Send a Kafka ApiVersions v0 request; return (correlation id, error code, #apis).
+
+    A real protocol exchange, so an open port alone cannot pass for a broker.
+    """
+    client_id = b"streamctl-test"
+    body = struct.pack(">hhih", 18, 0, 4242, len(client_id)) + client_id
+    with socket.create_connection((HOST, port), timeout=10) as s:
+        s.sendall(struct.pack(">i", len(body)) + body)
+        size = struct.unpack(">i", recv_exactly(s, 4))[0]
+        reply = recv_exactly(s, size)
+    correlation_id, error_code, api_count = struct.unpack(">ihi", reply[:10])
+    return correlation_id, error_code, api_count
+
+
+def recv_exactly(s: socket.socket, n: int) -> bytes:
+    data = b""
+    while len(data) < n:
+        chunk = s.recv(n - len(data))
+        assert chunk, "broker closed the connection"
+        data += chunk
+    return data
+
+
+def alive(pid: int) -> bool:
+    """Whether pid runs; a zombie counts as dead (PID 1 may be slow to reap it)."""
+    try:
+        stat = Path(f"/proc/{pid}/stat").read_text()
+    except FileNotFoundError:
+        return False
+    return stat.rsplit(")", 1)[1].split()[0] != "Z"
+
+
+def wait_until_dead(pid: int, seconds: float) -> bool:
+    deadline = time.monotonic() + seconds
+    while alive(pid):
+        if time.monotonic() > deadline:
+            return False
+        time.sleep(0.1)
+    return True
+
+
+def refuses_connections(port: int) -> bool:
+    try:
+        socket.create_connection((HOST, port), timeout=2).close()
+    except ConnectionRefusedError:
+        return True
+    return False
+
+
+def python_child(code: str, env: dict[str, str] | None = None) -> subprocess.Popen[str]:
+    full_env = {**os.environ, **(env or {}), "PYTHONPATH": PACKAGE_ROOT}
+    return subprocess.Popen(
+        [sys.executable, "-c", code], stdout=subprocess.PIPE, text=True, env=full_env
+    )
+
+
+def test_serves_kafka_protocol_on_its_advertised_port(broker: KafkaBroker) -> None:
+    host, port = broker.bootstrap_servers.rsplit(":", 1)
+    assert host == HOST
+    assert int(port) == broker.port
+    correlation_id, error_code, api_count = api_versions(broker.port)
+    assert (correlation_id, error_code) == (4242, 0)
+    assert api_count > 10
+    assert broker.log_dir.is_dir()
+    assert "Kafka Server started" in broker.log_file.read_text()
+
+
+def test_stop_ends_the_process_frees_the_port_and_removes_the_temp_dir() -> None:
+    b = KafkaBroker().start()
+    pid, port, work = b.pid, b.port, b.work_dir
+    assert pid is not None and alive(pid)
+
+    b.stop()
+
+    assert not alive(pid)
+    assert not b.running and b.pid is None
+    assert refuses_connections(port)
+    with socket.socket() as s:
+        s.bind((HOST, port))  # raises if anything still holds the port
+    assert not work.exists()
+
+
+def test_kill_makes_it_unreachable_and_restart_brings_it_back() -> None:
+    with kafka_broker() as b:
+        servers, pid = b.bootstrap_servers, b.pid
+        assert pid is not None
+
+        b.kill()
+        assert not alive(pid)
+        assert refuses_connections(b.port)
+
+        b.restart()
+        assert b.bootstrap_servers == servers
+        assert api_versions(b.port)[1] == 0
+
+
+def test_survives_the_exit_of_the_thread_that_started_it() -> None:
+    # PR_SET_PDEATHSIG fires on the death of the forking *thread*.
+    started: list[KafkaBroker] = []
+    t = threading.Thread(target=lambda: started.append(KafkaBroker().start()))
+    t.start()
+    t.join()
+    with started[0] as b:
+        time.sleep(1.0)
+        assert b.running
+        assert api_versions(b.port)[1] == 0
+
+
+def test_dies_when_its_parent_python_is_killed() -> None:
+    parent = python_child(
+        "import time\n"
+        "from streamctl.broker import KafkaBroker\n"
+        "b = KafkaBroker().start()\n"
+        "print(b.pid, b.work_dir, flush=True)\n"
+        "time.sleep(600)\n"
+    )
+    assert parent.stdout is not None
+    line = parent.stdout.readline()
+    assert line, f"the parent failed to start a broker (exit code {parent.poll()})"
+    pid_text, work = line.split()
+    pid = int(pid_text)
+    try:
+        assert alive(pid)
+        os.kill(parent.pid, signal.SIGKILL)
+        parent.wait()
+        assert wait_until_dead(pid, 5.0), f"broker {pid} outlived its parent"
+    finally:
+        if alive(pid):
+            os.kill(pid, signal.SIGKILL)
+        shutil.rmtree(work, ignore_errors=True)  # a SIGKILLed parent cannot clean up
+
+
+def test_missing_jars_without_maven_is_a_clear_error(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    lib = tmp_path / "lib"
+    monkeypatch.setenv("STREAMCTL_KAFKA_LIB", str(lib))
+    monkeypatch.setenv("PATH", str(tmp_path))  # no mvn here
+    with pytest.raises(
+        BrokerError, match=r"(?s)not in .*lib.*mvn.*STREAMCTL_KAFKA_LIB"
+    ):
+        KafkaBroker().start()
+    assert not lib.exists()
+
+
+def test_an_interrupted_fetch_leaves_no_cache_and_a_later_fetch_completes(
+    tmp_path: Path,
+) -> None:
+    lib = tmp_path / "lib"
+    fetcher = python_child(
+        "from streamctl.broker import ensure_kafka_jars\nensure_kafka_jars()\n",
+        env={"STREAMCTL_KAFKA_LIB": str(lib)},
+    )
+    deadline = time.monotonic() + 30
+    while not list(tmp_path.glob(".lib.partial-*")):
+        assert fetcher.poll() is None and time.monotonic() < deadline, (
+            "fetch never began"
+        )
+        time.sleep(0.01)
+    fetcher.kill()
+    fetcher.wait()
+
+    assert not lib.exists()
+    assert ensure_kafka_jars(lib) == lib
+    assert (lib / "kafka_2.13-4.3.1.jar").is_file()
+    assert (lib / "kafka-server-4.3.1.jar").is_file()
+    assert [p.name for p in tmp_path.iterdir()] == ["lib"]  # the abandoned try is gone
+
+
+def test_cli_serves_until_sigterm_then_cleans_up() -> None:
+    cli = subprocess.Popen(
+        [
+            sys.executable,
+            "-c",
+            "import sys\nfrom streamctl.broker import main\nsys.exit(main([]))",
+        ],
+        stdout=subprocess.PIPE,
+        stderr=subprocess.PIPE,
+        text=True,
+        env={**os.environ, "PYTHONPATH": PACKAGE_ROOT},
+    )
+    assert cli.stdout is not None and cli.stderr is not None
+    servers = cli.stdout.readline().strip()
+    status = cli.stderr.readline()
+    assert servers.startswith(f"{HOST}:"), (
+        f"no bootstrap servers printed: {servers!r} {status!r}"
+    )
+    broker_pid = int(status.split("(pid ")[1].split(",")[0])
+    work = Path(status.split("log ")[1].split(")")[0]).parent
+    try:
+        assert api_versions(int(servers.rsplit(":", 1)[1]))[1] == 0
+
+        cli.send_signal(signal.SIGTERM)
+
+        assert cli.wait(timeout=30) == 0
+        assert not alive(broker_pid)
+        assert not work.exists()
+        assert cli.stdout.read() == ""  # the servers line is all it prints on stdout
+    finally:
+        if cli.poll() is None:
+            cli.kill()
