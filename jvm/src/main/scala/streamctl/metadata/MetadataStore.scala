@@ -18,3 +18,31 @@ trait MetadataStore extends AutoCloseable {
   def keys(namespace: String): Seq[String]
   override def close(): Unit = ()
 }
+
+/**
+ * Opens the default store and says where it lives for a query.
+ *
+ * {{{
+ * val path  = MetadataStore.locationFor("/chk/q1")      // "/chk/q1/streamctl"
+ * val store = MetadataStore.open(path, hadoopConf)
+ * }}}
+ */
+object MetadataStore {
+  /** Subdirectory of the query checkpoint holding the store; Spark ignores unknown entries there. */
+  val CheckpointSubdir = "streamctl"
+
+  /**
+   * The store of a query: inside its checkpoint, so that deleting the checkpoint (a fresh
+   * start) also forgets its startpoints, task mapping and locality.
+   */
+  def locationFor(checkpointLocation: String): String =
+    checkpointLocation.stripSuffix("/") + "/" + CheckpointSubdir
+
+  /** A [[FileSystemMetadataStore]] at `uri`; nothing is written until the first put. */
+  def open(uri: String, hadoopConf: org.apache.hadoop.conf.Configuration): FileSystemMetadataStore =
+    new FileSystemMetadataStore(uri, hadoopConf)
+
+  /** As [[open]], failing now with a clear error when the store cannot be written. */
+  def openWritable(uri: String, hadoopConf: org.apache.hadoop.conf.Configuration): FileSystemMetadataStore =
+    open(uri, hadoopConf).ensureWritable()
+}
