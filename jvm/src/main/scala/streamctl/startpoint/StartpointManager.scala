@@ -59,8 +59,7 @@ class StartpointManager(store: MetadataStore) {
   def fanOut(taskToSsps: Map[TaskName, Set[SSP]]): FanOutResult = {
     val readers = readersOf(taskToSsps)
     val keys = store.keys(Namespace).map(k => k -> StartpointKey.parse(k))
-    val taskLevel: mutable.Set[(SSP, TaskName)] =
-      keys.iterator.collect { case (_, StartpointKey(ssp, Some(t))) => (ssp, t) }.to(mutable.HashSet)
+    val taskLevel: Set[(SSP, TaskName)] = keys.iterator.collect { case (_, StartpointKey(ssp, Some(t))) => (ssp, t) }.toSet
     val parse = new Parser
     val fresh = Map.newBuilder[(SSP, TaskName), Startpoint]
     val unassigned = Vector.newBuilder[StoredStartpoint]
@@ -76,7 +75,6 @@ class StartpointManager(store: MetadataStore) {
                 if (!taskLevel.contains((ssp, task))) {
                   // The stored text verbatim: the copy keeps the user's creation time.
                   store.put(Namespace, StartpointKey(ssp, task).storeKey, text)
-                  taskLevel += ((ssp, task))
                   fresh += (ssp, task) -> startpoint
                 }
               }
@@ -105,9 +103,10 @@ class StartpointManager(store: MetadataStore) {
    */
   def removeFannedOut(applied: Map[(SSP, TaskName), Startpoint]): Set[(SSP, TaskName)] = {
     val changed = Set.newBuilder[(SSP, TaskName)]
+    val parse = new Parser
     applied.foreach { case ((ssp, task), startpoint) =>
       val key = StartpointKey(ssp, task)
-      read(key) match {
+      store.get(Namespace, key.storeKey).map(parse(key.storeKey, _)) match {
         case Some(`startpoint`) => store.delete(Namespace, key.storeKey)
         case Some(_)            => changed += ((ssp, task))
         case None               =>
@@ -130,7 +129,7 @@ class StartpointManager(store: MetadataStore) {
       readers: Map[SSP, Seq[TaskName]],
       parse: Parser,
       skip: collection.Set[(SSP, TaskName)]): FanOutResult = {
-    val current = readers.iterator.flatMap { case (ssp, tasks) => tasks.iterator.map(t => (ssp, t)) }.toSet
+    lazy val current = readers.iterator.flatMap { case (ssp, tasks) => tasks.iterator.map(t => (ssp, t)) }.toSet
     val found = Map.newBuilder[(SSP, TaskName), Startpoint]
     val unassigned = Vector.newBuilder[StoredStartpoint]
     keys.foreach {
