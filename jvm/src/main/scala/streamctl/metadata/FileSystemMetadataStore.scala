@@ -24,6 +24,7 @@ import streamctl.StreamctlException
  *
  * Nothing is created until the first write, so read-only tools can open a store freely;
  * call [[ensureWritable]] to fail fast when a store must be written (a query start).
+ * `close()` leaves the `FileSystem` open: it is Hadoop's cached instance, shared with Spark.
  *
  * {{{
  * val store = new FileSystemMetadataStore("hdfs:///checkpoints/q1/streamctl", spark.sparkContext.hadoopConfiguration)
@@ -149,7 +150,7 @@ class FileSystemMetadataStore(rootUri: String, hadoopConf: Configuration) extend
   private def io[T](what: String)(body: => T): T =
     try body catch {
       case e: StreamctlException => throw e
-      case e: IOException =>
+      case e @ (_: IOException | _: java.io.UncheckedIOException) =>
         throw StreamctlException(s"Metadata store: $what (${e.getClass.getSimpleName}: ${firstLine(e.getMessage)})", e)
     }
 }

@@ -41,60 +41,47 @@ class StartpointManager(store: MetadataStore) {
   def delete(key: StartpointKey): Unit = store.delete(Namespace, key.storeKey)
 
   /** Every stored startpoint, SSP-only and task-level, sorted by store key. */
-  def list(): Seq[StoredStartpoint] = {
-    val parse = new Parser
-    store.keys(Namespace).flatMap { k =>
-      val key = StartpointKey.parse(k)
-      store.get(Namespace, k).map(text => StoredStartpoint(key, parse(k, text)))
-    }
-  }
+  def list(): Seq[StoredStartpoint] = readAll().map(_._2)
 
   /**
    * Step 2 of the life cycle, for the query's current SSP -> task mapping (given as the
-   * grouper's task -> SSPs). Idempotent and crash-safe: each SSP's task-level copies are
-   * written before its SSP-only key is deleted, and an existing task-level key is never
-   * overwritten, so a run interrupted anywhere and run again ends in the same state with
-   * the same result.
+   * grouper's task -> SSPs). Every stored startpoint is read and parsed before anything is
+   * written, so a corrupt one fails the query start with nothing moved. Idempotent and
+   * crash-safe: each SSP's task-level copies are written before its SSP-only key is deleted,
+   * and an existing task-level key is never overwritten, so a run interrupted anywhere and
+   * run again ends in the same state with the same result.
    */
   def fanOut(taskToSsps: Map[TaskName, Set[SSP]]): FanOutResult = {
     val readers = readersOf(taskToSsps)
-    val keys = store.keys(Namespace).map(k => k -> StartpointKey.parse(k))
-    val taskLevel: Set[(SSP, TaskName)] = keys.iterator.collect { case (_, StartpointKey(ssp, Some(t))) => (ssp, t) }.toSet
-    val parse = new Parser
+    val stored = readAll()
+    val taskLevel = stored.iterator.collect { case (_, StoredStartpoint(StartpointKey(ssp, Some(t)), _)) => (ssp, t) }.toSet
     val fresh = Map.newBuilder[(SSP, TaskName), Startpoint]
     val unassigned = Vector.newBuilder[StoredStartpoint]
 
-    keys.foreach {
-      case (storeKey, key @ StartpointKey(ssp, None)) =>
-        store.get(Namespace, storeKey).foreach { text =>
-          val startpoint = parse(storeKey, text) // corrupt JSON stops here, before anything moves
-          readers.get(ssp) match {
-            case None => unassigned += StoredStartpoint(key, startpoint)
-            case Some(tasks) =>
-              tasks.foreach { task =>
-                if (!taskLevel.contains((ssp, task))) {
-                  // The stored text verbatim: the copy keeps the user's creation time.
-                  store.put(Namespace, StartpointKey(ssp, task).storeKey, text)
-                  fresh += (ssp, task) -> startpoint
-                }
+    stored.foreach {
+      case (text, found @ StoredStartpoint(key @ StartpointKey(ssp, None), startpoint)) =>
+        readers.get(ssp) match {
+          case None => unassigned += found
+          case Some(tasks) =>
+            tasks.foreach { task =>
+              if (!taskLevel.contains((ssp, task))) {
+                // The stored text verbatim: the copy keeps the user's creation time.
+                store.put(Namespace, StartpointKey(ssp, task).storeKey, text)
+                fresh += (ssp, task) -> startpoint
               }
-              store.delete(Namespace, storeKey)
-          }
+            }
+            store.delete(Namespace, key.storeKey)
         }
       case _ =>
     }
 
-    val written = fresh.result()
-    val kept = readTaskLevel(keys, readers, parse, skip = written.keySet)
-    unassigned ++= kept.unassigned
-    FanOutResult(kept.startpoints ++ written, unassigned.result())
+    val existing = taskLevelOf(stored, readers)
+    FanOutResult(fresh.result() ++ existing.startpoints, unassigned.result() ++ existing.unassigned)
   }
 
   /** The task-level startpoints of the current mapping, as [[fanOut]] returned them. */
-  def readFannedOut(taskToSsps: Map[TaskName, Set[SSP]]): Map[(SSP, TaskName), Startpoint] = {
-    val keys = store.keys(Namespace).map(k => k -> StartpointKey.parse(k))
-    readTaskLevel(keys, readersOf(taskToSsps), new Parser, skip = Set.empty).startpoints
-  }
+  def readFannedOut(taskToSsps: Map[TaskName, Set[SSP]]): Map[(SSP, TaskName), Startpoint] =
+    taskLevelOf(readAll(), readersOf(taskToSsps)).startpoints
 
   /**
    * Step 4: deletes the task-level startpoints a committed batch applied. A key whose
@@ -124,21 +111,22 @@ class StartpointManager(store: MetadataStore) {
     readers.iterator.map { case (ssp, tasks) => ssp -> tasks.sorted.toSeq }.toMap
   }
 
-  private def readTaskLevel(
-      keys: Seq[(String, StartpointKey)],
-      readers: Map[SSP, Seq[TaskName]],
-      parse: Parser,
-      skip: collection.Set[(SSP, TaskName)]): FanOutResult = {
+  /** Every stored startpoint with its stored text; corrupt ones fail here, naming the key. */
+  private def readAll(): Seq[(String, StoredStartpoint)] = {
+    val parse = new Parser
+    store.keys(Namespace).flatMap { k =>
+      val key = StartpointKey.parse(k)
+      store.get(Namespace, k).map(text => text -> StoredStartpoint(key, parse(k, text)))
+    }
+  }
+
+  private def taskLevelOf(stored: Seq[(String, StoredStartpoint)], readers: Map[SSP, Seq[TaskName]]): FanOutResult = {
     lazy val current = readers.iterator.flatMap { case (ssp, tasks) => tasks.iterator.map(t => (ssp, t)) }.toSet
     val found = Map.newBuilder[(SSP, TaskName), Startpoint]
     val unassigned = Vector.newBuilder[StoredStartpoint]
-    keys.foreach {
-      case (storeKey, key @ StartpointKey(ssp, Some(task))) if !skip.contains((ssp, task)) =>
-        store.get(Namespace, storeKey).foreach { text =>
-          val startpoint = parse(storeKey, text)
-          if (current.contains((ssp, task))) found += (ssp, task) -> startpoint
-          else unassigned += StoredStartpoint(key, startpoint)
-        }
+    stored.foreach {
+      case (_, s @ StoredStartpoint(StartpointKey(ssp, Some(task)), startpoint)) =>
+        if (current.contains((ssp, task))) found += (ssp, task) -> startpoint else unassigned += s
       case _ =>
     }
     FanOutResult(found.result(), unassigned.result())
