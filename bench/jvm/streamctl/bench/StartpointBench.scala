@@ -1,7 +1,7 @@
 package streamctl.bench
 
 import streamctl.grouper.TaskName
-import streamctl.metadata.InMemoryMetadataStore
+import streamctl.metadata.{FileSystemMetadataStore, InMemoryMetadataStore, MetadataStore}
 import streamctl.startpoint._
 import streamctl.system.{SSP, SystemAdmin}
 
@@ -12,8 +12,10 @@ import streamctl.system.{SSP, SystemAdmin}
  *  - grouped:   2,000 SSPs (10 streams x 200 partitions) in 200 tasks `Partition N`;
  *  - broadcast: every one of the 2,000 SSPs read by all 200 tasks, i.e. 400,000
  *               task-level startpoints (the worst case the product allows).
- * Each shape runs a few times on fresh stores: the first run is cold (JIT), the best shows
- * the steady cost. Prints, never asserts: `./build.sh bench` runs it.
+ * Each shape runs a few times on fresh in-memory stores: the first run is cold (JIT), the
+ * best shows the steady cost. For scale, the grouped shape also runs once on the default
+ * store on local disk, where each key is a file. Prints, never asserts: `./build.sh bench`
+ * runs it.
  *
  * {{{
  * java -cp <test classpath> streamctl.bench.StartpointBench [runs]
@@ -36,18 +38,26 @@ object StartpointBench {
       s"startpoints cycling oldest/upcoming/timestamp/specific, in-memory store and admin, $runs runs, " +
       s"${Runtime.getRuntime.availableProcessors} cores, Java ${System.getProperty("java.version")}")
     for ((shape, mapping) <- Seq("grouped" -> grouped, "broadcast" -> broadcast)) {
-      val times = (1 to runs).map(_ => once(ssps, mapping))
+      val times = (1 to runs).map(_ => once(ssps, mapping, new InMemoryMetadataStore))
       val pairs = mapping.values.map(_.size).sum
       val best = times.minBy(_.total)
       println(f"  $shape%-9s ${pairs}%7d (SSP, task) pairs: first run ${times.head.total}%6.0f ms, best ${best.total}%6.0f ms " +
         f"(fan-out ${best.fanOut}%.0f ms, resolution ${best.resolve}%.0f ms; removal after commit ${best.remove}%.0f ms, not counted)")
     }
+    val dir = java.nio.file.Files.createTempDirectory("streamctl-startpoint-bench")
+    try {
+      val onDisk = once(ssps, grouped, new FileSystemMetadataStore(dir.toString, new org.apache.hadoop.conf.Configuration()))
+      println(f"  grouped on local disk (FileSystemMetadataStore, one run): ${onDisk.total}%6.0f ms " +
+        f"(fan-out ${onDisk.fanOut}%.0f ms, resolution ${onDisk.resolve}%.0f ms; removal after commit ${onDisk.remove}%.0f ms)")
+    } finally {
+      java.nio.file.Files.walk(dir).sorted(java.util.Comparator.reverseOrder()).forEach(p => java.nio.file.Files.delete(p))
+    }
   }
 
   private final case class Times(fanOut: Double, resolve: Double, remove: Double) { def total: Double = fanOut + resolve }
 
-  private def once(ssps: Seq[SSP], mapping: Map[TaskName, Set[SSP]]): Times = {
-    val manager = new StartpointManager(new InMemoryMetadataStore)
+  private def once(ssps: Seq[SSP], mapping: Map[TaskName, Set[SSP]], store: MetadataStore): Times = {
+    val manager = new StartpointManager(store)
     val admin = new SyntheticAdmin
     ssps.zipWithIndex.foreach { case (ssp, i) =>
       manager.write(ssp, i % 4 match {
