@@ -1,6 +1,6 @@
 package streamctl.metadata
 
-import java.util.concurrent.{ConcurrentHashMap, ConcurrentSkipListMap}
+import java.util.concurrent.ConcurrentHashMap
 
 import scala.jdk.CollectionConverters._
 
@@ -16,11 +16,12 @@ import scala.jdk.CollectionConverters._
  * }}}
  */
 class InMemoryMetadataStore extends MetadataStore {
-  // Skip-list maps keep each namespace sorted, so keys() costs no sort on large namespaces.
-  private val namespaces = new ConcurrentHashMap[String, ConcurrentSkipListMap[String, String]]()
+  // Hash maps, sorted only when listed: fan-out of a broadcast stream does hundreds of
+  // thousands of gets, puts and deletes per listing, and sorted maps made those the cost.
+  private val namespaces = new ConcurrentHashMap[String, ConcurrentHashMap[String, String]]()
 
-  private def ns(namespace: String): ConcurrentSkipListMap[String, String] =
-    namespaces.computeIfAbsent(namespace, _ => new ConcurrentSkipListMap[String, String]())
+  private def ns(namespace: String): ConcurrentHashMap[String, String] =
+    namespaces.computeIfAbsent(namespace, _ => new ConcurrentHashMap[String, String]())
 
   override def get(namespace: String, key: String): Option[String] = {
     StoreKeys.validateNamespace(namespace)
@@ -43,7 +44,7 @@ class InMemoryMetadataStore extends MetadataStore {
 
   override def keys(namespace: String): Seq[String] = {
     StoreKeys.validateNamespace(namespace)
-    ns(namespace).keySet().asScala.toVector
+    ns(namespace).keySet().asScala.toVector.sorted
   }
 
   override def toString: String = "InMemoryMetadataStore"

@@ -18,13 +18,15 @@ import streamctl.StreamctlException
  * }}}
  */
 object StoreKeys {
-  private val NamespacePattern = "[A-Za-z0-9][A-Za-z0-9_-]{0,99}".r
 
   /** File name limit of local file systems and HDFS is 255 bytes; leave room for ".json". */
   val MaxEncodedKeyLength = 250
 
+  // Plain loops rather than a regex: every store operation validates, and fan-out of a
+  // broadcast stream does hundreds of thousands of operations.
   def validateNamespace(namespace: String): Unit =
-    if (namespace == null || !NamespacePattern.matches(namespace))
+    if (namespace == null || namespace.isEmpty || namespace.length > 100 || namespace.charAt(0) == '_' || namespace.charAt(0) == '-' ||
+        !namespace.forall(isSafe))
       throw StreamctlException(
         s"Invalid metadata store namespace '$namespace': use 1 to 100 letters, digits, '_' or '-', starting with a letter or digit")
 
@@ -33,10 +35,39 @@ object StoreKeys {
       throw StreamctlException(s"Invalid metadata store key in namespace '$namespace': the key is empty")
     if (key.exists(Character.isISOControl))
       throw StreamctlException(s"Invalid metadata store key '${printable(key)}' in namespace '$namespace': it contains control characters")
-    if (encode(key).length > MaxEncodedKeyLength)
+    if (hasLoneSurrogate(key))
+      throw StreamctlException(s"Invalid metadata store key '${printable(key)}' in namespace '$namespace': it is not valid Unicode (lone surrogate)")
+    if (encodedLength(key) > MaxEncodedKeyLength)
       throw StreamctlException(
         s"Invalid metadata store key '$key' in namespace '$namespace': too long (at most $MaxEncodedKeyLength characters once encoded)")
   }
+
+  /** `encode(key).length`, without building the string. */
+  def encodedLength(key: String): Int = {
+    var n = 0
+    var i = 0
+    while (i < key.length) {
+      val c = key.charAt(i)
+      n += (if (isSafe(c)) 1 else if (c < 0x80) 3 else if (c < 0x800) 6 else if (Character.isSurrogate(c)) 6 else 9)
+      i += 1
+    }
+    n
+  }
+
+  // A lone surrogate becomes '?' in UTF-8, so two different keys would share one file.
+  private def hasLoneSurrogate(key: String): Boolean = {
+    var i = 0
+    while (i < key.length) {
+      val c = key.charAt(i)
+      if (Character.isHighSurrogate(c) && i + 1 < key.length && Character.isLowSurrogate(key.charAt(i + 1))) i += 2
+      else if (Character.isSurrogate(c)) return true
+      else i += 1
+    }
+    false
+  }
+
+  private def isSafe(c: Char): Boolean =
+    (c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z') || (c >= '0' && c <= '9') || c == '_' || c == '-'
 
   /**
    * Percent-encodes every byte except ASCII letters, digits, '_' and '-'. Stricter than
@@ -48,7 +79,7 @@ object StoreKeys {
     val sb = new java.lang.StringBuilder(key.length + 8)
     for (b <- key.getBytes(StandardCharsets.UTF_8)) {
       val c = (b & 0xff).toChar
-      if ((c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z') || (c >= '0' && c <= '9') || c == '_' || c == '-') sb.append(c)
+      if (isSafe(c)) sb.append(c)
       else sb.append('%').append(Hex((b >> 4) & 0xf)).append(Hex(b & 0xf))
     }
     sb.toString
@@ -67,7 +98,7 @@ object StoreKeys {
         if (hi < 0 || lo < 0) return None
         out.write((hi << 4) | lo)
         i += 3
-      } else if ((c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z') || (c >= '0' && c <= '9') || c == '_' || c == '-') {
+      } else if (isSafe(c)) {
         out.write(c.toInt)
         i += 1
       } else return None
@@ -81,5 +112,5 @@ object StoreKeys {
   private val Hex = "0123456789ABCDEF".toCharArray
 
   private def printable(s: String): String =
-    s.flatMap(c => if (Character.isISOControl(c)) f"\\u${c.toInt}%04x" else c.toString)
+    s.flatMap(c => if (Character.isISOControl(c) || Character.isSurrogate(c)) f"\\u${c.toInt}%04x" else c.toString)
 }

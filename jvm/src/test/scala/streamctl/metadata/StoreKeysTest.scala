@@ -18,4 +18,13 @@ class StoreKeysTest {
   @Test def decodeRefusesNamesEncodeCannotProduce(): Unit =
     for (name <- Seq("", "a b", "a.b", "%4", "%zz", "%41", "%2e", "%FF", "a+b"))
       assertEquals(None, StoreKeys.decode(name), name)
+
+  @Test def encodedLengthMatchesEncode(): Unit =
+    for (k <- Seq("", "abc", "a b/c", "é", "ключ", "键", "\uD83D\uDE00", "x" * 300))
+      assertEquals(StoreKeys.encode(k).length, StoreKeys.encodedLength(k), k)
+
+  @Test def loneSurrogateIsRefusedSinceItWouldShareAFileWithQuestionMark(): Unit = {
+    val e = assertThrows(classOf[streamctl.StreamctlException], () => StoreKeys.validateKey("ns", "a\uD800"))
+    assertTrue(e.getMessage.contains("\\ud800"), e.getMessage)
+  }
 }

@@ -1,0 +1,77 @@
+package streamctl.startpoint
+
+import com.fasterxml.jackson.databind.JsonNode
+
+import streamctl.{Json, StreamctlException}
+import streamctl.startpoint.Startpoint._
+
+/**
+ * The stored form of a startpoint: a JSON object with `type`, `creationTime` (epoch ms),
+ * `version` and the type's own fields.
+ *
+ * {{{
+ * StartpointJson.write(Startpoint.Specific(42, 1700000000000L))
+ * // {"version":1,"type":"specific","creationTime":1700000000000,"offset":42}
+ * StartpointJson.read(text, what = "metadata store key 'kafka/orders/3'")
+ * }}}
+ *
+ * Reading is strict: an unknown type, a newer version, a missing or mistyped field is an
+ * error naming `what`, never a guess, because a wrong guess moves a query's offsets.
+ */
+object StartpointJson {
+  val Version = 1
+
+  def write(startpoint: Startpoint): String = {
+    val node = Json.obj()
+    node.put("version", Version)
+    startpoint.accept(new StartpointVisitor[Unit] {
+      def visitSpecific(s: Specific): Unit = { node.put("type", "specific"); node.put("creationTime", s.creationTimeMs); node.put("offset", s.offset) }
+      def visitTimestamp(s: Timestamp): Unit = { node.put("type", "timestamp"); node.put("creationTime", s.creationTimeMs); node.put("timestamp", s.epochMs) }
+      def visitOldest(s: Oldest): Unit = { node.put("type", "oldest"); node.put("creationTime", s.creationTimeMs) }
+      def visitUpcoming(s: Upcoming): Unit = { node.put("type", "upcoming"); node.put("creationTime", s.creationTimeMs) }
+      def visitCustom(s: Custom): Unit = {
+        node.put("type", "custom"); node.put("creationTime", s.creationTimeMs); node.put("kind", s.kind); node.put("payload", s.payload)
+      }
+    })
+    Json.write(node)
+  }
+
+  /** Parses a stored startpoint; `what` names its origin (a store key) in every error. */
+  def read(text: String, what: String): Startpoint = {
+    val node = Json.parse(text, what)
+    if (!node.isObject) throw StreamctlException(s"Corrupt startpoint in $what: expected a JSON object, got '${abbreviate(text)}'")
+    try {
+      val version = long(node, "version", what)
+      if (version > Version || version < 1)
+        throw StreamctlException(s"Unsupported startpoint version $version in $what (this streamctl reads version $Version)")
+      val created = long(node, "creationTime", what)
+      string(node, "type", what) match {
+        case "specific"  => Specific(long(node, "offset", what), created)
+        case "timestamp" => Timestamp(long(node, "timestamp", what), created)
+        case "oldest"    => Oldest(created)
+        case "upcoming"  => Upcoming(created)
+        case "custom"    => Custom(string(node, "kind", what), string(node, "payload", what), created)
+        case other =>
+          throw StreamctlException(s"Unknown startpoint type '$other' in $what (known: specific, timestamp, oldest, upcoming, custom)")
+      }
+    } catch {
+      // A field that parses but breaks a constructor rule (negative offset) is corruption too.
+      case e: StreamctlException if !e.getMessage.contains(what) => throw StreamctlException(s"Corrupt startpoint in $what: ${e.getMessage}", e)
+    }
+  }
+
+  private def long(node: JsonNode, name: String, what: String): Long = {
+    val f = Json.field(node, name, what)
+    if (!f.isIntegralNumber || !f.canConvertToLong)
+      throw StreamctlException(s"Corrupt startpoint in $what: field '$name' must be a whole number, got ${f.toString}")
+    f.asLong
+  }
+
+  private def string(node: JsonNode, name: String, what: String): String = {
+    val f = Json.field(node, name, what)
+    if (!f.isTextual) throw StreamctlException(s"Corrupt startpoint in $what: field '$name' must be a string, got ${f.toString}")
+    f.asText
+  }
+
+  private def abbreviate(s: String): String = if (s.length <= 80) s else s.take(77) + "..."
+}

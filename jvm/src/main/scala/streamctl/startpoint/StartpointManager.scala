@@ -1,0 +1,151 @@
+package streamctl.startpoint
+
+import scala.collection.mutable
+
+import streamctl.grouper.TaskName
+import streamctl.metadata.MetadataStore
+import streamctl.system.SSP
+
+/**
+ * Reads and writes startpoints in the metadata store (namespace `startpoints`, keys as in
+ * [[StartpointKey]], values as in [[StartpointJson]]) and carries out their life cycle:
+ *
+ *  1. a user (CLI, Python) writes a startpoint for an SSP or for an SSP and a task;
+ *  2. at query start, [[fanOut]] copies each SSP-only startpoint to every task reading the
+ *     SSP, keeping task-level ones already there, then removes the SSP-only key;
+ *  3. the query resolves and applies the task-level startpoints in its next batch;
+ *  4. once that batch has committed, [[removeFannedOut]] deletes them. A crash before the
+ *     commit leaves them in place, so the replayed batch applies them again.
+ *
+ * {{{
+ * val manager = new StartpointManager(store)
+ * manager.write(SSP.kafka("orders", 3), Startpoint.oldest())
+ * val fanned = manager.fanOut(Map(TaskName("Partition 3") -> Set(SSP.kafka("orders", 3))))
+ * // ... batch planned from fanned.startpoints commits ...
+ * manager.removeFannedOut(fanned.startpoints)
+ * }}}
+ */
+class StartpointManager(store: MetadataStore) {
+  import StartpointManager.Namespace
+
+  def write(ssp: SSP, startpoint: Startpoint): Unit = write(StartpointKey(ssp), startpoint)
+  def write(ssp: SSP, task: TaskName, startpoint: Startpoint): Unit = write(StartpointKey(ssp, task), startpoint)
+  def write(key: StartpointKey, startpoint: Startpoint): Unit = store.put(Namespace, key.storeKey, StartpointJson.write(startpoint))
+
+  def read(ssp: SSP): Option[Startpoint] = read(StartpointKey(ssp))
+  def read(ssp: SSP, task: TaskName): Option[Startpoint] = read(StartpointKey(ssp, task))
+  def read(key: StartpointKey): Option[Startpoint] = readStoreKey(key.storeKey)
+
+  def delete(ssp: SSP): Unit = delete(StartpointKey(ssp))
+  def delete(ssp: SSP, task: TaskName): Unit = delete(StartpointKey(ssp, task))
+  def delete(key: StartpointKey): Unit = store.delete(Namespace, key.storeKey)
+
+  /** Every stored startpoint, SSP-only and task-level, sorted by store key. */
+  def list(): Seq[StoredStartpoint] = readAll().map(_._2)
+
+  /**
+   * Step 2 of the life cycle, for the query's current SSP -> task mapping (given as the
+   * grouper's task -> SSPs). Every stored startpoint is read and parsed before anything is
+   * written, so a corrupt one fails the query start with nothing moved. Idempotent and
+   * crash-safe: each SSP's task-level copies are written before its SSP-only key is deleted,
+   * and an existing task-level key is never overwritten, so a run interrupted anywhere and
+   * run again ends in the same state with the same result.
+   */
+  def fanOut(taskToSsps: Map[TaskName, Set[SSP]]): FanOutResult = {
+    val readers = readersOf(taskToSsps)
+    val stored = readAll()
+    val taskLevel = stored.iterator.collect { case (_, StoredStartpoint(StartpointKey(ssp, Some(t)), _)) => (ssp, t) }.toSet
+    val fresh = Map.newBuilder[(SSP, TaskName), Startpoint]
+    val unassigned = Vector.newBuilder[StoredStartpoint]
+
+    stored.foreach {
+      case (text, found @ StoredStartpoint(key @ StartpointKey(ssp, None), startpoint)) =>
+        readers.get(ssp) match {
+          case None => unassigned += found
+          case Some(tasks) =>
+            tasks.foreach { task =>
+              if (!taskLevel.contains((ssp, task))) {
+                // The stored text verbatim: the copy keeps the user's creation time.
+                store.put(Namespace, StartpointKey(ssp, task).storeKey, text)
+                fresh += (ssp, task) -> startpoint
+              }
+            }
+            store.delete(Namespace, key.storeKey)
+        }
+      case _ =>
+    }
+
+    val existing = taskLevelOf(stored, readers)
+    FanOutResult(fresh.result() ++ existing.startpoints, unassigned.result() ++ existing.unassigned)
+  }
+
+  /** The task-level startpoints of the current mapping, as [[fanOut]] returned them. */
+  def readFannedOut(taskToSsps: Map[TaskName, Set[SSP]]): Map[(SSP, TaskName), Startpoint] =
+    taskLevelOf(readAll(), readersOf(taskToSsps)).startpoints
+
+  /**
+   * Step 4: deletes the task-level startpoints a committed batch applied. A key whose
+   * startpoint changed since (a user wrote a new one meanwhile) is kept, so the new request
+   * is not lost; those keys are returned.
+   */
+  def removeFannedOut(applied: Map[(SSP, TaskName), Startpoint]): Set[(SSP, TaskName)] = {
+    val changed = Set.newBuilder[(SSP, TaskName)]
+    val parse = new Parser
+    applied.foreach { case ((ssp, task), startpoint) =>
+      val key = StartpointKey(ssp, task)
+      store.get(Namespace, key.storeKey).map(parse(key.storeKey, _)) match {
+        case Some(`startpoint`) => store.delete(Namespace, key.storeKey)
+        case Some(_)            => changed += ((ssp, task))
+        case None               =>
+      }
+    }
+    changed.result()
+  }
+
+  private def readStoreKey(storeKey: String): Option[Startpoint] =
+    store.get(Namespace, storeKey).map(text => StartpointJson.read(text, StartpointManager.describeKey(storeKey)))
+
+  private def readersOf(taskToSsps: Map[TaskName, Set[SSP]]): Map[SSP, Seq[TaskName]] = {
+    val readers = mutable.HashMap.empty[SSP, mutable.ArrayBuffer[TaskName]]
+    taskToSsps.foreach { case (task, ssps) => ssps.foreach(ssp => readers.getOrElseUpdate(ssp, mutable.ArrayBuffer.empty) += task) }
+    readers.iterator.map { case (ssp, tasks) => ssp -> tasks.sorted.toSeq }.toMap
+  }
+
+  /** Every stored startpoint with its stored text; corrupt ones fail here, naming the key. */
+  private def readAll(): Seq[(String, StoredStartpoint)] = {
+    val parse = new Parser
+    store.keys(Namespace).flatMap { k =>
+      val key = StartpointKey.parse(k)
+      store.get(Namespace, k).map(text => text -> StoredStartpoint(key, parse(k, text)))
+    }
+  }
+
+  private def taskLevelOf(stored: Seq[(String, StoredStartpoint)], readers: Map[SSP, Seq[TaskName]]): FanOutResult = {
+    lazy val current = readers.iterator.flatMap { case (ssp, tasks) => tasks.iterator.map(t => (ssp, t)) }.toSet
+    val found = Map.newBuilder[(SSP, TaskName), Startpoint]
+    val unassigned = Vector.newBuilder[StoredStartpoint]
+    stored.foreach {
+      case (_, s @ StoredStartpoint(StartpointKey(ssp, Some(task)), startpoint)) =>
+        if (current.contains((ssp, task))) found += (ssp, task) -> startpoint else unassigned += s
+      case _ =>
+    }
+    FanOutResult(found.result(), unassigned.result())
+  }
+
+  /**
+   * Parses stored JSON, once per distinct text: a broadcast SSP's copies for hundreds of
+   * tasks share one text, and parsing dominates fan-out time otherwise.
+   */
+  private final class Parser {
+    private val cache = mutable.HashMap.empty[String, Startpoint]
+    def apply(storeKey: String, text: String): Startpoint =
+      cache.getOrElseUpdate(text, StartpointJson.read(text, StartpointManager.describeKey(storeKey)))
+  }
+}
+
+object StartpointManager {
+  /** The metadata store namespace holding startpoints. */
+  val Namespace = "startpoints"
+
+  private def describeKey(storeKey: String): String = s"metadata store key '$storeKey' (namespace '$Namespace')"
+}

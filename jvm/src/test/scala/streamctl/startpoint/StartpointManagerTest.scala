@@ -1,0 +1,157 @@
+package streamctl.startpoint
+
+import java.nio.file.Files
+
+import org.apache.hadoop.conf.Configuration
+import org.junit.jupiter.api.Assertions._
+import org.junit.jupiter.api.Test
+
+import streamctl.StreamctlException
+import streamctl.grouper.TaskName
+import streamctl.metadata.{InMemoryMetadataStore, MetadataStore}
+import streamctl.startpoint.Startpoint._
+import streamctl.system.SSP
+
+class StartpointManagerTest {
+  private val orders0 = SSP.kafka("orders", 0)
+  private val orders1 = SSP.kafka("orders", 1)
+  private val rates = SSP.kafka("rates", 0) // broadcast: read by every task
+  private val (t0, t1) = (TaskName("Partition 0"), TaskName("Partition 1"))
+  private val mapping = Map(t0 -> Set(orders0, rates), t1 -> Set(orders1, rates))
+
+  private val store = new InMemoryMetadataStore
+  private val manager = new StartpointManager(store)
+  private val ns = StartpointManager.Namespace
+
+  @Test def writeReadDeleteBySspAndByTaskAreSeparate(): Unit = {
+    manager.write(orders0, Oldest(1))
+    manager.write(orders0, t0, Specific(5, 2))
+    assertEquals(Some(Oldest(1)), manager.read(orders0))
+    assertEquals(Some(Specific(5, 2)), manager.read(orders0, t0))
+    assertEquals(None, manager.read(orders0, t1))
+    manager.delete(orders0)
+    assertEquals(None, manager.read(orders0))
+    assertEquals(Some(Specific(5, 2)), manager.read(orders0, t0))
+    manager.delete(orders0, t0)
+    assertEquals(Seq.empty, store.keys(ns))
+  }
+
+  @Test def listShowsEverythingWithItsKey(): Unit = {
+    manager.write(rates, Upcoming(1))
+    manager.write(orders0, t0, Timestamp(9, 2))
+    assertEquals(
+      Seq(StoredStartpoint(StartpointKey(orders0, t0), Timestamp(9, 2)), StoredStartpoint(StartpointKey(rates), Upcoming(1))),
+      manager.list())
+  }
+
+  @Test def corruptValueIsAnErrorNamingTheKey(): Unit = {
+    store.put(ns, "kafka/orders/0", "{oops")
+    val m = assertThrows(classOf[StreamctlException], () => manager.read(orders0)).getMessage
+    assertTrue(m.contains("'kafka/orders/0'") && m.contains("'startpoints'"), m)
+  }
+
+  @Test def fanOutCopiesToEveryReaderIncludingBroadcastAndRemovesTheSspKey(): Unit = {
+    manager.write(orders0, Oldest(1))
+    manager.write(rates, Timestamp(50, 2))
+    val result = manager.fanOut(mapping)
+    assertEquals(Map((orders0, t0) -> Oldest(1), (rates, t0) -> Timestamp(50, 2), (rates, t1) -> Timestamp(50, 2)), result.startpoints)
+    assertEquals(Seq.empty, result.unassigned)
+    assertEquals(None, manager.read(orders0))
+    assertEquals(None, manager.read(rates))
+    assertEquals(Seq("kafka/orders/0/Partition 0", "kafka/rates/0/Partition 0", "kafka/rates/0/Partition 1"), store.keys(ns))
+  }
+
+  @Test def taskLevelStartpointWinsOverTheSspOne(): Unit = {
+    manager.write(rates, Oldest(1))
+    manager.write(rates, t1, Specific(3, 2))
+    val result = manager.fanOut(mapping)
+    assertEquals(Map((rates, t0) -> Oldest(1), (rates, t1) -> Specific(3, 2)), result.startpoints)
+    assertEquals(None, manager.read(rates))
+  }
+
+  @Test def startpointsNoTaskReadsAreLeftAndReported(): Unit = {
+    val other = SSP.kafka("other", 0)
+    manager.write(other, Oldest(1))
+    manager.write(orders0, t1, Upcoming(2)) // t1 does not read orders-0
+    val result = manager.fanOut(mapping)
+    assertEquals(Map.empty, result.startpoints)
+    assertEquals(Seq(StoredStartpoint(StartpointKey(orders0, t1), Upcoming(2)), StoredStartpoint(StartpointKey(other), Oldest(1))),
+      result.unassigned.sortBy(_.key.storeKey))
+    assertEquals(Some(Oldest(1)), manager.read(other))
+  }
+
+  @Test def fanOutIsIdempotentAndReadFannedOutAgrees(): Unit = {
+    manager.write(rates, Oldest(1))
+    manager.write(orders1, t1, Specific(4, 2))
+    val first = manager.fanOut(mapping)
+    val keysAfterFirst = store.keys(ns)
+    assertEquals(first, manager.fanOut(mapping))
+    assertEquals(keysAfterFirst, store.keys(ns))
+    assertEquals(first.startpoints, manager.readFannedOut(mapping))
+  }
+
+  /** Fails every put after the first `allowed`, like a driver killed mid-way. */
+  private class CrashingStore(under: MetadataStore, allowed: Int) extends MetadataStore {
+    private var puts = 0
+    def get(n: String, k: String) = under.get(n, k)
+    def put(n: String, k: String, v: String): Unit = { puts += 1; if (puts > allowed) throw new RuntimeException("killed"); under.put(n, k, v) }
+    def delete(n: String, k: String): Unit = under.delete(n, k)
+    def keys(n: String) = under.keys(n)
+  }
+
+  @Test def crashMidFanOutThenRerunGivesTheCleanResult(): Unit = {
+    val tasks = (0 until 5).map(i => TaskName(s"Partition $i"))
+    val wide = tasks.map(t => t -> Set(rates, orders0)).toMap
+    def seed(m: StartpointManager): Unit = { m.write(rates, Timestamp(7, 1)); m.write(orders0, Oldest(2)); m.write(orders0, tasks(3), Upcoming(3)) }
+
+    val clean = new StartpointManager(new InMemoryMetadataStore)
+    seed(clean)
+    val expected = clean.fanOut(wide)
+
+    for (crashAfter <- 0 until 9) {
+      val shared = new InMemoryMetadataStore
+      seed(new StartpointManager(shared))
+      assertThrows(classOf[RuntimeException], () => new StartpointManager(new CrashingStore(shared, crashAfter)).fanOut(wide))
+      assertEquals(expected, new StartpointManager(shared).fanOut(wide), s"crash after $crashAfter puts")
+    }
+  }
+
+  @Test def crashBeforeCommitAppliesTheSameStartpointsAgain(): Unit = {
+    manager.write(rates, Timestamp(7, 1))
+    val planned = manager.fanOut(mapping).startpoints
+    // Killed after planning, before the batch committed: nothing was removed.
+    val restarted = new StartpointManager(store).fanOut(mapping).startpoints
+    assertEquals(planned, restarted)
+    assertEquals(Set.empty, manager.removeFannedOut(restarted))
+    assertEquals(Seq.empty, store.keys(ns))
+    assertEquals(Map.empty, manager.fanOut(mapping).startpoints)
+  }
+
+  @Test def removeKeepsAStartpointRewrittenSinceItWasApplied(): Unit = {
+    manager.write(rates, Oldest(1))
+    val applied = manager.fanOut(mapping).startpoints
+    manager.write(rates, t1, Specific(9, 5)) // the user asks again while the batch runs
+    assertEquals(Set((rates, t1)), manager.removeFannedOut(applied))
+    assertEquals(Seq(StoredStartpoint(StartpointKey(rates, t1), Specific(9, 5))), manager.list())
+  }
+
+  @Test def corruptStartpointStopsFanOutBeforeAnythingMoves(): Unit = {
+    manager.write(orders0, Oldest(1))
+    store.put(ns, "kafka/rates/0", """{"type":"sideways"}""")
+    val m = assertThrows(classOf[StreamctlException], () => manager.fanOut(mapping)).getMessage
+    assertTrue(m.contains("'kafka/rates/0'"), m)
+    // orders-0 sorts before the corrupt key, and still nothing moved.
+    assertEquals(Seq("kafka/orders/0", "kafka/rates/0"), store.keys(ns))
+  }
+
+  @Test def worksOnTheFileSystemStoreWithTaskNamesWithSpaces(): Unit = {
+    val dir = Files.createTempDirectory("streamctl-sp")
+    val fsManager = new StartpointManager(MetadataStore.open(dir.toString, new Configuration()))
+    fsManager.write(rates, Oldest(1))
+    val result = fsManager.fanOut(mapping)
+    assertEquals(Map((rates, t0) -> Oldest(1), (rates, t1) -> Oldest(1)), result.startpoints)
+    assertEquals(result.startpoints, new StartpointManager(MetadataStore.open(dir.toUri.toString, new Configuration())).readFannedOut(mapping))
+    fsManager.removeFannedOut(result.startpoints)
+    assertEquals(Seq.empty, fsManager.list())
+  }
+}
