@@ -112,7 +112,7 @@ final class BootstrappingChooser(wrapped: MessageChooser, isBootstrap: SSP => Bo
     if (laggingCount == 0) return wrapped.choose()
     val e = wrapped.choose()
     if (e != null) {
-      val id = index.idOf(e.ssp)
+      val id = index.require(e.ssp, "BootstrappingChooser (from its wrapped chooser)")
       offered(id) = false
       if (lagging(id) && (e.offset + 1 >= head(id) || reached(id) >= head(id))) caughtUp(id)
     }
