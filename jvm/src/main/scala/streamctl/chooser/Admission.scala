@@ -1,0 +1,110 @@
+package streamctl.chooser
+
+import streamctl.StreamctlException
+import streamctl.system.SSP
+
+/**
+ * What the planner knows about one SSP when it plans a batch.
+ *
+ * @param start          next offset to read (the previous batch's end)
+ * @param head           offset the next written record will get, as of now
+ * @param startTimestamp timestamp of the record at `start` if known, else -1; only speeds up
+ *                       time-aligned planning (the previous batch's frontier is a fine value)
+ */
+final case class SspBacklog(start: Long, head: Long, startTimestamp: Long = -1L) {
+  def available: Long = math.max(0L, head - start)
+}
+
+/**
+ * End offset (exclusive) per SSP for one batch.
+ *
+ * @param bootstrapping true when the batch only reads bootstrap SSPs, because one of them
+ *                      was still behind its start-time head when it was planned
+ * @param frontier      for time-aligned planning, the event time T such that every SSP
+ *                      is read at least up to its first record stamped >= T
+ */
+final case class AdmissionPlan(ends: Map[SSP, Long], bootstrapping: Boolean, frontier: Option[Long]) {
+  def admitted(backlog: Map[SSP, SspBacklog]): Long = ends.iterator.map { case (s, e) => e - backlog(s).start }.sum
+}
+
+/**
+ * Shares one batch's record budget between SSPs (the driver side of the chooser):
+ *  1. Bootstrap first: while any bootstrap SSP's start is behind its start-time head, only
+ *     bootstrap SSPs that are behind are read, each at most up to that head; every other SSP
+ *     gets nothing. Leftover budget is not passed on, so no batch mixes bootstrap reading
+ *     with other streams (their tasks run in parallel, so only batch boundaries order them).
+ *  2. Then priority tiers, highest first: a tier takes what it can of the budget and passes
+ *     the rest down.
+ *  3. Inside a tier, fair share by [[WaterFilling]], or with `chooser=time-aligned` one common
+ *     event-time frontier by [[TimeFrontier]] (bootstrap reading stays fair share: it must
+ *     finish whatever the time).
+ * Without a budget every SSP is read to its head, except while bootstrapping.
+ * Deterministic: SSPs are visited in SSP order, so equal inputs plan equal batches.
+ *
+ * {{{
+ * val plan = Admission.plan(
+ *   backlog = Map(cur0 -> SspBacklog(0, 50), tx0 -> SspBacklog(0, 1000)),
+ *   config = ChooserConfig.parse(Map("stream.currency.bootstrap" -> "true"), Seq("currency", "tx")),
+ *   bootstrapHeads = Map(cur0 -> 50L),
+ *   budget = Some(100))
+ * plan.ends   // Map(cur0 -> 50, tx0 -> 0): bootstrap first
+ * }}}
+ */
+object Admission {
+  /** For plans that never align on time. */
+  val noTimeIndex: (SSP, Long) => Long = (ssp, _) =>
+    throw StreamctlException(s"Time-aligned admission for ${ssp.key} needs an offsets-for-times function")
+
+  /**
+   * @param bootstrapHeads start-time head of every bootstrap SSP (recorded at query start)
+   * @param budget         `max.records.per.batch` or the Spark read limit; None = all available
+   * @param offsetForTime  first offset of an SSP whose timestamp is >= t (-1 when none);
+   *                       used only for `chooser=time-aligned` with a budget
+   */
+  def plan(backlog: Map[SSP, SspBacklog], config: ChooserConfig, bootstrapHeads: Map[SSP, Long],
+           budget: Option[Long], offsetForTime: (SSP, Long) => Long = noTimeIndex): AdmissionPlan = {
+    budget.foreach(b => if (b <= 0) throw StreamctlException(s"Record budget must be > 0, got $b"))
+    val ssps = backlog.keys.toIndexedSeq.sorted
+    val none = ssps.map(s => s -> backlog(s).start).toMap
+
+    val behind = ssps.filter(s => config.isBootstrap(s.stream)).filter { s =>
+      val head = bootstrapHeads.getOrElse(s,
+        throw StreamctlException(s"Bootstrap SSP ${s.key} has no start-time head offset; the planner must record one"))
+      backlog(s).start < head
+    }
+    if (behind.nonEmpty) {
+      val capped = behind.map(s => s -> backlog(s).copy(head = math.min(backlog(s).head, bootstrapHeads(s)))).toMap
+      val (ends, _) = byTiers(behind, capped, config, budget, timeAligned = false, offsetForTime)
+      return AdmissionPlan(none ++ ends, bootstrapping = true, frontier = None)
+    }
+
+    val (ends, frontier) = byTiers(ssps, backlog, config, budget, config.timeAligned, offsetForTime)
+    AdmissionPlan(none ++ ends, bootstrapping = false, frontier)
+  }
+
+  private def byTiers(ssps: IndexedSeq[SSP], backlog: Map[SSP, SspBacklog], config: ChooserConfig, budget: Option[Long],
+                      timeAligned: Boolean, offsetForTime: (SSP, Long) => Long): (Map[SSP, Long], Option[Long]) = {
+    if (budget.isEmpty) return (ssps.map(s => s -> math.max(backlog(s).start, backlog(s).head)).toMap, None)
+    var remaining = budget.get
+    var frontier: Option[Long] = None
+    val tiers = ssps.groupBy(s => config.priorityOf(s.stream)).toSeq.sortBy(-_._1)
+    val ends = tiers.flatMap { case (_, tier) =>
+      val starts = tier.map(backlog(_).start).toArray
+      val tierEnds =
+        if (remaining == 0) starts
+        else if (timeAligned) {
+          val r = TimeFrontier.plan(tier, starts, tier.map(backlog(_).head).toArray,
+            tier.map(backlog(_).startTimestamp).toArray, remaining, offsetForTime)
+          // With tiers the highest tier's frontier is the one worth reporting: it moved first.
+          if (frontier.isEmpty) frontier = r.frontier
+          r.ends
+        } else {
+          val granted = WaterFilling.share(tier.map(backlog(_).available).toArray, remaining)
+          Array.tabulate(tier.length)(i => starts(i) + granted(i))
+        }
+      remaining -= tier.indices.map(i => tierEnds(i) - starts(i)).sum
+      tier.zip(tierEnds)
+    }
+    (ends.toMap, frontier)
+  }
+}

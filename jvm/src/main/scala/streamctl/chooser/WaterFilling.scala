@@ -1,0 +1,45 @@
+package streamctl.chooser
+
+/**
+ * Fair share of a record budget: every claimant gets the same amount, and what a small
+ * claimant cannot use is shared again among the others (water-filling). When the budget
+ * does not divide evenly the extra records go one each to the first unsatisfied claimants
+ * in input order, so equal inputs always give equal outputs.
+ *
+ * {{{
+ * WaterFilling.share(Array(2L, 100L, 100L), budget = 12)   // Array(2, 5, 5)
+ * WaterFilling.share(Array(2L, 100L, 100L), budget = 13)   // Array(2, 6, 5)
+ * }}}
+ */
+object WaterFilling {
+  /** Per claimant, how many of its `demands` fit; the result sums to min(budget, demands.sum). */
+  def share(demands: Array[Long], budget: Long): Array[Long] = {
+    val n = demands.length
+    val granted = new Array[Long](n)
+    // Smallest demands first: once one fits under the current level it is fully served.
+    val bySize = (0 until n).sortBy(i => (demands(i), i)).toArray
+    var remaining = math.max(0L, budget)
+    var active = n
+    var k = 0
+    while (k < n) {
+      val i = bySize(k)
+      val level = remaining / active
+      if (demands(i) <= level) {
+        granted(i) = math.max(0L, demands(i))
+        remaining -= granted(i)
+        active -= 1
+        k += 1
+      } else {
+        // Every claimant left wants more than the level: all get it, the remainder goes in input order.
+        val rest = bySize.drop(k).sorted
+        var extra = remaining - level * active
+        rest.foreach { j =>
+          granted(j) = level + (if (extra > 0) 1 else 0)
+          if (extra > 0) extra -= 1
+        }
+        k = n
+      }
+    }
+    granted
+  }
+}
