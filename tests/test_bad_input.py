@@ -8,6 +8,7 @@ import pytest
 from pyspark.errors import StreamingQueryException
 
 from streamctl import kafka, options
+from streamctl._jvm import jvm
 
 from conftest import run_available_now
 
@@ -122,7 +123,7 @@ def test_records_gone_from_the_broker_fail_unless_data_loss_is_allowed(spark, se
     kafka.delete_records_before(spark, servers, stream, 0, 15)
     # A warm consumer may already hold 10..19 from its prefetch, which is no loss at all;
     # drop it, as an executor restart would, so the reader must go back to the broker.
-    spark.sparkContext._jvm.streamctl.system.ConsumerPool.clear()  # noqa: SLF001
+    jvm(spark).streamctl.system.ConsumerPool.clear()
 
     q = (
         df.writeStream.foreachBatch(lambda b, i: b.count())

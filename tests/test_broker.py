@@ -15,6 +15,7 @@ from collections.abc import Iterator
 from pathlib import Path
 
 import pytest
+
 import streamctl
 from streamctl.broker import BrokerError, KafkaBroker, ensure_kafka_jars
 from streamctl.testing import kafka_broker

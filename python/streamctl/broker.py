@@ -341,20 +341,20 @@ class KafkaBroker:
             if code is not None:
                 raise BrokerError(
                     f"the Kafka broker exited with code {code} while starting on "
-                    f"{_HOST}:{self._port}. Broker log:\n{self._log_tail()}"
+                    f"{_HOST}:{self._port}. Broker log:\n{self.log_tail()}"
                 )
             if time.monotonic() > deadline:
                 self._end_process(graceful=False, timeout=0)
                 raise BrokerError(
                     f"the Kafka broker was not serving on {_HOST}:{self._port} after "
-                    f"{self._start_timeout:.0f} s. Broker log:\n{self._log_tail()}"
+                    f"{self._start_timeout:.0f} s. Broker log:\n{self.log_tail()}"
                 )
             time.sleep(0.05)
 
     def _lost_port_race(self) -> bool:
-        return "Address already in use" in self._log_tail()
+        return "Address already in use" in self.log_tail()
 
-    def _log_tail(self) -> str:
+    def log_tail(self) -> str:
         parts = []
         for path in (self.log_file, self.work_dir / "broker.out"):
             if path.exists():
@@ -477,7 +477,7 @@ def _serve_forever(port: int | None) -> int:
         while broker.running:
             time.sleep(0.5)
         print(
-            f"the Kafka broker exited on its own. Broker log:\n{broker._log_tail()}",
+            f"the Kafka broker exited on its own. Broker log:\n{broker.log_tail()}",
             file=sys.stderr,
         )
         return 1

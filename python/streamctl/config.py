@@ -50,7 +50,7 @@ def configure_spark(builder: _Builder, **conf: str) -> _Builder:
 def _append(builder: SparkSession.Builder, key: str, value: str) -> None:
     # Builder._options is where pyspark keeps pending settings; reading it keeps the
     # user's own jars/listeners instead of overwriting them.
-    current = builder._options.get(key, "")
+    current = builder._options.get(key, "")  # noqa: SLF001
     items = [item for item in current.split(",") if item]
     if value not in items:
         items.append(value)

@@ -14,9 +14,11 @@ from typing import Any
 
 from pyspark.sql import SparkSession
 
+from streamctl._jvm import jvm
+
 
 def _tools(spark: SparkSession) -> Any:
-    return spark.sparkContext._jvm.streamctl.system.KafkaTools
+    return jvm(spark).streamctl.system.KafkaTools
 
 
 def create_stream(spark: SparkSession, servers: str, stream: str, partitions: int) -> None:
