@@ -83,7 +83,7 @@ build_wheel() {
 
 fetch_broker() {
   # The broker's jars come from Maven Central through Maven, cached once per machine.
-  "$PY" -m streamctl broker --fetch-only
+  "$PY" -m streamctl broker --fetch-only >/dev/null
 }
 
 clean_processes() {

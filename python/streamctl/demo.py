@@ -118,6 +118,7 @@ def main(argv: list[str] | None = None) -> int:
                 SparkSession.builder.master("local[2]")
                 .appName("streamctl-demo")
                 .config("spark.ui.enabled", "false")
+                .config("spark.ui.showConsoleProgress", "false")
                 .config("spark.sql.shuffle.partitions", "4")
             ).getOrCreate()
             spark.sparkContext.setLogLevel("ERROR")

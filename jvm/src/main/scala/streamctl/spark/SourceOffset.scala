@@ -20,6 +20,11 @@ import streamctl.system.SSP
  * Positions are per task because one SSP can be read by several tasks (broadcast streams),
  * each from its own position (a task-level startpoint moves only that task).
  *
+ * `starts` holds, for the batch that ends at this offset, where it begins for the task SSPs
+ * whose beginning is not the previous offset's position: a startpoint moved it, or the SSP
+ * is new (partition expansion). Recording it here, in the batch's own end offset, is what
+ * makes a replay after a crash read the same records.
+ *
  * The JSON is deterministic (sorted keys): Spark decides "no new data" by comparing
  * offsets, so equal content must give equal text.
  *
@@ -27,7 +32,10 @@ import streamctl.system.SSP
  * {"version":1,"tasks":{"Partition 0":{"kafka/orders/0":42}},"state":{}}
  * }}}
  */
-final case class SourceOffset(tasks: Map[TaskName, Map[SSP, Long]], state: Map[String, JsonNode] = Map.empty) extends Offset {
+final case class SourceOffset(
+    tasks: Map[TaskName, Map[SSP, Long]],
+    state: Map[String, JsonNode] = Map.empty,
+    starts: Map[TaskName, Map[SSP, Long]] = Map.empty) extends Offset {
 
   override lazy val json: String = {
     val root = Json.obj()
@@ -37,6 +45,13 @@ final case class SourceOffset(tasks: Map[TaskName, Map[SSP, Long]], state: Map[S
       val p = t.putObject(task.name)
       positions.toSeq.sortBy(_._1).foreach { case (ssp, o) => p.put(ssp.key, o) }
     }
+    if (starts.nonEmpty) {
+      val b = root.putObject("starts")
+      starts.toSeq.sortBy(_._1).foreach { case (task, positions) =>
+        val p = b.putObject(task.name)
+        positions.toSeq.sortBy(_._1).foreach { case (ssp, o) => p.put(ssp.key, o) }
+      }
+    }
     val st = root.putObject("state")
     state.toSeq.sortBy(_._1).foreach { case (k, v) => st.set[JsonNode](k, v) }
     Json.write(root)
@@ -45,9 +60,9 @@ final case class SourceOffset(tasks: Map[TaskName, Map[SSP, Long]], state: Map[S
   def withState(key: String, value: JsonNode): SourceOffset = copy(state = state + (key -> value))
   def withoutState(key: String): SourceOffset = copy(state = state - key)
 
-  /** Replaces positions with `f(task, ssp, position)`. */
-  def mapPositions(f: (TaskName, SSP, Long) => Long): SourceOffset =
-    copy(tasks = tasks.map { case (t, ps) => t -> ps.map { case (s, o) => s -> f(t, s, o) } })
+  /** Where the batch ending here begins for `task`'s `ssp`, given the previous offset. */
+  def startOf(previous: SourceOffset, task: TaskName, ssp: SSP): Option[Long] =
+    starts.get(task).flatMap(_.get(ssp)).orElse(previous.tasks.get(task).flatMap(_.get(ssp)))
 
   lazy val ssps: Set[SSP] = tasks.values.flatMap(_.keys).toSet
 
@@ -68,10 +83,12 @@ object SourceOffset {
     val version = Json.field(root, "version", what).asInt()
     if (version > Version) throw StreamctlException(
       s"The query checkpoint holds a streamctl offset of version $version; this streamctl knows up to $Version. Upgrade streamctl")
-    val tasks = Json.field(root, "tasks", what).properties().asScala.map { e =>
+    def positions(node: JsonNode): Map[TaskName, Map[SSP, Long]] = node.properties().asScala.map { e =>
       TaskName(e.getKey) -> e.getValue.properties().asScala.map(p => SSP.parse(p.getKey) -> p.getValue.asLong()).toMap
     }.toMap
+    val tasks = positions(Json.field(root, "tasks", what))
+    val starts = Option(root.get("starts")).map(positions).getOrElse(Map.empty)
     val state = Option(root.get("state")).map(_.properties().asScala.map(e => e.getKey -> e.getValue).toMap).getOrElse(Map.empty)
-    SourceOffset(tasks, state)
+    SourceOffset(tasks, state, starts)
   }
 }

@@ -48,25 +48,34 @@ class StreamctlMicroBatchStream(
   override def latestOffset(): Offset =
     throw new UnsupportedOperationException("streamctl plans batches with latestOffset(start, limit)")
 
+  /**
+   * Plans the batch that begins at `start` (the previous batch's end, already in the
+   * offset log). The steps, in this order, each adjust the plan:
+   *  1. grouping: partition expansion adds SSPs to tasks, beginning at their first offset;
+   *  2. startpoints: at the first planning after a (re)start, move where SSPs begin;
+   *  3. control: bring in the control bookkeeping the readers recorded for `start`'s batch;
+   *  4. admission: share the record budget and decide where each SSP ends.
+   * Beginnings that differ from `start`'s positions go into the end offset's `starts`.
+   */
   override def latestOffset(start: Offset, limit: ReadLimit): Offset = {
-    val from = asSourceOffset(start)
-    val heads = admin.upcomingOffsets(from.ssps)
+    val previous = asSourceOffset(start)
+    val plan = BatchPlan(previous)
+    val heads = admin.upcomingOffsets(plan.ssps)
     lastHeads = heads
-    checkNotBehind(from, heads)
+    checkNotBehind(plan, heads)
     // What each SSP may be read up to in this batch, before the budget is shared.
-    val reachable = heads.map { case (s, h) =>
-      s -> availableNowTarget.flatMap(_.get(s)).fold(h)(math.min(h, _))
-    }
+    val reachable = heads.map { case (s, h) => s -> availableNowTarget.flatMap(_.get(s)).fold(h)(math.min(h, _)) }
+    val begins = plan.minBegins
     val budgetEnds = limit match {
-      case m: ReadMaxRows => FairShare.admit(from.minPositions, reachable.map { case (s, h) => s -> math.max(h, from.minPositions(s)) }, m.maxRows())
+      case m: ReadMaxRows => FairShare.admit(begins, reachable.map { case (s, h) => s -> math.max(h, begins(s)) }, m.maxRows())
       case _ => reachable
     }
-    val next = from.mapPositions { (_, ssp, pos) =>
+    val next = plan.end { (_, ssp, begin) =>
       val h = heads(ssp)
       // Only reached with fail.on.data.loss=false: continue from the broker's end.
-      if (h < pos) h else math.max(pos, budgetEnds(ssp))
+      if (h < begin) h else math.max(begin, budgetEnds(ssp))
     }
-    if (next.json == from.json) from else next
+    if (next.json == previous.json) previous else next
   }
 
   override def reportLatestOffset(): Offset = if (lastHeads.isEmpty) null else HeadOffset(lastHeads)
@@ -79,7 +88,7 @@ class StreamctlMicroBatchStream(
     val e = asSourceOffset(end)
     e.tasks.toSeq.sortBy(_._1).flatMap { case (task, ends) =>
       val ranges = ends.toSeq.sortBy(_._1).map { case (ssp, until) =>
-        val from = s.tasks.get(task).flatMap(_.get(ssp)).getOrElse(until)
+        val from = e.startOf(s, task, ssp).getOrElse(until)
         SspRange(ssp, math.min(from, until), until)
       }.filter(_.size > 0)
       if (ranges.isEmpty) None else Some(TaskInputPartition(task.name, ranges, Array.empty[String]))
@@ -121,8 +130,8 @@ class StreamctlMicroBatchStream(
   }
 
   /** A head behind our position means the partition was truncated or recreated: records we counted on are gone. */
-  private def checkNotBehind(from: SourceOffset, heads: Map[SSP, Long]): Unit = {
-    val positions = from.tasks.values.flatten.groupMapReduce(_._1)(_._2)(math.max)
+  private def checkNotBehind(plan: BatchPlan, heads: Map[SSP, Long]): Unit = {
+    val positions = plan.begins.values.flatten.groupMapReduce(_._1)(_._2)(math.max)
     val behind = positions.filter { case (s, o) => heads.get(s).exists(_ < o) }
     if (behind.nonEmpty && options.failOnDataLoss) {
       val what = behind.toSeq.sortBy(_._1).map { case (s, o) =>
