@@ -1,0 +1,88 @@
+"""What the benchmarks share: the Spark session with both sources, timing, and the result table."""
+
+from __future__ import annotations
+
+import os
+import statistics
+import subprocess
+import time
+from collections.abc import Callable
+from dataclasses import dataclass, field
+from pathlib import Path
+
+from pyspark.sql import SparkSession
+
+import streamctl
+
+ROOT = Path(__file__).resolve().parent.parent
+SPARK_KAFKA_LIB = ROOT / "target" / "bench-lib" / "spark-kafka"
+
+
+def spark_kafka_jars() -> list[Path]:
+    """Spark's built-in Kafka source, fetched by Maven for the benchmarks only."""
+    if not any(SPARK_KAFKA_LIB.glob("spark-sql-kafka-*.jar")):
+        print("fetching Spark's built-in Kafka source (spark-sql-kafka-0-10) from Maven Central...", flush=True)
+        pom = ROOT / "bench" / "spark-kafka"
+        subprocess.run(
+            ["mvn", "-q", "-B", "-s", str(pom / "settings.xml"), "-f", str(pom / "pom.xml"),
+             "dependency:copy-dependencies", f"-DoutputDirectory={SPARK_KAFKA_LIB}"],
+            check=True,
+        )
+    return sorted(SPARK_KAFKA_LIB.glob("*.jar"))
+
+
+def bench_session(master: str = "local[2]") -> SparkSession:
+    os.environ.setdefault("SPARK_LOCAL_IP", "127.0.0.1")
+    builder = (
+        SparkSession.builder.master(master)
+        .appName("streamctl-bench")
+        .config("spark.ui.enabled", "false")
+        .config("spark.ui.showConsoleProgress", "false")
+        .config("spark.driver.memory", "3g")
+        .config("spark.sql.shuffle.partitions", "2")
+        .config("spark.jars", ",".join(str(j) for j in spark_kafka_jars()))
+    )
+    spark = streamctl.configure_spark(builder).getOrCreate()
+    spark.sparkContext.setLogLevel("ERROR")
+    return spark
+
+
+def timed(f: Callable[[], object]) -> float:
+    started = time.perf_counter()
+    f()
+    return time.perf_counter() - started
+
+
+@dataclass
+class Measurement:
+    """Repeated timings of one variant of one benchmark."""
+
+    bench: str
+    variant: str
+    records: int
+    seconds: list[float] = field(default_factory=list)
+
+    @property
+    def median(self) -> float:
+        return statistics.median(self.seconds)
+
+    @property
+    def rate(self) -> float:
+        return self.records / self.median
+
+
+def table(rows: list[tuple[str, ...]], header: tuple[str, ...]) -> str:
+    widths = [max(len(str(c)) for c in col) for col in zip(header, *rows, strict=True)]
+    line = lambda r: "  ".join(str(c).ljust(w) for c, w in zip(r, widths, strict=True))  # noqa: E731
+    return "\n".join([line(header), line(tuple("-" * w for w in widths)), *(line(r) for r in rows)])
+
+
+def report(measurements: list[Measurement], baseline: str) -> str:
+    """One row per variant: median/min/max seconds, records/s, ratio to `baseline` (same bench)."""
+    base = {m.bench: m for m in measurements if m.variant == baseline}
+    rows = []
+    for m in measurements:
+        ratio = f"{base[m.bench].median / m.median:.2f}x" if m.bench in base else ""
+        rows.append((m.bench, m.variant, f"{m.median:.2f}", f"{min(m.seconds):.2f}", f"{max(m.seconds):.2f}",
+                     f"{m.rate:,.0f}", ratio))
+    return table(rows, ("bench", "variant", "median s", "min s", "max s", "records/s", f"vs {baseline}"))

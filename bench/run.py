@@ -1,0 +1,68 @@
+"""./build.sh bench: every benchmark on the embedded broker, printed as one table.
+
+Benchmarks assert nothing about time; each prints its configuration so a figure can be
+reproduced. Ratios compare variants measured in the same run on the same machine.
+"""
+
+from __future__ import annotations
+
+import argparse
+import os
+import platform
+import subprocess
+import sys
+import tempfile
+from pathlib import Path
+
+sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
+
+from bench import read_throughput
+from bench.common import ROOT, bench_session, report
+from streamctl.testing import kafka_broker
+
+JVM_BENCHES = ["ChooserBench", "GrouperBench", "StartpointBench", "ControlBench", "HostAffinityBench"]
+
+
+def machine() -> str:
+    cpu = next((line.split(":", 1)[1].strip() for line in Path("/proc/cpuinfo").read_text().splitlines()
+                if line.startswith("model name")), platform.processor())
+    system = f"{platform.system()} {platform.release()}"
+    return f"{os.cpu_count()} cores ({cpu}), {system}, Python {platform.python_version()}"
+
+
+def run_jvm_bench(name: str) -> None:
+    import pyspark
+
+    jars = Path(pyspark.__file__).parent / "jars"
+    classpath = os.pathsep.join([str(ROOT / "target" / "classes"), str(ROOT / "target" / "test-classes"), f"{jars}/*"])
+    print(f"\n== {name}", flush=True)
+    subprocess.run(["java", "-cp", classpath, f"streamctl.bench.{name}"], check=True)
+
+
+def main() -> int:
+    parser = argparse.ArgumentParser(description=__doc__)
+    parser.add_argument("--records", type=int, default=5_000_000)
+    parser.add_argument("--partitions", type=int, default=8)
+    parser.add_argument("--value-size", type=int, default=100)
+    parser.add_argument("--reps", type=int, default=3)
+    parser.add_argument("--only", choices=["read", "jvm"], help="run one group of benchmarks")
+    args = parser.parse_args()
+    print(f"machine: {machine()}", flush=True)
+
+    if args.only in (None, "jvm"):
+        for name in JVM_BENCHES:
+            run_jvm_bench(name)
+    if args.only in (None, "read"):
+        with tempfile.TemporaryDirectory(prefix="streamctl-bench-") as tmp, kafka_broker() as broker:
+            spark = bench_session()
+            try:
+                results = read_throughput.run(spark, broker.bootstrap_servers, tmp, args.records, args.partitions,
+                                              args.value_size, args.reps)
+            finally:
+                spark.stop()
+        print("\n" + report(results, baseline=read_throughput.BUILTIN))
+    return 0
+
+
+if __name__ == "__main__":
+    raise SystemExit(main())
