@@ -10,7 +10,9 @@ import time
 from collections import Counter
 from pathlib import Path
 
-from streamctl import kafka, options
+from _copy_job import start_copy
+
+from streamctl import kafka
 
 
 def _committed_batches(checkpoint: Path) -> int:
@@ -42,19 +44,7 @@ def test_kill_and_restart_neither_loses_nor_duplicates(spark, servers, make_stre
     done_before = _committed_batches(checkpoint)
     assert done_before < n // 50, "killed before it finished"
 
-    df = (
-        spark.readStream.format("streamctl")
-        .options(**options.source(servers, [stream], starting_offsets="earliest", max_records_per_batch=50))
-        .load()
-        .select("stream", "partition", "offset", "value")
-    )
-    q = (
-        df.writeStream.format("parquet")
-        .option("path", str(output))
-        .option("checkpointLocation", str(checkpoint))
-        .trigger(availableNow=True)
-        .start()
-    )
+    q = start_copy(spark, servers, stream, str(checkpoint), str(output), availableNow=True)
     q.awaitTermination(300)
     assert q.exception() is None
 

@@ -23,6 +23,16 @@ def _write(df, servers, stream, checkpoint):
     assert q.exception() is None, q.exception()
 
 
+def _read_back(spark, servers, stream, checkpoint):
+    df = (
+        spark.readStream.format("streamctl")
+        .options(**options.source(servers, [stream], starting_offsets="earliest"))
+        .options(**options.intermediate(stream))
+        .load()
+    )
+    return run_available_now(df, checkpoint)
+
+
 def test_round_trip_preserves_keys_values_and_partition_order(spark, servers, make_stream, tmp_path):
     src = make_stream(partitions=3, suffix="src")
     mid = make_stream(partitions=3, suffix="mid")
@@ -45,13 +55,7 @@ def test_round_trip_preserves_keys_values_and_partition_order(spark, servers, ma
         assert len(raw) == 200
         assert all(v[:1] == b"\x00" for v in raw), "every user record carries type byte 0"
 
-    back = (
-        spark.readStream.format("streamctl")
-        .options(**options.source(servers, [mid], starting_offsets="earliest"))
-        .options(**options.intermediate(mid))
-        .load()
-    )
-    rows = run_available_now(back, str(tmp_path / "r"))
+    rows = _read_back(spark, servers, mid, str(tmp_path / "r"))
     by_partition: dict[int, list[tuple[int, bytes, bytes]]] = defaultdict(list)
     for r in rows:
         by_partition[r.partition].append((r.offset, r.key, r.value))
@@ -75,13 +79,7 @@ def test_keyed_records_without_partition_column_stay_together(spark, servers, ma
         .select(F.col("key").cast("string").alias("key"), F.col("value").cast("string").alias("value"))
     )
     _write(df, servers, mid, str(tmp_path / "w"))
-    back = (
-        spark.readStream.format("streamctl")
-        .options(**options.source(servers, [mid], starting_offsets="earliest"))
-        .options(**options.intermediate(mid))
-        .load()
-    )
-    rows = run_available_now(back, str(tmp_path / "r"))
+    rows = _read_back(spark, servers, mid, str(tmp_path / "r"))
     assert sorted(int(r.value) for r in rows) == list(range(n))
     partitions_of_key: dict[bytes, set[int]] = defaultdict(set)
     for r in rows:
