@@ -12,7 +12,7 @@ from pyspark.sql import DataFrame, SparkSession
 from bench.common import Measurement, timed
 from streamctl import kafka, options
 
-BUILTIN = "spark kafka source"
+BUILTIN = "built-in"
 
 
 def _count(df: DataFrame, checkpoint: str) -> int:

@@ -16,8 +16,9 @@ from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
 
-from bench import read_throughput
+from bench import memory, read_throughput, write_throughput
 from bench.common import ROOT, bench_session, report
+from streamctl import kafka
 from streamctl.testing import kafka_broker
 
 JVM_BENCHES = ["ChooserBench", "GrouperBench", "StartpointBench", "ControlBench", "HostAffinityBench"]
@@ -45,22 +46,39 @@ def main() -> int:
     parser.add_argument("--partitions", type=int, default=8)
     parser.add_argument("--value-size", type=int, default=100)
     parser.add_argument("--reps", type=int, default=3)
-    parser.add_argument("--only", choices=["read", "jvm"], help="run one group of benchmarks")
+    parser.add_argument("--memory-records", type=int, default=10_000_000)
+    parser.add_argument("--only", choices=["jvm", "read", "write", "memory"], help="run one group of benchmarks")
     args = parser.parse_args()
     print(f"machine: {machine()}", flush=True)
 
     if args.only in (None, "jvm"):
         for name in JVM_BENCHES:
             run_jvm_bench(name)
-    if args.only in (None, "read"):
+    sparks = {"read", "write", "memory"}
+    if args.only is None or args.only in sparks:
+        summaries: list[str] = []
         with tempfile.TemporaryDirectory(prefix="streamctl-bench-") as tmp, kafka_broker() as broker:
+            servers = broker.bootstrap_servers
             spark = bench_session()
             try:
-                results = read_throughput.run(spark, broker.bootstrap_servers, tmp, args.records, args.partitions,
-                                              args.value_size, args.reps)
+                results = []
+                if args.only in (None, "read"):
+                    results += read_throughput.run(spark, servers, tmp, args.records, args.partitions,
+                                                   args.value_size, args.reps)
+                if args.only in (None, "write"):
+                    results += write_throughput.run(spark, servers, args.records, args.partitions,
+                                                    args.value_size, args.reps)
+                if results:
+                    summaries.append(report(results, baseline="built-in"))
+                if args.only in (None, "memory"):
+                    topic = "bench-memory"
+                    kafka.create_stream(spark, servers, topic, args.partitions)
+                    kafka.produce_synthetic(spark, servers, topic, args.memory_records, args.value_size)
             finally:
                 spark.stop()
-        print("\n" + report(results, baseline=read_throughput.BUILTIN))
+            if args.only in (None, "memory"):
+                summaries.append(memory.run(servers, "bench-memory", args.memory_records, args.value_size, tmp))
+        print("\n" + "\n\n".join(summaries))
     return 0
 
 
