@@ -89,12 +89,14 @@ class StreamctlMicroBatchStream(
   override def planInputPartitions(start: Offset, end: Offset): Array[InputPartition] = {
     val s = asSourceOffset(start)
     val e = asSourceOffset(end)
+    val bootstrapHeads = ChooserState.of(e.state).bootstrapHeads
     e.tasks.toSeq.sortBy(_._1).flatMap { case (task, ends) =>
       val ranges = ends.toSeq.sortBy(_._1).map { case (ssp, until) =>
         val from = e.startOf(s, task, ssp).getOrElse(until)
         SspRange(ssp, math.min(from, until), until)
       }.filter(_.size > 0)
-      if (ranges.isEmpty) None else Some(TaskInputPartition(task.name, ranges, Array.empty[String]))
+      if (ranges.isEmpty) None
+      else Some(TaskInputPartition(task.name, ranges, Array.empty[String], bootstrapHeads.filter(h => ranges.exists(_.ssp == h._1))))
     }.toArray
   }
 
