@@ -136,3 +136,16 @@ def test_bad_chooser_option_fails_at_start_naming_it(spark, servers, make_stream
         _process(_source(spark, servers, [stream], bad(stream)), tmp_path)
     for f in fragments:
         assert f in str(err.value), f"{f!r} not in error: {str(err.value)[:2000]}"
+
+
+def test_a_partition_that_ended_early_in_a_tasks_last_batch_is_read_again(spark, servers, make_stream, tmp_path):
+    # Two streams in one task: the short one ends first and is paused while the long one still
+    # polls (more than one fetch). The pooled consumer must not keep it paused for the next batch.
+    short = make_stream(suffix="short")
+    long = make_stream(suffix="long")
+    kafka.produce(spark, servers, short, [b"s"] * 5)
+    kafka.produce_synthetic(spark, servers, long, 1500, value_size=10)
+    df = _source(spark, servers, [short, long], {"poll.timeout.ms": "15000"})
+    assert sum(len(b) for b in _process(df, tmp_path)) == 1505
+    kafka.produce(spark, servers, short, [b"s"] * 5)
+    assert [(s.stream, s.offset) for b in _process(df, tmp_path) for s in b] == [(short, o) for o in range(5, 10)]

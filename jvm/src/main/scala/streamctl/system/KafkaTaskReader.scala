@@ -67,6 +67,9 @@ final class KafkaTaskReader(
 
   locally {
     consumer.assign(tps.toSeq.asJava)
+    // A pooled consumer keeps the pause state of its last read for partitions still assigned;
+    // `paused` starts all false, so make the consumer agree or such a partition is never fetched.
+    consumer.resume(consumer.paused())
     active.indices.foreach(i => consumer.seek(tps(i), active(i).from))
   }
 
