@@ -18,6 +18,7 @@ from pyspark.sql import SparkSession
 
 import streamctl
 from streamctl import kafka, options
+from streamctl.demos.choosers import step_bootstrap, step_priority
 
 
 @dataclass
@@ -95,6 +96,8 @@ def step_source_and_sink(ctx: DemoContext) -> None:
 
 STEPS: list[tuple[str, Callable[[DemoContext], None]]] = [
     ("Source and sink over Kafka", step_source_and_sink),
+    ("Choosers: a bootstrap stream is read first", step_bootstrap),
+    ("Choosers: a live stream has priority over a backfill", step_priority),
 ]
 
 

@@ -58,5 +58,33 @@ def intermediate(*streams: str) -> dict[str, str]:
     return {f"stream.{s}.intermediate": "true" for s in streams}
 
 
+def bootstrap(*streams: str) -> dict[str, str]:
+    """Bootstrap streams: nothing else is read until each of their partitions reached the head
+    it had when the query started (empty partitions count as read), e.g. reference data."""
+    return {f"stream.{s}.bootstrap": "true" for s in streams}
+
+
+def priority(stream: str, n: int) -> dict[str, str]:
+    """Priority tier of ``stream`` (default 0): higher tiers take the batch budget and are
+    processed first inside a task; a lower tier waits while a higher one has records."""
+    return {f"stream.{stream}.priority": str(n)}
+
+
+def batch_size(n: int) -> dict[str, str]:
+    """Keep processing one partition up to ``n`` records in a row while it has records."""
+    return {"chooser.batch.size": str(n)}
+
+
+def time_aligned() -> dict[str, str]:
+    """Process records in timestamp order inside a task, and admit every stream up to one
+    common event-time frontier under the batch budget."""
+    return {"chooser": "time-aligned"}
+
+
+def chooser_class(name: str) -> dict[str, str]:
+    """A chooser class of your own (fully qualified; Scala or Java, on the Spark classpath)."""
+    return {"chooser.class": name}
+
+
 def _bool(value: bool) -> str:
     return "true" if value else "false"

@@ -29,6 +29,16 @@ object ChooserFactory {
   }
 
   /**
+   * The chooser a task's reader gets, registered and started: [[forTask]], except that a
+   * task reading one SSP without a user chooser gets a [[SingleSspChooser]] (with one SSP
+   * every built-in chain has one possible order, and bootstrap has nothing to hold back).
+   * A user's chooser is always called, even for one SSP: it may count or log what it sees.
+   */
+  def forReader(config: ChooserConfig, startOffsets: Map[SSP, Long], bootstrapHeads: Map[SSP, Long]): MessageChooser =
+    if (startOffsets.size <= 1 && config.chooserClass.isEmpty) new SingleSspChooser
+    else forTask(config, startOffsets, bootstrapHeads)
+
+  /**
    * The chooser of one task, registered with `startOffsets` (every SSP of the task, in SSP
    * order) and started.
    *

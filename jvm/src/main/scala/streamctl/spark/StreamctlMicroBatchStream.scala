@@ -27,6 +27,8 @@ class StreamctlMicroBatchStream(
   private val storePath = MetadataLocation.resolve(options.metadataStorePath, sourceCheckpoint)
   private lazy val store: MetadataStore = new FileSystemMetadataStore(storePath, hadoopConf)
   private val mappingKey = s"mapping-${MetadataLocation.sourceId(sourceCheckpoint)}"
+  // Built here so that a bad chooser option or class fails the query at its start.
+  private val admission = new AdmissionStep(ChooserOptions.validated(options), admin)
 
   @volatile private var availableNowTarget: Option[Map[SSP, Long]] = None
   @volatile private var lastHeads: Map[SSP, Long] = Map.empty
@@ -54,7 +56,8 @@ class StreamctlMicroBatchStream(
    *  1. grouping: partition expansion adds SSPs to tasks, beginning at their first offset;
    *  2. startpoints: at the first planning after a (re)start, move where SSPs begin;
    *  3. control: bring in the control bookkeeping the readers recorded for `start`'s batch;
-   *  4. admission: share the record budget and decide where each SSP ends.
+   *  4. admission: share the record budget by the chooser policy and decide where each SSP
+   *     ends ([[AdmissionStep]]).
    * Beginnings that differ from `start`'s positions go into the end offset's `starts`.
    */
   override def latestOffset(start: Offset, limit: ReadLimit): Offset = {
@@ -65,12 +68,12 @@ class StreamctlMicroBatchStream(
     checkNotBehind(plan, heads)
     // What each SSP may be read up to in this batch, before the budget is shared.
     val reachable = heads.map { case (s, h) => s -> availableNowTarget.flatMap(_.get(s)).fold(h)(math.min(h, _)) }
-    val begins = plan.minBegins
-    val budgetEnds = limit match {
-      case m: ReadMaxRows => FairShare.admit(begins, reachable.map { case (s, h) => s -> math.max(h, begins(s)) }, m.maxRows())
-      case _ => reachable
+    val budget = limit match {
+      case m: ReadMaxRows => Some(m.maxRows())
+      case _ => None
     }
-    val next = plan.end { (_, ssp, begin) =>
+    val (admitted, budgetEnds) = admission(plan, reachable, budget)
+    val next = admitted.end { (_, ssp, begin) =>
       val h = heads(ssp)
       // Only reached with fail.on.data.loss=false: continue from the broker's end.
       if (h < begin) h else math.max(begin, budgetEnds(ssp))
@@ -86,12 +89,14 @@ class StreamctlMicroBatchStream(
   override def planInputPartitions(start: Offset, end: Offset): Array[InputPartition] = {
     val s = asSourceOffset(start)
     val e = asSourceOffset(end)
+    val bootstrapHeads = ChooserState.of(e.state).bootstrapHeads
     e.tasks.toSeq.sortBy(_._1).flatMap { case (task, ends) =>
       val ranges = ends.toSeq.sortBy(_._1).map { case (ssp, until) =>
         val from = e.startOf(s, task, ssp).getOrElse(until)
         SspRange(ssp, math.min(from, until), until)
       }.filter(_.size > 0)
-      if (ranges.isEmpty) None else Some(TaskInputPartition(task.name, ranges, Array.empty[String]))
+      if (ranges.isEmpty) None
+      else Some(TaskInputPartition(task.name, ranges, Array.empty[String], bootstrapHeads.filter(h => ranges.exists(_.ssp == h._1))))
     }.toArray
   }
 

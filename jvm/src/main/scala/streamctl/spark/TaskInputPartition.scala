@@ -2,9 +2,13 @@ package streamctl.spark
 
 import org.apache.spark.sql.connector.read.InputPartition
 
-import streamctl.system.SspRange
+import streamctl.system.{SSP, SspRange}
 
-/** One task of one batch: the SSP ranges it reads, and where it would like to run. */
-final case class TaskInputPartition(task: String, ranges: Seq[SspRange], locations: Array[String]) extends InputPartition {
+/**
+ * One task of one batch: the SSP ranges it reads, and where it would like to run.
+ * `bootstrapHeads`: the start-time head of each bootstrap SSP it reads (for its chooser).
+ */
+final case class TaskInputPartition(task: String, ranges: Seq[SspRange], locations: Array[String],
+    bootstrapHeads: Map[SSP, Long] = Map.empty) extends InputPartition {
   override def preferredLocations(): Array[String] = locations
 }

@@ -3,7 +3,7 @@ package streamctl.spark
 import org.apache.spark.sql.catalyst.InternalRow
 import org.apache.spark.sql.connector.read.PartitionReader
 
-import streamctl.chooser.RoundRobinChooser
+import streamctl.chooser.ChooserFactory
 import streamctl.system.{ConsumerPool, EnvelopeDecoder, KafkaTaskReader}
 
 /**
@@ -15,7 +15,9 @@ final class TaskPartitionReader(partition: TaskInputPartition, config: ReaderCon
   private val consumer = ConsumerPool.acquire(config.kafka, partition.task)
   private var healthy = false
   private val reader =
-    try new KafkaTaskReader(partition.ranges, consumer, new RoundRobinChooser, config.pollTimeoutMs, config.failOnDataLoss,
+    try new KafkaTaskReader(partition.ranges, consumer, ChooserFactory.forReader(config.chooser,
+        partition.ranges.filter(_.size > 0).map(r => r.ssp -> r.from).toMap, partition.bootstrapHeads),
+      config.pollTimeoutMs, config.failOnDataLoss,
       ssp => if (config.intermediateStreams.contains(ssp.stream)) IntermediateDecoder else EnvelopeDecoder.Identity)
     catch { case e: Throwable => ConsumerPool.closeQuietly(consumer); throw e }
   private val converter = new EnvelopeRowConverter(partition.task)

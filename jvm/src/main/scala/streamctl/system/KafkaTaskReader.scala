@@ -6,7 +6,7 @@ import org.apache.kafka.clients.consumer.{Consumer, ConsumerRecord, OffsetOutOfR
 import org.apache.kafka.common.TopicPartition
 
 import streamctl.StreamctlException
-import streamctl.chooser.MessageChooser
+import streamctl.chooser.{MessageChooser, TaskChooser}
 
 /**
  * Reads exactly the records of a task's SSP ranges, in the order its chooser picks.
@@ -17,12 +17,19 @@ import streamctl.chooser.MessageChooser
  * envelope, so the order depends on the chooser alone, not on fetch timing: a replayed
  * batch is read in the same order.
  *
+ * The chooser comes registered with the ranges' SSPs and started
+ * ([[streamctl.chooser.ChooserFactory.forReader]]). When it is a [[TaskChooser]], the reader
+ * also tells it how far an SSP got without an envelope (a range that ends, a record the
+ * decoder consumed), which is what lets a bootstrap SSP count as caught up. A chooser that
+ * returns nothing while envelopes are outstanding fails the read: committing the batch
+ * would skip them.
+ *
  * Offsets inside a range may be missing (compaction, transaction markers); the range ends
  * when the consumer's position reaches `until`. Records that are gone from the broker
  * fail the read naming the SSP and offsets, unless `failOnDataLoss` is false.
  *
  * {{{
- * val reader = new KafkaTaskReader(ranges, consumer, new RoundRobinChooser, pollTimeoutMs = 120000)
+ * val reader = new KafkaTaskReader(ranges, consumer, ChooserFactory.forReader(config, starts, heads), pollTimeoutMs = 120000)
  * var e = reader.next(); while (e != null) { emit(e); e = reader.next() }
  * }}}
  */
@@ -55,12 +62,15 @@ final class KafkaTaskReader(
   private val done = new Array[Boolean](n)
   private val paused = new Array[Boolean](n)
   private var recordsRead = 0L
+  // Null unless the chooser needs to hear of progress without envelopes.
+  private val task: TaskChooser = chooser match { case t: TaskChooser => t; case _ => null }
 
   locally {
     consumer.assign(tps.toSeq.asJava)
+    // A pooled consumer keeps the pause state of its last read for partitions still assigned;
+    // `paused` starts all false, so make the consumer agree or such a partition is never fetched.
+    consumer.resume(consumer.paused())
     active.indices.foreach(i => consumer.seek(tps(i), active(i).from))
-    active.foreach(r => chooser.register(r.ssp, r.from))
-    chooser.start()
   }
 
   /** Records read so far (before decoding), for metrics. */
@@ -78,8 +88,7 @@ final class KafkaTaskReader(
           return e
         }
         if (!anyPending) return null
-        throw StreamctlException(s"The chooser returned nothing although every SSP of the task offered an envelope " +
-          s"(${active.indices.filter(pending).map(i => active(i).ssp).mkString(", ")}); a chooser must not block forever")
+        throw StreamctlException(stuck())
       }
       if (waitingSince < 0) waitingSince = System.nanoTime()
       poll()
@@ -94,6 +103,16 @@ final class KafkaTaskReader(
   }
 
   def close(): Unit = chooser.stop()
+
+  private def stuck(): String = {
+    val held = active.indices.filter(pending).map(i => active(i).ssp).mkString(", ")
+    if (task != null && task.isBootstrapping) {
+      val behind = task.waitingFor.map(s => s"$s (read up to ${until(byEnvelopeSsp.get(s))} in this batch)").mkString(", ")
+      s"Bootstrap SSP(s) $behind did not reach the head they had when the query started, so the envelopes of " +
+        s"$held cannot be processed in this batch; admission should not have planned them together"
+    } else s"The chooser returned nothing although every SSP of the task offered an envelope ($held); " +
+      "a chooser must not hold envelopes forever"
+  }
 
   private def anyPending: Boolean = { var i = 0; while (i < n) { if (pending(i)) return true; i += 1 }; false }
 
@@ -119,17 +138,27 @@ final class KafkaTaskReader(
       recordsRead += 1
       val e = decoder(i).decode(toEnvelope(active(i).ssp, r))
       // The last record of the range: nothing more will be offered for this SSP.
-      if (r.offset() + 1 >= until(i)) finish(i)
-      if (e != null) { pending(i) = true; chooser.update(e); return true }
-      if (done(i)) return true
+      val last = r.offset() + 1 >= until(i)
+      if (e != null) {
+        pending(i) = true
+        chooser.update(e)
+        // Reported after the update, so that a bootstrap SSP catches up only once its last envelope is chosen.
+        if (last) finish(i)
+        return true
+      }
+      if (last) { finish(i); return true }
+      // Consumed without an envelope (a control message): the chooser may be waiting on this SSP's progress.
+      if (task != null) task.advancedTo(active(i).ssp, r.offset() + 1)
     }
     buffer(i) = null
     if (done(i)) true else false
   }
 
+  /** The range of SSP `i` is read; call it after offering its last envelope, if any. */
   private def finish(i: Int): Unit = if (!done(i)) {
     done(i) = true
     buffer(i) = null
+    if (task != null) task.advancedTo(active(i).ssp, until(i))
   }
 
   private def poll(): Unit = {

@@ -1,0 +1,48 @@
+package streamctl.chooser.examples
+
+import streamctl.StreamctlException
+import streamctl.chooser.MessageChooser
+import streamctl.system.{Envelope, SSP}
+
+/**
+ * An example of a user chooser (`chooser.class`), shipped so that the docs and tests can
+ * load one by name: it prefers the streams in the order the query's `streams` option lists
+ * them, so `streams=orders,audit` always processes an offered `orders` envelope before an
+ * `audit` one; SSPs of one stream take turns. (The built-in `stream.<name>.priority` does
+ * the same; this class shows the shape of your own.)
+ *
+ * What a user chooser needs, as here: a public class implementing [[MessageChooser]] with
+ * a public constructor taking the query's options (`Map[String, String]` or
+ * `java.util.Map[String, String]`) or none; `update` receives at most one envelope per SSP
+ * at a time, `choose` returns null when it has nothing, and never returns an envelope twice.
+ *
+ * {{{
+ * spark.readStream.format("streamctl")
+ *   .option("streams", "orders,audit")
+ *   .option("chooser.class", "streamctl.chooser.examples.StreamOrderChooser")
+ * }}}
+ */
+class StreamOrderChooser(options: Map[String, String]) extends MessageChooser {
+  private val order: Map[String, Int] =
+    options.getOrElse("streams", throw StreamctlException("StreamOrderChooser needs the 'streams' option"))
+      .split(',').map(_.trim).filter(_.nonEmpty).zipWithIndex.toMap
+  // One FIFO per stream rank: within a stream, SSPs come in the order they were offered.
+  private val queues = Array.fill(order.size)(new java.util.ArrayDeque[Envelope]())
+
+  private def rank(ssp: SSP): Int =
+    order.getOrElse(ssp.stream, throw StreamctlException(s"StreamOrderChooser: stream '${ssp.stream}' is not in 'streams'"))
+
+  override def register(ssp: SSP, offset: Long): Unit = { rank(ssp); () }
+
+  override def update(envelope: Envelope): Unit = queues(rank(envelope.ssp)).addLast(envelope)
+
+  override def choose(): Envelope = {
+    var i = 0
+    while (i < queues.length) {
+      val e = queues(i).pollFirst()
+      if (e != null) return e
+      i += 1
+    }
+    null
+  }
+}

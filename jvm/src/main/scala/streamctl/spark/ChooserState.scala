@@ -1,0 +1,44 @@
+package streamctl.spark
+
+import scala.jdk.CollectionConverters._
+
+import com.fasterxml.jackson.databind.JsonNode
+
+import streamctl.Json
+import streamctl.system.SSP
+
+/**
+ * The chooser's part of the source offset (`state.chooser`), logged with every batch so a
+ * restart and a replay see the same values:
+ *  - `bootstrapHeads`: per bootstrap SSP, the head offset it had when the query started
+ *    (or when the SSP first appeared); bootstrapping ends when every one is reached;
+ *  - `frontier`: the event time the last time-aligned batch reached, where the next
+ *    batch's search starts.
+ *
+ * {{{
+ * {"bootstrapHeads":{"kafka/currency-codes/0":42},"frontier":1700000000000}
+ * }}}
+ */
+final case class ChooserState(bootstrapHeads: Map[SSP, Long], frontier: Option[Long]) {
+  def isEmpty: Boolean = bootstrapHeads.isEmpty && frontier.isEmpty
+
+  def toJson: JsonNode = {
+    val root = Json.obj()
+    if (bootstrapHeads.nonEmpty) {
+      val h = root.putObject("bootstrapHeads")
+      bootstrapHeads.toSeq.sortBy(_._1).foreach { case (ssp, o) => h.put(ssp.key, o) }
+    }
+    frontier.foreach(root.put("frontier", _))
+    root
+  }
+}
+
+object ChooserState {
+  val Key = "chooser"
+  val empty: ChooserState = ChooserState(Map.empty, None)
+
+  def of(state: Map[String, JsonNode]): ChooserState = state.get(Key).fold(empty) { node =>
+    val heads = Option(node.get("bootstrapHeads")).map(_.properties().asScala.map(e => SSP.parse(e.getKey) -> e.getValue.asLong()).toMap)
+    ChooserState(heads.getOrElse(Map.empty), Option(node.get("frontier")).filter(!_.isNull).map(_.asLong()))
+  }
+}

@@ -1,0 +1,1 @@
+"""Demo steps of ``python -m streamctl demo``, one module per capability."""
