@@ -86,11 +86,6 @@ fetch_broker() {
   "$PY" -m streamctl broker --fetch-only >/dev/null
 }
 
-clean_processes() {
-  # A broker dies with its parent (PR_SET_PDEATHSIG); this is only a last resort.
-  pkill -f 'streamctl-kafka-broker' 2>/dev/null || true
-}
-
 cmd=${1:-help}
 case "$cmd" in
   package)
@@ -113,7 +108,6 @@ case "$cmd" in
     (cd "$ROOT" && "$VENV/bin/pytest" -q -p no:cacheprovider tests)
     rc=$?
     set -e
-    clean_processes
     if [[ $rc -eq 5 ]]; then echo "FAILED: pytest collected no tests" >&2; exit 1; fi
     exit $rc
     ;;
