@@ -58,6 +58,9 @@ final class KafkaTaskReader(
 
   locally {
     consumer.assign(tps.toSeq.asJava)
+    // A pooled consumer keeps partitions paused by its previous reader (assign and seek do not
+    // reset that); the bookkeeping below starts from "none paused", so make it true.
+    consumer.resume(consumer.paused())
     active.indices.foreach(i => consumer.seek(tps(i), active(i).from))
     active.foreach(r => chooser.register(r.ssp, r.from))
     chooser.start()
