@@ -18,6 +18,7 @@ from pyspark.sql import SparkSession
 
 import streamctl
 from streamctl import kafka, options
+from streamctl.demos.grouping import step_partition_expansion
 
 
 @dataclass
@@ -95,6 +96,7 @@ def step_source_and_sink(ctx: DemoContext) -> None:
 
 STEPS: list[tuple[str, Callable[[DemoContext], None]]] = [
     ("Source and sink over Kafka", step_source_and_sink),
+    ("Partition expansion under a running keyed count", step_partition_expansion),
 ]
 
 
