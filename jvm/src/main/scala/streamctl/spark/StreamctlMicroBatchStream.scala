@@ -49,7 +49,8 @@ class StreamctlMicroBatchStream(
   /**
    * Plans the batch that begins at `start` (the previous batch's end, already in the
    * offset log). The steps, in this order, each adjust the plan:
-   *  1. grouping: partition expansion adds SSPs to tasks, beginning at their first offset;
+   *  1. grouping ([[GroupingStep]]): partition expansion adds SSPs to tasks, beginning at their first
+   *     offset and held until their task's older partitions passed the growth;
    *  2. startpoints: at the first planning after a (re)start, move where SSPs begin;
    *  3. control: bring in the control bookkeeping the readers recorded for `start`'s batch;
    *  4. admission: share the record budget and decide where each SSP ends.
