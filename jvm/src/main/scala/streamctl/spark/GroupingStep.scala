@@ -143,7 +143,8 @@ object GroupingStep {
       case s if inForce.partitionCount(s.stream) > 0 && !broadcastStreams.contains(s.stream) => s -> mapping.tasksOf(s).head
     }.toMap
     val placed = ExpansionHolds.place(grown, adjusted.begins, inForce.sspTasks.contains, barriers)
-    val still = ExpansionHolds.release(holds ++ placed, adjusted.minBegins)
+    val all = holds ++ placed
+    val still = if (all.isEmpty) all else ExpansionHolds.release(all, adjusted.minBegins)
     adjusted.withState(GroupingState.Key, GroupingState(mapping.initialPartitionCounts, still).toJson)
   }
 }
