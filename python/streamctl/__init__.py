@@ -13,7 +13,8 @@ Example::
 
 from streamctl import options
 from streamctl.config import LISTENER_CLASS, configure_spark, jar_path
+from streamctl.tasks import TaskRow, describe_tasks
 
 __version__ = "0.1.0"
 
-__all__ = ["LISTENER_CLASS", "__version__", "configure_spark", "jar_path", "options"]
+__all__ = ["LISTENER_CLASS", "TaskRow", "__version__", "configure_spark", "describe_tasks", "jar_path", "options"]

@@ -31,6 +31,11 @@ def grow_stream(spark: SparkSession, servers: str, stream: str, partitions: int)
     _tools(spark).growStream(servers, stream, partitions)
 
 
+def delete_stream(spark: SparkSession, servers: str, stream: str) -> None:
+    """Deletes a topic; Kafka finishes removing it in the background."""
+    _tools(spark).deleteStream(servers, stream)
+
+
 def upcoming_offsets(spark: SparkSession, servers: str, stream: str) -> dict[int, int]:
     """The next offset of each partition of ``stream``."""
     return {int(p): int(o) for p, o in _tools(spark).upcomingOffsets(servers, stream).items()}

@@ -12,6 +12,12 @@ from __future__ import annotations
 
 from collections.abc import Iterable, Mapping
 
+from streamctl._grouping_options import broadcast as broadcast
+from streamctl._grouping_options import expansion_algorithm as expansion_algorithm
+from streamctl._grouping_options import grouper as grouper
+from streamctl._grouping_options import grouper_class as grouper_class
+from streamctl._grouping_options import partition_check_interval as partition_check_interval
+
 
 def source(
     bootstrap_servers: str,

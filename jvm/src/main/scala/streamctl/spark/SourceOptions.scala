@@ -68,6 +68,8 @@ final case class SourceOptions(raw: Map[String, String]) {
         s"${(Known ++ KnownPrefixes.map(_ + "*")).toSeq.sorted.mkString(", ")}")
   }
 
+  val grouping: GroupingOptions = GroupingOptions(this)
+
   def get(name: String): Option[String] = lower.get(name)
 
   private lazy val lower: Map[String, String] = raw.map { case (k, v) => k.toLowerCase(Locale.ROOT) -> v }

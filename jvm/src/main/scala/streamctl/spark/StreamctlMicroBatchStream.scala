@@ -7,7 +7,6 @@ import org.apache.spark.sql.connector.read.{InputPartition, PartitionReaderFacto
 import org.apache.spark.sql.connector.read.streaming._
 
 import streamctl.{Json, StreamctlException}
-import streamctl.grouper.{GroupByPartition, TaskName}
 import streamctl.metadata.{MetadataStore, FileSystemMetadataStore}
 import streamctl.system.{KafkaSystemAdmin, SSP, SspRange}
 
@@ -27,6 +26,7 @@ class StreamctlMicroBatchStream(
   private val storePath = MetadataLocation.resolve(options.metadataStorePath, sourceCheckpoint)
   private lazy val store: MetadataStore = new FileSystemMetadataStore(storePath, hadoopConf)
   private val mappingKey = s"mapping-${MetadataLocation.sourceId(sourceCheckpoint)}"
+  private val grouping = new GroupingStep(options.grouping, options.streams, admin, store, mappingKey)
   // Built here so that a bad chooser option or class fails the query at its start.
   private val admission = new AdmissionStep(ChooserOptions.validated(options), admin)
 
@@ -34,14 +34,12 @@ class StreamctlMicroBatchStream(
   @volatile private var lastHeads: Map[SSP, Long] = Map.empty
 
   override def initialOffset(): Offset = {
-    val ssps = currentSsps()
-    val grouping = new GroupByPartition().group(Map.empty, ssps)
-    store.put("grouper", mappingKey, SourceOffset(grouping.map { case (t, s) => t -> s.map(_ -> 0L).toMap }).json)
+    val mapping = grouping.initial()
     val start = options.startingOffsets match {
-      case "earliest" => admin.oldestOffsets(ssps)
-      case _ => admin.upcomingOffsets(ssps)
+      case "earliest" => admin.oldestOffsets(mapping.ssps)
+      case _ => admin.upcomingOffsets(mapping.ssps)
     }
-    SourceOffset(grouping.map { case (t, s) => t -> s.map(ssp => ssp -> start(ssp)).toMap })
+    grouping.initialOffset(mapping, start)
   }
 
   override def getDefaultReadLimit: ReadLimit =
@@ -53,7 +51,8 @@ class StreamctlMicroBatchStream(
   /**
    * Plans the batch that begins at `start` (the previous batch's end, already in the
    * offset log). The steps, in this order, each adjust the plan:
-   *  1. grouping: partition expansion adds SSPs to tasks, beginning at their first offset;
+   *  1. grouping ([[GroupingStep]]): partition expansion adds SSPs to tasks, beginning at their first
+   *     offset and held until their task's older partitions passed the growth;
    *  2. startpoints: at the first planning after a (re)start, move where SSPs begin;
    *  3. control: bring in the control bookkeeping the readers recorded for `start`'s batch;
    *  4. admission: share the record budget by the chooser policy and decide where each SSP
@@ -62,12 +61,14 @@ class StreamctlMicroBatchStream(
    */
   override def latestOffset(start: Offset, limit: ReadLimit): Offset = {
     val previous = asSourceOffset(start)
-    val plan = BatchPlan(previous)
+    val plan = grouping.plan(BatchPlan(previous), availableNowTarget)
     val heads = admin.upcomingOffsets(plan.ssps)
     lastHeads = heads
     checkNotBehind(plan, heads)
     // What each SSP may be read up to in this batch, before the budget is shared.
-    val reachable = heads.map { case (s, h) => s -> availableNowTarget.flatMap(_.get(s)).fold(h)(math.min(h, _)) }
+    // An SSP missing from the target appeared after the query started: it had nothing to read then.
+    val reachable = grouping.admissible(plan,
+      heads.map { case (s, h) => s -> availableNowTarget.fold(h)(t => math.min(h, t.getOrElse(s, 0L))) })
     val budget = limit match {
       case m: ReadMaxRows => Some(m.maxRows())
       case _ => None

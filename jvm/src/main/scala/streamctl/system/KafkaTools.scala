@@ -100,6 +100,12 @@ object KafkaTools {
     finally a.close()
   }
 
+  /** Deletes a stream (tests re-create it smaller, as a mistaken re-creation would). */
+  def deleteStream(servers: String, stream: String): Unit = {
+    val a = Admin.create(params(servers).admin)
+    try a.deleteTopics(java.util.List.of(stream)).all().get() finally a.close()
+  }
+
   private def producer(servers: String) = new KafkaProducer[Array[Byte], Array[Byte]](params(servers).producer)
 
   private def at[T <: AnyRef](l: java.util.List[T], i: Int): T = if (l == null) null.asInstanceOf[T] else l.get(i)

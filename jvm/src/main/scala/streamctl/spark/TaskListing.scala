@@ -1,0 +1,60 @@
+package streamctl.spark
+
+import org.apache.hadoop.conf.Configuration
+import org.apache.spark.sql.SparkSession
+
+import streamctl.{Json, StreamctlException}
+import streamctl.grouper.{TaskMapping, TaskOrder}
+import streamctl.metadata.{FileSystemMetadataStore, MetadataStore}
+
+/**
+ * The SSP -> task mappings recorded in a query's metadata store, one row per (source, SSP,
+ * task), for `streamctl.describe_tasks` in Python. A broadcast SSP has one row per task.
+ * Rows are JSON so that Python only formats them, and a later column (the executor a task
+ * runs on) is one more field here.
+ *
+ * {{{
+ * TaskListing.json("/chk/q1", null)
+ * // [{"source":"0","stream":"orders","partition":0,"task":"Partition 0"}, ...]
+ * }}}
+ */
+object TaskListing {
+  private val KeyPrefix = "mapping-"
+
+  /** `metadataStorePath` wins when given (as option `metadata.store.path` does); else `<checkpoint>/streamctl`. */
+  def json(checkpoint: String, metadataStorePath: String): String =
+    json(checkpoint, metadataStorePath, SparkSession.active.sparkContext.hadoopConfiguration)
+
+  def json(checkpoint: String, metadataStorePath: String, hadoopConf: Configuration): String = {
+    if (checkpoint == null && metadataStorePath == null)
+      throw StreamctlException("describe_tasks needs the query's checkpoint location or its metadata store path")
+    val path = Option(metadataStorePath).getOrElse(new org.apache.hadoop.fs.Path(checkpoint, MetadataLocation.DirName).toString)
+    val store = new FileSystemMetadataStore(path, hadoopConf)
+    try write(rows(store, path)) finally store.close()
+  }
+
+  /** (source id, mapping) for every source whose mapping the store holds, by source id. */
+  private[spark] def rows(store: MetadataStore, where: String): Seq[(String, TaskMapping)] = {
+    val keys = store.keys(TaskMapping.StoreNamespace).filter(_.startsWith(KeyPrefix))
+    if (keys.isEmpty)
+      throw StreamctlException(s"No task mapping in the metadata store at $where: has a streamctl query run with this " +
+        "checkpoint (or metadata.store.path) yet?")
+    keys.map { k =>
+      val text = store.get(TaskMapping.StoreNamespace, k).getOrElse(
+        throw StreamctlException(s"Task mapping '$k' vanished from the metadata store at $where while being read"))
+      k.stripPrefix(KeyPrefix) -> TaskMapping.fromJson(text, s"metadata store at $where, key '$k'")
+    }.sortBy(_._1)
+  }
+
+  private def write(mappings: Seq[(String, TaskMapping)]): String = {
+    val arr = Json.mapper.createArrayNode()
+    for ((source, m) <- mappings; ssp <- m.ssps.toSeq.sorted; task <- m.tasksOf(ssp).toSeq.sorted(TaskOrder)) {
+      val row = arr.addObject()
+      row.put("source", source)
+      row.put("stream", ssp.stream)
+      row.put("partition", ssp.partition)
+      row.put("task", task.name)
+    }
+    Json.write(arr)
+  }
+}

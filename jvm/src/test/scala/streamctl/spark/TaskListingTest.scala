@@ -1,0 +1,41 @@
+package streamctl.spark
+
+import java.nio.file.Files
+
+import org.apache.hadoop.conf.Configuration
+import org.junit.jupiter.api.Assertions._
+import org.junit.jupiter.api.Test
+
+import streamctl.{Json, StreamctlException}
+import streamctl.grouper.{TaskMapping, TaskName}
+import streamctl.metadata.FileSystemMetadataStore
+import streamctl.system.SSP
+
+class TaskListingTest {
+  private val conf = new Configuration()
+
+  @Test def listsEverySourceSspAndTaskInOrder(): Unit = {
+    val checkpoint = Files.createTempDirectory("listing").toString
+    val store = new FileSystemMetadataStore(s"$checkpoint/streamctl", conf)
+    val (p0, p1) = (TaskName("Partition 0"), TaskName("Partition 1"))
+    store.put("grouper", "mapping-0", TaskMapping(Map("orders" -> 2, "rates" -> 1), Map(
+      p1 -> Set(SSP.kafka("orders", 1), SSP.kafka("rates", 0)),
+      p0 -> Set(SSP.kafka("orders", 0), SSP.kafka("orders", 2), SSP.kafka("rates", 0)))).toJson)
+    store.put("grouper", "mapping-1", TaskMapping(Map("x" -> 1), Map(TaskName("Task 0") -> Set(SSP.kafka("x", 0)))).toJson)
+
+    val rows = Json.parse(TaskListing.json(checkpoint, null, conf), "test")
+    def row(i: Int) = { val r = rows.get(i); (r.get("source").asText, r.get("stream").asText, r.get("partition").asInt, r.get("task").asText) }
+    assertEquals(Seq(
+      ("0", "orders", 0, "Partition 0"), ("0", "orders", 1, "Partition 1"), ("0", "orders", 2, "Partition 0"),
+      ("0", "rates", 0, "Partition 0"), ("0", "rates", 0, "Partition 1"), ("1", "x", 0, "Task 0")),
+      (0 until rows.size).map(row))
+    // An explicit store path reads the same store.
+    assertEquals(TaskListing.json(checkpoint, null, conf), TaskListing.json("/elsewhere", s"$checkpoint/streamctl", conf))
+  }
+
+  @Test def aStoreWithoutMappingIsAClearError(): Unit = {
+    val empty = Files.createTempDirectory("listing").toString
+    val e = assertThrows(classOf[StreamctlException], () => { TaskListing.json(empty, null, conf); () })
+    assertTrue(e.getMessage.contains("No task mapping") && e.getMessage.contains(empty), e.getMessage)
+  }
+}

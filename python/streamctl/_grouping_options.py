@@ -1,0 +1,52 @@
+"""Grouping options of the streamctl source; re-exported by :mod:`streamctl.options`.
+
+Example::
+
+    df = (spark.readStream.format("streamctl")
+          .options(**options.source(servers, ["orders", "rates"]))
+          .options(**options.grouper("partition"), **options.broadcast("rates"))
+          .options(**options.partition_check_interval("30s"))
+          .load())
+"""
+
+from __future__ import annotations
+
+from datetime import timedelta
+from typing import Literal
+
+GrouperName = Literal["partition", "ssp", "single"]
+
+
+def grouper(name: GrouperName) -> dict[str, str]:
+    """Selects a built-in grouper: ``"partition"`` (default; SSPs with the same partition number
+    form task ``Partition N``), ``"ssp"`` (one task per partition) or ``"single"`` (one task)."""
+    return {"grouper": name}
+
+
+def grouper_class(class_name: str) -> dict[str, str]:
+    """Uses your own ``streamctl.grouper.SystemStreamPartitionGrouper`` (a JVM class on the classpath)."""
+    return {"grouper.class": class_name}
+
+
+def broadcast(*streams: str) -> dict[str, str]:
+    """Every task reads every partition of these streams (small reference data, rules)."""
+    if not streams:
+        raise ValueError("broadcast: name at least one stream")
+    return {f"stream.{s}.broadcast": "true" for s in streams}
+
+
+def expansion_algorithm(name_or_class: str) -> dict[str, str]:
+    """How new partitions of a grown stream map to tasks: ``"modulo"`` (default: partition ``p`` joins
+    the task of ``p % initial count``) or the name of a ``PartitionExpansionAlgorithm`` JVM class."""
+    return {"partition.expansion.algorithm": name_or_class}
+
+
+def partition_check_interval(interval: str | float | timedelta) -> dict[str, str]:
+    """How often a running query asks Kafka whether a stream grew (default ``"10s"``): a string with a
+    unit (``"500ms"``, ``"1min"``), seconds as a number, or a ``timedelta``."""
+    if isinstance(interval, str):
+        return {"partition.check.interval": interval}
+    seconds = interval.total_seconds() if isinstance(interval, timedelta) else float(interval)
+    if seconds < 0:
+        raise ValueError(f"partition_check_interval must not be negative, not {interval!r}")
+    return {"partition.check.interval": f"{round(seconds * 1000)}ms"}

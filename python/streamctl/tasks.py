@@ -1,0 +1,46 @@
+"""Which task reads which stream partition: the SSP -> task mapping a query recorded.
+
+Example::
+
+    import streamctl
+    for row in streamctl.describe_tasks(spark, checkpoint="/chk/orders-count"):
+        print(row.stream, row.partition, "->", row.task)
+"""
+
+from __future__ import annotations
+
+import json
+from typing import NamedTuple
+
+from pyspark.sql import SparkSession
+
+from streamctl._jvm import jvm
+
+
+class TaskRow(NamedTuple):
+    """One SSP read by one task (a broadcast partition has a row per task).
+
+    ``source`` is the streamctl source's index in its query (``"0"`` for the first);
+    ``executor`` is where the task runs, when host affinity recorded it (else ``None``).
+    """
+
+    stream: str
+    partition: int
+    task: str
+    source: str = "0"
+    executor: str | None = None
+
+
+def describe_tasks(
+    spark: SparkSession, *, checkpoint: str | None = None, metadata_store_path: str | None = None
+) -> list[TaskRow]:
+    """The SSP -> task mapping recorded by the query with this checkpoint location (or, when the
+    query set ``metadata.store.path``, by that store), sorted by source, stream, partition, task.
+
+    The mapping is written each time a query computes it: at its first batch and whenever a
+    stream grows. Fails with an error naming the store when no query has recorded one there.
+    """
+    if checkpoint is None and metadata_store_path is None:
+        raise ValueError("describe_tasks: give checkpoint= or metadata_store_path=")
+    rows = json.loads(jvm(spark).streamctl.spark.TaskListing.json(checkpoint, metadata_store_path))
+    return [TaskRow(r["stream"], int(r["partition"]), r["task"], r["source"], r.get("executor")) for r in rows]
