@@ -13,7 +13,16 @@ Example::
 
 from streamctl import options
 from streamctl.config import LISTENER_CLASS, configure_spark, jar_path
+from streamctl.locality import describe_locality, live_executors
 
 __version__ = "0.1.0"
 
-__all__ = ["LISTENER_CLASS", "__version__", "configure_spark", "jar_path", "options"]
+__all__ = [
+    "LISTENER_CLASS",
+    "__version__",
+    "configure_spark",
+    "describe_locality",
+    "jar_path",
+    "live_executors",
+    "options",
+]
