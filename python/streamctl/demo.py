@@ -18,6 +18,7 @@ from pyspark.sql import SparkSession
 
 import streamctl
 from streamctl import kafka, options
+from streamctl.demos.affinity import step_host_affinity
 from streamctl.demos.choosers import step_bootstrap, step_priority
 
 
@@ -98,6 +99,7 @@ STEPS: list[tuple[str, Callable[[DemoContext], None]]] = [
     ("Source and sink over Kafka", step_source_and_sink),
     ("Choosers: a bootstrap stream is read first", step_bootstrap),
     ("Choosers: a live stream has priority over a backfill", step_priority),
+    ("Host affinity", step_host_affinity),
 ]
 
 

@@ -17,9 +17,13 @@ import streamctl.metadata.MetadataStore
  * the driver excluded), `tasksMoved` (tasks whose executor changed when the batch was planned)
  * and `tasksOffAssignedExecutor` (tasks Spark ran elsewhere, e.g. after `spark.locality.wait`).
  *
+ * Spark plans a batch's partitions again for every action on it (`foreachBatch` may run
+ * several), so a batch is known by its end offset: planning it again re-assigns (executors may
+ * have changed meanwhile) and adds to its moves and runs instead of starting afresh.
+ *
  * {{{
  * val step = LocalityStep.start(sc, enabled = true, store, sourceId = "0")
- * val locality = step.plan(tasks)      // in planInputPartitions
+ * val locality = step.plan(end.json, tasks) // in planInputPartitions
  * locality.preferredLocations(task)    // Array("executor_10.0.0.2_1")
  * step.metrics                         // in metrics(): Map("tasksMoved" -> "0", ...)
  * }}}
@@ -33,18 +37,26 @@ final class LocalityStep(
 
   // Only this source writes its key, so the last saved assignment is the stored one.
   @volatile private var saved: Option[TaskLocality] = None
-  @volatile private var last = LocalityStep.Planned(TaskLocality.empty, executors = 0, moved = 0)
+  @volatile private var last = LocalityStep.Planned("", TaskLocality.empty, executors = 0, moved = 0)
 
-  /** Assigns `tasks` (every task of the batch, idle ones too, so they keep their place). */
-  def plan(tasks: Seq[TaskName]): TaskLocality = {
-    runs.clear()
-    if (!enabled) return TaskLocality.empty
+  /**
+   * Assigns `tasks` (every task of the batch, idle ones too, so they keep their place) for the
+   * batch ending at `batch` (its end offset's JSON).
+   */
+  def plan(batch: String, tasks: Seq[TaskName]): TaskLocality = synchronized {
+    val sameBatch = last.batch == batch
+    if (!sameBatch) runs.clear()
+    if (!enabled) {
+      last = LocalityStep.Planned(batch, TaskLocality.empty, 0, 0)
+      return TaskLocality.empty
+    }
     val previous = saved.getOrElse(store().load())
     val live = executors()
     val assignment = StickyAssigner.assign(previous, tasks, live)
     if (!saved.contains(assignment.locality)) store().save(assignment.locality)
     saved = Some(assignment.locality)
-    last = LocalityStep.Planned(assignment.locality, live.size, assignment.moved.size)
+    val moved = assignment.moved.size + (if (sameBatch) last.moved else 0)
+    last = LocalityStep.Planned(batch, assignment.locality, live.size, moved)
     assignment.locality
   }
 
@@ -68,7 +80,7 @@ final class LocalityStep(
 }
 
 object LocalityStep {
-  private final case class Planned(locality: TaskLocality, executors: Int, moved: Int)
+  private final case class Planned(batch: String, locality: TaskLocality, executors: Int, moved: Int)
 
   val OptionName = "host.affinity"
 

@@ -93,7 +93,7 @@ class StreamctlMicroBatchStream(
     val s = asSourceOffset(start)
     val e = asSourceOffset(end)
     val bootstrapHeads = ChooserState.of(e.state).bootstrapHeads
-    val placement = locality.plan(e.tasks.keys.toSeq)
+    val placement = locality.plan(e.json, e.tasks.keys.toSeq)
     e.tasks.toSeq.sortBy(_._1).flatMap { case (task, ends) =>
       val ranges = ends.toSeq.sortBy(_._1).map { case (ssp, until) =>
         val from = e.startOf(s, task, ssp).getOrElse(until)
