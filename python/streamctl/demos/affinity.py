@@ -230,13 +230,20 @@ def narrate(result: dict[str, Any], say: Callable[[str], None] = print) -> None:
                 f"created {m['consumersCreated']}."
             )
     first = batches[result["killed_at"] - 1]["assigned"]
-    last = batches[-1]
-    kept = all(last["assigned"][t] == e for t, e in first.items() if e != victim)
-    on_assigned = sum(b["ran"] == b["assigned"] for b in batches)
+    kept = all(batches[-1]["assigned"][t] == e for t, e in first.items() if e != victim)
+    say(f"The surviving executors kept all their own tasks: {'yes' if kept else 'NO'}.")
+    elsewhere = [
+        f"batch {b['batch']}: " + ", ".join(f"{t} ran on {e}, not {b['assigned'].get(t)}" for t, e in off)
+        for b in batches
+        if (off := sorted((t, e) for t, e in b["ran"].items() if b["assigned"].get(t) != e))
+    ]
     say(
-        f"Survivors kept all their tasks: {'yes' if kept else 'NO'}. In {on_assigned} of {len(batches)} batches "
-        f"every task ran on the executor assigned to it (read from the executor JVM itself)."
+        f"Every task ran on its assigned executor (as the executor JVM itself reports) in "
+        f"{len(batches) - len(elsewhere)} of {len(batches)} batches."
     )
+    if elsewhere:
+        say(f"    Elsewhere: {'; '.join(elsewhere)}. A preference, not a pin: when the executor is gone or busy "
+            "longer than spark.locality.wait, Spark runs the task on a free one.")
     off = result["affinity_off"]
     say(f"With host.affinity=false, describe_locality shows {off['locality_rows']} assigned tasks.")
 
