@@ -22,10 +22,10 @@ import streamctl.metadata.MetadataStore
  * have changed meanwhile) and adds to its moves and runs instead of starting afresh.
  *
  * {{{
- * val step = LocalityStep.start(sc, enabled = true, store, sourceId = "0")
+ * val step = LocalityStep.start(sc, enabled = true, () => store, sourceId = "0")
  * val locality = step.plan(end.json, tasks) // in planInputPartitions
- * locality.preferredLocations(task)    // Array("executor_10.0.0.2_1")
- * step.metrics                         // in metrics(): Map("tasksMoved" -> "0", ...)
+ * locality.preferredLocations(task)         // Array("executor_10.0.0.2_1")
+ * step.metrics                              // in metrics(): Map("tasksMoved" -> "0", ...)
  * }}}
  */
 final class LocalityStep(
