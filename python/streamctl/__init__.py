@@ -13,8 +13,19 @@ Example::
 
 from streamctl import options
 from streamctl.config import LISTENER_CLASS, configure_spark, jar_path
+from streamctl.locality import describe_locality, live_executors
 from streamctl.tasks import TaskRow, describe_tasks
 
 __version__ = "0.1.0"
 
-__all__ = ["LISTENER_CLASS", "TaskRow", "__version__", "configure_spark", "describe_tasks", "jar_path", "options"]
+__all__ = [
+    "LISTENER_CLASS",
+    "TaskRow",
+    "__version__",
+    "configure_spark",
+    "describe_locality",
+    "describe_tasks",
+    "jar_path",
+    "live_executors",
+    "options",
+]

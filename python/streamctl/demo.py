@@ -18,6 +18,7 @@ from pyspark.sql import SparkSession
 
 import streamctl
 from streamctl import kafka, options
+from streamctl.demos.affinity import step_host_affinity
 from streamctl.demos.choosers import step_bootstrap, step_priority
 from streamctl.demos.grouping import step_partition_expansion
 
@@ -100,6 +101,7 @@ STEPS: list[tuple[str, Callable[[DemoContext], None]]] = [
     ("Choosers: a bootstrap stream is read first", step_bootstrap),
     ("Choosers: a live stream has priority over a backfill", step_priority),
     ("Partition expansion under a running keyed count", step_partition_expansion),
+    ("Host affinity", step_host_affinity),
 ]
 
 

@@ -11,7 +11,8 @@ import streamctl.grouper.TaskName
  *  1. A task stays on its previous executor while that executor lives.
  *  1. Each executor gets a capacity of floor or ceil; the T mod E ceil slots go to the executors
  *     holding the most tasks already, because only there does an extra slot save a move.
- *  1. An executor over its capacity releases exactly its surplus.
+ *  1. An executor over its capacity releases exactly its surplus: first tasks that can go back
+ *     to a returned executor, then tasks that came from a lost one, so its own tasks stay.
  *  1. Released tasks, tasks of lost executors and new tasks are then placed: first back on the
  *     executor they remember from a loss (see [[TaskLocality.homes]]) if it is live and has room,
  *     then each on the least-loaded executor with room.
@@ -56,9 +57,12 @@ object StickyAssigner {
     val load = mutable.Map.empty[ExecutorId, Int]
     val released = mutable.ArrayBuffer.empty[TaskName]
     executors.foreach { e =>
-      // The surplus must leave anyway; letting tasks that can go home leave first makes the
-      // same number of moves also return tasks to an executor that came back.
-      val (leaving, remaining) = kept(e).sortBy(t => (!wantsToGoHome(t), t)).splitAt(math.max(0, kept(e).size - capacity(e)))
+      // The surplus must leave anyway, so the choice is free. Tasks that can go home leave
+      // first: the same moves then also return tasks to an executor that came back. Next leave
+      // guests (tasks that took refuge here from a lost executor, so remember a home): the
+      // executor's own tasks, with their warm consumers, stay when a replacement executor joins.
+      val leavingOrder = kept(e).sortBy(t => (!wantsToGoHome(t), !previous.homes.contains(t), t))
+      val (leaving, remaining) = leavingOrder.splitAt(math.max(0, kept(e).size - capacity(e)))
       released ++= leaving
       remaining.foreach(assigned(_) = e)
       load(e) = remaining.size

@@ -3,6 +3,7 @@ package streamctl.spark
 import scala.jdk.CollectionConverters._
 
 import org.apache.hadoop.conf.Configuration
+import org.apache.spark.sql.SparkSession
 import org.apache.spark.sql.connector.read.{InputPartition, PartitionReaderFactory}
 import org.apache.spark.sql.connector.read.streaming._
 
@@ -29,6 +30,8 @@ class StreamctlMicroBatchStream(
   private val grouping = new GroupingStep(options.grouping, options.streams, admin, store, mappingKey)
   // Built here so that a bad chooser option or class fails the query at its start.
   private val admission = new AdmissionStep(ChooserOptions.validated(options), admin)
+  private val locality = LocalityStep.start(SparkSession.active.sparkContext, LocalityStep.enabled(options),
+    () => store, MetadataLocation.sourceId(sourceCheckpoint))
 
   @volatile private var availableNowTarget: Option[Map[SSP, Long]] = None
   @volatile private var lastHeads: Map[SSP, Long] = Map.empty
@@ -91,17 +94,19 @@ class StreamctlMicroBatchStream(
     val s = asSourceOffset(start)
     val e = asSourceOffset(end)
     val bootstrapHeads = ChooserState.of(e.state).bootstrapHeads
+    val placement = locality.plan(e.json, e.tasks.keys.toSeq)
     e.tasks.toSeq.sortBy(_._1).flatMap { case (task, ends) =>
       val ranges = ends.toSeq.sortBy(_._1).map { case (ssp, until) =>
         val from = e.startOf(s, task, ssp).getOrElse(until)
         SspRange(ssp, math.min(from, until), until)
       }.filter(_.size > 0)
       if (ranges.isEmpty) None
-      else Some(TaskInputPartition(task.name, ranges, Array.empty[String], bootstrapHeads.filter(h => ranges.exists(_.ssp == h._1))))
+      else Some(TaskInputPartition(task.name, ranges, placement.preferredLocations(task),
+        bootstrapHeads.filter(h => ranges.exists(_.ssp == h._1))))
     }.toArray
   }
 
-  override def createReaderFactory(): PartitionReaderFactory = TaskReaderFactory(ReaderConfig(options))
+  override def createReaderFactory(): PartitionReaderFactory = TaskReaderFactory(ReaderConfig(options), locality.runs)
 
   override def deserializeOffset(json: String): Offset = SourceOffset.parse(json)
 
@@ -109,18 +114,19 @@ class StreamctlMicroBatchStream(
 
   override def metrics(latestConsumedOffset: java.util.Optional[Offset]): java.util.Map[String, String] = {
     val consumed = latestConsumedOffset.map[SourceOffset](asSourceOffset)
-    if (!consumed.isPresent || lastHeads.isEmpty) return java.util.Map.of()
+    if (!consumed.isPresent || lastHeads.isEmpty) return locality.metrics.asJava
     val behind = consumed.get.minPositions.map { case (ssp, o) => ssp -> math.max(0L, lastHeads.getOrElse(ssp, o) - o) }
     val perSsp = Json.obj()
     behind.toSeq.sortBy(_._1).foreach { case (ssp, b) => perSsp.put(ssp.toString, b) }
-    Map(
+    (Map(
       "minOffsetsBehindLatest" -> behind.values.min.toString,
       "maxOffsetsBehindLatest" -> behind.values.max.toString,
       "avgOffsetsBehindLatest" -> (behind.values.sum.toDouble / behind.size).toString,
-      "recordsBehindHead" -> Json.write(perSsp)).asJava
+      "recordsBehindHead" -> Json.write(perSsp)) ++ locality.metrics).asJava
   }
 
   override def stop(): Unit = {
+    locality.stop()
     admin.close()
     store.close()
   }

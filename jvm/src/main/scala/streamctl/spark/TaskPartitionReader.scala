@@ -11,8 +11,10 @@ import streamctl.system.{ConsumerPool, EnvelopeDecoder, KafkaTaskReader}
  * [[ConsumerPool]] and goes back there after a clean read; after a failure it is closed,
  * since its state is unknown.
  */
-final class TaskPartitionReader(partition: TaskInputPartition, config: ReaderConfig) extends PartitionReader[InternalRow] {
-  private val consumer = ConsumerPool.acquire(config.kafka, partition.task)
+final class TaskPartitionReader(partition: TaskInputPartition, config: ReaderConfig, runs: TaskRuns)
+  extends PartitionReader[InternalRow] {
+  private val (consumer, reused) = ConsumerPool.acquireNoting(config.kafka, partition.task)
+  runs.record(partition.task, reused) // where the task ran, for host affinity's metrics
   private var healthy = false
   private val reader =
     try new KafkaTaskReader(partition.ranges, consumer, ChooserFactory.forReader(config.chooser,

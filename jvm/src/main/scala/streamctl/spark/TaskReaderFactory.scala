@@ -3,7 +3,7 @@ package streamctl.spark
 import org.apache.spark.sql.catalyst.InternalRow
 import org.apache.spark.sql.connector.read.{InputPartition, PartitionReader, PartitionReaderFactory}
 
-final case class TaskReaderFactory(config: ReaderConfig) extends PartitionReaderFactory {
+final case class TaskReaderFactory(config: ReaderConfig, runs: TaskRuns) extends PartitionReaderFactory {
   override def createReader(partition: InputPartition): PartitionReader[InternalRow] =
-    new TaskPartitionReader(partition.asInstanceOf[TaskInputPartition], config)
+    new TaskPartitionReader(partition.asInstanceOf[TaskInputPartition], config, runs)
 }

@@ -29,10 +29,13 @@ object ConsumerPool {
 
   sys.addShutdownHook(clear())
 
-  def acquire(params: KafkaParams, task: String): Consumer = {
+  def acquire(params: KafkaParams, task: String): Consumer = acquireNoting(params, task)._1
+
+  /** As [[acquire]], also saying whether the consumer was reused (for the per-batch metrics). */
+  def acquireNoting(params: KafkaParams, task: String): (Consumer, Boolean) = {
     val cached = idle.synchronized(idle.remove(key(params, task)))
-    if (cached != null) { reused.incrementAndGet(); cached }
-    else { created.incrementAndGet(); new KafkaConsumer[Array[Byte], Array[Byte]](params.consumer) }
+    if (cached != null) { reused.incrementAndGet(); (cached, true) }
+    else { created.incrementAndGet(); (new KafkaConsumer[Array[Byte], Array[Byte]](params.consumer), false) }
   }
 
   /** Gives a healthy consumer back; one that failed must be closed by the caller instead. */

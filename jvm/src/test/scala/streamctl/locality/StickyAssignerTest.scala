@@ -43,14 +43,27 @@ class StickyAssignerTest {
   }
 
   @Test def returningExecutorGetsWhatBalanceAllows(): Unit = {
-    // While e3 is away, e4 joins and takes 4 tasks; when e3 returns, balance (3 each) only
-    // calls for 3 moves, and those 3 are tasks that used to be on e3.
+    // While e3 is away, e4 joins and takes e3's 4 tasks (e1 and e2 keep their own). When e3
+    // returns, balance (3 each) calls for 3 moves, one off each of e1, e2 and e4; the one off
+    // e4 is a task that was e3's, which is as many as balance allows back.
     val lost = StickyAssigner.assign(onThree, twelve, Seq(e1, e2)).locality
     val joined = StickyAssigner.assign(lost, twelve, Seq(e1, e2, e4)).locality
+    assertEquals(tasksOn(onThree, e3), tasksOn(joined, e4))
     val back = StickyAssigner.assign(joined, twelve, Seq(e1, e2, e3, e4))
     assertEquals(3, back.moved.size)
     assertEquals(Map(e1 -> 3, e2 -> 3, e3 -> 3, e4 -> 3), back.locality.loads)
-    assertTrue(tasksOn(back.locality, e3).subsetOf(tasksOn(onThree, e3)))
+    assertEquals(1, (tasksOn(back.locality, e3) intersect tasksOn(onThree, e3)).size)
+  }
+
+  @Test def replacementExecutorTakesTheGuestsNotTheSurvivorsOwnTasks(): Unit = {
+    // e3 dies, e1 and e2 take its tasks in; a replacement e4 joins (as a cluster manager
+    // relaunching the lost executor does). Balance needs 4 moves; they must be the guests.
+    val lost = StickyAssigner.assign(onThree, twelve, Seq(e1, e2)).locality
+    val replaced = StickyAssigner.assign(lost, twelve, Seq(e1, e2, e4))
+    assertEquals(4, replaced.moved.size)
+    assertEquals(tasksOn(onThree, e1), tasksOn(replaced.locality, e1))
+    assertEquals(tasksOn(onThree, e2), tasksOn(replaced.locality, e2))
+    assertEquals(tasksOn(onThree, e3), tasksOn(replaced.locality, e4))
   }
 
   @Test def sameIdOnAnotherHostIsNotAReturn(): Unit = {

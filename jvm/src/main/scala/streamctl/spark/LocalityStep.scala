@@ -1,0 +1,101 @@
+package streamctl.spark
+
+import org.apache.spark.SparkContext
+
+import streamctl.grouper.TaskName
+import streamctl.locality.{ExecutorId, StickyAssigner, TaskLocality, TaskLocalityStore}
+import streamctl.metadata.MetadataStore
+
+/**
+ * Host affinity at batch planning: each batch, the tasks are assigned to the live executors,
+ * sticking to the previous assignment (kept in the metadata store), and each task's input
+ * partition prefers its executor. With `host.affinity=false` nothing is assigned or stored
+ * and no task has a preferred location.
+ *
+ * It also turns the readers' [[TaskRuns]] into progress metrics, of the last batch planned:
+ * `consumersCreated` and `consumersReused` always; with host affinity also `executors` (live,
+ * the driver excluded), `tasksMoved` (tasks whose executor changed when the batch was planned)
+ * and `tasksOffAssignedExecutor` (tasks Spark ran elsewhere, e.g. after `spark.locality.wait`).
+ *
+ * Spark plans a batch's partitions again for every action on it (`foreachBatch` may run
+ * several), so a batch is known by its end offset: planning it again re-assigns (executors may
+ * have changed meanwhile) and adds to its moves and runs instead of starting afresh.
+ *
+ * {{{
+ * val step = LocalityStep.start(sc, enabled = true, () => store, sourceId = "0")
+ * val locality = step.plan(end.json, tasks) // in planInputPartitions
+ * locality.preferredLocations(task)         // Array("executor_10.0.0.2_1")
+ * step.metrics                              // in metrics(): Map("tasksMoved" -> "0", ...)
+ * }}}
+ */
+final class LocalityStep(
+    enabled: Boolean,
+    executors: () => Seq[ExecutorId],
+    store: () => TaskLocalityStore,
+    val runs: TaskRuns,
+    onStop: () => Unit = () => ()) {
+
+  // Only this source writes its key, so the last saved assignment is the stored one.
+  @volatile private var saved: Option[TaskLocality] = None
+  @volatile private var last = LocalityStep.Planned("", TaskLocality.empty, executors = 0, moved = 0)
+
+  /**
+   * Assigns `tasks` (every task of the batch, idle ones too, so they keep their place) for the
+   * batch ending at `batch` (its end offset's JSON).
+   */
+  def plan(batch: String, tasks: Seq[TaskName]): TaskLocality = synchronized {
+    val sameBatch = last.batch == batch
+    if (!sameBatch) runs.clear()
+    if (!enabled) {
+      last = LocalityStep.Planned(batch, TaskLocality.empty, 0, 0)
+      return TaskLocality.empty
+    }
+    val previous = saved.getOrElse(store().load())
+    val live = executors()
+    val assignment = StickyAssigner.assign(previous, tasks, live)
+    if (!saved.contains(assignment.locality)) store().save(assignment.locality)
+    saved = Some(assignment.locality)
+    val moved = assignment.moved.size + (if (sameBatch) last.moved else 0)
+    last = LocalityStep.Planned(batch, assignment.locality, live.size, moved)
+    assignment.locality
+  }
+
+  def metrics: Map[String, String] = {
+    val done = runs.current
+    val consumers = Map(
+      "consumersCreated" -> done.count(!_.consumerReused).toString,
+      "consumersReused" -> done.count(_.consumerReused).toString)
+    if (!enabled) consumers
+    else {
+      val planned = last
+      val off = done.count(r => planned.locality.executorOf(TaskName(r.task)).exists(_.id != r.executorId))
+      consumers ++ Map(
+        "executors" -> planned.executors.toString,
+        "tasksMoved" -> planned.moved.toString,
+        "tasksOffAssignedExecutor" -> off.toString)
+    }
+  }
+
+  def stop(): Unit = onStop()
+}
+
+object LocalityStep {
+  private final case class Planned(batch: String, locality: TaskLocality, executors: Int, moved: Int)
+
+  val OptionName = "host.affinity"
+
+  /** Option `host.affinity` (default true); anything but true or false is an error naming it. */
+  def enabled(options: SourceOptions): Boolean =
+    options.get(OptionName).forall(v => SourceOptions.parseBool(OptionName, v))
+
+  /** The store key of one source's assignment: `assignment-<source index>`, like the grouper's mapping. */
+  def storeKey(sourceId: String): String = s"${TaskLocalityStore.DefaultKey}-$sourceId"
+
+  /** A step for one source of a running query; listens for executors only when `enabled`. */
+  def start(sc: SparkContext, enabled: Boolean, store: () => MetadataStore, sourceId: String): LocalityStep = {
+    val registry = if (enabled) Some(ExecutorRegistry.start(sc)) else None
+    lazy val localityStore = new TaskLocalityStore(store(), storeKey(sourceId))
+    new LocalityStep(enabled, () => registry.fold(Seq.empty[ExecutorId])(_.live), () => localityStore,
+      TaskRuns.register(sc), () => registry.foreach(_.stop()))
+  }
+}

@@ -1,0 +1,50 @@
+package streamctl.spark
+
+import scala.jdk.CollectionConverters._
+
+import org.apache.spark.{SparkContext, SparkEnv}
+import org.apache.spark.util.CollectionAccumulator
+
+/**
+ * One task read on one executor: where it ran, and whether the executor's consumer pool had a
+ * consumer for it already (see [[streamctl.system.ConsumerPool]]).
+ */
+final case class TaskRun(task: String, executorId: String, consumerReused: Boolean)
+
+/**
+ * Carries [[TaskRun]]s from the readers back to the driver, with a Spark accumulator: the
+ * public way for tasks to report facts to the driver. Spark merges a task's additions when the
+ * task succeeds (failed attempts are dropped), before the batch ends, so the driver reads the
+ * runs of a batch once it has run.
+ *
+ * {{{
+ * val runs = TaskRuns.register(spark.sparkContext) // on the driver; ships inside the reader factory
+ * runs.record("Partition 0", reused = true)         // in a reader, on an executor
+ * runs.clear()                                      // on the driver, as a batch is planned
+ * runs.current                                      // on the driver, after it ran: its runs
+ * }}}
+ */
+final class TaskRuns private (accumulator: CollectionAccumulator[TaskRun]) extends Serializable {
+
+  /** Called by a reader: records that `task` runs on this executor. */
+  def record(task: String, reused: Boolean): Unit = record(TaskRun(task, SparkEnv.get.executorId, reused))
+
+  def record(run: TaskRun): Unit = accumulator.add(run)
+
+  /** On the driver: forgets the runs recorded so far. */
+  def clear(): Unit = accumulator.reset()
+
+  /** On the driver: the runs recorded since [[clear]]. */
+  def current: Seq[TaskRun] = accumulator.value.asScala.toList
+}
+
+object TaskRuns {
+  /** Runs that stay in this JVM: for tests of driver-side logic without a SparkContext. */
+  private[spark] def unregistered(): TaskRuns = new TaskRuns(new CollectionAccumulator[TaskRun])
+
+  def register(sc: SparkContext): TaskRuns = {
+    val accumulator = new CollectionAccumulator[TaskRun]
+    sc.register(accumulator) // unnamed: kept out of the UI, it is bookkeeping
+    new TaskRuns(accumulator)
+  }
+}
