@@ -10,9 +10,12 @@ import time
 from collections import Counter
 from pathlib import Path
 
+import pytest
 from _copy_job import start_copy
+from pyspark.errors import StreamingQueryException
 
-from streamctl import kafka
+from streamctl import kafka, options
+from streamctl._jvm import jvm
 
 
 def _committed_batches(checkpoint: Path) -> int:
@@ -55,3 +58,35 @@ def test_kill_and_restart_neither_loses_nor_duplicates(spark, servers, make_stre
     for p in range(3):
         assert sorted(o for q_, o in seen if q_ == p) == list(range(n // 3))
     assert sorted(int(r.value) for r in rows) == list(range(n))
+
+
+def test_batch_zero_replay_plans_from_the_same_initial_offset(spark, servers, make_stream, tmp_path):
+    """Spark replays an uncommitted batch 0 from initialOffset(); recomputing it after retention
+    moved the oldest offset would silently skip records instead of reporting their loss."""
+    stream = make_stream()
+    kafka.produce(spark, servers, stream, [str(i).encode() for i in range(10)])
+    checkpoint = tmp_path / "cp"
+    source = options.source(servers, [stream], starting_offsets="earliest")
+    df = spark.readStream.format("streamctl").options(**source).load()
+
+    def start():
+        return (
+            df.writeStream.foreachBatch(lambda b, _i: b.count())
+            .option("checkpointLocation", str(checkpoint))
+            .trigger(availableNow=True)
+            .start()
+        )
+
+    first = start()
+    first.awaitTermination(120)
+    assert first.exception() is None
+    # A crash after batch 0 ([0, 10)) ran but before it was committed; meanwhile retention
+    # removed offsets 0..4, and no warm consumer holds them any more.
+    (checkpoint / "commits" / "0").unlink()
+    kafka.delete_records_before(spark, servers, stream, 0, 5)
+    jvm(spark).streamctl.system.ConsumerPool.clear()
+
+    replay = start()
+    with pytest.raises(StreamingQueryException) as err:
+        replay.awaitTermination(120)
+    assert f"stream '{stream}' partition 0 offset 0" in str(err.value)

@@ -36,7 +36,7 @@ class StreamctlMicroBatchStream(
   @volatile private var availableNowTarget: Option[Map[SSP, Long]] = None
   @volatile private var lastHeads: Map[SSP, Long] = Map.empty
 
-  override def initialOffset(): Offset = {
+  override def initialOffset(): Offset = InitialOffset(sourceCheckpoint, hadoopConf).getOrCreate {
     val mapping = grouping.initial()
     val start = options.startingOffsets match {
       case "earliest" => admin.oldestOffsets(mapping.ssps)

@@ -5,13 +5,14 @@ import org.apache.spark.sql.SparkSession
 
 import streamctl.{Json, StreamctlException}
 import streamctl.grouper.{TaskMapping, TaskOrder}
+import streamctl.locality.{TaskLocality, TaskLocalityStore}
 import streamctl.metadata.{FileSystemMetadataStore, MetadataStore}
 
 /**
  * The SSP -> task mappings recorded in a query's metadata store, one row per (source, SSP,
  * task), for `streamctl.describe_tasks` in Python. A broadcast SSP has one row per task.
- * Rows are JSON so that Python only formats them, and a later column (the executor a task
- * runs on) is one more field here.
+ * Rows are JSON so that Python only formats them; `executor` (`executor_<host>_<id>`) is the
+ * executor host affinity assigned the task, absent without an assignment.
  *
  * {{{
  * TaskListing.json("/chk/q1", null)
@@ -30,7 +31,8 @@ object TaskListing {
       throw StreamctlException("describe_tasks needs the query's checkpoint location or its metadata store path")
     val path = Option(metadataStorePath).getOrElse(new org.apache.hadoop.fs.Path(checkpoint, MetadataLocation.DirName).toString)
     val store = new FileSystemMetadataStore(path, hadoopConf)
-    try write(rows(store, path)) finally store.close()
+    try write(rows(store, path), source => new TaskLocalityStore(store, LocalityStep.storeKey(source)).load())
+    finally store.close()
   }
 
   /** (source id, mapping) for every source whose mapping the store holds, by source id. */
@@ -46,14 +48,19 @@ object TaskListing {
     }.sortBy(_._1)
   }
 
-  private def write(mappings: Seq[(String, TaskMapping)]): String = {
+  /** `locality(source)` is the source's task -> executor assignment (empty without host affinity). */
+  private[spark] def write(mappings: Seq[(String, TaskMapping)], locality: String => TaskLocality): String = {
     val arr = Json.mapper.createArrayNode()
-    for ((source, m) <- mappings; ssp <- m.ssps.toSeq.sorted; task <- m.tasksOf(ssp).toSeq.sorted(TaskOrder)) {
-      val row = arr.addObject()
-      row.put("source", source)
-      row.put("stream", ssp.stream)
-      row.put("partition", ssp.partition)
-      row.put("task", task.name)
+    for ((source, m) <- mappings) {
+      val placement = locality(source)
+      for (ssp <- m.ssps.toSeq.sorted; task <- m.tasksOf(ssp).toSeq.sorted(TaskOrder)) {
+        val row = arr.addObject()
+        row.put("source", source)
+        row.put("stream", ssp.stream)
+        row.put("partition", ssp.partition)
+        row.put("task", task.name)
+        placement.executorOf(task).foreach(e => row.put("executor", e.location))
+      }
     }
     Json.write(arr)
   }

@@ -8,6 +8,7 @@ import org.junit.jupiter.api.Test
 
 import streamctl.{Json, StreamctlException}
 import streamctl.grouper.{TaskMapping, TaskName}
+import streamctl.locality.{ExecutorId, TaskLocality, TaskLocalityStore}
 import streamctl.metadata.FileSystemMetadataStore
 import streamctl.system.SSP
 
@@ -31,6 +32,19 @@ class TaskListingTest {
       (0 until rows.size).map(row))
     // An explicit store path reads the same store.
     assertEquals(TaskListing.json(checkpoint, null, conf), TaskListing.json("/elsewhere", s"$checkpoint/streamctl", conf))
+  }
+
+  @Test def showsTheExecutorHostAffinityAssigned(): Unit = {
+    val checkpoint = Files.createTempDirectory("listing").toString
+    val store = new FileSystemMetadataStore(s"$checkpoint/streamctl", conf)
+    val (p0, p1) = (TaskName("Partition 0"), TaskName("Partition 1"))
+    store.put("grouper", "mapping-0", TaskMapping(Map("orders" -> 2), Map(
+      p0 -> Set(SSP.kafka("orders", 0)), p1 -> Set(SSP.kafka("orders", 1)))).toJson)
+    new TaskLocalityStore(store, LocalityStep.storeKey("0")).save(TaskLocality(Map(p1 -> ExecutorId("3", "host-a"))))
+
+    val rows = Json.parse(TaskListing.json(checkpoint, null, conf), "test")
+    assertFalse(rows.get(0).has("executor"), "a task without an assignment has no executor")
+    assertEquals("executor_host-a_3", rows.get(1).get("executor").asText)
   }
 
   @Test def aStoreWithoutMappingIsAClearError(): Unit = {
