@@ -14,10 +14,22 @@ final class EnvelopeRowConverter(task: String) {
   private val taskName = UTF8String.fromString(task)
   private val streamNames = new java.util.HashMap[String, UTF8String]()
 
+  // Consecutive records mostly share a stream: remember the last one instead of hashing per record.
+  private var lastStream: String = _
+  private var lastStreamName: UTF8String = _
+
+  private def streamName(stream: String): UTF8String = {
+    if (stream ne lastStream) {
+      lastStreamName = streamNames.computeIfAbsent(stream, s => UTF8String.fromString(s))
+      lastStream = stream
+    }
+    lastStreamName
+  }
+
   def toRow(e: Envelope, watermarkMs: Long): InternalRow = {
     row.update(0, e.key)
     row.update(1, e.value)
-    row.update(2, streamNames.computeIfAbsent(e.ssp.stream, s => UTF8String.fromString(s)))
+    row.update(2, streamName(e.ssp.stream))
     row.setInt(3, e.ssp.partition)
     row.setLong(4, e.offset)
     if (e.timestamp >= 0) row.setLong(5, e.timestamp * 1000L) else row.setNullAt(5)

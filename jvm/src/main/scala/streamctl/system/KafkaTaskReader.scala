@@ -73,6 +73,15 @@ final class KafkaTaskReader(
     active.indices.foreach(i => consumer.seek(tps(i), active(i).from))
   }
 
+  // Per chosen envelope: envelopes carry the very SSP instance of their range, so an identity
+  // scan finds the slot without hashing a case class; the map is the fallback.
+  private def slotOf(ssp: SSP): Int = {
+    if (n == 1) return 0
+    var i = 0
+    while (i < n && i < 8) { if (active(i).ssp eq ssp) return i; i += 1 }
+    byEnvelopeSsp.get(ssp).intValue()
+  }
+
   /** Records read so far (before decoding), for metrics. */
   def count: Long = recordsRead
 
@@ -84,7 +93,7 @@ final class KafkaTaskReader(
       if (needData == 0) {
         val e = chooser.choose()
         if (e != null) {
-          pending(byEnvelopeSsp.get(e.ssp)) = false
+          pending(slotOf(e.ssp)) = false
           return e
         }
         if (!anyPending) return null
