@@ -124,8 +124,14 @@ def test_a_user_chooser_class_orders_the_task(spark, servers, make_stream, tmp_p
         (lambda s: options.priority(s, "high"), ["priority", "'high'"]),  # type: ignore[arg-type]
         (lambda s: options.bootstrap("not-read"), ["stream.not-read.bootstrap", "'not-read'"]),
         (lambda s: options.batch_size(0), ["chooser.batch.size", "> 0"]),
-        (lambda s: options.chooser_class("com.example.NoSuchChooser"), ["chooser.class=com.example.NoSuchChooser"]),
-        (lambda s: options.chooser_class("java.lang.String"), ["chooser.class=java.lang.String", "does not implement"]),
+        (
+            lambda s: options.chooser_class("com.example.NoSuchChooser"),
+            ["Option chooser.class: class 'com.example.NoSuchChooser'", "not found"],
+        ),
+        (
+            lambda s: options.chooser_class("java.lang.String"),
+            ["Option chooser.class: class 'java.lang.String'", "does not implement"],
+        ),
         (lambda s: {"chooser": "fastest"}, ["Unknown chooser 'fastest'", "time-aligned"]),
     ],
     ids=["priority", "bootstrap", "batch-size", "missing-class", "not-a-chooser", "chooser-name"],

@@ -1,6 +1,6 @@
 package streamctl.chooser
 
-import streamctl.StreamctlException
+import streamctl.{StreamctlException, UserClass}
 import streamctl.system.SSP
 
 /**
@@ -23,7 +23,7 @@ object ChooserFactory {
 
   /** A fresh base chooser: the user's class, time-aligned or round-robin. */
   def newBase(config: ChooserConfig): MessageChooser = config.chooserClass match {
-    case Some(c) => UserChooserLoader.load(c, config.options)
+    case Some(c) => UserClass.instantiate(ChooserConfig.ClassKey, c, classOf[MessageChooser], config.options)
     case None if config.timeAligned => new TimeAlignedChooser
     case None => new RoundRobinChooser
   }

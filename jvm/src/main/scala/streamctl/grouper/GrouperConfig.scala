@@ -1,6 +1,6 @@
 package streamctl.grouper
 
-import streamctl.StreamctlException
+import streamctl.{StreamctlException, UserClass}
 
 /**
  * The grouping settings of a query, read from its source options:

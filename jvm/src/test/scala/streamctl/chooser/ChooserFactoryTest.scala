@@ -1,5 +1,7 @@
 package streamctl.chooser
 
+import streamctl.UserClass
+
 import org.junit.jupiter.api.Assertions._
 import org.junit.jupiter.api.Test
 
@@ -66,7 +68,7 @@ class ChooserFactoryTest {
   }
 
   @Test def userChooserConstructors(): Unit = {
-    def load(cls: Class[_]) = UserChooserLoader.load(cls.getName, Map("k" -> "v"))
+    def load(cls: Class[_]) = UserClass.instantiate("chooser.class", cls.getName, classOf[MessageChooser], Map("k" -> "v"))
     assertTrue(load(classOf[NoArgUserChooser]).isInstanceOf[NoArgUserChooser])
     assertEquals("v", load(classOf[JavaMapUserChooser]).asInstanceOf[JavaMapUserChooser].options.get("k"))
   }
@@ -74,7 +76,7 @@ class ChooserFactoryTest {
   private def loadError(name: String): String = {
     val cfg = ChooserConfig.parse(Map("chooser.class" -> name), streamNames)
     val e = assertThrows(classOf[StreamctlException], () => ChooserFactory.validate(cfg))
-    assertTrue(e.getMessage.contains(s"chooser.class=$name"), e.getMessage)
+    assertTrue(e.getMessage.contains(s"Option chooser.class: class '$name'"), e.getMessage)
     e.getMessage
   }
 

@@ -22,7 +22,7 @@ class ChooserOptionsTest {
   @Test def aClassThatCannotBeLoadedFailsValidationNamingTheOption(): Unit = {
     val e = assertThrows(classOf[StreamctlException],
       () => ChooserOptions.validated(options("chooser.class" -> "com.example.Nope")))
-    assertTrue(e.getMessage.contains("chooser.class=com.example.Nope"), e.getMessage)
+    assertTrue(e.getMessage.contains("Option chooser.class: class 'com.example.Nope'"), e.getMessage)
   }
 
   @Test def readerConfigCarriesTheChooser(): Unit =

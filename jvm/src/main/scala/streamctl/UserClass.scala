@@ -1,0 +1,62 @@
+package streamctl
+
+import java.lang.reflect.InvocationTargetException
+
+/**
+ * Instantiates a user's class named by a source option (`chooser.class`, `grouper.class`,
+ * `partition.expansion.algorithm`), turning every way that can go wrong into an error that
+ * names the option and the class.
+ *
+ * The class must be public, concrete, implement `expected`, and have one of these public
+ * constructors, tried in this order:
+ *  1. `(options: scala.collection.immutable.Map[String, String])`: the query's options,
+ *  2. `(options: java.util.Map[String, String])`: the same, for Java classes,
+ *  3. `()`.
+ * It is looked up through the thread's context class loader first (where Spark puts jars
+ * added with `--jars`), then the loader of streamctl itself.
+ *
+ * {{{
+ * val g = UserClass.instantiate("grouper.class", "com.acme.MyGrouper", classOf[SystemStreamPartitionGrouper], options)
+ * }}}
+ */
+object UserClass {
+  def instantiate[T](option: String, className: String, expected: Class[T], options: Map[String, String]): T = {
+    def fail(why: String, cause: Throwable = null): Nothing =
+      throw StreamctlException(s"Option $option: class '$className' $why", cause)
+
+    val cls = find(className.trim).getOrElse(
+      fail("was not found on the classpath (add its jar with --jars or spark.jars)"))
+    if (!expected.isAssignableFrom(cls)) fail(s"does not implement ${expected.getName}")
+    if (cls.isInterface || java.lang.reflect.Modifier.isAbstract(cls.getModifiers)) fail("is abstract; name a concrete class")
+
+    def ctor(params: Class[_]*) =
+      try Some(cls.getConstructor(params: _*)) catch { case _: NoSuchMethodException => None }
+
+    val (constructor, args) =
+      ctor(classOf[scala.collection.immutable.Map[_, _]]).map(c => (c, Array[AnyRef](options)))
+        .orElse(ctor(classOf[java.util.Map[_, _]]).map(c => (c, Array[AnyRef](toJava(options)))))
+        .orElse(ctor().map(c => (c, Array.empty[AnyRef])))
+        .getOrElse(fail("has no public constructor taking (Map[String, String]), (java.util.Map[String, String]) or ()"))
+    try expected.cast(constructor.newInstance(args: _*))
+    catch {
+      case e: InvocationTargetException =>
+        val cause = Option(e.getCause).getOrElse(e)
+        fail(s"failed in its constructor: $cause", cause)
+      case e: ReflectiveOperationException => fail(s"could not be instantiated: $e", e)
+    }
+  }
+
+  private def find(name: String): Option[Class[_]] = {
+    val loaders = Seq(Thread.currentThread.getContextClassLoader, getClass.getClassLoader).filter(_ != null).distinct
+    loaders.iterator.flatMap { l =>
+      try Some(Class.forName(name, false, l))
+      catch { case _: ClassNotFoundException | _: LinkageError => None }
+    }.nextOption()
+  }
+
+  private def toJava(options: Map[String, String]): java.util.Map[String, String] = {
+    val m = new java.util.HashMap[String, String]()
+    options.foreach { case (k, v) => m.put(k, v) }
+    java.util.Collections.unmodifiableMap(m)
+  }
+}
