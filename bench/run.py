@@ -31,11 +31,21 @@ def machine() -> str:
     return f"{os.cpu_count()} cores ({cpu}), {system}, Python {platform.python_version()}"
 
 
-def run_jvm_bench(name: str) -> None:
+def jvm_classpath() -> str:
+    """The Maven test classpath: target/classes still names the unshaded kafka-clients."""
     import pyspark
 
+    out = ROOT / "target" / "bench.classpath"
     jars = Path(pyspark.__file__).parent / "jars"
-    classpath = os.pathsep.join([str(ROOT / "target" / "classes"), str(ROOT / "target" / "test-classes"), f"{jars}/*"])
+    subprocess.run(
+        ["mvn", "-q", "-B", "-f", str(ROOT / "pom.xml"), f"-Dspark.jars.dir={jars}", "dependency:build-classpath",
+         "-Dmdep.includeScope=test", f"-Dmdep.outputFile={out}"],
+        check=True,
+    )
+    return os.pathsep.join([str(ROOT / "target" / "classes"), str(ROOT / "target" / "test-classes"), out.read_text()])
+
+
+def run_jvm_bench(name: str, classpath: str) -> None:
     print(f"\n== {name}", flush=True)
     subprocess.run(["java", "-cp", classpath, f"streamctl.bench.{name}"], check=True)
 
@@ -52,8 +62,9 @@ def main() -> int:
     print(f"machine: {machine()}", flush=True)
 
     if args.only in (None, "jvm"):
+        classpath = jvm_classpath()
         for name in JVM_BENCHES:
-            run_jvm_bench(name)
+            run_jvm_bench(name, classpath)
     sparks = {"read", "write", "memory"}
     if args.only is None or args.only in sparks:
         summaries: list[str] = []
