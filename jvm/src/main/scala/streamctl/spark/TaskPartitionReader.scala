@@ -14,17 +14,18 @@ import streamctl.system.{ConsumerPool, EnvelopeDecoder, KafkaTaskReader}
 final class TaskPartitionReader(partition: TaskInputPartition, config: ReaderConfig) extends PartitionReader[InternalRow] {
   private val consumer = ConsumerPool.acquire(config.kafka, partition.task)
   private var healthy = false
+  private val control = TaskControlReader(partition, config.intermediateStreams)
   private val reader =
     try new KafkaTaskReader(partition.ranges, consumer, new RoundRobinChooser, config.pollTimeoutMs, config.failOnDataLoss,
-      ssp => if (config.intermediateStreams.contains(ssp.stream)) IntermediateDecoder else EnvelopeDecoder.Identity)
+      ssp => control.fold(EnvelopeDecoder.Identity)(_.decoderFor(ssp)))
     catch { case e: Throwable => ConsumerPool.closeQuietly(consumer); throw e }
   private val converter = new EnvelopeRowConverter(partition.task)
   private var current: InternalRow = _
 
   override def next(): Boolean = {
     val e = reader.next()
-    if (e == null) { healthy = true; false }
-    else { current = converter.toRow(e, -1L); true }
+    if (e == null) { control.foreach(_.finish()); healthy = true; false }
+    else { current = converter.toRow(e, control.fold(-1L)(_.watermarkMs(e.ssp))); true }
   }
 
   override def get(): InternalRow = current
