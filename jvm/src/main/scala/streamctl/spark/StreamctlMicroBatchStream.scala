@@ -27,6 +27,7 @@ class StreamctlMicroBatchStream(
   private val storePath = MetadataLocation.resolve(options.metadataStorePath, sourceCheckpoint)
   private lazy val store: MetadataStore = new FileSystemMetadataStore(storePath, hadoopConf)
   private val mappingKey = s"mapping-${MetadataLocation.sourceId(sourceCheckpoint)}"
+  private val control = new ControlStep(options, MetadataLocation.sourceId(sourceCheckpoint), storePath, store, hadoopConf)
 
   @volatile private var availableNowTarget: Option[Map[SSP, Long]] = None
   @volatile private var lastHeads: Map[SSP, Long] = Map.empty
@@ -39,7 +40,7 @@ class StreamctlMicroBatchStream(
       case "earliest" => admin.oldestOffsets(ssps)
       case _ => admin.upcomingOffsets(ssps)
     }
-    SourceOffset(grouping.map { case (t, s) => t -> s.map(ssp => ssp -> start(ssp)).toMap })
+    control.initialize(SourceOffset(grouping.map { case (t, s) => t -> s.map(ssp => ssp -> start(ssp)).toMap }))
   }
 
   override def getDefaultReadLimit: ReadLimit =
@@ -59,6 +60,7 @@ class StreamctlMicroBatchStream(
    */
   override def latestOffset(start: Offset, limit: ReadLimit): Offset = {
     val previous = asSourceOffset(start)
+    if (control.holdsBack(previous)) return previous
     val plan = BatchPlan(previous)
     val heads = admin.upcomingOffsets(plan.ssps)
     lastHeads = heads
@@ -70,11 +72,11 @@ class StreamctlMicroBatchStream(
       case m: ReadMaxRows => FairShare.admit(begins, reachable.map { case (s, h) => s -> math.max(h, begins(s)) }, m.maxRows())
       case _ => reachable
     }
-    val next = plan.end { (_, ssp, begin) =>
+    val next = control.plan(previous, plan.end { (_, ssp, begin) =>
       val h = heads(ssp)
       // Only reached with fail.on.data.loss=false: continue from the broker's end.
       if (h < begin) h else math.max(begin, budgetEnds(ssp))
-    }
+    }, availableNowTarget)
     if (next.json == previous.json) previous else next
   }
 
@@ -86,12 +88,13 @@ class StreamctlMicroBatchStream(
   override def planInputPartitions(start: Offset, end: Offset): Array[InputPartition] = {
     val s = asSourceOffset(start)
     val e = asSourceOffset(end)
+    control.planned(e)
     e.tasks.toSeq.sortBy(_._1).flatMap { case (task, ends) =>
       val ranges = ends.toSeq.sortBy(_._1).map { case (ssp, until) =>
         val from = e.startOf(s, task, ssp).getOrElse(until)
         SspRange(ssp, math.min(from, until), until)
       }.filter(_.size > 0)
-      if (ranges.isEmpty) None else Some(TaskInputPartition(task.name, ranges, Array.empty[String]))
+      if (ranges.isEmpty) None else Some(TaskInputPartition(task.name, ranges, Array.empty[String], control.forTask(e, task)))
     }.toArray
   }
 
@@ -99,7 +102,7 @@ class StreamctlMicroBatchStream(
 
   override def deserializeOffset(json: String): Offset = SourceOffset.parse(json)
 
-  override def commit(end: Offset): Unit = ()
+  override def commit(end: Offset): Unit = control.committed(asSourceOffset(end))
 
   override def metrics(latestConsumedOffset: java.util.Optional[Offset]): java.util.Map[String, String] = {
     val consumed = latestConsumedOffset.map[SourceOffset](asSourceOffset)
@@ -107,14 +110,15 @@ class StreamctlMicroBatchStream(
     val behind = consumed.get.minPositions.map { case (ssp, o) => ssp -> math.max(0L, lastHeads.getOrElse(ssp, o) - o) }
     val perSsp = Json.obj()
     behind.toSeq.sortBy(_._1).foreach { case (ssp, b) => perSsp.put(ssp.toString, b) }
-    Map(
+    (Map(
       "minOffsetsBehindLatest" -> behind.values.min.toString,
       "maxOffsetsBehindLatest" -> behind.values.max.toString,
       "avgOffsetsBehindLatest" -> (behind.values.sum.toDouble / behind.size).toString,
-      "recordsBehindHead" -> Json.write(perSsp)).asJava
+      "recordsBehindHead" -> Json.write(perSsp)) ++ control.metrics(consumed.get)).asJava
   }
 
   override def stop(): Unit = {
+    control.stopped()
     admin.close()
     store.close()
   }
