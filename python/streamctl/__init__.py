@@ -13,7 +13,16 @@ Example::
 
 from streamctl import options
 from streamctl.config import LISTENER_CLASS, configure_spark, jar_path
+from streamctl.control import end_of_stream, with_upstream_watermark
 
 __version__ = "0.1.0"
 
-__all__ = ["LISTENER_CLASS", "__version__", "configure_spark", "jar_path", "options"]
+__all__ = [
+    "LISTENER_CLASS",
+    "__version__",
+    "configure_spark",
+    "end_of_stream",
+    "jar_path",
+    "options",
+    "with_upstream_watermark",
+]
