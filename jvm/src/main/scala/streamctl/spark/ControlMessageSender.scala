@@ -49,6 +49,9 @@ final class ControlMessageSender(
 
   def producer: String = messages.taskName
 
+  /** Where the messages go: two senders with the same target are the same sink. */
+  def target: (String, String) = (kafka.bootstrapServers, stream)
+
   private def sendToEveryPartition(bytes: Array[Byte], what: String): Unit = {
     val producer = ProducerPool.get(kafka)
     val sent = ControlMessages.toEveryPartition(partitions, bytes).map { case (p, value) =>

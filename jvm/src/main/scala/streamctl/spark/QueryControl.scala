@@ -40,9 +40,14 @@ final class QueryControl private[spark] (val queryId: String, private[spark] val
 
   def addSource(source: ControlSource): Unit = synchronized(sources.update(source, None))
 
-  /** `endOfStreamAfterAvailableNow`: whether a finished `Trigger.AvailableNow` run counts as the end. */
-  def addSink(sender: ControlMessageSender, endOfStreamAfterAvailableNow: Boolean): Unit =
-    synchronized(sinks += sender -> endOfStreamAfterAvailableNow)
+  /**
+   * Registers a sink writing `stream` (once: Spark may build the sink's write more than once
+   * per run). `endOfStreamAfterAvailableNow`: whether a finished `Trigger.AvailableNow` run
+   * counts as the end of the stream.
+   */
+  def addSink(sender: ControlMessageSender, endOfStreamAfterAvailableNow: Boolean): Unit = synchronized {
+    if (!sinks.exists { case (s, _) => s.target == sender.target }) sinks += sender -> endOfStreamAfterAvailableNow
+  }
 
   /** The producer name of a sink that names none: the query name, else its id (both survive restarts). */
   def defaultProducerName: String = query.flatMap(q => Option(q.name)).getOrElse(s"query-$queryId")
