@@ -29,13 +29,12 @@ final class ControlMessageSender(
     val stream: String,
     partitions: Int,
     producerName: () => String,
-    producerCount: Int) {
+    producerCount: Int) extends ControlSink {
 
   private lazy val messages = ControlMessages.forProducer(producerName(), producerCount)
   @volatile private var lastWatermark: Option[Long] = None
 
-  /** Sends the watermark if it advanced on the last one sent; returns whether it did. */
-  def watermark(timestampMs: Long): Boolean = synchronized {
+  override def watermark(timestampMs: Long): Boolean = synchronized {
     messages.watermarkIfAdvanced(lastWatermark, timestampMs) match {
       case Some(bytes) =>
         sendToEveryPartition(bytes, s"watermark $timestampMs")
@@ -45,12 +44,11 @@ final class ControlMessageSender(
     }
   }
 
-  def endOfStream(): Unit = synchronized(sendToEveryPartition(messages.endOfStream, "end-of-stream"))
+  override def endOfStream(): Unit = synchronized(sendToEveryPartition(messages.endOfStream, "end-of-stream"))
 
-  def producer: String = messages.taskName
+  override def producer: String = messages.taskName
 
-  /** Where the messages go: two senders with the same target are the same sink. */
-  def target: (String, String) = (kafka.bootstrapServers, stream)
+  override def target: (String, String) = (kafka.bootstrapServers, stream)
 
   private def sendToEveryPartition(bytes: Array[Byte], what: String): Unit = {
     val producer = ProducerPool.get(kafka)
@@ -71,4 +69,15 @@ final class ControlMessageSender(
   }
 
   override def toString: String = s"ControlMessageSender($stream, $partitions partitions)"
+}
+
+/** Where a query's control messages go: one intermediate stream, as one producer. */
+trait ControlSink {
+  def stream: String
+  def producer: String
+  /** Two sinks with the same target are the same sink. */
+  def target: (String, String)
+  /** Sends the watermark if it advanced on the last one sent; returns whether it did. */
+  def watermark(timestampMs: Long): Boolean
+  def endOfStream(): Unit
 }

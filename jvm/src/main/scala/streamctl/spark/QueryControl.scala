@@ -31,7 +31,7 @@ final class QueryControl private[spark] (val queryId: String, private[spark] val
   private val log = LoggerFactory.getLogger(classOf[QueryControl])
 
   private val sources = mutable.LinkedHashMap.empty[ControlSource, Option[InputsEnded]]
-  private val sinks = mutable.ArrayBuffer.empty[(ControlMessageSender, Boolean)]
+  private val sinks = mutable.ArrayBuffer.empty[(ControlSink, Boolean)]
   private var inFlight: Option[Long] = None
   private var endSent = false
   @volatile private var endWanted = false
@@ -45,7 +45,7 @@ final class QueryControl private[spark] (val queryId: String, private[spark] val
    * per run). `endOfStreamAfterAvailableNow`: whether a finished `Trigger.AvailableNow` run
    * counts as the end of the stream.
    */
-  def addSink(sender: ControlMessageSender, endOfStreamAfterAvailableNow: Boolean): Unit = synchronized {
+  def addSink(sender: ControlSink, endOfStreamAfterAvailableNow: Boolean): Unit = synchronized {
     if (!sinks.exists { case (s, _) => s.target == sender.target }) sinks += sender -> endOfStreamAfterAvailableNow
   }
 
@@ -117,7 +117,7 @@ final class QueryControl private[spark] (val queryId: String, private[spark] val
 
   private[spark] def requestEnd(): Unit = endWanted = true
 
-  private def currentSinks: Seq[(ControlMessageSender, Boolean)] = synchronized(sinks.toSeq)
+  private def currentSinks: Seq[(ControlSink, Boolean)] = synchronized(sinks.toSeq)
 
   private def sendEndOfStream(reasons: Set[InputsEnded]): Unit = {
     // A sink may decline to treat a finished AvailableNow run as the end (runs repeated on a schedule).

@@ -5,7 +5,6 @@ import java.util.UUID
 
 import scala.util.Try
 
-import org.apache.spark.SparkContext
 import org.apache.spark.sql.SparkSession
 import org.apache.spark.sql.streaming.StreamingQuery
 
@@ -31,8 +30,10 @@ object QueryLookup {
 
   def currentBatchId: Option[Long] = localProperty(BatchIdProperty).flatMap(_.toLongOption)
 
+  // Local properties are per thread; the session only leads to the SparkContext (never creates one).
   private def localProperty(name: String): Option[String] =
-    Try(SparkContext.getOrCreate().getLocalProperty(name)).toOption.flatMap(Option(_))
+    (SparkSession.getActiveSession.toSeq ++ SparkSession.getDefaultSession.toSeq).headOption
+      .flatMap(s => Option(s.sparkContext.getLocalProperty(name)))
 
   /** The query with this id, from whichever session runs it (the active one, else the default). */
   def find(id: String): Option[StreamingQuery] = {
