@@ -18,6 +18,7 @@ from pyspark.sql import SparkSession
 
 import streamctl
 from streamctl import kafka, options
+from streamctl.demos.pipeline import step_control_pipeline
 
 
 @dataclass
@@ -95,6 +96,7 @@ def step_source_and_sink(ctx: DemoContext) -> None:
 
 STEPS: list[tuple[str, Callable[[DemoContext], None]]] = [
     ("Source and sink over Kafka", step_source_and_sink),
+    ("A two-stage pipeline that ends by itself (in-band control)", step_control_pipeline),
 ]
 
 
