@@ -81,7 +81,9 @@ final class ControlStep(
       return next
     }
     val prev = ControlOffset.of(previous)
-    val after = statesAfter(prev)
+    // An SSP whose beginning moved (a startpoint) is read from elsewhere: what was heard before
+    // no longer describes what comes next, and the messages of the new range are read again.
+    val after = statesAfter(prev) -- next.starts.valuesIterator.flatMap(_.keys)
     val unchanged = next.withState(ControlOffset.Key, prev.toJson)
     val newData = unchanged.json != previous.json
     val ended =

@@ -61,4 +61,14 @@ class ControlStepTest {
     assertEquals("true", control.metrics(again)("endOfStream"))
     assertEquals(2, results.load(1).size, "kept until a later offset carries them")
   }
+
+  @Test def anSspWhoseBeginningMovedStartsOver(): Unit = {
+    val control = step()
+    val b1 = control.plan(control.initialize(at(0, 0)), at(5, 5), None)
+    val eos = state(EndOfStreamMessage("p0", 1))
+    results.put(1, "Partition 0", Map(m0 -> eos))
+    results.put(1, "Partition 1", Map(m1 -> eos))
+    val rewound = at(9, 9).copy(starts = Map(t0 -> Map(m0 -> 0L)))
+    assertEquals(Map(m1 -> eos), ControlOffset.of(control.plan(b1, rewound, None)).states)
+  }
 }
