@@ -93,7 +93,11 @@ final class QueryControl private[spark] (val queryId: String, private[spark] val
         if (endSent || inFlight.isDefined || sources.isEmpty || sources.values.exists(_.isEmpty)) None
         else Some(sources.values.flatten.toSet)
       }
-      reasons.foreach(sendEndOfStream)
+      reasons.foreach { r =>
+        // A query that failed may still have something to write once restarted.
+        if (query.exists(_.exception.isDefined)) log.warn(s"Query $queryId failed; end-of-stream not sent")
+        else sendEndOfStream(r)
+      }
       if (!endWanted) QueryControls.forget(this)
     } catch {
       // Spark only logs a source's stop failure as a warning; say plainly what did not happen.
