@@ -109,7 +109,7 @@ def test_intermediate_record_without_framing_names_stream_partition_offset(spark
         .options(**options.intermediate(stream))
         .load()
     )
-    _fails(df, tmp_path, f"'{stream}' partition 0 offset 1", "no framing byte")
+    _fails(df, tmp_path, f"'{stream}' partition 0 offset 1", "no framing type byte")
 
 
 def test_records_gone_from_the_broker_fail_unless_data_loss_is_allowed(spark, servers, make_stream, tmp_path):

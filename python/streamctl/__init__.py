@@ -13,6 +13,7 @@ Example::
 
 from streamctl import options
 from streamctl.config import LISTENER_CLASS, configure_spark, jar_path
+from streamctl.control import end_of_stream, with_upstream_watermark
 from streamctl.locality import describe_locality, live_executors
 from streamctl.tasks import TaskRow, describe_tasks
 
@@ -25,7 +26,9 @@ __all__ = [
     "configure_spark",
     "describe_locality",
     "describe_tasks",
+    "end_of_stream",
     "jar_path",
     "live_executors",
     "options",
+    "with_upstream_watermark",
 ]

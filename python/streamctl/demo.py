@@ -21,6 +21,7 @@ from streamctl import kafka, options
 from streamctl.demos.affinity import step_host_affinity
 from streamctl.demos.choosers import step_bootstrap, step_priority
 from streamctl.demos.grouping import step_partition_expansion
+from streamctl.demos.pipeline import step_control_pipeline
 
 
 @dataclass
@@ -102,6 +103,7 @@ STEPS: list[tuple[str, Callable[[DemoContext], None]]] = [
     ("Choosers: a live stream has priority over a backfill", step_priority),
     ("Partition expansion under a running keyed count", step_partition_expansion),
     ("Host affinity", step_host_affinity),
+    ("A two-stage pipeline that ends by itself (in-band control)", step_control_pipeline),
 ]
 
 

@@ -28,10 +28,12 @@ def source(
     job_name: str | None = None,
     metadata_store_path: str | None = None,
     fail_on_data_loss: bool | None = None,
+    stop_on_end_of_stream: bool | None = None,
     kafka: Mapping[str, str] | None = None,
 ) -> dict[str, str]:
     """Options of the streamctl source. ``starting_offsets`` is ``"earliest"`` or ``"latest"``
-    (the default, as in Spark's Kafka source) and only matters for a query's first run."""
+    (the default, as in Spark's Kafka source) and only matters for a query's first run.
+    ``stop_on_end_of_stream=False`` keeps a query running after all its inputs ended."""
     names = list(streams)
     if not names:
         raise ValueError("streams: give at least one Kafka topic")
@@ -48,13 +50,34 @@ def source(
         opts["metadata.store.path"] = metadata_store_path
     if fail_on_data_loss is not None:
         opts["fail.on.data.loss"] = _bool(fail_on_data_loss)
+    if stop_on_end_of_stream is not None:
+        opts["stop.on.end.of.stream"] = _bool(stop_on_end_of_stream)
     opts.update({f"kafka.{k}": v for k, v in (kafka or {}).items()})
     return opts
 
 
-def sink(bootstrap_servers: str, stream: str, *, kafka: Mapping[str, str] | None = None) -> dict[str, str]:
-    """Options of the streamctl sink, which writes ``stream`` as an intermediate stream."""
+def sink(
+    bootstrap_servers: str,
+    stream: str,
+    *,
+    producer_name: str | None = None,
+    producer_count: int | None = None,
+    end_of_stream_after_available_now: bool | None = None,
+    kafka: Mapping[str, str] | None = None,
+) -> dict[str, str]:
+    """Options of the streamctl sink, which writes ``stream`` as an intermediate stream.
+
+    The writing query is one control-message producer named after the query; when several
+    queries write one stream, give each its own ``producer_name`` and all the same
+    ``producer_count``. ``end_of_stream_after_available_now=False`` stops a finished
+    ``Trigger.AvailableNow`` run from ending the stream (for runs repeated on a schedule)."""
     opts = {"kafka.bootstrap.servers": bootstrap_servers, "stream": stream}
+    if producer_name is not None:
+        opts["producer.name"] = producer_name
+    if producer_count is not None:
+        opts["producer.count"] = str(producer_count)
+    if end_of_stream_after_available_now is not None:
+        opts["end.of.stream.after.available.now"] = _bool(end_of_stream_after_available_now)
     opts.update({f"kafka.{k}": v for k, v in (kafka or {}).items()})
     return opts
 

@@ -26,10 +26,16 @@ final class IntermediateWriteBuilder(info: LogicalWriteInfo) extends WriteBuilde
       IntermediateWriterFactory(options.kafka, options.stream, partitions(options.stream), layout)
     }
 
+    // Control messages of the query (watermarks, end-of-stream) go out from the driver after commits.
     override def toStreaming: StreamingWrite = new StreamingWrite {
-      override def createStreamingWriterFactory(info: PhysicalWriteInfo): StreamingDataWriterFactory = factory
-      override def commit(epochId: Long, messages: Array[WriterCommitMessage]): Unit = ()
-      override def abort(epochId: Long, messages: Array[WriterCommitMessage]): Unit = ()
+      private val control = SinkControl(info.options().asCaseSensitiveMap().asScala.toMap, options.kafka, options.stream,
+        factory.partitions)
+      override def createStreamingWriterFactory(info: PhysicalWriteInfo): StreamingDataWriterFactory = {
+        control.batchStarted()
+        factory
+      }
+      override def commit(epochId: Long, messages: Array[WriterCommitMessage]): Unit = control.batchCommitted(epochId)
+      override def abort(epochId: Long, messages: Array[WriterCommitMessage]): Unit = control.batchAborted(epochId)
     }
 
     override def toBatch: BatchWrite = new BatchWrite {

@@ -25,5 +25,5 @@ final case class SinkOptions(raw: Map[String, String]) {
 object SinkOptions {
   val Stream = "stream"
   // Spark adds these itself for every sink.
-  private val Known = Set(Stream, "path", "checkpointlocation", "queryname")
+  private val Known = Set(Stream, "path", "checkpointlocation", "queryname") ++ SinkControl.OptionNames
 }

@@ -32,6 +32,7 @@ class StreamctlMicroBatchStream(
   private val admission = new AdmissionStep(ChooserOptions.validated(options), admin)
   private val locality = LocalityStep.start(SparkSession.active.sparkContext, LocalityStep.enabled(options),
     () => store, MetadataLocation.sourceId(sourceCheckpoint))
+  private val control = new ControlStep(options, MetadataLocation.sourceId(sourceCheckpoint), storePath, store, hadoopConf)
 
   @volatile private var availableNowTarget: Option[Map[SSP, Long]] = None
   @volatile private var lastHeads: Map[SSP, Long] = Map.empty
@@ -42,7 +43,7 @@ class StreamctlMicroBatchStream(
       case "earliest" => admin.oldestOffsets(mapping.ssps)
       case _ => admin.upcomingOffsets(mapping.ssps)
     }
-    grouping.initialOffset(mapping, start)
+    control.initialize(grouping.initialOffset(mapping, start))
   }
 
   override def getDefaultReadLimit: ReadLimit =
@@ -64,6 +65,7 @@ class StreamctlMicroBatchStream(
    */
   override def latestOffset(start: Offset, limit: ReadLimit): Offset = {
     val previous = asSourceOffset(start)
+    if (control.holdsBack(previous)) return previous
     val plan = grouping.plan(BatchPlan(previous), availableNowTarget)
     val heads = admin.upcomingOffsets(plan.ssps)
     lastHeads = heads
@@ -77,11 +79,11 @@ class StreamctlMicroBatchStream(
       case _ => None
     }
     val (admitted, budgetEnds) = admission(plan, reachable, budget)
-    val next = admitted.end { (_, ssp, begin) =>
+    val next = control.plan(previous, admitted.end { (_, ssp, begin) =>
       val h = heads(ssp)
       // Only reached with fail.on.data.loss=false: continue from the broker's end.
       if (h < begin) h else math.max(begin, budgetEnds(ssp))
-    }
+    }, availableNowTarget)
     if (next.json == previous.json) previous else next
   }
 
@@ -95,6 +97,7 @@ class StreamctlMicroBatchStream(
     val e = asSourceOffset(end)
     val bootstrapHeads = ChooserState.of(e.state).bootstrapHeads
     val placement = locality.plan(e.json, e.tasks.keys.toSeq)
+    control.planned(e)
     e.tasks.toSeq.sortBy(_._1).flatMap { case (task, ends) =>
       val ranges = ends.toSeq.sortBy(_._1).map { case (ssp, until) =>
         val from = e.startOf(s, task, ssp).getOrElse(until)
@@ -102,7 +105,7 @@ class StreamctlMicroBatchStream(
       }.filter(_.size > 0)
       if (ranges.isEmpty) None
       else Some(TaskInputPartition(task.name, ranges, placement.preferredLocations(task),
-        bootstrapHeads.filter(h => ranges.exists(_.ssp == h._1))))
+        bootstrapHeads.filter(h => ranges.exists(_.ssp == h._1)), control.forTask(e, task)))
     }.toArray
   }
 
@@ -110,7 +113,7 @@ class StreamctlMicroBatchStream(
 
   override def deserializeOffset(json: String): Offset = SourceOffset.parse(json)
 
-  override def commit(end: Offset): Unit = ()
+  override def commit(end: Offset): Unit = control.committed(asSourceOffset(end))
 
   override def metrics(latestConsumedOffset: java.util.Optional[Offset]): java.util.Map[String, String] = {
     val consumed = latestConsumedOffset.map[SourceOffset](asSourceOffset)
@@ -122,11 +125,12 @@ class StreamctlMicroBatchStream(
       "minOffsetsBehindLatest" -> behind.values.min.toString,
       "maxOffsetsBehindLatest" -> behind.values.max.toString,
       "avgOffsetsBehindLatest" -> (behind.values.sum.toDouble / behind.size).toString,
-      "recordsBehindHead" -> Json.write(perSsp)) ++ locality.metrics).asJava
+      "recordsBehindHead" -> Json.write(perSsp)) ++ locality.metrics ++ control.metrics(consumed.get)).asJava
   }
 
   override def stop(): Unit = {
     locality.stop()
+    control.stopped()
     admin.close()
     store.close()
   }

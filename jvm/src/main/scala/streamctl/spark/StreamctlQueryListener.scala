@@ -7,7 +7,7 @@ import org.slf4j.LoggerFactory
 /**
  * Registered through `spark.sql.streaming.streamingQueryListeners` (configure_spark does it).
  * It logs one line per batch for each streamctl source, so a long backlog shows its progress
- * in the driver log, and it is where query-level control (stopping on end-of-stream) hooks in.
+ * in the driver log, and it stops a query whose inputs all reached end-of-stream ([[EndOfStreamStopper]]).
  */
 class StreamctlQueryListener extends StreamingQueryListener {
   private val log = LoggerFactory.getLogger(classOf[StreamctlQueryListener])
@@ -21,6 +21,7 @@ class StreamctlQueryListener extends StreamingQueryListener {
       log.info(s"query ${Option(p.name).getOrElse(p.id)} batch ${p.batchId}: ${s.description} read ${s.numInputRows} records, " +
         s"at most $behind behind head")
     }
+    EndOfStreamStopper.onProgress(p)
   }
 
   override def onQueryTerminated(event: QueryTerminatedEvent): Unit = ()

@@ -16,19 +16,20 @@ final class TaskPartitionReader(partition: TaskInputPartition, config: ReaderCon
   private val (consumer, reused) = ConsumerPool.acquireNoting(config.kafka, partition.task)
   runs.record(partition.task, reused) // where the task ran, for host affinity's metrics
   private var healthy = false
+  private val control = TaskControlReader(partition, config.intermediateStreams)
   private val reader =
     try new KafkaTaskReader(partition.ranges, consumer, ChooserFactory.forReader(config.chooser,
         partition.ranges.filter(_.size > 0).map(r => r.ssp -> r.from).toMap, partition.bootstrapHeads),
       config.pollTimeoutMs, config.failOnDataLoss,
-      ssp => if (config.intermediateStreams.contains(ssp.stream)) IntermediateDecoder else EnvelopeDecoder.Identity)
+      ssp => control.fold(EnvelopeDecoder.Identity)(_.decoderFor(ssp)))
     catch { case e: Throwable => ConsumerPool.closeQuietly(consumer); throw e }
   private val converter = new EnvelopeRowConverter(partition.task)
   private var current: InternalRow = _
 
   override def next(): Boolean = {
     val e = reader.next()
-    if (e == null) { healthy = true; false }
-    else { current = converter.toRow(e, -1L); true }
+    if (e == null) { control.foreach(_.finish()); healthy = true; false }
+    else { current = converter.toRow(e, control.fold(-1L)(_.watermarkMs(e.ssp))); true }
   }
 
   override def get(): InternalRow = current

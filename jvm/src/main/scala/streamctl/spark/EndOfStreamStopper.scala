@@ -1,0 +1,45 @@
+package streamctl.spark
+
+import org.apache.spark.sql.streaming.StreamingQueryProgress
+import org.slf4j.LoggerFactory
+
+/**
+ * Stops a query whose every input reached end-of-stream (option `stop.on.end.of.stream`,
+ * default true). Fed by [[StreamctlQueryListener]] with each progress report: once every
+ * source of the query is a streamctl source reporting `endOfStream`, a daemon thread waits
+ * until the query is idle (its sources admit nothing more, so the only batches left are
+ * Spark's own, e.g. one that closes windows) and then stops it. Stopping an idle query
+ * interrupts no batch; the sources' stop sends end-of-stream downstream before
+ * `awaitTermination()` returns.
+ *
+ * {{{
+ * EndOfStreamStopper.onProgress(event.progress)   // from StreamingQueryListener.onQueryProgress
+ * }}}
+ */
+object EndOfStreamStopper {
+  private val log = LoggerFactory.getLogger(EndOfStreamStopper.getClass)
+  private val stopping = java.util.concurrent.ConcurrentHashMap.newKeySet[java.util.UUID]()
+
+  def onProgress(p: StreamingQueryProgress): Unit = {
+    val sources = p.sources
+    val allEnded = sources.nonEmpty && sources.forall { s =>
+      s.description.startsWith(StreamctlSourceDescriptionPrefix) && s.metrics.get("endOfStream") == "true"
+    }
+    if (allEnded && QueryControls.get(p.id.toString).exists(_.stopOnEndOfStream) && stopping.add(p.runId)) {
+      val t = new Thread(() => stopWhenIdle(p), s"streamctl-end-of-stream-${p.id}")
+      t.setDaemon(true)
+      t.start()
+    }
+  }
+
+  val StreamctlSourceDescriptionPrefix = "streamctl["
+
+  private def stopWhenIdle(p: StreamingQueryProgress): Unit =
+    try QueryLookup.find(p.id.toString).filter(_.isActive).foreach { q =>
+      log.info(s"Query ${Option(p.name).getOrElse(p.id)}: every input is at end-of-stream; stopping it once idle")
+      q.processAllAvailable()
+      q.stop()
+    } catch {
+      case e: Exception => log.warn(s"Query ${p.id}: stopping at end-of-stream failed: ${e.getMessage}", e)
+    } finally stopping.remove(p.runId)
+}

@@ -1,0 +1,59 @@
+package streamctl.spark
+
+import java.time.Instant
+import java.util.UUID
+
+import scala.util.Try
+
+import org.apache.spark.sql.SparkSession
+import org.apache.spark.sql.streaming.StreamingQuery
+
+/**
+ * The few facts about the running query that the DataSource V2 API does not hand a source
+ * or sink, taken from public APIs: which query the current driver thread runs (Spark sets
+ * the query id as a local property of its query thread), the query object itself, and its
+ * event-time watermark (only published in progress reports).
+ *
+ * {{{
+ * QueryLookup.currentQueryId          // Some("5f0c...") on a query's thread, None elsewhere
+ * QueryLookup.find(id).map(_.name)
+ * }}}
+ */
+object QueryLookup {
+  // StreamExecution.QUERY_ID_KEY; the class is internal, the property value is stable since Spark 2.
+  private val QueryIdProperty = "sql.streaming.queryId"
+
+  // MicroBatchExecution.BATCH_ID_KEY, set on the query thread before each batch runs.
+  private val BatchIdProperty = "streaming.sql.batchId"
+
+  def currentQueryId: Option[String] = localProperty(QueryIdProperty)
+
+  def currentBatchId: Option[Long] = localProperty(BatchIdProperty).flatMap(_.toLongOption)
+
+  // Local properties are per thread; the session only leads to the SparkContext (never creates one).
+  private def localProperty(name: String): Option[String] =
+    (SparkSession.getActiveSession.toSeq ++ SparkSession.getDefaultSession.toSeq).headOption
+      .flatMap(s => Option(s.sparkContext.getLocalProperty(name)))
+
+  /** The query with this id, from whichever session runs it (the active one, else the default). */
+  def find(id: String): Option[StreamingQuery] = {
+    val uuid = Try(UUID.fromString(id)).toOption
+    val sessions = SparkSession.getActiveSession.toSeq ++ SparkSession.getDefaultSession.toSeq
+    uuid.flatMap(u => sessions.iterator.flatMap(s => Try(Option(s.streams.get(u))).toOption.flatten).nextOption())
+  }
+
+  /**
+   * The query's event-time watermark in its latest progress report: `None` when the query
+   * has no `withWatermark`, `Some(None)` while it is not known yet (no report, or Spark's
+   * initial 0), `Some(Some(ms))` otherwise. It lags Spark's internal value by a batch, which
+   * is on the safe side for a watermark.
+   */
+  def sparkWatermark(query: StreamingQuery): Option[Option[Long]] =
+    Option(query.lastProgress) match {
+      case None => Some(None)
+      case Some(p) =>
+        Option(p.eventTime).flatMap(m => Option(m.get("watermark"))).map { text =>
+          Try(Instant.parse(text).toEpochMilli).toOption.filter(_ > 0)
+        }
+    }
+}

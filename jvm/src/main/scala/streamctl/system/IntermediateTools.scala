@@ -1,0 +1,48 @@
+package streamctl.system
+
+import scala.jdk.CollectionConverters._
+
+import org.apache.kafka.clients.producer.{KafkaProducer, ProducerRecord}
+
+import streamctl.control.{ControlMessages, IntermediateMessage}
+
+/**
+ * Writes intermediate-format records directly, for tests, the demo and tools that play an
+ * upstream producer without running a query: framed user records and the control messages
+ * of a named producer. Called from Python over py4j; a null partition list means every
+ * partition, a null timestamp "now".
+ *
+ * {{{
+ * IntermediateTools.produceFramed(servers, "mid", partitions, null, values, null)
+ * IntermediateTools.sendWatermark(servers, "mid", null, "p0", 3, 1700000000000L)
+ * IntermediateTools.sendEndOfStream(servers, "mid", null, "p0", 3)
+ * }}}
+ */
+object IntermediateTools {
+  /** Writes user records with the type byte 0 in front; returns how many. */
+  def produceFramed(servers: String, stream: String, partitions: java.util.List[Integer], keys: java.util.List[Array[Byte]],
+                    values: java.util.List[Array[Byte]], timestamps: java.util.List[Number]): Int = {
+    val framed = values.asScala.map(IntermediateMessage.frameUser).asJava
+    // py4j passes small Python ints as Integer: widen them here rather than fail on a cast later.
+    val millis = Option(timestamps).map(_.asScala.map(t => if (t == null) null else java.lang.Long.valueOf(t.longValue)).asJava)
+    KafkaTools.produce(servers, stream, partitions, keys, framed, millis.orNull)
+  }
+
+  def sendWatermark(servers: String, stream: String, partitions: java.util.List[Integer], producer: String,
+                    producerCount: Int, timestampMs: Long): Unit =
+    send(servers, stream, partitions, ControlMessages.forProducer(producer, producerCount).watermark(timestampMs))
+
+  def sendEndOfStream(servers: String, stream: String, partitions: java.util.List[Integer], producer: String,
+                      producerCount: Int): Unit =
+    send(servers, stream, partitions, ControlMessages.forProducer(producer, producerCount).endOfStream)
+
+  private def send(servers: String, stream: String, partitions: java.util.List[Integer], value: Array[Byte]): Unit = {
+    val targets = Option(partitions).map(_.asScala.map(_.intValue).toSeq)
+      .getOrElse(0 until KafkaTools.partitionCount(servers, stream))
+    val p = new KafkaProducer[Array[Byte], Array[Byte]](KafkaParams(Map("bootstrap.servers" -> servers)).producer)
+    try {
+      targets.map(i => p.send(new ProducerRecord[Array[Byte], Array[Byte]](stream, Integer.valueOf(i), null, value)))
+        .foreach(_.get())
+    } finally p.close()
+  }
+}

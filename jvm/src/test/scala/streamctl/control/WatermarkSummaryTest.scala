@@ -1,0 +1,39 @@
+package streamctl.control
+
+import org.junit.jupiter.api.Assertions._
+import org.junit.jupiter.api.Test
+
+import streamctl.system.SSP
+
+class WatermarkSummaryTest {
+  private val ssp = SSP.kafka("mid", 0)
+
+  private def state(messages: ControlMessage*): ControlState =
+    messages.foldLeft(ControlState.empty)((s, m) => s(m, ssp, 0).state)
+
+  private val undefined = state(WatermarkMessage("p0", 2, 10))
+  private val live10 = state(WatermarkMessage("p0", 2, 10), WatermarkMessage("p1", 2, 30))
+  private val live20 = state(WatermarkMessage("p0", 2, 20), WatermarkMessage("p1", 2, 25))
+  private val ended40 = state(WatermarkMessage("p0", 2, 40), EndOfStreamMessage("p0", 2), EndOfStreamMessage("p1", 2))
+  private val endedBare = state(EndOfStreamMessage("p0", 2), EndOfStreamMessage("p1", 2))
+
+  @Test def agreesWithTaskWatermarkForEverySplit(): Unit = {
+    val all = Seq(undefined, live10, live20, ended40, endedBare, ControlState.empty)
+    for {
+      n <- 0 to all.size
+      subset <- all.combinations(n)
+      cut <- 0 to subset.size
+    } {
+      val (a, b) = subset.splitAt(cut)
+      assertEquals(ControlStates.taskWatermark(subset), (WatermarkSummary.of(a) ++ WatermarkSummary.of(b)).watermark,
+        s"split $a | $b")
+    }
+  }
+
+  @Test def liveSspsHoldTheMinimumEndedOnesCountOnlyAlone(): Unit = {
+    assertEquals(Some(10L), WatermarkSummary.of(Seq(live10, live20, ended40)).watermark)
+    assertEquals(Some(40L), WatermarkSummary.of(Seq(ended40, endedBare)).watermark)
+    assertEquals(None, WatermarkSummary.of(Seq(live10, undefined)).watermark)
+    assertEquals(None, WatermarkSummary.empty.watermark)
+  }
+}

@@ -1,0 +1,168 @@
+"""In-band control between chained queries: end-of-stream and the upstream watermark.
+
+A query that writes an intermediate stream with the streamctl sink sends its watermark after
+every batch and end-of-stream when its inputs end; a query that reads it reconciles them
+(see docs/control-messages.md). From Python you only need two things::
+
+    import streamctl
+
+    # A downstream aggregation whose watermark is the reconciled upstream one:
+    events = raw.select(F.col("timestamp").alias("ts"), "value", "watermark")
+    counts = streamctl.with_upstream_watermark(events, "ts").groupBy(F.window("ts", "1 minute")).count()
+
+    # A job that knows it is done: finish the current batch, stop, send end-of-stream downstream.
+    streamctl.end_of_stream(query)
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+
+from pyspark.sql import Column, DataFrame, SparkSession
+from pyspark.sql import functions as F
+from pyspark.sql.streaming import StreamingQuery
+from pyspark.sql.types import TimestampType
+
+from streamctl._jvm import jvm
+
+__all__ = ["end_of_stream", "produce_framed", "send_end_of_stream", "send_watermark", "with_upstream_watermark"]
+
+_MARKER = "__streamctl_upstream_watermark"
+
+
+def with_upstream_watermark(
+    df: DataFrame, event_time: str, delay: str = "0 seconds", *, watermark: str = "watermark"
+) -> DataFrame:
+    """``df`` with an event-time watermark on ``event_time`` that follows the reconciled upstream
+    watermark (column ``watermark`` of the streamctl source) instead of Spark's ``max(event_time)``.
+
+    Use it where you would call ``df.withWatermark(event_time, delay)``; windows are then finalized
+    only once the slowest upstream producer's watermark minus ``delay`` passed them, and rows older
+    than that are dropped as late. ``df`` must still carry the source's ``watermark`` column (keep it
+    in your ``select``); apply this before any aggregation or shuffle.
+
+    How: Spark derives a watermark from the largest value a ``withWatermark`` column takes, and with
+    several ``withWatermark`` operators it keeps the smallest of their values. So the rows are unioned
+    with one marker row per input row whose event time is the row's upstream watermark, and only the
+    marker branch carries the watermark. Spark reads the source twice (once per branch); marker rows
+    never reach your aggregation. A watermark that arrives after a batch's last record takes effect
+    with the next record, since Spark moves watermarks only from rows.
+
+    Example::
+
+        counts = (streamctl.with_upstream_watermark(events, "ts")
+                  .groupBy(F.window("ts", "10 seconds")).count())
+    """
+    fields = {f.name: f for f in df.schema.fields}
+    for name in (event_time, watermark):
+        if name not in fields:
+            raise ValueError(f"with_upstream_watermark: column '{name}' is not in the DataFrame ({', '.join(fields)})")
+        kind = fields[name].dataType
+        if not isinstance(kind, TimestampType):
+            raise ValueError(f"with_upstream_watermark: column '{name}' must be a timestamp, not {kind.simpleString()}")
+
+    markers = (
+        df.where(F.col(watermark).isNotNull())
+        .select(
+            *[
+                (F.col(watermark) if f.name == event_time else F.lit(None).cast(f.dataType)).alias(f.name)
+                for f in df.schema.fields
+            ],
+            F.lit(True).alias(_MARKER),
+        )
+        .withWatermark(event_time, delay)
+    )
+    rows = df.withColumn(_MARKER, F.lit(None).cast("boolean"))
+    # The marker branch comes first: a union's columns (and their watermark metadata) are its first
+    # child's. The filter must stay above the union, or Spark's optimizer pushes it into the marker
+    # branch below the watermark, which then never sees a row. A nondeterministic predicate is
+    # never pushed through a union; `rand() + 1 > 0` is always true but not simplified away
+    # (unlike `rand() >= 0`, which Spark rewrites to true).
+    keep: Column = F.when(F.col(_MARKER).isNull(), (F.rand(0) + F.lit(1.0)) > F.lit(0.0)).otherwise(F.lit(False))
+    return markers.union(rows).where(keep).drop(_MARKER)
+
+
+def end_of_stream(query: StreamingQuery) -> None:
+    """Declare the inputs of a running ``query`` ended: its streamctl sources admit no new data, it
+    finishes what it already admitted (including batches that only close windows), stops, and then
+    sends end-of-stream to every partition of every intermediate stream it writes.
+
+    Waits until the query has nothing left to process, so every input must be quiet (another
+    source that keeps producing would make it wait forever). Raises when the query is not running
+    or when end-of-stream could not be sent.
+
+    Example::
+
+        q = df.writeStream.format("streamctl").options(**options.sink(servers, "mid")).start()
+        ...
+        streamctl.end_of_stream(q)
+    """
+    if not query.isActive:
+        raise RuntimeError(f"end_of_stream: query {query.id} is not running; start it and call end_of_stream again")
+    controls = _controls()
+    controls.requestEnd(query.id)
+    query.processAllAvailable()
+    query.stop()
+    controls.completeEnd(query.id)
+
+
+def produce_framed(
+    spark: SparkSession,
+    servers: str,
+    stream: str,
+    values: Sequence[bytes],
+    *,
+    keys: Sequence[bytes | None] | None = None,
+    partitions: Sequence[int | None] | None = None,
+    timestamps: Sequence[int | None] | None = None,
+) -> int:
+    """Writes user records in the intermediate format (type byte 0 in front), as the sink would."""
+    return int(
+        _tools(spark).produceFramed(
+            servers,
+            stream,
+            None if partitions is None else list(partitions),
+            None if keys is None else [None if k is None else bytearray(k) for k in keys],
+            [bytearray(v) for v in values],
+            None if timestamps is None else list(timestamps),
+        )
+    )
+
+
+def send_watermark(
+    spark: SparkSession,
+    servers: str,
+    stream: str,
+    producer: str,
+    producer_count: int,
+    timestamp_ms: int,
+    partitions: Sequence[int] | None = None,
+) -> None:
+    """Writes producer ``producer``'s watermark message (one of ``producer_count``) to ``partitions``
+    (default: every partition), as an upstream query would."""
+    _tools(spark).sendWatermark(
+        servers, stream, None if partitions is None else list(partitions), producer, producer_count, timestamp_ms
+    )
+
+
+def send_end_of_stream(
+    spark: SparkSession,
+    servers: str,
+    stream: str,
+    producer: str,
+    producer_count: int,
+    partitions: Sequence[int] | None = None,
+) -> None:
+    """Writes producer ``producer``'s end-of-stream message to ``partitions`` (default: every partition)."""
+    _tools(spark).sendEndOfStream(
+        servers, stream, None if partitions is None else list(partitions), producer, producer_count
+    )
+
+
+def _tools(spark: SparkSession):  # a py4j JavaObject
+    return jvm(spark).streamctl.system.IntermediateTools
+
+
+def _controls():  # a py4j JavaObject
+    # A StreamingQuery does not expose its session; the driver JVM is the same for every session.
+    return jvm(SparkSession.active()).streamctl.spark.QueryControls

@@ -1,0 +1,248 @@
+"""In-band control messages on a real broker: reconciliation, end-of-stream across a restart, bad input."""
+
+from __future__ import annotations
+
+import json
+import os
+import signal
+import subprocess
+import sys
+import time
+from collections import Counter
+from pathlib import Path
+
+import pytest
+from pyspark.errors import StreamingQueryException
+
+import streamctl
+from streamctl import control, kafka, options
+
+# Event times start an hour ago: far older records would fall to the broker's 7-day retention.
+T0 = (int(time.time()) // 60 - 60) * 60_000
+
+
+def _read(spark, servers, stream, **source_opts):
+    return (
+        spark.readStream.format("streamctl")
+        .options(**options.source(servers, [stream], starting_offsets="earliest", **source_opts))
+        .options(**options.intermediate(stream))
+        .load()
+    )
+
+
+def _control_metrics(progress) -> dict:
+    metrics = progress["sources"][0]["metrics"]
+    return {
+        "watermark": int(metrics["watermark"]) if "watermark" in metrics else None,
+        "endOfStream": metrics.get("endOfStream"),
+        "control": json.loads(metrics.get("control", "{}")),
+    }
+
+
+def test_watermark_is_the_minimum_over_producers_and_never_moves_back(spark, servers, make_stream, tmp_path):
+    mid = make_stream(partitions=2)
+    batches: dict[int, list] = {}
+    q = (
+        _read(spark, servers, mid)
+        .writeStream.foreachBatch(lambda b, i: batches.__setitem__(i, b.select("value", "watermark").collect()))
+        .option("checkpointLocation", str(tmp_path / "cp"))
+        .trigger(processingTime="100 milliseconds")
+        .start()
+    )
+
+    def step(label: str, watermarks: list[tuple[str, int]]) -> tuple[int | None, dict]:
+        for producer, ts in watermarks:
+            control.send_watermark(spark, servers, mid, producer, 3, ts)
+        control.produce_framed(spark, servers, mid, [label.encode()] * 2, partitions=[0, 1])
+        q.processAllAvailable()
+        rows = [r for b in batches.values() for r in b if r.value == label.encode()]
+        assert len(rows) == 2
+        marks = {None if r.watermark is None else int(r.watermark.timestamp() * 1000) for r in rows}
+        assert len(marks) == 1, marks
+        return marks.pop(), _control_metrics(q.lastProgress)
+
+    def ssp_watermarks(m: dict) -> set:
+        return {m["control"][f"{mid}-{p}"].get("watermark") for p in (0, 1)}
+
+    try:
+        assert step("before", [])[0] is None
+        mark, m = step("two-of-three", [("p0", 10), ("p1", 20)])
+        assert mark is None, "undefined until all three producers reported"
+        assert m["control"][f"{mid}-0"]["producers"] == 2 and m["watermark"] is None
+        mark, m = step("all-three", [("p2", 5)])
+        assert m["control"][f"{mid}-1"] == {"taskCount": 3, "producers": 3, "endOfStream": 0, "watermark": 5}
+        assert m["watermark"] == 5 and mark in (None, 5)
+        mark, m = step("p2-at-30", [("p2", 30)])
+        assert ssp_watermarks(m) == {10} and m["watermark"] == 10
+        # A row sees its own task's SSPs live and the other tasks' as of the batch start.
+        assert mark in (5, 10)
+        mark, m = step("p0-goes-back", [("p0", 8)])
+        assert ssp_watermarks(m) == {10} and mark == 10, "an older watermark is ignored; it never moves back"
+        assert m["endOfStream"] == "false"
+    finally:
+        q.stop()
+
+
+def _committed_batches(checkpoint: Path) -> int:
+    commits = checkpoint / "commits"
+    return len([p for p in commits.iterdir() if p.name.isdigit()]) if commits.is_dir() else 0
+
+
+def _copy_query(spark, servers, stream, checkpoint: Path, output: Path):
+    df = _read(spark, servers, stream, max_records_per_batch=10).select("partition", "offset", "value")
+    return (
+        df.writeStream.format("parquet")
+        .option("path", str(output))
+        .option("checkpointLocation", str(checkpoint))
+        .trigger(processingTime="200 milliseconds")
+        .start()
+    )
+
+
+def test_end_of_stream_from_every_producer_across_a_kill_stops_the_consumer(spark, servers, make_stream, tmp_path):
+    mid = make_stream(partitions=4)
+    n = 40
+    values = [str(i).encode() for i in range(n)]
+    control.produce_framed(spark, servers, mid, values, partitions=[i % 4 for i in range(n)])
+    for producer in ("p0", "p1"):
+        control.send_end_of_stream(spark, servers, mid, producer, 3)
+    checkpoint, output = tmp_path / "cp", tmp_path / "out"
+
+    # A consumer in its own driver reads all of it (10 records a batch) and is SIGKILLed.
+    job = subprocess.Popen(
+        [sys.executable, str(Path(__file__).with_name("_control_job.py")), servers, mid, str(checkpoint), str(output)],
+        start_new_session=True,
+        stdout=subprocess.DEVNULL,
+        stderr=subprocess.DEVNULL,
+    )
+    try:
+        deadline = time.monotonic() + 180
+        # 40 records and 8 end-of-stream messages, 10 a batch: both ends are read in the 5th batch.
+        while _committed_batches(checkpoint) < 5:
+            assert job.poll() is None, "the consumer stopped after end-of-stream from 2 of 3 producers"
+            assert time.monotonic() < deadline, "the consumer made no progress"
+            time.sleep(0.2)
+    finally:
+        os.killpg(job.pid, signal.SIGKILL)
+        job.wait()
+
+    # Restarted, it still knows p0 and p1 ended; end-of-stream from p2 completes every partition.
+    q = _copy_query(spark, servers, mid, checkpoint, output)
+    control.send_end_of_stream(spark, servers, mid, "p2", 3)
+    assert q.awaitTermination(180), "the consumer did not stop by itself at end-of-stream"
+    assert q.exception() is None
+    m = _control_metrics([p for p in q.recentProgress if p["sources"][0]["metrics"]][-1])
+    assert m["endOfStream"] == "true"
+    assert all(m["control"][f"{mid}-{p}"]["endOfStream"] == 3 for p in range(4))
+
+    rows = spark.read.parquet(str(output)).collect()
+    seen = Counter((r.partition, r.offset) for r in rows)
+    assert len(rows) == n and max(seen.values()) == 1
+    assert sorted(int(r.value) for r in rows) == list(range(n))
+
+
+def _raw(spark, servers, stream: str, partition: int) -> list[tuple[int, dict | bytes]]:
+    """(type byte, decoded control payload or user bytes) of every record of a partition."""
+    out = []
+    for v in kafka.read_raw(spark, servers, stream, partition):
+        out.append((v[0], json.loads(v[1:]) if v[0] else v[1:]))
+    return out
+
+
+def test_end_of_stream_on_request_and_stop_on_end_of_stream_off(spark, servers, make_stream, tmp_path):
+    src, mid, out = make_stream(2, "src"), make_stream(2, "mid"), make_stream(2, "out")
+    n = 20
+    kafka.produce(
+        spark, servers, src, [str(i).encode() for i in range(n)], keys=[str(i).encode() for i in range(n)],
+        timestamps=[T0 + 1_000 * i for i in range(n)],
+    )
+    upstream = (
+        spark.readStream.format("streamctl")
+        .options(**options.source(servers, [src], starting_offsets="earliest", max_records_per_batch=5))
+        .load()
+        .withWatermark("timestamp", "0 seconds")
+        .select("key", "value")
+        .writeStream.format("streamctl")
+        .queryName("control_upstream")
+        .options(**options.sink(servers, mid))
+        .option("checkpointLocation", str(tmp_path / "up"))
+        .trigger(processingTime="100 milliseconds")
+        .start()
+    )
+    downstream = (
+        _read(spark, servers, mid, stop_on_end_of_stream=False)
+        .select("key", "value")
+        .writeStream.format("streamctl")
+        .options(**options.sink(servers, out))
+        .option("checkpointLocation", str(tmp_path / "down"))
+        .trigger(processingTime="100 milliseconds")
+        .start()
+    )
+    try:
+        upstream.processAllAvailable()
+        streamctl.end_of_stream(upstream)
+        assert not upstream.isActive and upstream.exception() is None
+
+        # Upstream: every partition has the data, then advancing watermarks, then its end-of-stream.
+        for p in range(2):
+            records = _raw(spark, servers, mid, p)
+            controls = [c for t, c in records if t != 0]
+            assert [t for t, _ in records[-1:]] == [2]
+            assert all(c["taskName"] == "control_upstream" and c["taskCount"] == 1 for c in controls)
+            marks = [c["timestamp"] for c in controls if "timestamp" in c]
+            assert marks and marks == sorted(set(marks)) and T0 < marks[-1] <= T0 + n * 1_000
+        assert sum(1 for p in range(2) for t, _ in _raw(spark, servers, mid, p) if t == 0) == n
+
+        # Downstream sees end-of-stream on every input but keeps running (stop.on.end.of.stream=false).
+        deadline = time.monotonic() + 120
+        while not (downstream.lastProgress and _control_metrics(downstream.lastProgress)["endOfStream"] == "true"):
+            assert time.monotonic() < deadline, "downstream never reported end-of-stream"
+            time.sleep(0.5)
+        time.sleep(2)
+        assert downstream.isActive
+        streamctl.end_of_stream(downstream)
+        for p in range(2):
+            records = _raw(spark, servers, out, p)
+            assert records[-1][0] == 2 and records[-1][1]["taskName"] == f"query-{downstream.id}"
+        assert sum(1 for p in range(2) for t, _ in _raw(spark, servers, out, p) if t == 0) == n
+    finally:
+        for q in (upstream, downstream):
+            if q.isActive:
+                q.stop()
+
+
+def _eos(producer: str, count: int) -> bytes:
+    return b"\x02" + json.dumps({"version": 1, "taskName": producer, "taskCount": count}).encode()
+
+
+def _wm(producer: str, count: int, ts: int) -> bytes:
+    return b"\x01" + json.dumps({"version": 1, "taskName": producer, "taskCount": count, "timestamp": ts}).encode()
+
+
+@pytest.mark.parametrize(
+    ("records", "offset", "fragment"),
+    [
+        ([b"\x07?"], 1, "unknown type byte 7"),
+        ([b'\x01{"version":2,"taskName":"p0","taskCount":1,"timestamp":5}'], 1, "version 2, newer than"),
+        ([b'\x02{"version":1,"taskName":'], 1, "malformed JSON"),
+        ([_eos("p0", 2), _wm("p0", 3, 7)], 2, "says taskCount 3"),
+        ([_eos("p0", 1), b"\x00late"], 2, "data message after end-of-stream"),
+    ],
+    ids=["unknown-type", "newer-version", "malformed-json", "task-count-changes", "data-after-eos"],
+)
+def test_bad_control_input_names_stream_partition_offset(
+    spark, servers, make_stream, tmp_path, records, offset, fragment
+):
+    stream = make_stream()
+    kafka.produce(spark, servers, stream, [b"\x00ok", *records])
+    q = (
+        _read(spark, servers, stream)
+        .writeStream.foreachBatch(lambda b, i: b.count())
+        .option("checkpointLocation", str(tmp_path / "cp"))
+        .trigger(availableNow=True)
+        .start()
+    )
+    with pytest.raises(StreamingQueryException) as err:
+        q.awaitTermination(120)
+    assert f"stream '{stream}' partition 0 offset {offset}" in str(err.value)
+    assert fragment in str(err.value)
