@@ -51,21 +51,24 @@ final class ControlMessageSender(
   override def target: (String, String) = (kafka.bootstrapServers, stream)
 
   private def sendToEveryPartition(bytes: Array[Byte], what: String): Unit = {
-    val producer = ProducerPool.get(kafka)
-    val sent = ControlMessages.toEveryPartition(partitions, bytes).map { case (p, value) =>
-      p -> producer.send(new ProducerRecord[Array[Byte], Array[Byte]](stream, Integer.valueOf(p), null, value))
-    }
-    producer.flush()
-    sent.foreach { case (p, future) =>
-      try future.get(kafka.apiTimeoutMs, TimeUnit.MILLISECONDS)
-      catch {
-        case e: Exception =>
-          ProducerPool.invalidate(kafka, producer)
-          val cause = Option(e.getCause).getOrElse(e)
-          throw StreamctlException(s"Sending $what of producer '${messages.taskName}' to stream '$stream' partition $p " +
-            s"on Kafka at ${kafka.bootstrapServers} failed: ${cause.getMessage}", cause)
+    val producer = ProducerPool.acquire(kafka)
+    var failed = true
+    try {
+      val sent = ControlMessages.toEveryPartition(partitions, bytes).map { case (p, value) =>
+        p -> producer.send(new ProducerRecord[Array[Byte], Array[Byte]](stream, Integer.valueOf(p), null, value))
       }
-    }
+      producer.flush()
+      sent.foreach { case (p, future) =>
+        try future.get(kafka.apiTimeoutMs, TimeUnit.MILLISECONDS)
+        catch {
+          case e: Exception =>
+            val cause = Option(e.getCause).getOrElse(e)
+            throw StreamctlException(s"Sending $what of producer '${messages.taskName}' to stream '$stream' partition $p " +
+              s"on Kafka at ${kafka.bootstrapServers} failed: ${cause.getMessage}", cause)
+        }
+      }
+      failed = false
+    } finally ProducerPool.release(kafka, producer, failed)
   }
 
   override def toString: String = s"ControlMessageSender($stream, $partitions partitions)"

@@ -26,7 +26,7 @@ final case class IntermediateCommitMessage(stream: String, recordsPerPartition: 
  * not reach Kafka.
  */
 final class IntermediateDataWriter(f: IntermediateWriterFactory) extends DataWriter[InternalRow] {
-  private val producer = ProducerPool.get(f.kafka)
+  private val producer = ProducerPool.acquire(f.kafka)
   @volatile private var failure: Exception = _
   private val counts = new Array[Long](f.partitions)
   private val callback: Callback = (_: RecordMetadata, e: Exception) => if (e != null && failure == null) failure = e
@@ -68,7 +68,7 @@ final class IntermediateDataWriter(f: IntermediateWriterFactory) extends DataWri
 
   override def abort(): Unit = ()
 
-  override def close(): Unit = if (failure != null) ProducerPool.invalidate(f.kafka, producer)
+  override def close(): Unit = ProducerPool.release(f.kafka, producer, failed = failure != null)
 
   private def sendFailed(): StreamctlException =
     StreamctlException(s"Writing to stream '${f.stream}' on Kafka at ${f.kafka.bootstrapServers} failed: ${failure.getMessage}", failure)
