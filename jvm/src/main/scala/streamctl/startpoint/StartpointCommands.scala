@@ -65,6 +65,9 @@ class StartpointCommands(store: MetadataStore, admin: Option[SystemAdmin], locat
     rows(matching.map(s => entry(s.key, s.startpoint, None)))
   }
 
+  /** Where the metadata store is, as the user gave it. */
+  def storeLocation(): String = location
+
   /** Closes the store and the admin (its connections). */
   override def close(): Unit =
     try store.close() finally admin.foreach {
