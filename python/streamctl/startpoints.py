@@ -127,14 +127,15 @@ class StartpointEntry:
 
     ``offset`` and ``end_of_partition`` are set when it was resolved against Kafka (``set`` or
     ``preview`` with bootstrap servers): ``end_of_partition`` says a timestamp found no message at
-    or after it, so the query starts at the end.
+    or after it, so the query starts at the end. ``startpoint`` is None when the stored value is
+    corrupt; ``description`` then holds the error (``delete`` removes it).
     """
 
     key: str
     stream: str
     partition: int
     task: str | None
-    startpoint: Startpoint
+    startpoint: Startpoint | None
     description: str
     offset: int | None = None
     end_of_partition: bool | None = None
@@ -146,7 +147,7 @@ class StartpointEntry:
             stream=node["stream"],
             partition=node["partition"],
             task=node.get("task"),
-            startpoint=Startpoint._from_json(node["startpoint"]),  # noqa: SLF001 - same module
+            startpoint=None if node["startpoint"] is None else Startpoint._from_json(node["startpoint"]),  # noqa: SLF001
             description=node["description"],
             offset=node.get("offset"),
             end_of_partition=node.get("endOfPartition"),

@@ -49,20 +49,24 @@ class StartpointCommands(store: MetadataStore, admin: Option[SystemAdmin], locat
   def get(stream: String, partition: Int, task: String): String =
     manager.read(StartpointKey(SSP.kafka(stream, partition), Option(task).map(TaskName(_)))).map(StartpointJson.write).orNull
 
-  /** Every stored startpoint, SSP-only and task-level. */
-  def list(): String = rows(manager.list().map(s => entry(s.key, s.startpoint, None)))
+  /**
+   * Every stored startpoint, SSP-only and task-level. A corrupt value is listed with a null
+   * startpoint and the parse error as its description, so that it can be seen and deleted
+   * (the query refuses to start until it is).
+   */
+  def list(): String = rows(stored().map { case (k, sp) => entry(k, sp, None) })
 
   /**
    * Deletes every stored startpoint of `stream` matching the filters (null: any partition,
-   * any task; a task name: only that task's), and returns them.
+   * any task; a task name: only that task's), corrupt ones included, and returns them.
    */
   def delete(stream: String, partition: java.lang.Integer, task: String): String = {
-    val matching = manager.list().filter { s =>
-      s.key.ssp.stream == stream && (partition == null || s.key.ssp.partition == partition.intValue) &&
-        (task == null || s.key.task.exists(_.name == task))
+    val matching = stored().filter { case (k, _) =>
+      k.ssp.stream == stream && (partition == null || k.ssp.partition == partition.intValue) &&
+        (task == null || k.task.exists(_.name == task))
     }
-    matching.foreach(s => manager.delete(s.key))
-    rows(matching.map(s => entry(s.key, s.startpoint, None)))
+    matching.foreach { case (k, _) => manager.delete(k) }
+    rows(matching.map { case (k, sp) => entry(k, sp, None) })
   }
 
   /** Where the metadata store is, as the user gave it. */
@@ -99,7 +103,20 @@ class StartpointCommands(store: MetadataStore, admin: Option[SystemAdmin], locat
     partitions.map(p => StartpointKey(SSP.kafka(stream, p), Option(task).map(TaskName(_))))
   }
 
-  private def entry(key: StartpointKey, startpoint: Startpoint, resolution: Option[Resolution]): ObjectNode = {
+  /** Stored startpoints by key: Right when it parses, Left(the error) when it is corrupt. */
+  private def stored(): Seq[(StartpointKey, Either[String, Startpoint])] =
+    store.keys(StartpointManager.Namespace).flatMap { k =>
+      val key = StartpointKey.parse(k)
+      val value: Option[Either[String, Startpoint]] =
+        try manager.read(key).map(Right(_)) // None: deleted since it was listed
+        catch { case e: StreamctlException => Some(Left(e.getMessage)) }
+      value.map(key -> _)
+    }
+
+  private def entry(key: StartpointKey, startpoint: Startpoint, resolution: Option[Resolution]): ObjectNode =
+    entry(key, Right(startpoint), resolution)
+
+  private def entry(key: StartpointKey, startpoint: Either[String, Startpoint], resolution: Option[Resolution]): ObjectNode = {
     val node = Json.obj()
     node.put("key", key.storeKey)
     node.put("system", key.ssp.system)
@@ -109,8 +126,14 @@ class StartpointCommands(store: MetadataStore, admin: Option[SystemAdmin], locat
       case Some(t) => node.put("task", t.name)
       case None    => node.putNull("task")
     }
-    node.set[JsonNode]("startpoint", Json.parse(StartpointJson.write(startpoint), "a startpoint"))
-    node.put("description", startpoint.describe)
+    startpoint match {
+      case Right(sp) =>
+        node.set[JsonNode]("startpoint", Json.parse(StartpointJson.write(sp), "a startpoint"))
+        node.put("description", sp.describe)
+      case Left(error) =>
+        node.putNull("startpoint")
+        node.put("description", s"corrupt: $error")
+    }
     resolution.foreach { r =>
       node.put("offset", r.offset)
       node.put("endOfPartition", r.beyondData)

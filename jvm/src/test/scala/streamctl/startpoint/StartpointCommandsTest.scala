@@ -57,4 +57,15 @@ class StartpointCommandsTest {
     assertEquals(Seq.empty, manager.list())
     assertEquals(None, manager.read(SSP.kafka("orders", 0), TaskName("Partition 0")))
   }
+
+  @Test def aCorruptValueIsListedWithItsErrorAndCanBeDeleted(): Unit = {
+    offline.set("orders", 1, null, Startpoint.oldest())
+    store.put(StartpointManager.Namespace, "kafka/orders/0", "{oops")
+    val listed = rows(offline.list())
+    assertEquals(Seq("kafka/orders/0", "kafka/orders/1"), listed.map(_.get("key").asText))
+    assertTrue(listed.head.get("startpoint").isNull)
+    assertTrue(listed.head.get("description").asText.contains("corrupt: Malformed JSON"), listed.head.toString)
+    assertEquals(Seq("kafka/orders/0"), rows(offline.delete("orders", 0, null)).map(_.get("key").asText))
+    assertEquals(Seq("kafka/orders/1"), manager.list().map(_.key.storeKey))
+  }
 }
