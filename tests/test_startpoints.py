@@ -260,7 +260,11 @@ def test_an_ssp_startpoint_on_a_broadcast_stream_reaches_every_task(spark, serve
     run()
     first = min(i for i, _, _ in runs[1])
     assert sorted((t, o) for i, t, o in runs[1] if i == first) == [
-        ("Partition 0", 0), ("Partition 0", 1), ("Partition 0", 2), ("Partition 0", 3),
-        ("Partition 1", 2), ("Partition 1", 3),
+        ("Partition 0", 0),
+        ("Partition 0", 1),
+        ("Partition 0", 2),
+        ("Partition 0", 3),
+        ("Partition 1", 2),
+        ("Partition 1", 3),
     ]
     assert manager.list() == []

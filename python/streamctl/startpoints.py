@@ -251,9 +251,7 @@ class StartpointManager:
     @staticmethod
     def _check(startpoint: Startpoint | None) -> Startpoint:
         if not isinstance(startpoint, Startpoint):
-            raise StreamctlException(
-                f"Give a startpoint, e.g. startpoint=Startpoint.oldest(), not {startpoint!r}"
-            )
+            raise StreamctlException(f"Give a startpoint, e.g. startpoint=Startpoint.oldest(), not {startpoint!r}")
         return startpoint
 
     @staticmethod
