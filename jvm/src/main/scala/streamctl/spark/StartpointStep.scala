@@ -5,7 +5,7 @@ import org.slf4j.LoggerFactory
 import streamctl.StreamctlException
 import streamctl.grouper.TaskName
 import streamctl.metadata.{FileSystemMetadataStore, MetadataStore}
-import streamctl.startpoint.{FanOutResult, Resolution, StartpointKey, StartpointManager, StartpointResolver, StoredStartpoint}
+import streamctl.startpoint.{Resolution, StartpointKey, StartpointManager, StartpointResolver}
 import streamctl.system.{SSP, SystemAdmin}
 
 /**
@@ -52,8 +52,8 @@ final class StartpointStep(store: () => MetadataStore, admin: SystemAdmin, strea
       case _ =>
     }
     val grouping = cleared.begins.map { case (task, ssps) => task -> ssps.keySet }
+    checkAllAssigned(grouping)
     val fanned = explained("cannot be read")(manager.fanOut(grouping))
-    checkAllAssigned(fanned, grouping)
     val resolved = explained("cannot be resolved")(new StartpointResolver(admin).resolveForTasks(fanned.startpoints))
     firstPlanningDone = true
     if (resolved.isEmpty) return cleared
@@ -90,26 +90,41 @@ final class StartpointStep(store: () => MetadataStore, admin: SystemAdmin, strea
         s"The startpoints in the metadata store at $storeLocation $what, so the query does not start. ${e.getMessage}\n$Fix", e)
     }
 
-  /** A startpoint no current task reads is a mistake (typo, wrong checkpoint); it must not wait silently. */
-  private def checkAllAssigned(fanned: FanOutResult, grouping: Map[TaskName, Set[SSP]]): Unit =
-    if (fanned.unassigned.nonEmpty) {
+  /**
+   * A startpoint no current task reads is a mistake (typo, wrong checkpoint); it must not wait
+   * silently. Checked from the keys alone, before fan-out writes anything, so a refused start
+   * leaves the store exactly as the user wrote it.
+   */
+  private def checkAllAssigned(grouping: Map[TaskName, Set[SSP]]): Unit = {
+    val readers: Map[SSP, Set[TaskName]] = grouping.toSeq.flatMap { case (t, ssps) => ssps.map(_ -> t) }.groupMap(_._1)(_._2).map {
+      case (ssp, tasks) => ssp -> tasks.toSet
+    }
+    val unassigned = explained("cannot be read")(store().keys(StartpointManager.Namespace).map(StartpointKey.parse)).filter {
+      case StartpointKey(ssp, None)       => !readers.contains(ssp)
+      case StartpointKey(ssp, Some(task)) => !readers.get(ssp).exists(_.contains(task))
+    }
+    if (unassigned.nonEmpty) {
       val partitions = grouping.values.flatten.groupMap(_.stream)(_.partition)
-      def why(s: StoredStartpoint): String = {
-        val ssp = s.key.ssp
-        val readers = grouping.collect { case (t, ssps) if ssps.contains(ssp) => t }.toSeq.sorted
+      def why(key: StartpointKey): String = {
+        val ssp = key.ssp
         val reason =
           if (!streams.contains(ssp.stream)) s"this query does not read stream '${ssp.stream}' (it reads ${streams.map(n => s"'$n'").mkString(", ")})"
-          else if (readers.isEmpty) {
-            val n = partitions.get(ssp.stream).map(_.max + 1).getOrElse(0)
-            s"partition ${ssp.partition} of stream '${ssp.stream}' does not exist (it has $n partition${if (n == 1) "" else "s"})"
-          } else s"task '${s.key.task.map(_.name).getOrElse("")}' does not read it (read by ${readers.map(t => s"'$t'").mkString(", ")})"
-        s"key '${StartpointKey(ssp, s.key.task).storeKey}' (${s.startpoint.describe}): $reason"
+          else readers.get(ssp) match {
+            case None =>
+              val n = partitions.get(ssp.stream).map(_.max + 1).getOrElse(0)
+              s"partition ${ssp.partition} of stream '${ssp.stream}' does not exist (it has $n partition${if (n == 1) "" else "s"})"
+            case Some(tasks) =>
+              s"task '${key.task.map(_.name).getOrElse("")}' does not read it (read by ${tasks.toSeq.sorted.map(t => s"'$t'").mkString(", ")})"
+          }
+        val what = try manager.read(key).fold("deleted meanwhile")(_.describe) catch { case _: StreamctlException => "corrupt" }
+        s"key '${key.storeKey}' ($what): $reason"
       }
       throw StreamctlException(
         s"The metadata store at $storeLocation holds startpoints this query cannot apply, so it does not start:\n  " +
-          fanned.unassigned.take(MaxListed).map(why).mkString("\n  ") +
-          (if (fanned.unassigned.size > MaxListed) s"\n  ... and ${fanned.unassigned.size - MaxListed} more" else "") + s"\n$Fix")
+          unassigned.take(MaxListed).map(why).mkString("\n  ") +
+          (if (unassigned.size > MaxListed) s"\n  ... and ${unassigned.size - MaxListed} more" else "") + s"\n$Fix")
     }
+  }
 
   private def report(resolved: Map[(SSP, TaskName), Resolution]): Unit = {
     val sorted = resolved.toSeq.sortBy(_._1)

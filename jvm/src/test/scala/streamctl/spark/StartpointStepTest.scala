@@ -89,7 +89,8 @@ class StartpointStepTest {
     assertEquals(Map(t0 -> Map(orders0 -> 2L)), endOf(step()(BatchPlan(first))).starts)
   }
 
-  @Test def startpointsTheQueryCannotApplyStopItNamingEachKey(): Unit = {
+  @Test def startpointsTheQueryCannotApplyStopItNamingEachKeyWithNothingMoved(): Unit = {
+    manager.write(rates, Oldest(1)) // fine by itself: still not fanned out when the start is refused
     manager.write(SSP.kafka("payments", 0), Oldest(1))
     manager.write(SSP.kafka("orders", 7), Oldest(1))
     manager.write(orders0, t1, Oldest(1))
@@ -98,6 +99,8 @@ class StartpointStepTest {
     assertTrue(m.contains("key 'kafka/orders/7'") && m.contains("partition 7 of stream 'orders' does not exist (it has 2 partitions)"), m)
     assertTrue(m.contains("key 'kafka/orders/0/Partition 1'") && m.contains("task 'Partition 1' does not read it (read by 'Partition 0')"), m)
     assertTrue(m.contains("mem://store") && m.contains("startpoints list") && m.contains("startpoints delete"), m)
+    assertEquals(Some(Oldest(1)), manager.read(rates))
+    assertEquals(4, manager.list().size)
   }
 
   @Test def corruptJsonStopsTheQueryNamingTheKeyWithNothingMoved(): Unit = {
