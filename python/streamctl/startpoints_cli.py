@@ -137,13 +137,15 @@ def main(argv: Sequence[str]) -> int:
 def _jvm_view() -> Any:
     """The active session's JVM when there is one (a notebook, the demo); else a bare JVM with the
     streamctl jar, which starts in a few seconds, far quicker than a SparkSession."""
+    from pyspark.errors import PySparkRuntimeError
     from pyspark.sql import SparkSession
 
     from streamctl._jvm import jvm
 
-    active = SparkSession.getActiveSession()
-    if active is not None:
-        return jvm(active)
+    try:
+        return jvm(SparkSession.active())  # the thread's active session, else the default one
+    except PySparkRuntimeError:
+        pass
     from pyspark import SparkConf
     from pyspark.java_gateway import launch_gateway
 
