@@ -90,7 +90,7 @@ class Startpoint:
         return Startpoint("custom", kind=kind, payload=payload)
 
     @property
-    def datetime(self) -> datetime | None:
+    def instant(self) -> datetime | None:
         """The instant of a timestamp startpoint, in UTC."""
         return None if self.timestamp_ms is None else _EPOCH + timedelta(milliseconds=self.timestamp_ms)
 
