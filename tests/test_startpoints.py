@@ -12,7 +12,6 @@ import time
 from datetime import UTC, datetime, timedelta
 from pathlib import Path
 
-import pytest
 from pyspark.sql import DataFrame
 
 from streamctl import Startpoint, StartpointManager, kafka, options
@@ -248,12 +247,7 @@ def test_an_ssp_startpoint_on_a_broadcast_stream_reaches_every_task(spark, serve
         runs.append(rows)
 
     run()
-    readers = sorted({task for _, task, _ in runs[0]})
-    if len(readers) < 2:
-        pytest.skip(
-            f"option stream.<name>.broadcast is not wired into the source yet (only {readers} read the stream); "
-            "fan-out to several tasks is covered by StartpointStepTest until it is"
-        )
+    assert sorted({task for _, task, _ in runs[0]}) == ["Partition 0", "Partition 1"], "both tasks read the stream"
     manager = StartpointManager(spark, checkpoint=cp)
     manager.set(rates, 0, Startpoint.oldest())
     manager.set(rates, 0, Startpoint.specific(2), task="Partition 1")

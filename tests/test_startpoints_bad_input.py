@@ -116,10 +116,10 @@ def test_unwritable_metadata_store_stops_the_query_at_start(spark, servers, make
     assert len(run_available_now(_df(spark, servers, [stream]), cp)) == 1
     blocker = tmp_path / "a-file"
     blocker.write_text("")
+    # Whichever planning step writes the store first (the grouper records its task mapping) names it.
     _query_fails(
         _df(spark, servers, [stream], **{"metadata.store.path": str(blocker / "store")}),
         cp,
-        "Metadata store: root",
-        "is not writable",
+        "Metadata store: ",
         "a-file/store",
     )

@@ -12,8 +12,8 @@ import streamctl.system.SSP
 
 /**
  * The planning step against an in-memory store and a fake Kafka. A broadcast SSP (read by
- * several tasks) is built directly in the offset, because the grouper that makes them is
- * wired separately; the Python tests cover the rest against a real broker and Spark.
+ * several tasks) is built directly in the offset, so no grouper is involved; the Python
+ * tests run the same cases against a real broker and Spark.
  */
 class StartpointStepTest {
   private val orders0 = SSP.kafka("orders", 0)
