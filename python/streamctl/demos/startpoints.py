@@ -20,32 +20,32 @@ def say(text: str) -> None:
 def step_startpoints(ctx: DemoContext) -> None:
     """Startpoints: stop a query, rewind it one hour, restart it: the last hour is counted again, state kept."""
     spark, servers = ctx.spark, ctx.servers
-    kafka.create_stream(spark, servers, "clicks", 2)
-    # One click every 10 minutes on each partition for 3 hours, the last 5 minutes ago: six of
+    kafka.create_stream(spark, servers, "page-views", 2)
+    # One view every 10 minutes on each partition for 3 hours, the last 5 minutes ago: six of
     # them fall in the last hour, well clear of its edge.
     start = datetime.now(UTC) - timedelta(hours=3) + timedelta(minutes=5)
     n = 36
     kafka.produce(
         spark,
         servers,
-        "clicks",
-        [b"click"] * n,
+        "page-views",
+        [b"view"] * n,
         partitions=[i % 2 for i in range(n)],
         timestamps=[int((start + timedelta(minutes=10 * (i // 2))).timestamp() * 1000) for i in range(n)],
     )
-    say("Produced 3 hours of clicks (one every 10 minutes) on 2 partitions of topic 'clicks'.")
+    say("Produced 3 hours of page views (one every 10 minutes) on 2 partitions of topic 'page-views'.")
 
-    checkpoint = ctx.checkpoint("click-count")
+    checkpoint = ctx.checkpoint("page-view-count")
     counts: dict[int, int] = {}
-    clicks = (
+    views = (
         spark.readStream.format("streamctl")
-        .options(**options.source(servers, ["clicks"], starting_offsets="earliest"))
+        .options(**options.source(servers, ["page-views"], starting_offsets="earliest"))
         .load()
     )
 
     def run_and_stop(expected: int) -> Any:
         q = (
-            clicks.groupBy("partition")
+            views.groupBy("partition")
             .count()
             .writeStream.outputMode("complete")
             .foreachBatch(lambda batch, _id: counts.update({r.partition: r["count"] for r in batch.collect()}))
@@ -63,10 +63,10 @@ def step_startpoints(ctx: DemoContext) -> None:
     say(f"A running count per partition (stateful, checkpointed) counted {_sorted(counts)}, then was stopped.")
 
     an_hour_ago = (datetime.now(UTC) - timedelta(hours=1)).isoformat(timespec="seconds")
-    say(f"python -m streamctl startpoints set --checkpoint <checkpoint> --stream clicks --to-datetime {an_hour_ago}:")
+    say(f"python -m streamctl startpoints set --checkpoint <cp> --stream page-views --to-datetime {an_hour_ago}:")
     startpoints_cli.run(
         jvm(spark),
-        ["set", "--checkpoint", checkpoint, "--stream", "clicks", "--to-datetime", an_hour_ago,
+        ["set", "--checkpoint", checkpoint, "--stream", "page-views", "--to-datetime", an_hour_ago,
          "--bootstrap-servers", servers],
     )  # fmt: skip
 
@@ -81,7 +81,7 @@ def step_startpoints(ctx: DemoContext) -> None:
             since = end.get("starts", {}).get(task, {}).get(ssp, checkpointed)
             _, stream, partition = ssp.split("/")
             say(f"    {stream} partition {partition}: offsets {since} to {until - 1} (checkpoint: {checkpointed})")
-    say(f"The count went on from its state: {_sorted(counts)} (18 + the 6 clicks of the last hour, re-read).")
+    say(f"The count went on from its state: {_sorted(counts)} (18 + the 6 views of the last hour, re-read).")
 
 
 def _sorted(counts: dict[int, int]) -> dict[int, int]:
