@@ -21,7 +21,9 @@ _names = itertools.count()
 
 @pytest.fixture(scope="session")
 def broker() -> Iterator[object]:
-    with kafka_broker() as b:
+    # Tests write records with fixed timestamps from 2023: the default 7-day time retention
+    # would delete them at the broker's 5-minute retention check, midway through the run.
+    with kafka_broker(properties={"log.retention.ms": "-1"}) as b:
         yield b
 
 

@@ -14,13 +14,18 @@ Example::
 from streamctl import options
 from streamctl.config import LISTENER_CLASS, configure_spark, jar_path
 from streamctl.control import end_of_stream, with_upstream_watermark
+from streamctl.errors import StreamctlException
 from streamctl.locality import describe_locality, live_executors
+from streamctl.startpoints import Startpoint, StartpointManager
 from streamctl.tasks import TaskRow, describe_tasks
 
 __version__ = "0.1.0"
 
 __all__ = [
     "LISTENER_CLASS",
+    "Startpoint",
+    "StartpointManager",
+    "StreamctlException",
     "TaskRow",
     "__version__",
     "configure_spark",

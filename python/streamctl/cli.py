@@ -1,4 +1,4 @@
-"""``python -m streamctl``: a local Kafka broker, the demo, and (later) startpoint tools."""
+"""``python -m streamctl``: a local Kafka broker, the demo, and startpoint tools."""
 
 from __future__ import annotations
 
@@ -18,9 +18,16 @@ def _demo(argv: Sequence[str]) -> int:
     return demo.main(list(argv))
 
 
+def _startpoints(argv: Sequence[str]) -> int:
+    from streamctl import startpoints_cli
+
+    return startpoints_cli.main(list(argv))
+
+
 COMMANDS: dict[str, tuple[Callable[[Sequence[str]], int], str]] = {
     "broker": (_broker, "run a local single-node Kafka broker (KRaft) until Ctrl-C"),
     "demo": (_demo, "run the end-to-end demo on an embedded broker"),
+    "startpoints": (_startpoints, "set, list or delete a query's startpoints (see startpoints --help)"),
 }
 
 

@@ -22,6 +22,7 @@ from streamctl.demos.affinity import step_host_affinity
 from streamctl.demos.choosers import step_bootstrap, step_priority
 from streamctl.demos.grouping import step_partition_expansion
 from streamctl.demos.pipeline import step_control_pipeline
+from streamctl.demos.startpoints import step_startpoints
 
 
 @dataclass
@@ -99,6 +100,7 @@ def step_source_and_sink(ctx: DemoContext) -> None:
 
 STEPS: list[tuple[str, Callable[[DemoContext], None]]] = [
     ("Source and sink over Kafka", step_source_and_sink),
+    ("Startpoints: rewind a query by one hour, keeping its state", step_startpoints),
     ("Choosers: a bootstrap stream is read first", step_bootstrap),
     ("Choosers: a live stream has priority over a backfill", step_priority),
     ("Partition expansion under a running keyed count", step_partition_expansion),

@@ -28,6 +28,7 @@ class StreamctlMicroBatchStream(
   private lazy val store: MetadataStore = new FileSystemMetadataStore(storePath, hadoopConf)
   private val mappingKey = s"mapping-${MetadataLocation.sourceId(sourceCheckpoint)}"
   private val grouping = new GroupingStep(options.grouping, options.streams, admin, store, mappingKey)
+  private val startpoints = new StartpointStep(() => store, admin, options.streams, storePath)
   // Built here so that a bad chooser option or class fails the query at its start.
   private val admission = new AdmissionStep(ChooserOptions.validated(options), admin)
   private val locality = LocalityStep.start(SparkSession.active.sparkContext, LocalityStep.enabled(options),
@@ -66,7 +67,7 @@ class StreamctlMicroBatchStream(
   override def latestOffset(start: Offset, limit: ReadLimit): Offset = {
     val previous = asSourceOffset(start)
     if (control.holdsBack(previous)) return previous
-    val plan = grouping.plan(BatchPlan(previous), availableNowTarget)
+    val plan = startpoints(grouping.plan(BatchPlan(previous), availableNowTarget))
     val heads = admin.upcomingOffsets(plan.ssps)
     lastHeads = heads
     checkNotBehind(plan, heads)
@@ -113,7 +114,11 @@ class StreamctlMicroBatchStream(
 
   override def deserializeOffset(json: String): Offset = SourceOffset.parse(json)
 
-  override def commit(end: Offset): Unit = control.committed(asSourceOffset(end))
+  override def commit(end: Offset): Unit = {
+    val committed = asSourceOffset(end)
+    startpoints.committed(committed)
+    control.committed(committed)
+  }
 
   override def metrics(latestConsumedOffset: java.util.Optional[Offset]): java.util.Map[String, String] = {
     val consumed = latestConsumedOffset.map[SourceOffset](asSourceOffset)

@@ -1,0 +1,151 @@
+package streamctl.startpoint
+
+import com.fasterxml.jackson.databind.JsonNode
+import com.fasterxml.jackson.databind.node.ObjectNode
+
+import streamctl.{Json, StreamctlException}
+import streamctl.grouper.TaskName
+import streamctl.metadata.{FileSystemMetadataStore, MetadataStore}
+import streamctl.system.{SSP, SystemAdmin}
+
+/**
+ * What the Python API and the CLI do with startpoints, in the JVM so that the stored JSON,
+ * validation and resolution exist once. Arguments are plain types (a null partition means
+ * every partition, a null task means the SSP-only key) and results are JSON text, so py4j
+ * makes one round trip per call whatever the number of startpoints.
+ *
+ * `admin` is optional: without it nothing is resolved (resolution happens when the query
+ * restarts); with it, `set` first resolves what it writes, so an offset beyond the end or a
+ * partition that does not exist fails now rather than at the query's next start.
+ *
+ * {{{
+ * val commands = new StartpointCommands(store, Some(kafkaAdmin), "/chk/q1/streamctl")
+ * commands.set("orders", 3, null, Startpoint.oldest())  // [{"stream":"orders","partition":3,...,"offset":0}]
+ * commands.list()
+ * commands.delete("orders", null, null)                 // every startpoint of stream orders
+ * }}}
+ */
+class StartpointCommands(store: MetadataStore, admin: Option[SystemAdmin], location: String) extends AutoCloseable {
+  private val manager = new StartpointManager(store)
+
+  /** Writes `startpoint` for the stream's partition (every partition when null), optionally for one task. */
+  def set(stream: String, partition: java.lang.Integer, task: String, startpoint: Startpoint): String = {
+    val (keys, resolved) = planned(stream, partition, task, startpoint)
+    store match {
+      case fs: FileSystemMetadataStore => fs.ensureWritable()
+      case _ =>
+    }
+    keys.foreach(manager.write(_, startpoint))
+    rows(keys.map(k => entry(k, startpoint, resolved.get(k.ssp))))
+  }
+
+  /** What `set` would write and, when an admin is known, where each partition would start. Writes nothing. */
+  def preview(stream: String, partition: java.lang.Integer, task: String, startpoint: Startpoint): String = {
+    val (keys, resolved) = planned(stream, partition, task, startpoint)
+    rows(keys.map(k => entry(k, startpoint, resolved.get(k.ssp))))
+  }
+
+  /** The stored startpoint of one key as JSON (see [[StartpointJson]]), or null. */
+  def get(stream: String, partition: Int, task: String): String =
+    manager.read(StartpointKey(SSP.kafka(stream, partition), Option(task).map(TaskName(_)))).map(StartpointJson.write).orNull
+
+  /**
+   * Every stored startpoint, SSP-only and task-level. A corrupt value is listed with a null
+   * startpoint and the parse error as its description, so that it can be seen and deleted
+   * (the query refuses to start until it is).
+   */
+  def list(): String = rows(stored().map { case (k, sp) => entry(k, sp, None) })
+
+  /**
+   * Deletes every stored startpoint of `stream` matching the filters (null: any partition,
+   * any task; a task name: only that task's), corrupt ones included, and returns them.
+   */
+  def delete(stream: String, partition: java.lang.Integer, task: String): String = {
+    val matching = stored().filter { case (k, _) =>
+      k.ssp.stream == stream && (partition == null || k.ssp.partition == partition.intValue) &&
+        (task == null || k.task.exists(_.name == task))
+    }
+    matching.foreach { case (k, _) => manager.delete(k) }
+    rows(matching.map { case (k, sp) => entry(k, sp, None) })
+  }
+
+  /** Where the metadata store is, as the user gave it. */
+  def storeLocation(): String = location
+
+  /** Closes the store and the admin (its connections). */
+  override def close(): Unit =
+    try store.close() finally admin.foreach {
+      case c: AutoCloseable => c.close()
+      case _ =>
+    }
+
+  private def planned(stream: String, partition: java.lang.Integer, task: String, startpoint: Startpoint): (Seq[StartpointKey], Map[SSP, Resolution]) = {
+    if (startpoint == null) throw StreamctlException("No startpoint given")
+    val keys = keysFor(stream, partition, task)
+    (keys, admin.map(a => new StartpointResolver(a).resolve(keys.map(_.ssp -> startpoint).toMap)).getOrElse(Map.empty))
+  }
+
+  private def keysFor(stream: String, partition: java.lang.Integer, task: String): Seq[StartpointKey] = {
+    if (stream == null || stream.isEmpty) throw StreamctlException("No stream given")
+    if (task != null && task.isEmpty) throw StreamctlException(s"Empty task name for stream '$stream': omit it for every task reading the partition")
+    val partitions = admin match {
+      case Some(a) =>
+        val count = a.partitionCounts(Set(stream)).getOrElse(stream, throw StreamctlException(s"Stream '$stream' does not exist in system '${a.system}'"))
+        if (partition == null) 0 until count
+        else if (partition < 0 || partition >= count)
+          throw StreamctlException(s"Partition $partition of stream '$stream' does not exist (it has $count partition${if (count == 1) "" else "s"})")
+        else Seq(partition.intValue)
+      case None =>
+        if (partition == null) throw StreamctlException(
+          s"Which partitions of stream '$stream'? Give a partition, or the Kafka bootstrap servers so that every partition can be listed")
+        Seq(partition.intValue)
+    }
+    partitions.map(p => StartpointKey(SSP.kafka(stream, p), Option(task).map(TaskName(_))))
+  }
+
+  /** Stored startpoints by key: Right when it parses, Left(the error) when it is corrupt. */
+  private def stored(): Seq[(StartpointKey, Either[String, Startpoint])] =
+    store.keys(StartpointManager.Namespace).flatMap { k =>
+      val key = StartpointKey.parse(k)
+      val value: Option[Either[String, Startpoint]] =
+        try manager.read(key).map(Right(_)) // None: deleted since it was listed
+        catch { case e: StreamctlException => Some(Left(e.getMessage)) }
+      value.map(key -> _)
+    }
+
+  private def entry(key: StartpointKey, startpoint: Startpoint, resolution: Option[Resolution]): ObjectNode =
+    entry(key, Right(startpoint), resolution)
+
+  private def entry(key: StartpointKey, startpoint: Either[String, Startpoint], resolution: Option[Resolution]): ObjectNode = {
+    val node = Json.obj()
+    node.put("key", key.storeKey)
+    node.put("system", key.ssp.system)
+    node.put("stream", key.ssp.stream)
+    node.put("partition", key.ssp.partition)
+    key.task match {
+      case Some(t) => node.put("task", t.name)
+      case None    => node.putNull("task")
+    }
+    startpoint match {
+      case Right(sp) =>
+        node.set[JsonNode]("startpoint", Json.parse(StartpointJson.write(sp), "a startpoint"))
+        node.put("description", sp.describe)
+      case Left(error) =>
+        node.putNull("startpoint")
+        node.put("description", s"corrupt: $error")
+    }
+    resolution.foreach { r =>
+      node.put("offset", r.offset)
+      node.put("endOfPartition", r.beyondData)
+    }
+    node
+  }
+
+  private def rows(entries: Seq[ObjectNode]): String = {
+    val root = Json.obj()
+    root.put("location", location)
+    val arr = root.putArray("startpoints")
+    entries.foreach(e => arr.add(e))
+    Json.write(root)
+  }
+}

@@ -1,0 +1,125 @@
+"""Bad startpoint input fails with an error naming the key, stream, partition or offset; the query
+never starts from a position it was not asked for."""
+
+from __future__ import annotations
+
+from datetime import UTC, datetime, timedelta
+from pathlib import Path
+
+import pytest
+from pyspark.errors import StreamingQueryException
+
+from streamctl import Startpoint, StartpointManager, StreamctlException, kafka, options
+
+from conftest import run_available_now
+
+
+def _df(spark, servers, streams, **extra):
+    return (
+        spark.readStream.format("streamctl")
+        .options(**options.source(servers, streams, starting_offsets="earliest"))
+        .options(**extra)
+        .load()
+    )
+
+
+def _query_fails(df, cp: str, *fragments: str) -> str:
+    with pytest.raises(StreamingQueryException) as err:
+        run_available_now(df, cp)
+    message = str(err.value)
+    for f in fragments:
+        assert f in message, f"{f!r} not in error: {message[:3000]}"
+    return message
+
+
+def test_api_refuses_bad_requests_naming_what_is_wrong(spark, servers, make_stream, tmp_path):
+    stream = make_stream()
+    kafka.produce(spark, servers, stream, [b"a", b"b", b"c"])
+    with pytest.raises(StreamctlException, match="has no timezone"):
+        Startpoint.timestamp(datetime(2024, 5, 1, 10, 0))
+    with pytest.raises(StreamctlException, match="takes an offset"):
+        Startpoint.specific("3")  # type: ignore[arg-type]
+
+    online = StartpointManager(spark, checkpoint=str(tmp_path / "cp"), bootstrap_servers=servers)
+    with pytest.raises(StreamctlException, match="offset -1 is negative"):
+        online.set(stream, 0, Startpoint.specific(-1))
+    missing = f"Partition 4 of stream '{stream}' does not exist \\(it has 1 partition\\)"
+    with pytest.raises(StreamctlException, match=missing):
+        online.set(stream, 4, Startpoint.oldest())
+    with pytest.raises(StreamctlException, match="offset 9 is beyond the end of the partition; valid offsets are 0 to"):
+        online.set(stream, 0, Startpoint.specific(9))
+    with pytest.raises(StreamctlException, match="Give a partition, or the Kafka bootstrap servers"):
+        StartpointManager(spark, checkpoint=str(tmp_path / "cp")).set(stream, startpoint=Startpoint.oldest())
+    assert online.list() == [], "nothing was written"
+
+    future = online.preview(stream, 0, Startpoint.timestamp(datetime.now(UTC) + timedelta(days=1)))
+    assert [(e.offset, e.end_of_partition) for e in future] == [(3, True)], "the end, and it says so"
+
+    blocker = tmp_path / "a-file"
+    blocker.write_text("")
+    unwritable = StartpointManager(spark, metadata_store_path=str(blocker / "store"))
+    with pytest.raises(StreamctlException, match=f"Metadata store: root .*{blocker.name}/store.* is not writable"):
+        unwritable.set(stream, 0, Startpoint.oldest())
+
+
+def test_query_does_not_start_with_startpoints_it_cannot_apply(spark, servers, make_stream, tmp_path):
+    stream, other = make_stream(partitions=2), make_stream(suffix="other")
+    cp = str(tmp_path / "cp")
+    manager = StartpointManager(spark, checkpoint=cp)
+    manager.set(other, 0, Startpoint.oldest())
+    manager.set(stream, 7, Startpoint.oldest())
+    manager.set(stream, 0, Startpoint.oldest(), task="Partition 1")
+    _query_fails(
+        _df(spark, servers, [stream]),
+        cp,
+        f"key 'kafka/{other}/0' (oldest): this query does not read stream '{other}'",
+        f"key 'kafka/{stream}/7' (oldest): partition 7 of stream '{stream}' does not exist (it has 2 partitions)",
+        f"key 'kafka/{stream}/0/Partition 1' (oldest): task 'Partition 1' does not read it (read by 'Partition 0')",
+        "startpoints list --checkpoint",
+    )
+    assert len(manager.list()) == 3, "nothing fanned out or deleted"
+
+
+def test_offset_beyond_the_end_stops_the_query_naming_offset_and_range(spark, servers, make_stream, tmp_path):
+    stream = make_stream()
+    kafka.produce(spark, servers, stream, [b"a", b"b"])
+    cp = str(tmp_path / "cp")
+    StartpointManager(spark, checkpoint=cp).set(stream, 0, Startpoint.specific(50))  # no servers: not checked yet
+    _query_fails(
+        _df(spark, servers, [stream]),
+        cp,
+        f"{stream}-0 (task 'Partition 0'): offset 50 is beyond the end of the partition; valid offsets are 0 to 2",
+        "the query does not start",
+    )
+
+
+def test_corrupt_json_stops_the_query_naming_the_key(spark, servers, make_stream, tmp_path):
+    stream = make_stream()
+    kafka.produce(spark, servers, stream, [b"a"])
+    cp = str(tmp_path / "cp")
+    manager = StartpointManager(spark, checkpoint=cp)
+    manager.set(stream, 0, Startpoint.oldest())
+    [stored] = list((Path(cp) / "streamctl" / "startpoints").glob("*.json"))
+    stored.write_text('{"version":1,"type":"oldest"')
+    _query_fails(_df(spark, servers, [stream]), cp, f"'kafka/{stream}/0'", "Malformed JSON", "does not start")
+    [listed] = manager.list()  # shown, so that it can be found and deleted
+    assert listed.startpoint is None
+    assert "corrupt: " in listed.description and f"'kafka/{stream}/0'" in listed.description
+    assert [e.key for e in manager.delete(stream, 0)] == [f"kafka/{stream}/0"]
+    assert len(run_available_now(_df(spark, servers, [stream]), cp)) == 1
+
+
+def test_unwritable_metadata_store_stops_the_query_at_start(spark, servers, make_stream, tmp_path):
+    stream = make_stream()
+    kafka.produce(spark, servers, stream, [b"a"])
+    cp = str(tmp_path / "cp")
+    assert len(run_available_now(_df(spark, servers, [stream]), cp)) == 1
+    blocker = tmp_path / "a-file"
+    blocker.write_text("")
+    # Whichever planning step writes the store first (the grouper records its task mapping) names it.
+    _query_fails(
+        _df(spark, servers, [stream], **{"metadata.store.path": str(blocker / "store")}),
+        cp,
+        "Metadata store: ",
+        "a-file/store",
+    )
