@@ -33,7 +33,7 @@ def _produce(ctx: DemoContext, stream: str, start: int, n: int) -> Counter[str]:
 
 def step_partition_expansion(ctx: DemoContext) -> None:
     """Grow a topic from 2 to 4 partitions while a per-task keyed count runs; no user changes task."""
-    spark, servers, stream = ctx.spark, ctx.servers, "clicks"
+    spark, servers, stream = ctx.spark, ctx.servers, "user-events"
     kafka.create_stream(spark, servers, stream, 2)
     produced = _produce(ctx, stream, 0, 2000)
     _say(f"Produced 2000 clicks of {USERS} users to topic '{stream}' (2 partitions, partitioned by user).")
@@ -54,7 +54,7 @@ def step_partition_expansion(ctx: DemoContext) -> None:
         .options(**options.partition_check_interval("1s"))
         .load()
     )
-    checkpoint = ctx.checkpoint("clicks-count")
+    checkpoint = ctx.checkpoint("user-events-count")
     q = (
         df.writeStream.foreachBatch(count)
         .option("checkpointLocation", checkpoint)
