@@ -1,8 +1,10 @@
 """Read throughput: streamctl against Spark's built-in Kafka source on the same topic, same run.
 
 N records of V bytes over P partitions, read with Trigger.AvailableNow and count() in
-foreachBatch, each variant R times in alternating order; the ratio is built-in time over
-streamctl time (above 1.0 means streamctl is faster).
+foreachBatch, each variant R times, the order reversed every repetition; the ratio is
+built-in time over the variant's time (above 1.0 means faster than the built-in source).
+Variants: streamctl with the default (round-robin) chooser, time-aligned, and the topic
+read as a bootstrap stream.
 """
 
 from __future__ import annotations
@@ -37,9 +39,16 @@ def run(spark: SparkSession, servers: str, workdir: str, records: int, partition
     kafka.create_stream(spark, servers, topic, partitions)
     kafka.produce_synthetic(spark, servers, topic, records, value_size)
 
+    source = options.source(servers, [topic], starting_offsets="earliest")
     variants = {
-        "streamctl": lambda: spark.readStream.format("streamctl")
-        .options(**options.source(servers, [topic], starting_offsets="earliest"))
+        "streamctl": lambda: spark.readStream.format("streamctl").options(**source).load(),
+        "streamctl time-aligned": lambda: spark.readStream.format("streamctl")
+        .options(**source)
+        .options(**options.time_aligned())
+        .load(),
+        "streamctl bootstrap": lambda: spark.readStream.format("streamctl")
+        .options(**source)
+        .options(**options.bootstrap(topic))
         .load(),
         BUILTIN: lambda: spark.readStream.format("kafka")
         .option("kafka.bootstrap.servers", servers)
