@@ -24,6 +24,7 @@ from pyspark.sql.streaming import StreamingQuery
 from pyspark.sql.types import TimestampType
 
 from streamctl._jvm import jvm
+from streamctl.kafka import record_lists
 
 __all__ = ["end_of_stream", "produce_framed", "send_end_of_stream", "send_watermark", "with_upstream_watermark"]
 
@@ -117,16 +118,7 @@ def produce_framed(
     timestamps: Sequence[int | None] | None = None,
 ) -> int:
     """Writes user records in the intermediate format (type byte 0 in front), as the sink would."""
-    return int(
-        _tools(spark).produceFramed(
-            servers,
-            stream,
-            None if partitions is None else list(partitions),
-            None if keys is None else [None if k is None else bytearray(k) for k in keys],
-            [bytearray(v) for v in values],
-            None if timestamps is None else list(timestamps),
-        )
-    )
+    return int(_tools(spark).produceFramed(servers, stream, *record_lists(values, keys, partitions, timestamps)))
 
 
 def send_watermark(

@@ -52,19 +52,25 @@ def produce(
     timestamps: Sequence[int | None] | None = None,
 ) -> int:
     """Writes plain records (no streamctl framing). ``timestamps`` are epoch milliseconds."""
+    return int(_tools(spark).produce(servers, stream, *record_lists(values, keys, partitions, timestamps)))
+
+
+def record_lists(
+    values: Sequence[bytes],
+    keys: Sequence[bytes | None] | None,
+    partitions: Sequence[int | None] | None,
+    timestamps: Sequence[int | None] | None,
+) -> tuple[Any, ...]:
+    """Parallel lists of records as the JVM tools take them (partitions, keys, values, timestamps)."""
     n = len(values)
     for name, seq in (("keys", keys), ("partitions", partitions), ("timestamps", timestamps)):
         if seq is not None and len(seq) != n:
             raise ValueError(f"{name} has {len(seq)} items but values has {n}")
-    return int(
-        _tools(spark).produce(
-            servers,
-            stream,
-            None if partitions is None else list(partitions),
-            None if keys is None else [None if k is None else bytearray(k) for k in keys],
-            [bytearray(v) for v in values],
-            None if timestamps is None else list(timestamps),
-        )
+    return (
+        None if partitions is None else list(partitions),
+        None if keys is None else [None if k is None else bytearray(k) for k in keys],
+        [bytearray(v) for v in values],
+        None if timestamps is None else list(timestamps),
     )
 
 
