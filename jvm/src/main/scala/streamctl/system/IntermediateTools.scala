@@ -22,10 +22,7 @@ object IntermediateTools {
   /** Writes user records with the type byte 0 in front; returns how many. */
   def produceFramed(servers: String, stream: String, partitions: java.util.List[Integer], keys: java.util.List[Array[Byte]],
                     values: java.util.List[Array[Byte]], timestamps: java.util.List[Number]): Int = {
-    val framed = values.asScala.map(IntermediateMessage.frameUser).asJava
-    // py4j passes small Python ints as Integer: widen them here rather than fail on a cast later.
-    val millis = Option(timestamps).map(_.asScala.map(t => if (t == null) null else java.lang.Long.valueOf(t.longValue)).asJava)
-    KafkaTools.produce(servers, stream, partitions, keys, framed, millis.orNull)
+    KafkaTools.produce(servers, stream, partitions, keys, values.asScala.map(IntermediateMessage.frameUser).asJava, timestamps)
   }
 
   def sendWatermark(servers: String, stream: String, partitions: java.util.List[Integer], producer: String,

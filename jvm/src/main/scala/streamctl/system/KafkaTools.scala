@@ -38,12 +38,15 @@ object KafkaTools {
 
   /** Writes plain (unframed) records; returns how many. */
   def produce(servers: String, stream: String, partitions: java.util.List[Integer], keys: java.util.List[Array[Byte]],
-              values: java.util.List[Array[Byte]], timestamps: java.util.List[java.lang.Long]): Int = {
+              values: java.util.List[Array[Byte]], timestamps: java.util.List[Number]): Int = {
     val p = producer(servers)
     try {
       val n = values.size()
       (0 until n).foreach { i =>
-        p.send(new ProducerRecord[Array[Byte], Array[Byte]](stream, at(partitions, i), at(timestamps, i), at(keys, i), values.get(i)))
+        // py4j passes small Python ints as Integer: widen here, for every caller.
+        val ts = at(timestamps, i)
+        val millis = if (ts == null) null else java.lang.Long.valueOf(ts.longValue)
+        p.send(new ProducerRecord[Array[Byte], Array[Byte]](stream, at(partitions, i), millis, at(keys, i), values.get(i)))
       }
       p.flush()
       n
