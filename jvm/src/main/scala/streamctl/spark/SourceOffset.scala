@@ -58,7 +58,6 @@ final case class SourceOffset(
   }
 
   def withState(key: String, value: JsonNode): SourceOffset = copy(state = state + (key -> value))
-  def withoutState(key: String): SourceOffset = copy(state = state - key)
 
   /** Where the batch ending here begins for `task`'s `ssp`, given the previous offset. */
   def startOf(previous: SourceOffset, task: TaskName, ssp: SSP): Option[Long] =

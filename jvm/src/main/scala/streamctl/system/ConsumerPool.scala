@@ -1,7 +1,5 @@
 package streamctl.system
 
-import java.util.concurrent.atomic.AtomicLong
-
 import org.apache.kafka.clients.consumer.KafkaConsumer
 
 /**
@@ -12,7 +10,7 @@ import org.apache.kafka.clients.consumer.KafkaConsumer
  * Bounded (LRU over idle consumers; evicted ones are closed) and emptied at JVM shutdown.
  *
  * {{{
- * val c = ConsumerPool.acquire(params, "Partition 0")
+ * val (c, reused) = ConsumerPool.acquireNoting(params, "Partition 0")
  * try read(c) finally ConsumerPool.release(params, "Partition 0", c)
  * }}}
  */
@@ -21,21 +19,17 @@ object ConsumerPool {
 
   @volatile var capacity: Int = 64
 
-  private val created = new AtomicLong()
-  private val reused = new AtomicLong()
 
   // Access-ordered, so iteration starts at the least recently used idle consumer.
   private val idle = new java.util.LinkedHashMap[String, Consumer](16, 0.75f, true)
 
   sys.addShutdownHook(clear())
 
-  def acquire(params: KafkaParams, task: String): Consumer = acquireNoting(params, task)._1
-
-  /** As [[acquire]], also saying whether the consumer was reused (for the per-batch metrics). */
+  /** A consumer for `task`, and whether it was reused (for the per-batch metrics). */
   def acquireNoting(params: KafkaParams, task: String): (Consumer, Boolean) = {
     val cached = idle.synchronized(idle.remove(key(params, task)))
-    if (cached != null) { reused.incrementAndGet(); (cached, true) }
-    else { created.incrementAndGet(); (new KafkaConsumer[Array[Byte], Array[Byte]](params.consumer), false) }
+    if (cached != null) (cached, true)
+    else (new KafkaConsumer[Array[Byte], Array[Byte]](params.consumer), false)
   }
 
   /** Gives a healthy consumer back; one that failed must be closed by the caller instead. */
@@ -51,8 +45,6 @@ object ConsumerPool {
     evicted.forEach(c => closeQuietly(c))
   }
 
-  def createdCount: Long = created.get()
-  def reusedCount: Long = reused.get()
 
   def clear(): Unit = {
     val all = idle.synchronized { val l = new java.util.ArrayList(idle.values()); idle.clear(); l }

@@ -61,7 +61,6 @@ final class KafkaTaskReader(
   private val pending = new Array[Boolean](n)
   private val done = new Array[Boolean](n)
   private val paused = new Array[Boolean](n)
-  private var recordsRead = 0L
   // Null unless the chooser needs to hear of progress without envelopes.
   private val task: TaskChooser = chooser match { case t: TaskChooser => t; case _ => null }
 
@@ -81,9 +80,6 @@ final class KafkaTaskReader(
     while (i < n && i < 8) { if (active(i).ssp eq ssp) return i; i += 1 }
     byEnvelopeSsp.get(ssp).intValue()
   }
-
-  /** Records read so far (before decoding), for metrics. */
-  def count: Long = recordsRead
 
   /** The next envelope in chooser order, or null when every range is read. */
   def next(): Envelope = {
@@ -144,7 +140,6 @@ final class KafkaTaskReader(
       val r = buf.get(bufferPos(i))
       bufferPos(i) += 1
       if (r.offset() >= until(i)) { finish(i); return true }
-      recordsRead += 1
       val e = decoder(i).decode(toEnvelope(active(i).ssp, r))
       // The last record of the range: nothing more will be offered for this SSP.
       val last = r.offset() + 1 >= until(i)
