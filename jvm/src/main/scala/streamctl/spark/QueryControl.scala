@@ -69,7 +69,7 @@ final class QueryControl private[spark] (val queryId: String, private[spark] val
   /** The batch's writers committed: send the query's watermark downstream if it advanced. */
   def batchCommitted(epoch: Long): Unit = {
     synchronized { inFlight = None }
-    producerWatermark.foreach(w => currentSinks.foreach(_._1.watermark(w)))
+    producerWatermark(Some(epoch)).foreach(w => currentSinks.foreach(_._1.watermark(w)))
   }
 
   def batchAborted(epoch: Long): Unit = ()
@@ -77,11 +77,12 @@ final class QueryControl private[spark] (val queryId: String, private[spark] val
   /**
    * The watermark this query sends downstream: the minimum over its own event-time
    * watermark (when it has `withWatermark`) and the upstream watermark of its intermediate
-   * inputs; undefined while any of those is.
+   * inputs; undefined while any of those is. `running`: the batch being committed, whose own
+   * watermark Spark already applies (its progress report comes only after the commit).
    */
-  def producerWatermark: Option[Long] = {
+  def producerWatermark(running: Option[Long] = None): Option[Long] = {
     val upstream = synchronized(sources.keys.filter(_.hasIntermediateStreams).toSeq).map(_.upstreamWatermark)
-    val own = query.flatMap(QueryLookup.sparkWatermark).toSeq
+    val own = query.flatMap(QueryLookup.sparkWatermark(_, running)).toSeq
     val parts = upstream ++ own
     if (parts.isEmpty || parts.exists(_.isEmpty)) None else Some(parts.flatten.min)
   }
@@ -127,7 +128,7 @@ final class QueryControl private[spark] (val queryId: String, private[spark] val
     // A sink may decline to treat a finished AvailableNow run as the end (runs repeated on a schedule).
     val availableNowOnly = reasons.contains(InputsEnded.AvailableNow) && !endWanted
     val targets = currentSinks.filter { case (_, afterAvailableNow) => !availableNowOnly || afterAvailableNow }
-    val watermark = producerWatermark
+    val watermark = producerWatermark()
     targets.foreach { case (sender, _) =>
       watermark.foreach(sender.watermark)
       sender.endOfStream()

@@ -7,6 +7,7 @@ import scala.util.Try
 
 import org.apache.spark.sql.SparkSession
 import org.apache.spark.sql.streaming.StreamingQuery
+import org.apache.spark.streamctl.SparkQueries
 
 /**
  * The few facts about the running query that the DataSource V2 API does not hand a source
@@ -43,17 +44,20 @@ object QueryLookup {
   }
 
   /**
-   * The query's event-time watermark in its latest progress report: `None` when the query
-   * has no `withWatermark`, `Some(None)` while it is not known yet (no report, or Spark's
-   * initial 0), `Some(Some(ms))` otherwise. It lags Spark's internal value by a batch, which
-   * is on the safe side for a watermark.
+   * The query's event-time watermark: `None` when the query has no `withWatermark` (its
+   * progress reports carry none), `Some(None)` while it is not known yet (no report, or Spark's
+   * initial 0), `Some(Some(ms))` otherwise. While batch `running` runs, the value Spark applies
+   * in it ([[org.apache.spark.streamctl.SparkQueries]]); else the latest report's, which lags
+   * by a batch (on the safe side for a watermark).
    */
-  def sparkWatermark(query: StreamingQuery): Option[Option[Long]] =
+  def sparkWatermark(query: StreamingQuery, running: Option[Long] = None): Option[Option[Long]] =
     Option(query.lastProgress) match {
       case None => Some(None)
       case Some(p) =>
         Option(p.eventTime).flatMap(m => Option(m.get("watermark"))).map { text =>
-          Try(Instant.parse(text).toEpochMilli).toOption.filter(_ > 0)
+          val reported = Try(Instant.parse(text).toEpochMilli).toOption
+          val current = running.flatMap(SparkQueries.batchWatermarkMs(query, _))
+          (reported ++ current).filter(_ > 0).maxOption
         }
     }
 }

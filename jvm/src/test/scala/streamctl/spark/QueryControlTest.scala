@@ -91,9 +91,9 @@ class QueryControlTest {
 
   @Test def theWatermarkIsUndefinedWhileAnyIntermediateInputIs(): Unit = {
     val (a, b) = (new Source(Some(10)), new Source(None))
-    assertEquals(None, query(a, b).producerWatermark)
-    assertEquals(Some(10L), query(a, new Source(None, intermediate = false)).producerWatermark)
-    assertEquals(None, query(new Source(None, intermediate = false)).producerWatermark)
+    assertEquals(None, query(a, b).producerWatermark())
+    assertEquals(Some(10L), query(a, new Source(None, intermediate = false)).producerWatermark())
+    assertEquals(None, query(new Source(None, intermediate = false)).producerWatermark())
     assertFalse(query(a, new Source(Some(1), stop = false)).stopOnEndOfStream)
   }
 }

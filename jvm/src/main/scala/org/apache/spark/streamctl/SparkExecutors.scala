@@ -3,7 +3,8 @@ package org.apache.spark.streamctl
 import org.apache.spark.SparkContext
 
 /**
- * The one internal Spark API streamctl uses, kept in this file alone.
+ * Active executors with their ids, an internal Spark API (streamctl keeps every internal API
+ * it uses in this package, one file each).
  *
  * Why: a `SparkListener` registered when a query starts only hears about executors that
  * register after it, and the executors already running must be known at the first batch.

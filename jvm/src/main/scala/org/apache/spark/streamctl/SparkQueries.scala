@@ -1,0 +1,34 @@
+package org.apache.spark.streamctl
+
+import scala.util.Try
+
+import org.apache.spark.sql.execution.streaming.runtime.{StreamExecution, StreamingQueryWrapper}
+import org.apache.spark.sql.streaming.StreamingQuery
+
+/**
+ * The event-time watermark Spark applies in the batch a query is running, an internal value.
+ *
+ * Why: Spark publishes a query's watermark only in its progress reports, and the report of
+ * a batch appears after the batch commits. A sink that sends the watermark downstream when
+ * its batch's writers commit would otherwise send the previous batch's value, one trigger
+ * interval late on every hop. The running batch's value sits in the query's current
+ * `IncrementalExecution`; neither class is public API, hence this package. Any failure to
+ * read it (a Spark whose internals moved) yields None, and callers fall back to progress.
+ *
+ * {{{
+ * SparkQueries.batchWatermarkMs(query, batchId = 7) // Some(1700000000000L) while batch 7 runs
+ * }}}
+ */
+object SparkQueries {
+  /** The watermark of batch `batchId` while `query` runs it; None elsewhere, or when not readable. */
+  def batchWatermarkMs(query: StreamingQuery, batchId: Long): Option[Long] = Try {
+    val execution = query match {
+      case w: StreamingQueryWrapper => w.streamingQuery
+      case s: StreamExecution => s
+      case _ => null
+    }
+    Option(execution).flatMap(e => Option(e.lastExecution))
+      .filter(_.currentBatchId == batchId)
+      .map(_.offsetSeqMetadata.batchWatermarkMs)
+  }.toOption.flatten
+}
