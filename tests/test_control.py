@@ -211,6 +211,40 @@ def test_end_of_stream_on_request_and_stop_on_end_of_stream_off(spark, servers, 
                 q.stop()
 
 
+def test_the_watermark_goes_downstream_with_the_batch_that_applies_it(spark, servers, make_stream, tmp_path):
+    # Three batches of 5 records, event times 1 s apart: Spark applies T0+4 s in batch 1 and T0+9 s in
+    # batch 2. Each must follow that batch's data, not wait for the next batch's progress report.
+    src, mid = make_stream(1, "src"), make_stream(1, "mid")
+    n = 15
+    values, times = [str(i).encode() for i in range(n)], [T0 + 1_000 * i for i in range(n)]
+    kafka.produce(spark, servers, src, values, timestamps=times)
+    q = (
+        spark.readStream.format("streamctl")
+        .options(**options.source(servers, [src], starting_offsets="earliest", max_records_per_batch=5))
+        .load()
+        .withWatermark("timestamp", "0 seconds")
+        .select("key", "value")
+        .writeStream.format("streamctl")
+        .options(**options.sink(servers, mid))
+        .option("checkpointLocation", str(tmp_path / "up"))
+        .trigger(availableNow=True)
+        .start()
+    )
+    q.awaitTermination(120)
+    assert q.exception() is None
+    records = _raw(spark, servers, mid, 0)
+    shape = [c["timestamp"] - T0 if t == 1 else ("eos" if t == 2 else int(c)) for t, c in records]
+    assert shape == [*range(10), 4_000, *range(10, 15), 9_000, "eos"]
+
+
+def test_synthetic_framed_records_are_user_records_spread_over_partitions(spark, servers, make_stream):
+    mid = make_stream(4, "mid")
+    assert control.produce_synthetic_framed(spark, servers, mid, 40, value_size=12) == 40
+    for p in range(4):
+        records = _raw(spark, servers, mid, p)
+        assert [(t, len(v)) for t, v in records] == [(0, 12)] * 10
+
+
 def _eos(producer: str, count: int) -> bytes:
     return b"\x02" + json.dumps({"version": 1, "taskName": producer, "taskCount": count}).encode()
 

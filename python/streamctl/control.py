@@ -26,7 +26,14 @@ from pyspark.sql.types import TimestampType
 from streamctl._jvm import jvm
 from streamctl.kafka import record_lists
 
-__all__ = ["end_of_stream", "produce_framed", "send_end_of_stream", "send_watermark", "with_upstream_watermark"]
+__all__ = [
+    "end_of_stream",
+    "produce_framed",
+    "produce_synthetic_framed",
+    "send_end_of_stream",
+    "send_watermark",
+    "with_upstream_watermark",
+]
 
 _MARKER = "__streamctl_upstream_watermark"
 
@@ -119,6 +126,12 @@ def produce_framed(
 ) -> int:
     """Writes user records in the intermediate format (type byte 0 in front), as the sink would."""
     return int(_tools(spark).produceFramed(servers, stream, *record_lists(values, keys, partitions, timestamps)))
+
+
+def produce_synthetic_framed(spark: SparkSession, servers: str, stream: str, count: int, value_size: int = 100) -> int:
+    """Writes ``count`` framed records of ``value_size`` bytes spread evenly over the partitions, as
+    ``kafka.produce_synthetic`` does for plain streams (benchmarks and load tests)."""
+    return int(_tools(spark).produceSyntheticFramed(servers, stream, count, value_size))
 
 
 def send_watermark(

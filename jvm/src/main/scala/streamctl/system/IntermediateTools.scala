@@ -25,6 +25,10 @@ object IntermediateTools {
     KafkaTools.produce(servers, stream, partitions, keys, values.asScala.map(IntermediateMessage.frameUser).asJava, timestamps)
   }
 
+  /** Writes `count` framed records of `valueSize` bytes as [[KafkaTools.produceSynthetic]] does; returns how many. */
+  def produceSyntheticFramed(servers: String, stream: String, count: Long, valueSize: Int): Long =
+    KafkaTools.produceRepeated(servers, stream, count, IntermediateMessage.frameUser(KafkaTools.syntheticValue(valueSize)))
+
   def sendWatermark(servers: String, stream: String, partitions: java.util.List[Integer], producer: String,
                     producerCount: Int, timestampMs: Long): Unit =
     send(servers, stream, partitions, ControlMessages.forProducer(producer, producerCount).watermark(timestampMs))

@@ -65,11 +65,17 @@ object KafkaTools {
   }
 
   /** Writes `count` records of `valueSize` bytes, keys "0".."count-1", spread evenly over the partitions. */
-  def produceSynthetic(servers: String, stream: String, count: Long, valueSize: Int): Long = {
+  def produceSynthetic(servers: String, stream: String, count: Long, valueSize: Int): Long =
+    produceRepeated(servers, stream, count, syntheticValue(valueSize))
+
+  /** The value every synthetic record carries: `size` letters. */
+  def syntheticValue(size: Int): Array[Byte] = Array.tabulate[Byte](size)(i => ('a' + i % 26).toByte)
+
+  /** Writes `count` records with the same `value`, keys "0".."count-1", partition i mod n. */
+  def produceRepeated(servers: String, stream: String, count: Long, value: Array[Byte]): Long = {
     val p = producer(servers)
     try {
       val n = partitionCount(servers, stream)
-      val value = Array.tabulate[Byte](valueSize)(i => ('a' + i % 26).toByte)
       var i = 0L
       while (i < count) {
         p.send(new ProducerRecord[Array[Byte], Array[Byte]](stream, Integer.valueOf((i % n).toInt), i.toString.getBytes, value))
