@@ -1,10 +1,14 @@
 package streamctl.system
 
+import java.util.concurrent.atomic.AtomicLong
+
 import scala.jdk.CollectionConverters._
 
 import org.apache.kafka.clients.admin.{Admin, RecordsToDelete}
-import org.apache.kafka.clients.producer.{KafkaProducer, ProducerRecord}
+import org.apache.kafka.clients.producer.{Callback, KafkaProducer, ProducerRecord, RecordMetadata}
 import org.apache.kafka.common.TopicPartition
+
+import streamctl.StreamctlException
 
 /**
  * Small Kafka operations for the Python side (demo, tests, benchmarks, CLI), called over
@@ -42,13 +46,15 @@ object KafkaTools {
     val p = producer(servers)
     try {
       val n = values.size()
+      val sent = new SendCheck
       (0 until n).foreach { i =>
         // py4j passes small Python ints as Integer: widen here, for every caller.
         val ts = at(timestamps, i)
         val millis = if (ts == null) null else java.lang.Long.valueOf(ts.longValue)
-        p.send(new ProducerRecord[Array[Byte], Array[Byte]](stream, at(partitions, i), millis, at(keys, i), values.get(i)))
+        p.send(new ProducerRecord[Array[Byte], Array[Byte]](stream, at(partitions, i), millis, at(keys, i), values.get(i)), sent)
       }
       p.flush()
+      sent.check(servers, stream, n)
       n
     } finally p.close()
   }
@@ -76,12 +82,14 @@ object KafkaTools {
     val p = producer(servers)
     try {
       val n = partitionCount(servers, stream)
+      val sent = new SendCheck
       var i = 0L
       while (i < count) {
-        p.send(new ProducerRecord[Array[Byte], Array[Byte]](stream, Integer.valueOf((i % n).toInt), i.toString.getBytes, value))
+        p.send(new ProducerRecord[Array[Byte], Array[Byte]](stream, Integer.valueOf((i % n).toInt), i.toString.getBytes, value), sent)
         i += 1
       }
       p.flush()
+      sent.check(servers, stream, count)
       count
     } finally p.close()
   }
@@ -113,6 +121,22 @@ object KafkaTools {
   def deleteStream(servers: String, stream: String): Unit = {
     val a = Admin.create(params(servers).admin)
     try a.deleteTopics(java.util.List.of(stream)).all().get() finally a.close()
+  }
+
+  /**
+   * Counts failed sends: `flush` returns even when records failed, and keeping a future per
+   * record of a multi-million-record write would cost more memory than the records.
+   */
+  private final class SendCheck extends Callback {
+    private val failed = new AtomicLong
+    @volatile private var first: Exception = _
+
+    override def onCompletion(m: RecordMetadata, e: Exception): Unit =
+      if (e != null && failed.getAndIncrement() == 0) first = e
+
+    def check(servers: String, stream: String, of: Long): Unit =
+      if (failed.get > 0) throw StreamctlException(s"Writing to stream '$stream' on Kafka at $servers: ${failed.get} of " +
+        s"$of records failed, the first with: ${first.getMessage}", first)
   }
 
   private def producer(servers: String) = new KafkaProducer[Array[Byte], Array[Byte]](params(servers).producer)
