@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import functools
 import os
 import statistics
 import subprocess
@@ -31,6 +32,23 @@ def spark_kafka_jars() -> list[Path]:
     return sorted(SPARK_KAFKA_LIB.glob("*.jar"))
 
 
+@functools.cache
+def jvm_classpath() -> str:
+    """The Maven test classpath: target/classes still names the unshaded kafka-clients."""
+    import pyspark
+
+    out = ROOT / "target" / "bench.classpath"
+    jars = Path(pyspark.__file__).parent / "jars"
+    done = subprocess.run(
+        ["mvn", "-q", "-B", "-f", str(ROOT / "pom.xml"), f"-Dspark.jars.dir={jars}", "dependency:build-classpath",
+         "-Dmdep.includeScope=test", f"-Dmdep.outputFile={out}"],
+        capture_output=True, text=True,
+    )
+    if done.returncode != 0:
+        raise RuntimeError(f"mvn dependency:build-classpath failed:\n{done.stdout}{done.stderr}")
+    return os.pathsep.join([str(ROOT / "target" / "classes"), str(ROOT / "target" / "test-classes"), out.read_text()])
+
+
 def bench_session(master: str = "local[2]") -> SparkSession:
     os.environ.setdefault("SPARK_LOCAL_IP", "127.0.0.1")
     builder = (
@@ -45,6 +63,13 @@ def bench_session(master: str = "local[2]") -> SparkSession:
     spark = streamctl.configure_spark(builder).getOrCreate()
     spark.sparkContext.setLogLevel("ERROR")
     return spark
+
+
+def run_jvm_main(name: str, *args: str) -> str:
+    """Runs `streamctl.bench.<name>` (bench/jvm) in its own JVM; returns its standard output."""
+    out = subprocess.run(["java", "-cp", jvm_classpath(), f"streamctl.bench.{name}", *args],
+                         check=True, capture_output=True, text=True)
+    return out.stdout
 
 
 def timed(f: Callable[[], object]) -> float:
@@ -77,12 +102,14 @@ def table(rows: list[tuple[str, ...]], header: tuple[str, ...]) -> str:
     return "\n".join([line(header), line(tuple("-" * w for w in widths)), *(line(r) for r in rows)])
 
 
-def report(measurements: list[Measurement], baseline: str) -> str:
-    """One row per variant: median/min/max seconds, records/s, ratio to `baseline` (same bench)."""
-    base = {m.bench: m for m in measurements if m.variant == baseline}
+def report(measurements: list[Measurement], baselines: tuple[str, ...]) -> str:
+    """One row per variant: median/min/max seconds, records/s, and per baseline the ratio of the
+    baseline's median time to the variant's (above 1.0: faster), when its bench has that baseline."""
+    baselines = tuple(b for b in baselines if any(m.variant == b for m in measurements))
+    bases = [{m.bench: m for m in measurements if m.variant == b} for b in baselines]
     rows = []
     for m in measurements:
-        ratio = f"{base[m.bench].median / m.median:.2f}x" if m.bench in base else ""
+        ratios = [f"{base[m.bench].median / m.median:.2f}x" if m.bench in base else "" for base in bases]
         rows.append((m.bench, m.variant, f"{m.median:.2f}", f"{min(m.seconds):.2f}", f"{max(m.seconds):.2f}",
-                     f"{m.rate:,.0f}", ratio))
-    return table(rows, ("bench", "variant", "median s", "min s", "max s", "records/s", f"vs {baseline}"))
+                     f"{m.rate:,.0f}", *ratios))
+    return table(rows, ("bench", "variant", "median s", "min s", "max s", "records/s", *(f"vs {b}" for b in baselines)))

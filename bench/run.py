@@ -16,8 +16,8 @@ from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
 
-from bench import memory, read_throughput, write_throughput
-from bench.common import ROOT, bench_session, report
+from bench import control_overhead, memory, pipeline, read_throughput, write_throughput
+from bench.common import bench_session, jvm_classpath, report
 from streamctl import kafka
 from streamctl.testing import kafka_broker
 
@@ -31,65 +31,80 @@ def machine() -> str:
     return f"{os.cpu_count()} cores ({cpu}), {system}, Python {platform.python_version()}"
 
 
-def jvm_classpath() -> str:
-    """The Maven test classpath: target/classes still names the unshaded kafka-clients."""
-    import pyspark
-
-    out = ROOT / "target" / "bench.classpath"
-    jars = Path(pyspark.__file__).parent / "jars"
-    subprocess.run(
-        ["mvn", "-q", "-B", "-f", str(ROOT / "pom.xml"), f"-Dspark.jars.dir={jars}", "dependency:build-classpath",
-         "-Dmdep.includeScope=test", f"-Dmdep.outputFile={out}"],
-        check=True,
-    )
-    return os.pathsep.join([str(ROOT / "target" / "classes"), str(ROOT / "target" / "test-classes"), out.read_text()])
-
-
 def run_jvm_bench(name: str, classpath: str) -> None:
     print(f"\n== {name}", flush=True)
     subprocess.run(["java", "-cp", classpath, f"streamctl.bench.{name}"], check=True)
 
 
+GROUPS = ("jvm", "read", "write", "control", "pipeline", "memory")
+
+
+def groups(text: str) -> set[str]:
+    chosen = {g.strip() for g in text.split(",") if g.strip()}
+    unknown = chosen - set(GROUPS)
+    if unknown:
+        raise argparse.ArgumentTypeError(
+            f"unknown group(s) {', '.join(sorted(unknown))}; choose from {', '.join(GROUPS)}")
+    return chosen
+
+
 def main() -> int:
     parser = argparse.ArgumentParser(description=__doc__)
-    parser.add_argument("--records", type=int, default=5_000_000)
+    parser.add_argument("--records", type=int, default=5_000_000, help="records of the read and write benchmarks")
     parser.add_argument("--partitions", type=int, default=8)
     parser.add_argument("--value-size", type=int, default=100)
     parser.add_argument("--reps", type=int, default=3)
+    parser.add_argument("--control-batches", type=int, default=50,
+                        help="batches (one watermark per partition each) of the control-overhead benchmark")
+    parser.add_argument("--pipeline-records", type=int, default=2_000_000)
+    parser.add_argument("--latency-seconds", type=float, default=40.0, help="measured part of the live pipeline")
+    parser.add_argument("--latency-trigger", type=float, default=1.0, help="trigger interval (s) of the live pipeline")
+    parser.add_argument("--latency-rate", type=int, default=5_000, help="records/s fed to the live pipeline")
     parser.add_argument("--memory-records", type=int, default=10_000_000)
-    parser.add_argument("--only", choices=["jvm", "read", "write", "memory"], help="run one group of benchmarks")
+    parser.add_argument("--only", type=groups, default=set(GROUPS),
+                        help=f"comma-separated groups to run ({','.join(GROUPS)}); default all")
     args = parser.parse_args()
+    only: set[str] = args.only
     print(f"machine: {machine()}", flush=True)
 
-    if args.only in (None, "jvm"):
+    if "jvm" in only:
         classpath = jvm_classpath()
         for name in JVM_BENCHES:
             run_jvm_bench(name, classpath)
-    sparks = {"read", "write", "memory"}
-    if args.only is None or args.only in sparks:
-        summaries: list[str] = []
-        with tempfile.TemporaryDirectory(prefix="streamctl-bench-") as tmp, kafka_broker() as broker:
-            servers = broker.bootstrap_servers
-            spark = bench_session()
-            try:
-                results = []
-                if args.only in (None, "read"):
-                    results += read_throughput.run(spark, servers, tmp, args.records, args.partitions,
-                                                   args.value_size, args.reps)
-                if args.only in (None, "write"):
-                    results += write_throughput.run(spark, servers, args.records, args.partitions,
-                                                    args.value_size, args.reps)
-                if results:
-                    summaries.append(report(results, baseline="built-in"))
-                if args.only in (None, "memory"):
-                    topic = "bench-memory"
-                    kafka.create_stream(spark, servers, topic, args.partitions)
-                    kafka.produce_synthetic(spark, servers, topic, args.memory_records, args.value_size)
-            finally:
-                spark.stop()
-            if args.only in (None, "memory"):
-                summaries.append(memory.run(servers, "bench-memory", args.memory_records, args.value_size, tmp))
-        print("\n" + "\n\n".join(summaries))
+    if not only & {"read", "write", "control", "pipeline", "memory"}:
+        return 0
+    summaries: list[str] = []
+    with tempfile.TemporaryDirectory(prefix="streamctl-bench-") as tmp, kafka_broker() as broker:
+        servers = broker.bootstrap_servers
+        spark = bench_session()
+        try:
+            results = []
+            if "read" in only:
+                results += read_throughput.run(spark, servers, tmp, args.records, args.partitions,
+                                               args.value_size, args.reps)
+            if "write" in only:
+                results += write_throughput.run(spark, servers, args.records, args.partitions,
+                                                args.value_size, args.reps)
+            if "control" in only:
+                results += control_overhead.run(spark, servers, tmp, args.records, args.partitions,
+                                                args.value_size, args.reps, args.control_batches)
+            if "pipeline" in only:
+                results += pipeline.throughput(spark, servers, tmp, args.pipeline_records, args.partitions,
+                                               args.value_size, args.reps)
+            if results:
+                summaries.append(report(results, baselines=(read_throughput.BUILTIN, read_throughput.CEILING,
+                                                            control_overhead.PLAIN)))
+            if "pipeline" in only:
+                summaries.append(pipeline.latency(spark, servers, tmp, args.partitions, args.latency_trigger,
+                                                  args.latency_seconds, args.latency_rate))
+            if "memory" in only:
+                kafka.create_stream(spark, servers, "bench-memory", args.partitions)
+                kafka.produce_synthetic(spark, servers, "bench-memory", args.memory_records, args.value_size)
+        finally:
+            spark.stop()
+        if "memory" in only:
+            summaries.append(memory.run(servers, "bench-memory", args.memory_records, args.value_size, tmp))
+    print("\n" + "\n\n".join(summaries))
     return 0
 
 

@@ -1,0 +1,85 @@
+"""Control-message overhead on source throughput (issue #5): the same framed data read from two
+intermediate streams, one without control messages and one with a watermark on every partition
+after each batch's worth of records, as an upstream query sending one watermark per batch would.
+
+Both streams get N framed records of V bytes over P partitions, written in B rounds of N/B
+records; after each round the second stream gets a watermark (one producer) on every
+partition. Each stream is read with Trigger.AvailableNow, max.records.per.batch = N/B, and
+count() plus max(watermark) in foreachBatch, R times in alternating order. The overhead is
+the with-control median over the without-control median, minus one.
+"""
+
+from __future__ import annotations
+
+from pyspark.sql import DataFrame, SparkSession
+from pyspark.sql import functions as F
+
+from bench.common import Measurement, timed
+from streamctl import control, kafka, options
+
+PLAIN = "intermediate, no control"
+WITH_CONTROL = "intermediate, 1 watermark/partition/batch"
+WATERMARK_BASE_MS = 1_700_000_000_000
+
+
+def _read(df: DataFrame, checkpoint: str) -> tuple[int, int | None, int]:
+    """(rows, largest watermark on a row in epoch ms, batches) of one AvailableNow run."""
+    rows: list[int] = []
+    marks: list[int] = []
+
+    def each(batch: DataFrame, _id: int) -> None:
+        r = batch.agg(F.count("*").alias("n"), F.max(F.unix_millis("watermark")).alias("w")).first()
+        rows.append(int(r["n"]))
+        if r["w"] is not None:
+            marks.append(int(r["w"]))
+
+    q = df.writeStream.foreachBatch(each).option("checkpointLocation", checkpoint).trigger(availableNow=True).start()
+    q.awaitTermination()
+    if q.exception() is not None:
+        raise q.exception()  # type: ignore[misc]
+    return sum(rows), max(marks, default=None), len(rows)
+
+
+def run(spark: SparkSession, servers: str, workdir: str, records: int, partitions: int, value_size: int,
+        reps: int, batches: int) -> list[Measurement]:
+    per_batch = records // batches
+    records = per_batch * batches
+    print(f"control overhead: {records:,} framed records of {value_size} bytes over {partitions} partitions in "
+          f"{batches} batches of {per_batch:,} (max.records.per.batch); one stream without control messages, "
+          f"one with a watermark on every partition after each batch's records; {reps} repetitions per variant "
+          "in alternating order, Trigger.AvailableNow + count() and max(watermark)", flush=True)
+    streams = {PLAIN: f"bench-ctl-none-{records}", WITH_CONTROL: f"bench-ctl-wm-{records}"}
+    for stream in streams.values():
+        kafka.create_stream(spark, servers, stream, partitions)
+    for b in range(batches):
+        for stream in streams.values():
+            control.produce_synthetic_framed(spark, servers, stream, per_batch, value_size)
+        control.send_watermark(spark, servers, streams[WITH_CONTROL], "bench", 1, WATERMARK_BASE_MS + b * 1000)
+
+    results = {name: Measurement("control", name, records) for name in streams}
+    names = list(streams)
+    run_id = 0
+    for rep in range(reps):
+        for name in names if rep % 2 == 0 else reversed(names):
+            run_id += 1
+            df = (
+                spark.readStream.format("streamctl")
+                .options(**options.source(servers, [streams[name]], starting_offsets="earliest",
+                                          max_records_per_batch=per_batch))
+                .options(**options.intermediate(streams[name]))
+                .load()
+            )
+            seen: list[tuple[int, int | None, int]] = []
+            seconds = timed(lambda: seen.append(_read(df, f"{workdir}/control-{run_id}")))  # noqa: B023
+            rows, watermark, ran = seen[0]
+            if rows != records:
+                raise AssertionError(f"{name} read {rows} records, expected {records}")
+            # Rows carry a watermark once the reader passed it: every one but the last (no row follows it).
+            expected = None if name == PLAIN else WATERMARK_BASE_MS + (batches - 2) * 1000
+            if watermark != expected:
+                raise AssertionError(f"{name}: largest row watermark {watermark}, expected {expected}")
+            results[name].seconds.append(seconds)
+            print(f"  {name}: {seconds:.2f} s, {ran} batches", flush=True)
+    base, ctl = results[PLAIN].median, results[WITH_CONTROL].median
+    print(f"  overhead of control messages: {100 * (ctl / base - 1):+.1f}% (target <= 5%)", flush=True)
+    return list(results.values())
