@@ -17,7 +17,7 @@ from pathlib import Path
 sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
 
 from bench import control_overhead, memory, pipeline, read_throughput, write_throughput
-from bench.common import bench_session, jvm_classpath, report
+from bench.common import bench_session, jvm_classpath, report, table
 from streamctl import kafka
 from streamctl.testing import kafka_broker
 
@@ -31,9 +31,21 @@ def machine() -> str:
     return f"{os.cpu_count()} cores ({cpu}), {system}, Python {platform.python_version()}"
 
 
-def run_jvm_bench(name: str, classpath: str) -> None:
+def run_jvm_bench(name: str, classpath: str) -> list[tuple[str, ...]]:
+    """Runs one JVM benchmark, echoing its report; returns its SUMMARY lines (bench/jvm Summary.scala)."""
     print(f"\n== {name}", flush=True)
-    subprocess.run(["java", "-cp", classpath, f"streamctl.bench.{name}"], check=True)
+    summary: list[tuple[str, ...]] = []
+    command = ["java", "-cp", classpath, f"streamctl.bench.{name}"]
+    with subprocess.Popen(command, stdout=subprocess.PIPE, text=True) as p:
+        assert p.stdout is not None
+        for line in p.stdout:
+            if line.startswith("SUMMARY\t"):
+                summary.append(tuple(line.rstrip("\n").split("\t")[1:]))
+            else:
+                print(line, end="", flush=True)
+    if p.returncode != 0:
+        raise subprocess.CalledProcessError(p.returncode, name)
+    return summary
 
 
 GROUPS = ("jvm", "read", "write", "control", "pipeline", "memory")
@@ -54,6 +66,8 @@ def main() -> int:
     parser.add_argument("--partitions", type=int, default=8)
     parser.add_argument("--value-size", type=int, default=100)
     parser.add_argument("--reps", type=int, default=3)
+    parser.add_argument("--control-reps", type=int, default=5,
+                        help="repetitions of the control-overhead benchmark (its difference is small against noise)")
     parser.add_argument("--control-batches", type=int, default=50,
                         help="batches (one watermark per partition each) of the control-overhead benchmark")
     parser.add_argument("--pipeline-records", type=int, default=2_000_000)
@@ -67,13 +81,14 @@ def main() -> int:
     only: set[str] = args.only
     print(f"machine: {machine()}", flush=True)
 
+    summaries: list[str] = []
     if "jvm" in only:
         classpath = jvm_classpath()
-        for name in JVM_BENCHES:
-            run_jvm_bench(name, classpath)
+        micro = [row for name in JVM_BENCHES for row in run_jvm_bench(name, classpath)]
+        summaries.append(table(micro, ("micro-benchmark (JVM)", "what", "median", "target")))
     if not only & {"read", "write", "control", "pipeline", "memory"}:
+        print("\n" + "\n\n".join(summaries))
         return 0
-    summaries: list[str] = []
     with tempfile.TemporaryDirectory(prefix="streamctl-bench-") as tmp, kafka_broker() as broker:
         servers = broker.bootstrap_servers
         spark = bench_session()
@@ -87,7 +102,7 @@ def main() -> int:
                                                 args.value_size, args.reps)
             if "control" in only:
                 results += control_overhead.run(spark, servers, tmp, args.records, args.partitions,
-                                                args.value_size, args.reps, args.control_batches)
+                                                args.value_size, args.control_reps, args.control_batches)
             if "pipeline" in only:
                 results += pipeline.throughput(spark, servers, tmp, args.pipeline_records, args.partitions,
                                                args.value_size, args.reps)

@@ -38,7 +38,7 @@ object ControlBench {
       while (i < n) { acc += IntermediateMessage.frameUser(payloads(i & 1023)).length; i += 1 }
       acc
     }
-    report("typeOf + offset view (no allocation)", records) { n =>
+    val typeCheck = report("typeOf + offset view (no allocation)", records) { n =>
       var i = 0; var acc = 0L
       while (i < n) {
         val b = framed(i & 1023)
@@ -91,7 +91,7 @@ object ControlBench {
       }
       for (ssps <- Seq(1, 16)) {
         val all = (0 until ssps).map(p => SSP.kafka("mid", p))
-        report(s"tracker read: decode + apply + task watermark, $producers producers, $ssps SSPs", controls) { n =>
+        val perMessage = report(s"tracker read: decode + apply + task watermark, $producers producers, $ssps SSPs", controls) { n =>
           val t = new ReaderControlTracker(all, all.map(_ -> start).toMap)
           val chans = all.map(t.channel).toArray
           var i = 0; var acc = 0L
@@ -99,6 +99,8 @@ object ControlBench {
           while (i < n) { acc += chans(i % ssps).read(i, encoded(i & 4095)); i += 1 }
           acc
         }
+        if (producers == 4 && ssps == 1)
+          Summary("control", "watermark message: decode, reconcile, task watermark (4 producers)", f"${perMessage / 1000}%.2f us")
       }
       val serialized = start.json
       report(s"ControlState json round trip, $producers producers (${serialized.length} chars)", controls / 10) { n =>
@@ -107,10 +109,12 @@ object ControlBench {
         acc
       }
     }
+    Summary("control", "type-byte check of a user record", f"$typeCheck%.1f ns")
     println(s"(checksum $sink)")
   }
 
-  private def report(name: String, ops: Int)(body: Int => Long): Unit = {
+  /** Prints and returns the median ns per op. */
+  private def report(name: String, ops: Int)(body: Int => Long): Double = {
     for (_ <- 0 until Warmups) sink += body(ops)
     val times = (0 until Rounds).map { _ =>
       val t0 = System.nanoTime()
@@ -120,5 +124,6 @@ object ControlBench {
     val median = times(Rounds / 2).toDouble / ops
     val best = times.head.toDouble / ops
     println(f"  $name%-75s ${median}%9.1f ns/op (best $best%.1f)")
+    median
   }
 }

@@ -29,8 +29,13 @@ object GrouperBench {
       val steadyPrev = Grouping(config, None, full)
       println(s"grouper=$grouper streams=$streams partitions/stream=$partitions SSPs=${streams * partitions} " +
         s"tasks=${steadyPrev.tasks.size}")
-      report("  steady (previous has every SSP)", rounds)(Grouping(config, Some(fresh(steadyPrev)), full))
-      report(s"  expansion ${partitions / 2}->$partitions per stream", rounds)(Grouping(config, Some(fresh(before)), full))
+      val steady = report("  steady (previous has every SSP)", rounds)(Grouping(config, Some(fresh(steadyPrev)), full))
+      val grown = report(s"  expansion ${partitions / 2}->$partitions per stream", rounds)(Grouping(config, Some(fresh(before)), full))
+      if (grouper == "partition") {
+        val ssps = f"${streams * partitions}%,d SSPs"
+        Summary("grouper", s"group $ssps, steady", f"$steady%.0f ms", "< 1 s")
+        Summary("grouper", s"group $ssps, every stream ${partitions / 2}->$partitions partitions", f"$grown%.0f ms", "< 1 s")
+      }
       val json = steadyPrev.toJson
       report(f"  toJson (${json.length / 1e6}%.1f MB)", rounds)(steadyPrev.toJson)
       report("  fromJson", rounds)(TaskMapping.fromJson(json, "bench"))
@@ -41,8 +46,8 @@ object GrouperBench {
   // previous mapping whose index an earlier round already built would flatter the figure.
   private def fresh(m: TaskMapping): TaskMapping = m.copy()
 
-  /** Runs `body` once to warm up, then `rounds` times; prints the best and the median. */
-  private def report(label: String, rounds: Int)(body: => Any): Unit = {
+  /** Runs `body` once to warm up, then `rounds` times; prints the best and the median, returns the median. */
+  private def report(label: String, rounds: Int)(body: => Any): Double = {
     body
     val times = (1 to rounds).map { _ =>
       val start = System.nanoTime()
@@ -50,5 +55,6 @@ object GrouperBench {
       (System.nanoTime() - start) / 1e6
     }.sorted
     println(f"$label%-45s best ${times.head}%8.1f ms   median ${times(times.size / 2)}%8.1f ms")
+    times(times.size / 2)
   }
 }

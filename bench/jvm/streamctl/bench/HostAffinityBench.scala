@@ -60,6 +60,8 @@ object HostAffinityBench {
       val lossHash = losses.map(hashMoves(executors, _)).max
       val grown = executors :+ executor(n + 1)
       println(f"$n%9d | ${s"lose 1 -> ${n - 1}"}%-12s | $lossSticky%17d | $lossHash%12d | $ceil%21d")
+      if (n == 4) Summary("host affinity", s"tasks moved of $TaskCount when 1 of 4 executors is lost",
+        s"$lossSticky (Spark's hash placement: $lossHash)", s"<= ceil(tasks/executors) = $ceil")
       println(f"$n%9d | ${s"gain 1 -> ${n + 1}"}%-12s | ${stickyMoves(executors, grown)}%17d | ${hashMoves(executors, grown)}%12d | $ceil%21d")
     }
   }
