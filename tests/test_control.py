@@ -13,6 +13,7 @@ from pathlib import Path
 
 import pytest
 from pyspark.errors import StreamingQueryException
+from pyspark.sql.streaming import DataStreamWriter
 
 import streamctl
 from streamctl import control, kafka, options
@@ -149,6 +150,20 @@ def _raw(spark, servers, stream: str, partition: int) -> list[tuple[int, dict | 
     return out
 
 
+def _forwarding(spark, servers, src: str, mid: str, checkpoint: Path) -> DataStreamWriter:
+    """``src`` (5 records a batch, watermark on the Kafka timestamp) written to ``mid`` by the streamctl sink."""
+    return (
+        spark.readStream.format("streamctl")
+        .options(**options.source(servers, [src], starting_offsets="earliest", max_records_per_batch=5))
+        .load()
+        .withWatermark("timestamp", "0 seconds")
+        .select("key", "value")
+        .writeStream.format("streamctl")
+        .options(**options.sink(servers, mid))
+        .option("checkpointLocation", str(checkpoint))
+    )
+
+
 def test_end_of_stream_on_request_and_stop_on_end_of_stream_off(spark, servers, make_stream, tmp_path):
     src, mid, out = make_stream(2, "src"), make_stream(2, "mid"), make_stream(2, "out")
     n = 20
@@ -157,15 +172,8 @@ def test_end_of_stream_on_request_and_stop_on_end_of_stream_off(spark, servers, 
         timestamps=[T0 + 1_000 * i for i in range(n)],
     )
     upstream = (
-        spark.readStream.format("streamctl")
-        .options(**options.source(servers, [src], starting_offsets="earliest", max_records_per_batch=5))
-        .load()
-        .withWatermark("timestamp", "0 seconds")
-        .select("key", "value")
-        .writeStream.format("streamctl")
+        _forwarding(spark, servers, src, mid, tmp_path / "up")
         .queryName("control_upstream")
-        .options(**options.sink(servers, mid))
-        .option("checkpointLocation", str(tmp_path / "up"))
         .trigger(processingTime="100 milliseconds")
         .start()
     )
@@ -218,18 +226,7 @@ def test_the_watermark_goes_downstream_with_the_batch_that_applies_it(spark, ser
     n = 15
     values, times = [str(i).encode() for i in range(n)], [T0 + 1_000 * i for i in range(n)]
     kafka.produce(spark, servers, src, values, timestamps=times)
-    q = (
-        spark.readStream.format("streamctl")
-        .options(**options.source(servers, [src], starting_offsets="earliest", max_records_per_batch=5))
-        .load()
-        .withWatermark("timestamp", "0 seconds")
-        .select("key", "value")
-        .writeStream.format("streamctl")
-        .options(**options.sink(servers, mid))
-        .option("checkpointLocation", str(tmp_path / "up"))
-        .trigger(availableNow=True)
-        .start()
-    )
+    q = _forwarding(spark, servers, src, mid, tmp_path / "up").trigger(availableNow=True).start()
     q.awaitTermination(120)
     assert q.exception() is None
     records = _raw(spark, servers, mid, 0)
