@@ -117,6 +117,11 @@ def test_a_user_chooser_class_orders_the_task(spark, servers, make_stream, tmp_p
     # The example chooser prefers streams in the order of option 'streams'.
     assert [s.stream for b in batches for s in b] == [second] * 4 + [first] * 4
 
+    # ... or in the order of its own option, chooser.option.order.
+    reordered = options.chooser_class(example, {"Order": f"{first},{second}"})
+    batches = _process(_source(spark, servers, [second, first], reordered), tmp_path / "reordered")
+    assert [s.stream for b in batches for s in b] == [first] * 4 + [second] * 4
+
 
 @pytest.mark.parametrize(
     ("bad", "fragments"),
@@ -133,8 +138,9 @@ def test_a_user_chooser_class_orders_the_task(spark, servers, make_stream, tmp_p
             ["Option chooser.class: class 'java.lang.String'", "does not implement"],
         ),
         (lambda s: {"chooser": "fastest"}, ["Unknown chooser 'fastest'", "time-aligned"]),
+        (lambda s: {"chooser.option.order": s}, ["'chooser.option.order' is for the class named by", "chooser.class"]),
     ],
-    ids=["priority", "bootstrap", "batch-size", "missing-class", "not-a-chooser", "chooser-name"],
+    ids=["priority", "bootstrap", "batch-size", "missing-class", "not-a-chooser", "chooser-name", "option-no-class"],
 )
 def test_bad_chooser_option_fails_at_start_naming_it(spark, servers, make_stream, tmp_path, bad, fragments):
     stream = make_stream()

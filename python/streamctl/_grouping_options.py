@@ -11,6 +11,7 @@ Example::
 
 from __future__ import annotations
 
+from collections.abc import Mapping
 from datetime import timedelta
 from typing import Literal
 
@@ -23,9 +24,16 @@ def grouper(name: GrouperName) -> dict[str, str]:
     return {"grouper": name}
 
 
-def grouper_class(class_name: str) -> dict[str, str]:
-    """Uses your own ``streamctl.grouper.SystemStreamPartitionGrouper`` (a JVM class on the classpath)."""
-    return {"grouper.class": class_name}
+def grouper_class(class_name: str, options: Mapping[str, str] | None = None) -> dict[str, str]:
+    """Uses your own ``streamctl.grouper.SystemStreamPartitionGrouper`` (a JVM class on the classpath).
+    ``options`` become ``grouper.option.<name>``, which its constructor receives with the query's
+    other options."""
+    return {"grouper.class": class_name, **user_class_options("grouper", options)}
+
+
+def user_class_options(kind: str, options: Mapping[str, str] | None) -> dict[str, str]:
+    """``<kind>.option.<name>`` for each option of a user's ``<kind>.class``."""
+    return {f"{kind}.option.{k.lower()}": str(v) for k, v in (options or {}).items()}
 
 
 def broadcast(*streams: str) -> dict[str, str]:

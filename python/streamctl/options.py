@@ -17,6 +17,7 @@ from streamctl._grouping_options import expansion_algorithm as expansion_algorit
 from streamctl._grouping_options import grouper as grouper
 from streamctl._grouping_options import grouper_class as grouper_class
 from streamctl._grouping_options import partition_check_interval as partition_check_interval
+from streamctl._grouping_options import user_class_options
 
 
 def source(
@@ -110,9 +111,12 @@ def time_aligned() -> dict[str, str]:
     return {"chooser": "time-aligned"}
 
 
-def chooser_class(name: str) -> dict[str, str]:
-    """A chooser class of your own (fully qualified; Scala or Java, on the Spark classpath)."""
-    return {"chooser.class": name}
+def chooser_class(name: str, options: Mapping[str, str] | None = None) -> dict[str, str]:
+    """A chooser class of your own (fully qualified; Scala or Java, on the Spark classpath).
+    ``options`` become ``chooser.option.<name>``, which its constructor receives with the
+    query's other options (names in lower case), e.g.
+    ``chooser_class("streamctl.chooser.examples.StreamOrderChooser", {"order": "audit,orders"})``."""
+    return {"chooser.class": name, **user_class_options("chooser", options)}
 
 
 def _bool(value: bool) -> str:

@@ -1,5 +1,7 @@
 package streamctl.spark
 
+import java.util.Locale
+
 import streamctl.grouper.GrouperConfig
 
 /**
@@ -26,8 +28,9 @@ object GroupingOptions {
   val DefaultCheckIntervalMs = 10000L
 
   def apply(o: SourceOptions): GroupingOptions = {
-    val named = Seq(GrouperConfig.GrouperOption, GrouperConfig.GrouperClassOption, GrouperConfig.ExpansionOption)
-      .flatMap(n => o.get(n).map(n -> _))
+    val userClassOptions = o.raw.keys.map(_.toLowerCase(Locale.ROOT)).filter(_.startsWith("grouper.option.")).toSeq
+    val named = (Seq(GrouperConfig.GrouperOption, GrouperConfig.GrouperClassOption, GrouperConfig.ExpansionOption) ++
+      userClassOptions).flatMap(n => o.get(n).map(n -> _))
     val broadcast = for {
       (stream, props) <- o.streamProperties.toSeq
       v <- props.get("broadcast")

@@ -68,6 +68,15 @@ final case class SourceOptions(raw: Map[String, String]) {
         s"${(Known ++ KnownPrefixes.map(_ + "*")).toSeq.sorted.mkString(", ")}")
   }
 
+  // Options for a user's class are only read by that class: without it they would do nothing, silently.
+  raw.keys.foreach { k =>
+    val lk = k.toLowerCase(Locale.ROOT)
+    UserClassOptions.find { case (prefix, _) => lk.startsWith(prefix) }.foreach { case (_, owner) =>
+      if (get(owner).isEmpty)
+        throw StreamctlException(s"Option '$k' is for the class named by option '$owner', and '$owner' is not set")
+    }
+  }
+
   val grouping: GroupingOptions = GroupingOptions(this)
 
   def get(name: String): Option[String] = lower.get(name)
@@ -92,7 +101,9 @@ object SourceOptions {
     "chooser", "chooser.class", "chooser.batch.size",
     "grouper", "grouper.class", "partition.expansion.algorithm", "partition.check.interval",
     "host.affinity", "stop.on.end.of.stream")
-  val KnownPrefixes: Set[String] = Set("kafka.", "stream.")
+  /** Options passed through to a user's class (its constructor gets the query's options), by the option naming the class. */
+  val UserClassOptions: Map[String, String] = Map("chooser.option." -> "chooser.class", "grouper.option." -> "grouper.class")
+  val KnownPrefixes: Set[String] = Set("kafka.", "stream.") ++ UserClassOptions.keySet
   val StreamPropertyNames: Set[String] = Set("intermediate", "priority", "bootstrap", "broadcast")
 
   def parseBool(name: String, v: String): Boolean = v.trim.toLowerCase(Locale.ROOT) match {

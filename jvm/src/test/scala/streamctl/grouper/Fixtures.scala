@@ -34,6 +34,9 @@ class OptionsGrouper(options: Map[String, String]) extends SystemStreamPartition
     ssps.groupBy(ssp => previous.getOrElse(ssp, TaskName(s"$prefix ${ssp.partition}")))
 }
 
+/** Reads an option of its own, as a source passes it: `grouper.option.prefix`. */
+class OwnOptionGrouper(options: Map[String, String]) extends OptionsGrouper(Map("my.prefix" -> options("grouper.option.prefix")))
+
 /** Ignores `previous`: the check must catch it moving an SSP. */
 class ForgetfulGrouper extends SystemStreamPartitionGrouper {
   override def group(previous: Map[SSP, TaskName], ssps: Set[SSP]): Map[TaskName, Set[SSP]] =

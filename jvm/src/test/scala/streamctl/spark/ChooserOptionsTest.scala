@@ -25,6 +25,21 @@ class ChooserOptionsTest {
     assertTrue(e.getMessage.contains("Option chooser.class: class 'com.example.Nope'"), e.getMessage)
   }
 
+  @Test def optionsOfAUserChooserReachItInLowerCase(): Unit = {
+    val example = "streamctl.chooser.examples.StreamOrderChooser"
+    val c = ChooserOptions.validated(options("chooser.class" -> example, "Chooser.Option.ORDER" -> "tx.v2,Rates"))
+    assertEquals(Some("tx.v2,Rates"), c.options.get("chooser.option.order"))
+    val wrong = assertThrows(classOf[StreamctlException],
+      () => ChooserOptions.validated(options("chooser.class" -> example, "chooser.option.order" -> "Rates,fx")))
+    assertTrue(wrong.getMessage.contains("'chooser.option.order' names fx, not in 'streams'"), wrong.getMessage)
+  }
+
+  @Test def optionsForAUserClassThatIsNotSetAreAnError(): Unit =
+    Seq("chooser.option.order" -> "chooser.class", "Grouper.Option.Size" -> "grouper.class").foreach { case (k, owner) =>
+      val e = assertThrows(classOf[StreamctlException], () => options(k -> "1"))
+      assertEquals(s"Option '$k' is for the class named by option '$owner', and '$owner' is not set", e.getMessage)
+    }
+
   @Test def readerConfigCarriesTheChooser(): Unit =
     assertEquals(Set("Rates"), ReaderConfig(options("stream.Rates.bootstrap" -> "true")).chooser.bootstrapStreams)
 }

@@ -15,6 +15,11 @@ class GroupingOptionsTest {
     fragments.foreach(f => assertTrue(e.getMessage.contains(f), e.getMessage))
   }
 
+  @Test def aUserGrouperGetsItsOwnOptionsInLowerCase(): Unit = {
+    val g = parse("grouper.class" -> classOf[streamctl.grouper.OwnOptionGrouper].getName, "Grouper.Option.PREFIX" -> "Shard")
+    assertEquals("Shard", g.config.grouper.asInstanceOf[streamctl.grouper.OptionsGrouper].prefix)
+  }
+
   @Test def defaults(): Unit = {
     val g = parse()
     assertEquals("partition", g.config.grouperName)

@@ -9,7 +9,9 @@ import streamctl.system.{Envelope, SSP}
  * load one by name: it prefers the streams in the order the query's `streams` option lists
  * them, so `streams=orders,audit` always processes an offered `orders` envelope before an
  * `audit` one; SSPs of one stream take turns. (The built-in `stream.<name>.priority` does
- * the same; this class shows the shape of your own.)
+ * the same; this class shows the shape of your own.) Option `chooser.option.order` (a
+ * comma-separated list of the same streams) replaces that order: options of your own are
+ * named `chooser.option.<name>` and reach the constructor with the query's other options.
  *
  * What a user chooser needs, as here: a public class implementing [[MessageChooser]] with
  * a public constructor taking the query's options (`Map[String, String]` or
@@ -20,12 +22,18 @@ import streamctl.system.{Envelope, SSP}
  * spark.readStream.format("streamctl")
  *   .option("streams", "orders,audit")
  *   .option("chooser.class", "streamctl.chooser.examples.StreamOrderChooser")
+ *   .option("chooser.option.order", "audit,orders")   // optional
  * }}}
  */
 class StreamOrderChooser(options: Map[String, String]) extends MessageChooser {
-  private val order: Map[String, Int] =
-    options.getOrElse("streams", throw StreamctlException("StreamOrderChooser needs the 'streams' option"))
-      .split(',').map(_.trim).filter(_.nonEmpty).zipWithIndex.toMap
+  private val order: Map[String, Int] = {
+    val streams = options.getOrElse("streams", throw StreamctlException("StreamOrderChooser needs the 'streams' option"))
+    val listed = options.getOrElse("chooser.option.order", streams).split(',').map(_.trim).filter(_.nonEmpty)
+    val unread = listed.toSet -- streams.split(',').map(_.trim)
+    if (unread.nonEmpty) throw StreamctlException(
+      s"Option 'chooser.option.order' names ${unread.toSeq.sorted.mkString(", ")}, not in 'streams' ($streams)")
+    listed.zipWithIndex.toMap
+  }
   // One FIFO per stream rank: within a stream, SSPs come in the order they were offered.
   private val queues = Array.fill(order.size)(new java.util.ArrayDeque[Envelope]())
 
