@@ -234,6 +234,27 @@ def test_the_watermark_goes_downstream_with_the_batch_that_applies_it(spark, ser
     assert shape == [*range(10), 4_000, *range(10, 15), 9_000, "eos"]
 
 
+def test_a_restarted_query_sends_its_restored_watermark_with_its_first_batch(spark, servers, make_stream, tmp_path):
+    # Run 1 reads 5 records (event times T0..T0+4 s) and stops; Spark checkpoints T0+4 s for the next
+    # batch. The first batch after the restart applies it and must send it, with no progress report yet.
+    src, mid = make_stream(1, "src"), make_stream(1, "mid")
+
+    def run_once(first: int) -> None:
+        records = range(first, first + 5)
+        times = [T0 + 1_000 * i for i in records]
+        kafka.produce(spark, servers, src, [str(i).encode() for i in records], timestamps=times)
+        q = _forwarding(spark, servers, src, mid, tmp_path / "up").trigger(processingTime="100 milliseconds").start()
+        try:
+            q.processAllAvailable()
+        finally:
+            q.stop()
+
+    run_once(0)
+    run_once(5)
+    shape = [c["timestamp"] - T0 if t == 1 else int(c) for t, c in _raw(spark, servers, mid, 0)]
+    assert shape == [*range(10), 4_000]
+
+
 def test_synthetic_framed_records_are_user_records_spread_over_partitions(spark, servers, make_stream):
     mid = make_stream(4, "mid")
     assert control.produce_synthetic_framed(spark, servers, mid, 40, value_size=12) == 40

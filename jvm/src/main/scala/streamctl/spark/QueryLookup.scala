@@ -45,14 +45,16 @@ object QueryLookup {
 
   /**
    * The query's event-time watermark: `None` when the query has no `withWatermark` (its
-   * progress reports carry none), `Some(None)` while it is not known yet (no report, or Spark's
-   * initial 0), `Some(Some(ms))` otherwise. While batch `running` runs, the value Spark applies
+   * progress reports carry none), `Some(None)` while it is not known yet (no report and no
+   * watermark applied, or Spark's initial 0), `Some(Some(ms))` otherwise. While batch `running` runs, the value Spark applies
    * in it ([[org.apache.spark.streamctl.SparkQueries]]); else the latest report's, which lags
    * by a batch (on the safe side for a watermark).
    */
   def sparkWatermark(query: StreamingQuery, running: Option[Long] = None): Option[Option[Long]] =
     Option(query.lastProgress) match {
-      case None => Some(None)
+      // No report yet (a run's first batch): a watermark Spark applies proves there is one,
+      // restored from the checkpoint after a restart; else it is not known yet.
+      case None => Some(running.flatMap(SparkQueries.batchWatermarkMs(query, _)).filter(_ > 0))
       case Some(p) =>
         Option(p.eventTime).flatMap(m => Option(m.get("watermark"))).map { text =>
           val reported = Try(Instant.parse(text).toEpochMilli).toOption
