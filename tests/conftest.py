@@ -5,7 +5,12 @@ from __future__ import annotations
 import itertools
 import os
 import re
-from collections.abc import Callable, Iterator
+import signal
+import subprocess
+import sys
+import time
+from collections.abc import Callable, Iterator, Sequence
+from pathlib import Path
 
 import pytest
 from pyspark.sql import DataFrame, Row, SparkSession
@@ -77,3 +82,45 @@ def run_available_now(df: DataFrame, checkpoint: str) -> list[Row]:
     if q.exception() is not None:
         raise q.exception()  # type: ignore[misc]
     return rows
+
+
+def committed_batches(checkpoint: Path) -> int:
+    """How many batches the query with this checkpoint has committed."""
+    commits = checkpoint / "commits"
+    return len([p for p in commits.iterdir() if p.name.isdigit()]) if commits.is_dir() else 0
+
+
+def run_job_until(
+    script: str,
+    args: Sequence[str],
+    ready: Callable[[], bool],
+    *,
+    timeout: float,
+    died: str,
+    stuck: str,
+    log: Path | None = None,
+) -> None:
+    """Runs ``tests/<script>`` in a process group of its own until ``ready()``, then SIGKILLs the
+    group (the Python driver and its Spark JVM), so the query dies mid-batch as in a crash.
+
+    Fails with ``died`` if the job ends by itself first (with the tail of ``log``, where its
+    stderr goes when given) and with ``stuck`` after ``timeout`` seconds.
+    """
+    stderr = log.open("w") if log is not None else None
+    job = subprocess.Popen(
+        [sys.executable, str(Path(__file__).with_name(script)), *args],
+        start_new_session=True,
+        stdout=subprocess.DEVNULL,
+        stderr=stderr if stderr is not None else subprocess.DEVNULL,
+    )
+    try:
+        deadline = time.monotonic() + timeout
+        while not ready():
+            assert job.poll() is None, died if log is None else f"{died}:\n{log.read_text()[-3000:]}"
+            assert time.monotonic() < deadline, stuck
+            time.sleep(0.2)
+    finally:
+        os.killpg(job.pid, signal.SIGKILL)
+        job.wait()
+        if stderr is not None:
+            stderr.close()

@@ -3,10 +3,6 @@
 from __future__ import annotations
 
 import json
-import os
-import signal
-import subprocess
-import sys
 import time
 from collections import Counter
 from pathlib import Path
@@ -17,6 +13,8 @@ from pyspark.sql.streaming import DataStreamWriter
 
 import streamctl
 from streamctl import control, kafka, options
+
+from conftest import committed_batches, run_job_until
 
 # Event times start an hour ago: far older records would fall to the broker's 7-day retention.
 T0 = (int(time.time()) // 60 - 60) * 60_000
@@ -84,11 +82,6 @@ def test_watermark_is_the_minimum_over_producers_and_never_moves_back(spark, ser
         q.stop()
 
 
-def _committed_batches(checkpoint: Path) -> int:
-    commits = checkpoint / "commits"
-    return len([p for p in commits.iterdir() if p.name.isdigit()]) if commits.is_dir() else 0
-
-
 def _copy_query(spark, servers, stream, checkpoint: Path, output: Path):
     df = _read(spark, servers, stream, max_records_per_batch=10).select("partition", "offset", "value")
     return (
@@ -110,22 +103,12 @@ def test_end_of_stream_from_every_producer_across_a_kill_stops_the_consumer(spar
     checkpoint, output = tmp_path / "cp", tmp_path / "out"
 
     # A consumer in its own driver reads all of it (10 records a batch) and is SIGKILLed.
-    job = subprocess.Popen(
-        [sys.executable, str(Path(__file__).with_name("_control_job.py")), servers, mid, str(checkpoint), str(output)],
-        start_new_session=True,
-        stdout=subprocess.DEVNULL,
-        stderr=subprocess.DEVNULL,
+    # 40 records and 8 end-of-stream messages, 10 a batch: both ends are read in the 5th batch.
+    run_job_until(
+        "_control_job.py", [servers, mid, str(checkpoint), str(output)], lambda: committed_batches(checkpoint) >= 5,
+        timeout=180, died="the consumer stopped after end-of-stream from 2 of 3 producers",
+        stuck="the consumer made no progress",
     )
-    try:
-        deadline = time.monotonic() + 180
-        # 40 records and 8 end-of-stream messages, 10 a batch: both ends are read in the 5th batch.
-        while _committed_batches(checkpoint) < 5:
-            assert job.poll() is None, "the consumer stopped after end-of-stream from 2 of 3 producers"
-            assert time.monotonic() < deadline, "the consumer made no progress"
-            time.sleep(0.2)
-    finally:
-        os.killpg(job.pid, signal.SIGKILL)
-        job.wait()
 
     # Restarted, it still knows p0 and p1 ended; end-of-stream from p2 completes every partition.
     q = _copy_query(spark, servers, mid, checkpoint, output)

@@ -2,13 +2,7 @@
 
 from __future__ import annotations
 
-import os
-import signal
-import subprocess
-import sys
-import time
 from collections import Counter
-from pathlib import Path
 
 import pytest
 from _copy_job import start_copy
@@ -17,10 +11,7 @@ from pyspark.errors import StreamingQueryException
 from streamctl import kafka, options
 from streamctl._jvm import jvm
 
-
-def _committed_batches(checkpoint: Path) -> int:
-    commits = checkpoint / "commits"
-    return len([p for p in commits.iterdir() if p.name.isdigit()]) if commits.is_dir() else 0
+from conftest import committed_batches, run_job_until
 
 
 def test_kill_and_restart_neither_loses_nor_duplicates(spark, servers, make_stream, tmp_path):
@@ -29,22 +20,12 @@ def test_kill_and_restart_neither_loses_nor_duplicates(spark, servers, make_stre
     kafka.produce(spark, servers, stream, [str(i).encode() for i in range(n)], partitions=[i % 3 for i in range(n)])
     checkpoint, output = tmp_path / "cp", tmp_path / "out"
 
-    job = subprocess.Popen(
-        [sys.executable, str(Path(__file__).with_name("_copy_job.py")), servers, stream, str(checkpoint), str(output)],
-        start_new_session=True,
-        stdout=subprocess.DEVNULL,
-        stderr=subprocess.DEVNULL,
+    # Killed mid-batch: the Python driver and its Spark JVM.
+    run_job_until(
+        "_copy_job.py", [servers, stream, str(checkpoint), str(output)], lambda: committed_batches(checkpoint) >= 4,
+        timeout=120, died="the copy job died on its own", stuck="the copy job made no progress",
     )
-    try:
-        deadline = time.monotonic() + 120
-        while _committed_batches(checkpoint) < 4:
-            assert job.poll() is None, "the copy job died on its own"
-            assert time.monotonic() < deadline, "the copy job made no progress"
-            time.sleep(0.2)
-    finally:
-        os.killpg(job.pid, signal.SIGKILL)  # the Python driver and its Spark JVM, mid-batch
-        job.wait()
-    done_before = _committed_batches(checkpoint)
+    done_before = committed_batches(checkpoint)
     assert done_before < n // 50, "killed before it finished"
 
     q = start_copy(spark, servers, stream, str(checkpoint), str(output), availableNow=True)

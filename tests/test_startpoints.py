@@ -4,10 +4,6 @@ where its startpoints say, once, keeping its state; a crash before the commit re
 from __future__ import annotations
 
 import json
-import os
-import signal
-import subprocess
-import sys
 import time
 from datetime import UTC, datetime, timedelta
 from pathlib import Path
@@ -15,6 +11,8 @@ from pathlib import Path
 from pyspark.sql import DataFrame
 
 from streamctl import Startpoint, StartpointManager, kafka, options
+
+from conftest import run_job_until
 
 # Recent, whole seconds: old timestamps would depend on the broker's retention settings.
 BASE_TS = (int(time.time()) - 3600) * 1000
@@ -151,21 +149,11 @@ def test_a_kill_between_apply_and_commit_replays_the_same_offsets_and_deletes_af
     manager.set(stream, 0, Startpoint.specific(2))
 
     marker = tmp_path / "first-batch.json"
-    job = subprocess.Popen(
-        [sys.executable, str(Path(__file__).with_name("_startpoint_job.py")), servers, stream, cp, str(marker)],
-        start_new_session=True,
-        stdout=subprocess.DEVNULL,
-        stderr=open(tmp_path / "job.log", "w"),  # noqa: SIM115 - closed with the process
+    # Killed mid-batch: planned and logged, not committed.
+    run_job_until(
+        "_startpoint_job.py", [servers, stream, cp, str(marker)], marker.exists, timeout=180,
+        died="the job died on its own", stuck="the job never ran its first batch", log=tmp_path / "job.log",
     )
-    try:
-        deadline = time.monotonic() + 180
-        while not marker.exists():
-            assert job.poll() is None, "the job died on its own:\n" + (tmp_path / "job.log").read_text()[-3000:]
-            assert time.monotonic() < deadline, "the job never ran its first batch"
-            time.sleep(0.2)
-    finally:
-        os.killpg(job.pid, signal.SIGKILL)  # mid-batch: planned and logged, not committed
-        job.wait()
     crashed = json.loads(marker.read_text())
     batch = crashed["batch"]
     assert crashed["read"] == {"0": list(range(2, 15)), "1": list(range(10, 15))}
