@@ -18,6 +18,7 @@ from pyspark.sql import SparkSession
 
 import streamctl
 from streamctl import kafka, options
+from streamctl.demos import say
 from streamctl.demos.affinity import step_host_affinity
 from streamctl.demos.choosers import step_bootstrap, step_priority
 from streamctl.demos.grouping import step_partition_expansion
@@ -33,10 +34,6 @@ class DemoContext:
 
     def checkpoint(self, name: str) -> str:
         return str(self.workdir / "checkpoints" / name)
-
-
-def say(text: str) -> None:
-    print(text, flush=True)
 
 
 def run_available_now(df, checkpoint: str, sink: str = "memory", name: str | None = None, **opts: str) -> object:

@@ -33,6 +33,7 @@ from pyspark.sql import functions as F
 import streamctl
 from streamctl import kafka, options
 from streamctl._proc import spawn
+from streamctl.demos import say
 
 if TYPE_CHECKING:
     from streamctl.demo import DemoContext
@@ -278,12 +279,8 @@ def run_in_child(servers: str, workdir: str, say: Callable[[str], None] = print)
 
 def step_host_affinity(ctx: DemoContext) -> None:
     """Demo step: three executor JVMs, tasks keep their executor; one is killed, the others keep theirs."""
-    _say("Starting a Spark with three executor JVMs (local-cluster) in a child process; this takes a minute.")
-    run_in_child(ctx.servers, str(ctx.workdir / "affinity"), say=lambda s: _say(f"    {s}"))
-
-
-def _say(text: str) -> None:
-    print(text, flush=True)
+    say("Starting a Spark with three executor JVMs (local-cluster) in a child process; this takes a minute.")
+    run_in_child(ctx.servers, str(ctx.workdir / "affinity"), say=lambda s: say(f"    {s}"))
 
 
 def main(argv: list[str] | None = None) -> int:
@@ -302,9 +299,9 @@ def main(argv: list[str] | None = None) -> int:
         executors=args.executors,
         partitions=args.partitions,
         locality_wait=args.locality_wait,
-        say=_say,
+        say=say,
     )
-    narrate(result, say=_say)
+    narrate(result, say=say)
     if args.json:
         Path(args.json).write_text(json.dumps(result, indent=1))
     return 0

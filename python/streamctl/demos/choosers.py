@@ -14,15 +14,12 @@ from typing import TYPE_CHECKING
 from pyspark.sql import DataFrame, Row
 
 from streamctl import kafka, options
+from streamctl.demos import say
 
 if TYPE_CHECKING:
     from streamctl.demo import DemoContext
 
 RATES = {"EUR": 1.08, "GBP": 1.27, "JPY": 0.0067, "CHF": 1.13, "CAD": 0.73, "AUD": 0.66, "SEK": 0.095, "NOK": 0.093}
-
-
-def _say(text: str) -> None:
-    print(text, flush=True)
 
 
 def _each_batch(df: DataFrame, checkpoint: str, handle: Callable[[int, list[Row]], None]) -> None:
@@ -98,20 +95,20 @@ def step_bootstrap(ctx: DemoContext) -> None:
         keys=[codes[i % len(codes)].encode() for i in range(n)],
         partitions=[i % 3 for i in range(n)],
     )
-    _say(
+    say(
         f"Produced {len(codes)} currency rates (partitions 0 and 1 of 'currency-codes'; partition 2 is empty) "
         f"and {n} transactions in 'transactions', each naming a currency."
     )
 
     batches, first, missing = _convert(ctx, "bootstrap", bootstrap=True)
-    _say(
+    say(
         "With options.bootstrap('currency-codes'), every currency record was processed in "
         f"batch{'es' if len(batches) > 1 else ''} {', '.join(map(str, batches))}, and the first transaction came in "
         f"batch {first}: "
         f"{n - missing} of {n} transactions found their rate. The empty partition did not hold anything up."
     )
     _, _, missing = _convert(ctx, "no-bootstrap", bootstrap=False)
-    _say(
+    say(
         f"Without it, the same query read both streams side by side and {missing} transactions were "
         "processed before their currency's rate had been seen."
     )
@@ -124,7 +121,7 @@ def step_priority(ctx: DemoContext) -> None:
     kafka.create_stream(spark, servers, "backfill", 2)
     kafka.produce(spark, servers, "live", [b"now"] * 150, partitions=[i % 2 for i in range(150)])
     kafka.produce(spark, servers, "backfill", [b"old"] * 400, partitions=[i % 2 for i in range(400)])
-    _say("Produced 150 records in 'live' and 400 in 'backfill'; the query reads both at most 100 records a batch.")
+    say("Produced 150 records in 'live' and 400 in 'backfill'; the query reads both at most 100 records a batch.")
 
     df = (
         spark.readStream.format("streamctl")
@@ -141,10 +138,10 @@ def step_priority(ctx: DemoContext) -> None:
         lines.append(f"    batch {batch_id}: {live} live, {len(rows) - live} backfill")
 
     _each_batch(df, ctx.checkpoint("priority"), handle)
-    _say("With options.priority('live', 10), the batches were:")
+    say("With options.priority('live', 10), the batches were:")
     for line in lines:
-        _say(line)
-    _say(
+        say(line)
+    say(
         "Live took the budget first and backfill waited; backfill got what live left over, "
         "then the whole budget once live was drained. Inside a task, live records also go first."
     )

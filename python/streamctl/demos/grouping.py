@@ -8,15 +8,12 @@ from typing import TYPE_CHECKING
 
 import streamctl
 from streamctl import kafka, options
+from streamctl.demos import say
 
 if TYPE_CHECKING:  # streamctl.demo imports this module; importing it back at runtime would be circular
     from streamctl.demo import DemoContext
 
 USERS = 20
-
-
-def _say(text: str) -> None:
-    print(text, flush=True)
 
 
 def _produce(ctx: DemoContext, stream: str, start: int, n: int) -> Counter[str]:
@@ -36,7 +33,7 @@ def step_partition_expansion(ctx: DemoContext) -> None:
     spark, servers, stream = ctx.spark, ctx.servers, "user-events"
     kafka.create_stream(spark, servers, stream, 2)
     produced = _produce(ctx, stream, 0, 2000)
-    _say(f"Produced 2000 clicks of {USERS} users to topic '{stream}' (2 partitions, partitioned by user).")
+    say(f"Produced 2000 clicks of {USERS} users to topic '{stream}' (2 partitions, partitioned by user).")
 
     counts: Counter[tuple[str, str]] = Counter()  # the per-task state: (task, user) -> clicks
     batches: list[tuple[int, int, int]] = []  # (batch, partition, offset)
@@ -69,7 +66,7 @@ def step_partition_expansion(ctx: DemoContext) -> None:
         while len(kafka.upcoming_offsets(spark, servers, stream)) < 4:
             time.sleep(0.2)
         produced += _produce(ctx, stream, 2000, 2000)
-        _say(
+        say(
             f"While the query ran ({read[0]} clicks counted so far), grew '{stream}' to 4 partitions "
             "and produced 2000 more clicks; Kafka now sends each user to hash % 4."
         )
@@ -79,7 +76,7 @@ def step_partition_expansion(ctx: DemoContext) -> None:
     finally:
         q.stop()
     if read[0] != 4000:
-        _say(f"PROBLEM: the query counted {read[0]} of 4000 clicks ({q.exception() or 'no error'})")
+        say(f"PROBLEM: the query counted {read[0]} of 4000 clicks ({q.exception() or 'no error'})")
         return
 
     tasks_of: dict[str, set[str]] = defaultdict(set)
@@ -90,24 +87,24 @@ def step_partition_expansion(ctx: DemoContext) -> None:
     mapping = ", ".join(
         f"partition {r.partition} -> {r.task}" for r in streamctl.describe_tasks(spark, checkpoint=checkpoint)
     )
-    _say(f"describe_tasks: {mapping}. No task was created: the new partitions joined the task of p % 2.")
+    say(f"describe_tasks: {mapping}. No task was created: the new partitions joined the task of p % 2.")
     for new in (2, 3):
         origin = new % 2
         last_old = max(b for b, p, o in batches if p == origin and o < before[origin])
         first_new = min(b for b, p, _ in batches if p == new)
         first_offset = min(o for _, p, o in batches if p == new)
-        _say(
+        say(
             f"Task Partition {origin} got partition {origin}'s records from before the growth by batch {last_old}, "
             f"then partition {new}'s from batch {first_new} on, starting at its offset {first_offset}."
         )
     moved = sorted(u for u, ts in tasks_of.items() if len(ts) > 1)
     wrong = sorted(u for u in produced if total[u] != produced[u])
     sample = "user-3"
-    _say(f"{sample}: {total[sample]} clicks counted, {produced[sample]} produced, all in task {min(tasks_of[sample])}.")
+    say(f"{sample}: {total[sample]} clicks counted, {produced[sample]} produced, all in task {min(tasks_of[sample])}.")
     if not moved and not wrong:
-        _say(
+        say(
             f"All {len(produced)} users: every count equals the clicks produced ({sum(total.values())} in all), "
             "and each user was counted by exactly one task."
         )
     else:
-        _say(f"PROBLEM: users counted in two tasks: {moved}; users with wrong counts: {wrong}")
+        say(f"PROBLEM: users counted in two tasks: {moved}; users with wrong counts: {wrong}")

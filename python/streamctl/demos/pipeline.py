@@ -14,13 +14,10 @@ from pyspark.sql import functions as F
 
 import streamctl
 from streamctl import kafka, options
+from streamctl.demos import say
 
 if TYPE_CHECKING:
     from streamctl.demo import DemoContext
-
-
-def _say(text: str) -> None:
-    print(text, flush=True)
 
 
 def step_control_pipeline(ctx: DemoContext) -> None:
@@ -38,7 +35,7 @@ def step_control_pipeline(ctx: DemoContext) -> None:
         partitions=[i % 4 for i in range(n)],
         timestamps=[start + i * 500 for i in range(n)],
     )
-    _say(f"Produced {n} clicks of 12 users over 5 minutes of event time into 4 partitions of 'clicks'.")
+    say(f"Produced {n} clicks of 12 users over 5 minutes of event time into 4 partitions of 'clicks'.")
 
     # Stage 2 first, so it is waiting when stage 1 starts writing.
     windows: dict[int, int] = {}
@@ -82,7 +79,7 @@ def step_control_pipeline(ctx: DemoContext) -> None:
     began = time.monotonic()
     stage1.awaitTermination()
     batches = len([p for p in stage1.recentProgress if p["numInputRows"] > 0])
-    _say(
+    say(
         f"Stage 1 repartitioned them by user into 'clicks-by-user' in {batches} batches (Trigger.AvailableNow), "
         "sending its watermark after each batch and end-of-stream to both partitions when it finished."
     )
@@ -90,13 +87,13 @@ def step_control_pipeline(ctx: DemoContext) -> None:
         stage2.stop()
         raise RuntimeError("stage 2 did not stop at end-of-stream")
     metrics = stage2.lastProgress["sources"][0]["metrics"]
-    _say(
+    say(
         f"Stage 2 saw end-of-stream on every partition (endOfStream={metrics['endOfStream']}) and stopped by "
         f"itself {time.monotonic() - began:.1f} s after stage 1 started; no one called stop(). Clicks per window:"
     )
     for second, count in sorted(windows.items()):
-        _say(f"    {time.strftime('%H:%M:%S', time.gmtime(second))}  {count:3d}  {'#' * (count // 4)}")
-    _say(f"{sum(windows.values())} clicks in {len(windows)} windows: every click counted once.")
+        say(f"    {time.strftime('%H:%M:%S', time.gmtime(second))}  {count:3d}  {'#' * (count // 4)}")
+    say(f"{sum(windows.values())} clicks in {len(windows)} windows: every click counted once.")
 
 
 __all__ = ["step_control_pipeline"]

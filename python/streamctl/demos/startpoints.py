@@ -8,13 +8,10 @@ from typing import TYPE_CHECKING, Any
 
 from streamctl import kafka, options, startpoints_cli
 from streamctl._jvm import jvm
+from streamctl.demos import say
 
 if TYPE_CHECKING:
     from streamctl.demo import DemoContext
-
-
-def say(text: str) -> None:
-    print(text, flush=True)
 
 
 def step_startpoints(ctx: DemoContext) -> None:
