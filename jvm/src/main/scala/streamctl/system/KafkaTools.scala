@@ -43,20 +43,16 @@ object KafkaTools {
   /** Writes plain (unframed) records; returns how many. */
   def produce(servers: String, stream: String, partitions: java.util.List[Integer], keys: java.util.List[Array[Byte]],
               values: java.util.List[Array[Byte]], timestamps: java.util.List[Number]): Int = {
-    val p = producer(servers)
-    try {
-      val n = values.size()
-      val sent = new SendCheck
+    val n = values.size()
+    sendAll(servers, stream, n) { (p, sent) =>
       (0 until n).foreach { i =>
         // py4j passes small Python ints as Integer: widen here, for every caller.
         val ts = at(timestamps, i)
         val millis = if (ts == null) null else java.lang.Long.valueOf(ts.longValue)
         p.send(new ProducerRecord[Array[Byte], Array[Byte]](stream, at(partitions, i), millis, at(keys, i), values.get(i)), sent)
       }
-      p.flush()
-      sent.check(servers, stream, n)
-      n
-    } finally p.close()
+    }
+    n
   }
 
   /** Writes one plain record carrying headers. */
@@ -79,19 +75,15 @@ object KafkaTools {
 
   /** Writes `count` records with the same `value`, keys "0".."count-1", partition i mod n. */
   def produceRepeated(servers: String, stream: String, count: Long, value: Array[Byte]): Long = {
-    val p = producer(servers)
-    try {
-      val n = partitionCount(servers, stream)
-      val sent = new SendCheck
+    val n = partitionCount(servers, stream)
+    sendAll(servers, stream, count) { (p, sent) =>
       var i = 0L
       while (i < count) {
         p.send(new ProducerRecord[Array[Byte], Array[Byte]](stream, Integer.valueOf((i % n).toInt), i.toString.getBytes, value), sent)
         i += 1
       }
-      p.flush()
-      sent.check(servers, stream, count)
-      count
-    } finally p.close()
+    }
+    count
   }
 
   /** Raw values of a partition from `from` to its current end (tests check framing with it). */
@@ -124,9 +116,22 @@ object KafkaTools {
   }
 
   /**
-   * Counts failed sends: `flush` returns even when records failed, and keeping a future per
-   * record of a multi-million-record write would cost more memory than the records.
+   * Runs `send` with a fresh producer and the callback to pass to every `send`, flushes, and
+   * fails naming the stream if any of the `count` records failed: `flush` returns even when
+   * records failed.
    */
+  private def sendAll(servers: String, stream: String, count: Long)(
+      send: (KafkaProducer[Array[Byte], Array[Byte]], Callback) => Unit): Unit = {
+    val p = producer(servers)
+    try {
+      val sent = new SendCheck
+      send(p, sent)
+      p.flush()
+      sent.check(servers, stream, count)
+    } finally p.close()
+  }
+
+  /** Counts failed sends: a future per record of a multi-million-record write would cost more memory than the records. */
   private final class SendCheck extends Callback {
     private val failed = new AtomicLong
     @volatile private var first: Exception = _
