@@ -26,7 +26,7 @@ from typing import Any
 
 from pyspark.sql import DataFrame, SparkSession
 from pyspark.sql import functions as F
-from pyspark.sql.streaming import StreamingQuery
+from pyspark.sql.streaming import DataStreamWriter, StreamingQuery
 
 from bench.common import Measurement, table
 from streamctl import kafka, options
@@ -66,16 +66,11 @@ def _describe(q: StreamingQuery) -> str:
             f"status {q.status['message']!r}, source end offsets {ends}")
 
 
-def _streamctl_run(spark: SparkSession, servers: str, source: str, mid: str, chk: str, records: int,
-                   partitions: int) -> tuple[float, float]:
-    kafka.create_stream(spark, servers, mid, partitions)
-    state: dict[str, Any] = {"rows": 0, "target": records}
-    down = _counter(
-        spark.readStream.format("streamctl")
-        .options(**options.source(servers, [mid], starting_offsets="earliest"))
-        .options(**options.intermediate(mid)).load(),
-        f"{chk}/down", {"processingTime": "0 seconds"}, state)
-    started = time.perf_counter()
+def _streamctl_queries(spark: SparkSession, servers: str, source: str, mid: str,
+                       records: int) -> tuple[DataFrame, DataStreamWriter]:
+    down = (spark.readStream.format("streamctl")
+            .options(**options.source(servers, [mid], starting_offsets="earliest"))
+            .options(**options.intermediate(mid)).load())
     up = (
         spark.readStream.format("streamctl")
         .options(**options.source(servers, [source], starting_offsets="earliest", max_records_per_batch=records // 10))
@@ -83,47 +78,47 @@ def _streamctl_run(spark: SparkSession, servers: str, source: str, mid: str, chk
         .withWatermark("timestamp", "0 seconds")
         .select("key", "value")
         .writeStream.format("streamctl").options(**options.sink(servers, mid))
-        .option("checkpointLocation", f"{chk}/up").trigger(availableNow=True).start()
     )
-    try:
-        _wait_for(state, [up, down], timeout=TIMEOUT)
-        if not down.awaitTermination(120):
-            raise AssertionError("the downstream query did not stop by itself on end-of-stream")
-        stopped = time.perf_counter()
-        up.awaitTermination()
-    finally:
-        up.stop()
-        down.stop()
-    if state["rows"] != records:
-        raise AssertionError(f"streamctl pipeline counted {state['rows']} records, expected {records}")
-    return state["done"] - started, stopped - started
+    return down, up
 
 
-def _builtin_run(spark: SparkSession, servers: str, source: str, mid: str, chk: str, records: int,
-                 partitions: int) -> float:
-    kafka.create_stream(spark, servers, mid, partitions)
-    state: dict[str, Any] = {"rows": 0, "target": records}
-    down = _counter(
-        spark.readStream.format("kafka").option("kafka.bootstrap.servers", servers).option("subscribe", mid)
-        .option("startingOffsets", "earliest").load(),
-        f"{chk}/down", {"processingTime": "0 seconds"}, state)
-    started = time.perf_counter()
+def _builtin_queries(spark: SparkSession, servers: str, source: str, mid: str,
+                     records: int) -> tuple[DataFrame, DataStreamWriter]:
+    down = (spark.readStream.format("kafka").option("kafka.bootstrap.servers", servers).option("subscribe", mid)
+            .option("startingOffsets", "earliest").load())
     up = (
         spark.readStream.format("kafka").option("kafka.bootstrap.servers", servers).option("subscribe", source)
         .option("startingOffsets", "earliest").option("maxOffsetsPerTrigger", str(records // 10)).load()
         .withWatermark("timestamp", "0 seconds")
         .select("key", "value")
         .writeStream.format("kafka").option("kafka.bootstrap.servers", servers).option("topic", mid)
-        .option("checkpointLocation", f"{chk}/up").trigger(availableNow=True).start()
     )
+    return down, up
+
+
+def _run(name: str, down_df: DataFrame, up: DataStreamWriter, chk: str, records: int,
+         stops_itself: bool) -> tuple[float, float | None]:
+    """Starts query 2 (counting ``down_df``), then query 1 (``up``, AvailableNow); returns the seconds
+    from query 1's start to query 2's last record and, when ``stops_itself``, to query 2 stopping by
+    itself on end-of-stream."""
+    state: dict[str, Any] = {"rows": 0, "target": records}
+    down = _counter(down_df, f"{chk}/down", {"processingTime": "0 seconds"}, state)
+    started = time.perf_counter()
+    up_query = up.option("checkpointLocation", f"{chk}/up").trigger(availableNow=True).start()
+    stopped = None
     try:
-        _wait_for(state, [up, down], timeout=TIMEOUT)
+        _wait_for(state, [up_query, down], timeout=TIMEOUT)
+        if stops_itself:
+            if not down.awaitTermination(120):
+                raise AssertionError("the downstream query did not stop by itself on end-of-stream")
+            stopped = time.perf_counter() - started
+            up_query.awaitTermination()
     finally:
-        up.stop()
+        up_query.stop()
         down.stop()
     if state["rows"] != records:
-        raise AssertionError(f"built-in pipeline counted {state['rows']} records, expected {records}")
-    return state["done"] - started
+        raise AssertionError(f"{name} pipeline counted {state['rows']} records, expected {records}")
+    return state["done"] - started, stopped
 
 
 def throughput(spark: SparkSession, servers: str, workdir: str, records: int, partitions: int, value_size: int,
@@ -139,13 +134,12 @@ def throughput(spark: SparkSession, servers: str, workdir: str, records: int, pa
     for rep in range(reps):
         for name in names if rep % 2 == 0 else reversed(names):
             mid, chk = f"bench-pipe-mid-{name}-{rep}", f"{workdir}/pipe-{name}-{rep}"
-            if name == BUILTIN:
-                seconds = _builtin_run(spark, servers, source, mid, chk, records, partitions)
-                print(f"  {name}: {seconds:.2f} s to the last record", flush=True)
-            else:
-                seconds, stopped = _streamctl_run(spark, servers, source, mid, chk, records, partitions)
-                print(f"  {name}: {seconds:.2f} s to the last record, query 2 stopped by itself at {stopped:.2f} s",
-                      flush=True)
+            kafka.create_stream(spark, servers, mid, partitions)
+            queries = _builtin_queries if name == BUILTIN else _streamctl_queries
+            seconds, stopped = _run(name, *queries(spark, servers, source, mid, records), chk, records,
+                                    stops_itself=name != BUILTIN)
+            by_itself = "" if stopped is None else f", query 2 stopped by itself at {stopped:.2f} s"
+            print(f"  {name}: {seconds:.2f} s to the last record{by_itself}", flush=True)
             results[name].seconds.append(seconds)
     return list(results.values())
 
@@ -226,10 +220,11 @@ def latency(spark: SparkSession, servers: str, workdir: str, partitions: int, tr
 
     rows = []
     last_measured = int((time.time() - 3 * trigger_s) * 1000)
+    measured = [(w, t) for w, t in advances.items() if measure_from <= t <= last_measured]
     for label, at in (("query 2 source progress (reconciled)", reported), ("query 2 rows (watermark column)", seen)):
-        lat = [crossed(at, w) - t for w, t in advances.items() if measure_from <= t <= last_measured
-               and crossed(at, w) is not None]
-        missing = sum(1 for w, t in advances.items() if measure_from <= t <= last_measured and crossed(at, w) is None)
+        seen_at = [(crossed(at, w), t) for w, t in measured]
+        lat = [c - t for c, t in seen_at if c is not None]
+        missing = len(seen_at) - len(lat)
         if not lat:
             rows.append((label, "0", "-", "-", "-", "-", str(missing)))
             continue
