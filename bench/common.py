@@ -11,7 +11,7 @@ from collections.abc import Callable
 from dataclasses import dataclass, field
 from pathlib import Path
 
-from pyspark.sql import SparkSession
+from pyspark.sql import DataFrame, SparkSession
 
 import streamctl
 
@@ -70,6 +70,15 @@ def run_jvm_main(name: str, *args: str) -> str:
     out = subprocess.run(["java", "-cp", jvm_classpath(), f"streamctl.bench.{name}", *args],
                          check=True, capture_output=True, text=True)
     return out.stdout
+
+
+def run_available_now(df: DataFrame, checkpoint: str, each: Callable[[DataFrame, int], None]) -> None:
+    """Runs ``df`` to the end of its input with Trigger.AvailableNow, calling ``each`` on every
+    batch (foreachBatch); raises the query's error if it failed."""
+    q = df.writeStream.foreachBatch(each).option("checkpointLocation", checkpoint).trigger(availableNow=True).start()
+    q.awaitTermination()
+    if q.exception() is not None:
+        raise q.exception()  # type: ignore[misc]
 
 
 def timed(f: Callable[[], object]) -> float:

@@ -15,7 +15,7 @@ from __future__ import annotations
 from pyspark.sql import DataFrame, SparkSession
 from pyspark.sql import functions as F
 
-from bench.common import Measurement, timed
+from bench.common import Measurement, run_available_now, timed
 from streamctl import control, kafka, options
 
 PLAIN = "intermediate, no control"
@@ -34,10 +34,7 @@ def _read(df: DataFrame, checkpoint: str) -> tuple[int, int | None, int]:
         if r["w"] is not None:
             marks.append(int(r["w"]))
 
-    q = df.writeStream.foreachBatch(each).option("checkpointLocation", checkpoint).trigger(availableNow=True).start()
-    q.awaitTermination()
-    if q.exception() is not None:
-        raise q.exception()  # type: ignore[misc]
+    run_available_now(df, checkpoint, each)
     return sum(rows), max(marks, default=None), len(rows)
 
 

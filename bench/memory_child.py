@@ -10,7 +10,7 @@ import time
 from pyspark.sql import SparkSession
 
 import streamctl
-from bench.common import spark_kafka_jars
+from bench.common import run_available_now, spark_kafka_jars
 from streamctl import options
 from streamctl._jvm import jvm
 
@@ -46,9 +46,7 @@ def main() -> None:
     counted: list[int] = []
     started = time.perf_counter()
     sampler.start()
-    q = (df.writeStream.foreachBatch(lambda b, _i: counted.append(b.count()))
-         .option("checkpointLocation", f"{workdir}/memory-{source}").trigger(availableNow=True).start())
-    q.awaitTermination()
+    run_available_now(df, f"{workdir}/memory-{source}", lambda b, _i: counted.append(b.count()))
     seconds = time.perf_counter() - started
     running.clear()
     sampler.join()

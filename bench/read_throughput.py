@@ -15,7 +15,7 @@ from collections.abc import Callable
 
 from pyspark.sql import DataFrame, SparkSession
 
-from bench.common import Measurement, run_jvm_main, timed
+from bench.common import Measurement, run_available_now, run_jvm_main, timed
 from streamctl import kafka, options
 
 BUILTIN = "built-in"
@@ -25,15 +25,7 @@ CEILING = "raw KafkaConsumer"
 def count_available_now(df: DataFrame, checkpoint: str) -> int:
     """Runs `df` to the end of its input with Trigger.AvailableNow; returns the rows counted."""
     counted: list[int] = []
-    q = (
-        df.writeStream.foreachBatch(lambda batch, _id: counted.append(batch.count()))
-        .option("checkpointLocation", checkpoint)
-        .trigger(availableNow=True)
-        .start()
-    )
-    q.awaitTermination()
-    if q.exception() is not None:
-        raise q.exception()  # type: ignore[misc]
+    run_available_now(df, checkpoint, lambda batch, _id: counted.append(batch.count()))
     return sum(counted)
 
 
