@@ -12,6 +12,8 @@ package streamctl.control
  * IntermediateMessage.decode(ssp, offset, bytes) match {
  *   case WatermarkMessage(producer, count, ts) => ...
  *   case EndOfStreamMessage(producer, count)   => ...
+ *   case IdleMessage(producer, count, wm)      => ...   // wm: the producer's watermark, if it has one
+ *   case ActiveMessage(producer, count, wm)    => ...
  *   case user: UserMessage                     => user.payload
  * }
  * }}}
@@ -28,6 +30,20 @@ final case class WatermarkMessage(taskName: String, taskCount: Int, timestamp: L
 
 /** The producer will send no more data to this partition. */
 final case class EndOfStreamMessage(taskName: String, taskCount: Int) extends ControlMessage
+
+/**
+ * The producer has had nothing to write for a while: readers leave it out of the watermark
+ * minimum until it says [[ActiveMessage]] (or sends a watermark) again. `watermark` is the
+ * producer's own (epoch ms) when it has one; it never holds anyone back while idle.
+ */
+final case class IdleMessage(taskName: String, taskCount: Int, watermark: Option[Long]) extends ControlMessage
+
+/**
+ * The producer is about to write again after being idle (or may have been: every run starts
+ * with one). Sent to every partition before its first data, because data messages carry no
+ * producer name: this is what brings the producer back into the watermark minimum.
+ */
+final case class ActiveMessage(taskName: String, taskCount: Int, watermark: Option[Long]) extends ControlMessage
 
 /**
  * A user's record with the framing byte removed. Not a case class: array equality

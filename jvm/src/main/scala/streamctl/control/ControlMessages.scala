@@ -5,7 +5,8 @@ import streamctl.grouper.TaskName
 /**
  * The control messages one producer task of a query sends. Every partition of every
  * intermediate stream the query writes gets the same bytes, sent after the data they
- * speak for (in-band ordering), so a reader of any partition hears from every producer.
+ * speak for (in-band ordering), so a reader of any partition hears from every producer;
+ * when and where each goes is [[ProducerControl]]'s.
  *
  * `taskCount` must be the number of producers that will each send their own messages
  * to every partition; how a query names its producers is the sink's choice. Two
@@ -14,10 +15,9 @@ import streamctl.grouper.TaskName
  *
  * {{{
  * val control = ControlMessages.forProducer("Partition 2", taskCount = 4)
- * control.watermarkIfAdvanced(lastSent, eventTimeWatermark).foreach { bytes =>
- *   ControlMessages.toEveryPartition(partitionCount, bytes).foreach { case (p, v) => send(topic, p, v) }
- * }
- * ControlMessages.toEveryPartition(partitionCount, control.endOfStream).foreach { case (p, v) => send(topic, p, v) }
+ * send(topic, partition, control.watermark(eventTimeWatermark))
+ * send(topic, partition, control.idle(Some(eventTimeWatermark)))
+ * send(topic, partition, control.endOfStream)
  * }}}
  */
 final class ControlMessages private (val taskName: String, val taskCount: Int) {
@@ -28,9 +28,11 @@ final class ControlMessages private (val taskName: String, val taskCount: Int) {
   /** A fresh array each call: callers hand it to a producer and must not share a mutable buffer. */
   def endOfStream: Array[Byte] = IntermediateMessage.endOfStream(taskName, taskCount)
 
-  /** The watermark message to send, or None when it would not advance on `lastSent` (sent only when it advances). */
-  def watermarkIfAdvanced(lastSent: Option[Long], timestamp: Long): Option[Array[Byte]] =
-    if (lastSent.forall(timestamp > _)) Some(watermark(timestamp)) else None
+  /** "Nothing to write for now", with the producer's watermark when it has one. */
+  def idle(watermark: Option[Long]): Array[Byte] = IntermediateMessage.idle(taskName, taskCount, watermark)
+
+  /** "Writing again": sent to every partition before the producer's first data after [[idle]]. */
+  def active(watermark: Option[Long]): Array[Byte] = IntermediateMessage.active(taskName, taskCount, watermark)
 
   override def toString: String = s"ControlMessages(producer '$taskName' of $taskCount)"
 }
@@ -39,8 +41,4 @@ object ControlMessages {
   def forProducer(taskName: String, taskCount: Int): ControlMessages = new ControlMessages(taskName, taskCount)
 
   def forProducer(task: TaskName, taskCount: Int): ControlMessages = forProducer(task.name, taskCount)
-
-  /** (partition, value) for partitions 0 until `partitionCount`, sharing one array (Kafka never mutates values). */
-  def toEveryPartition(partitionCount: Int, value: Array[Byte]): IndexedSeq[(Int, Array[Byte])] =
-    (0 until partitionCount).map(p => p -> value)
 }

@@ -15,21 +15,34 @@ import streamctl.system.SSP
  * source's Offset and per (batch, task) in the metadata store) and must come back
  * exactly after a crash.
  *
- * Rules (DESIGN.md, "Reconciliation"):
+ * Rules (DESIGN.md, "Reconciliation"; the only place they are implemented):
  *  - `taskCount` is fixed by the first control message; any other count later, from
  *    the same producer or another, is an error: counting towards a moving target
  *    would declare end-of-stream too early or never.
  *  - End-of-stream when every one of `taskCount` producers sent end-of-stream.
  *  - Each producer's watermark only moves forward; an older one is ignored, not an error
  *    (a producer replaying a batch resends older watermarks).
- *  - The SSP watermark is the minimum over producers, defined once all `taskCount`
- *    producers have reported. A producer that sent end-of-stream counts as reported and
- *    no longer holds the minimum back: it will send nothing more, so waiting for it
- *    would stall the SSP forever. Once all producers ended, the watermark is the highest
- *    one reported. Under these rules the SSP watermark never moves backwards.
- *  - A watermark from a producer that already sent end-of-stream is ignored.
+ *  - A producer is idle from its idle message until its next active or watermark
+ *    message (data messages carry no producer name, so a producer announces its return
+ *    before its data). Idle and active messages carry the producer's watermark when it
+ *    has one, which counts like a watermark message.
+ *  - The SSP watermark is defined once all `taskCount` producers have reported (by a
+ *    watermark, an idle message or end-of-stream). It is the minimum over the active
+ *    producers: neither a producer that ended (it sends nothing more) nor an idle one
+ *    holds it back. With no active producer left it is the highest watermark reported
+ *    (every producer ended or is idle: nothing is on its way).
+ *  - The SSP watermark never moves backwards: a producer coming back from idle may be
+ *    behind the others, and until it catches up the SSP keeps the highest watermark it
+ *    had (`floor`, checkpointed with the rest). Rows that producer writes with older
+ *    event times are late for a downstream window whose delay does not cover the gap.
+ *  - A watermark, idle or active message from a producer that already sent end-of-stream
+ *    is ignored.
  *  - Data messages carry no producer name, so "data after a producer's end-of-stream"
  *    is only detectable once the whole SSP is at end-of-stream ([[checkData]]).
+ *
+ * Idle status is kept as offsets (where each producer last went idle, and where it last
+ * came back after that) rather than as a flag, so that [[merge]] stays a union/maximum:
+ * for one SSP the later offset is the later message, whatever order results arrive in.
  *
  * {{{
  * val s0 = ControlState.empty
@@ -38,6 +51,7 @@ import streamctl.system.SSP
  * val step = s1(WatermarkMessage("p1", 2, 20L), ssp, 8)
  * step.state.watermark                                // Some(10)
  * step.watermarkAdvanced                              // true
+ * step.state(IdleMessage("p0", 2, Some(10L)), ssp, 9).state.watermark  // Some(20): p0 is idle
  * ControlState.fromJson(Json.parse(step.state.json, "test"), "test") == step.state
  * }}}
  */
@@ -46,24 +60,46 @@ final class ControlState private (
     val taskCount: Int,
     val endOfStreamProducers: SortedSet[String],
     /** Latest watermark per producer, epoch ms. */
-    val producerWatermarks: SortedMap[String, Long]) {
+    val producerWatermarks: SortedMap[String, Long],
+    /** Per producer, the offset of the idle message that last made it idle. */
+    val idleAt: SortedMap[String, Long],
+    /** Per producer, the offset of the latest active or watermark message after it went idle. */
+    val activeAt: SortedMap[String, Long],
+    floorIn: Option[Long]) {
 
-  /** Distinct producers heard from (by watermark or end-of-stream). */
-  val producers: Int =
-    endOfStreamProducers.size + producerWatermarks.keysIterator.count(p => !endOfStreamProducers.contains(p))
+  private val known: SortedSet[String] = endOfStreamProducers ++ producerWatermarks.keySet ++ idleAt.keySet
+
+  /** Distinct producers heard from (by watermark, idle message or end-of-stream). */
+  val producers: Int = known.size
 
   def isEndOfStream: Boolean = taskCount > 0 && endOfStreamProducers.size == taskCount
 
-  /** The SSP's input watermark (epoch ms), once all producers have reported. */
-  val watermark: Option[Long] =
+  private def isIdleProducer(p: String): Boolean =
+    !endOfStreamProducers.contains(p) && idleAt.get(p).exists(i => activeAt.get(p).forall(_ < i))
+
+  /** Producers that neither ended nor are idle. */
+  private lazy val activeProducers: SortedSet[String] =
+    known.filter(p => !endOfStreamProducers.contains(p) && !isIdleProducer(p))
+
+  /** The idle producers (end-of-stream ones excluded), for metrics. */
+  def idleProducers: SortedSet[String] = known.filter(isIdleProducer)
+
+  private val reconciled: Option[Long] =
     if (taskCount == 0 || producers < taskCount) None
-    else {
-      // Every producer reported, so each live (not ended) producer has a watermark entry.
-      val live = producerWatermarks.iterator.filter { case (p, _) => !endOfStreamProducers.contains(p) }.map(_._2)
-      if (live.hasNext) Some(live.min)
-      else if (producerWatermarks.isEmpty) None
-      else Some(producerWatermarks.valuesIterator.max)
-    }
+    else if (activeProducers.nonEmpty) {
+      // A producer known only from an idle message that came back without a watermark has none yet.
+      if (activeProducers.forall(producerWatermarks.contains)) Some(activeProducers.iterator.map(producerWatermarks).min)
+      else None
+    } else producerWatermarks.valuesIterator.maxOption
+
+  /** The highest SSP watermark so far, kept only while the reconciled value is below it. */
+  val floor: Option[Long] = floorIn.filter(f => reconciled.forall(f > _))
+
+  /** The SSP's input watermark (epoch ms), once all producers have reported; never moves backwards. */
+  val watermark: Option[Long] = floor.orElse(reconciled)
+
+  /** Every producer reported and none is active, yet not every one ended: nothing is on its way for now. */
+  def isIdle: Boolean = taskCount > 0 && producers >= taskCount && !isEndOfStream && activeProducers.isEmpty
 
   def endOfStreamCount: Int = endOfStreamProducers.size
   def watermarkCount: Int = producerWatermarks.size
@@ -79,24 +115,32 @@ final class ControlState private (
         s"producer '$producer' says taskCount ${message.taskCount}, but earlier control messages on this partition " +
           s"said $taskCount; the upstream query changed its parallelism without starting a new intermediate stream " +
           "(or two queries write to it)")
-    val known = endOfStreamProducers.contains(producer) || producerWatermarks.contains(producer)
-    if (!known && producers >= message.taskCount)
+    if (!known.contains(producer) && producers >= message.taskCount)
       throw ControlErrors.at(ssp, offset,
         s"control message from producer '$producer', but all ${message.taskCount} producers are already known " +
-          s"(${knownProducers.mkString(", ")}); more producer names than taskCount")
+          s"(${known.mkString(", ")}); more producer names than taskCount")
 
-    // A known producer implies taskCount is already set, so "unchanged" can return this.
-    val next = message match {
-      case _: EndOfStreamMessage =>
-        if (endOfStreamProducers.contains(producer)) this // a replayed end-of-stream
-        else new ControlState(message.taskCount, endOfStreamProducers + producer, producerWatermarks)
-      case w: WatermarkMessage =>
-        val ignored = endOfStreamProducers.contains(producer) ||
-          producerWatermarks.get(producer).exists(_ >= w.timestamp)
-        if (ignored) this
-        else new ControlState(message.taskCount, endOfStreamProducers, producerWatermarks.updated(producer, w.timestamp))
+    val ended = endOfStreamProducers.contains(producer)
+    def withWatermark(ts: Option[Long]): SortedMap[String, Long] = ts match {
+      case Some(t) if producerWatermarks.get(producer).forall(_ < t) => producerWatermarks.updated(producer, t)
+      case _ => producerWatermarks
     }
-    ControlState.Applied(next, ControlState.advances(watermark, next.watermark))
+    // Back from idle: recorded only for a producer that is idle, so a busy one adds nothing.
+    def back: SortedMap[String, Long] = if (isIdleProducer(producer)) activeAt.updated(producer, offset) else activeAt
+    def next(eos: SortedSet[String] = endOfStreamProducers, wm: SortedMap[String, Long] = producerWatermarks,
+             idle: SortedMap[String, Long] = idleAt, active: SortedMap[String, Long] = activeAt): ControlState =
+      if ((eos eq endOfStreamProducers) && (wm eq producerWatermarks) && (idle eq idleAt) && (active eq activeAt)) this
+      else new ControlState(message.taskCount, eos, wm, idle, active, watermark)
+
+    val after = message match {
+      case _ if ended => this // a replayed end-of-stream, or anything after it
+      case _: EndOfStreamMessage => next(eos = endOfStreamProducers + producer)
+      case w: WatermarkMessage => next(wm = withWatermark(Some(w.timestamp)), active = back)
+      case a: ActiveMessage => next(wm = withWatermark(a.watermark), active = back)
+      case i: IdleMessage =>
+        next(wm = withWatermark(i.watermark), idle = if (isIdleProducer(producer)) idleAt else idleAt.updated(producer, offset))
+    }
+    ControlState.Applied(after, ControlState.advances(watermark, after.watermark))
   }
 
   /**
@@ -112,9 +156,12 @@ final class ControlState private (
 
   /**
    * Combines two results for the same SSP, e.g. from several tasks reading a broadcast
-   * SSP, or a previous batch's state with a newer one. Union of end-of-stream producers
-   * and per-producer maximum watermark: commutative, associative and idempotent, so the
-   * outcome does not depend on the order results are loaded in.
+   * SSP, or a previous batch's state with a newer one. Union of end-of-stream producers,
+   * per-producer maximum watermark and idle/active offsets, and the higher of the two SSP
+   * watermarks as the floor: commutative and idempotent, and for states that extend one
+   * another (the driver's case: every result starts from the previous state) the outcome
+   * does not depend on the order results are loaded in. The merged SSP watermark is never
+   * below either input's.
    */
   def merge(other: ControlState, ssp: SSP): ControlState = {
     if (taskCount != 0 && other.taskCount != 0 && taskCount != other.taskCount)
@@ -122,20 +169,17 @@ final class ControlState private (
         s"Intermediate ${ControlErrors.where(ssp)}: control states to combine disagree on taskCount " +
           s"($taskCount vs ${other.taskCount})")
     val count = math.max(taskCount, other.taskCount)
-    val watermarks = other.producerWatermarks.foldLeft(producerWatermarks) { case (acc, (p, ts)) =>
-      acc.updated(p, acc.get(p).fold(ts)(math.max(_, ts)))
-    }
-    val merged = new ControlState(count, endOfStreamProducers ++ other.endOfStreamProducers, watermarks)
+    val merged = new ControlState(count, endOfStreamProducers ++ other.endOfStreamProducers,
+      ControlState.maxByKey(producerWatermarks, other.producerWatermarks), ControlState.maxByKey(idleAt, other.idleAt),
+      ControlState.maxByKey(activeAt, other.activeAt), (watermark ++ other.watermark).maxOption)
     if (merged.producers > count && count > 0)
       throw StreamctlException(
         s"Intermediate ${ControlErrors.where(ssp)}: control states to combine name ${merged.producers} producers " +
-          s"(${merged.knownProducers.mkString(", ")}) but taskCount is $count")
+          s"(${merged.known.mkString(", ")}) but taskCount is $count")
     merged
   }
 
-  private def knownProducers: SortedSet[String] = endOfStreamProducers ++ producerWatermarks.keySet
-
-  /** Compact JSON: `{"n":3,"eos":["p0"],"wm":{"p1":10}}`; the empty state is `{}`. */
+  /** Compact JSON: `{"n":3,"eos":["p0"],"wm":{"p1":10}}` plus `idle`, `active` and `floor` once a producer was idle. */
   def toJson: ObjectNode = {
     val node = Json.obj()
     if (taskCount != 0) node.put("n", taskCount)
@@ -143,10 +187,15 @@ final class ControlState private (
       val eos = node.putArray("eos")
       endOfStreamProducers.foreach(p => eos.add(p))
     }
-    if (producerWatermarks.nonEmpty) {
-      val wm = node.putObject("wm")
-      producerWatermarks.foreach { case (p, ts) => wm.put(p, ts) }
-    }
+    def putMap(name: String, m: SortedMap[String, Long]): Unit =
+      if (m.nonEmpty) {
+        val o = node.putObject(name)
+        m.foreach { case (p, v) => o.put(p, v) }
+      }
+    putMap("wm", producerWatermarks)
+    putMap("idle", idleAt)
+    putMap("active", activeAt)
+    floor.foreach(node.put("floor", _))
     node
   }
 
@@ -155,33 +204,39 @@ final class ControlState private (
   override def equals(other: Any): Boolean = other match {
     case o: ControlState =>
       taskCount == o.taskCount && endOfStreamProducers == o.endOfStreamProducers &&
-        producerWatermarks == o.producerWatermarks
+        producerWatermarks == o.producerWatermarks && idleAt == o.idleAt && activeAt == o.activeAt && floor == o.floor
     case _ => false
   }
 
-  override def hashCode: Int = (taskCount, endOfStreamProducers, producerWatermarks).##
+  override def hashCode: Int = (taskCount, endOfStreamProducers, producerWatermarks, idleAt, activeAt, floor).##
 
   override def toString: String =
     s"ControlState(taskCount=$taskCount, eos=${endOfStreamProducers.mkString("[", ",", "]")}, " +
-      s"watermarks=${producerWatermarks.mkString("{", ",", "}")}, watermark=${watermark.getOrElse("none")})"
+      s"watermarks=${producerWatermarks.mkString("{", ",", "}")}, idle=${idleProducers.mkString("[", ",", "]")}, " +
+      s"watermark=${watermark.getOrElse("none")})"
 }
 
 object ControlState {
   /** The result of [[ControlState.apply]]: the new state, and whether the SSP watermark advanced. */
   final case class Applied(state: ControlState, watermarkAdvanced: Boolean)
 
-  val empty: ControlState = new ControlState(0, SortedSet.empty, SortedMap.empty)
+  val empty: ControlState = new ControlState(0, SortedSet.empty, SortedMap.empty, SortedMap.empty, SortedMap.empty, None)
 
   private[control] def advances(before: Option[Long], after: Option[Long]): Boolean =
     after.exists(a => before.forall(a > _))
 
-  private val fields = Set("n", "eos", "wm")
+  private def maxByKey(a: SortedMap[String, Long], b: SortedMap[String, Long]): SortedMap[String, Long] =
+    if (b.isEmpty) a
+    else b.foldLeft(a) { case (acc, (k, v)) => acc.updated(k, acc.get(k).fold(v)(math.max(_, v))) }
+
+  private val fields = Set("n", "eos", "wm", "idle", "active", "floor")
 
   /**
    * Reads what [[ControlState.toJson]] wrote. `what` names the origin in errors (e.g.
    * "control state of kafka/orders/3 in offset log batch 12"). Unknown fields are an
    * error rather than skipped: they would come from a newer streamctl whose bookkeeping
-   * this one cannot honour.
+   * this one cannot honour. States written before idle producers existed (no `idle`,
+   * `active` or `floor`) read as states without idle producers.
    */
   def fromJson(node: JsonNode, what: String): ControlState = {
     def bad(problem: String) = StreamctlException(s"Bad control state in $what: $problem: ${Json.write(node)}")
@@ -199,16 +254,25 @@ object ControlState {
         e.asText
       }.to(SortedSet)
     }.getOrElse(SortedSet.empty[String])
-    val wm = Option(node.get("wm")).map { f =>
-      if (!f.isObject) throw bad("'wm' must map producer names to epoch ms")
+    def producerMap(name: String, values: String): SortedMap[String, Long] = Option(node.get(name)).map { f =>
+      val problem = s"'$name' must map producer names to $values"
+      if (!f.isObject) throw bad(problem)
       f.properties.asScala.map { e =>
         val v = e.getValue
-        if (e.getKey.isEmpty || !v.isIntegralNumber || !v.canConvertToLong) throw bad("'wm' must map producer names to epoch ms")
+        if (e.getKey.isEmpty || !v.isIntegralNumber || !v.canConvertToLong) throw bad(problem)
         e.getKey -> v.longValue
       }.to(SortedMap)
     }.getOrElse(SortedMap.empty[String, Long])
+    val wm = producerMap("wm", "epoch ms")
+    val idle = producerMap("idle", "offsets")
+    val active = producerMap("active", "offsets")
+    val floor = Option(node.get("floor")).map { f =>
+      if (!f.isIntegralNumber || !f.canConvertToLong) throw bad("'floor' must be epoch ms")
+      f.longValue
+    }
 
-    val state = new ControlState(n, eos, wm)
+    val state = new ControlState(n, eos, wm, idle, active, floor)
+    if (!active.keySet.subsetOf(idle.keySet)) throw bad("'active' names producers that were never idle")
     if (n == 0 && state.producers > 0) throw bad("producers recorded without 'n'")
     if (state.producers > n) throw bad(s"${state.producers} producers recorded but 'n' is $n")
     state

@@ -37,28 +37,10 @@ object ControlStates {
   }
 
   /**
-   * A task's watermark over its intermediate SSPs' states: the minimum over those not at
-   * end-of-stream, undefined while any of them is undefined. SSPs at end-of-stream no
-   * longer hold it back (they bring no more data); when all are, it is the highest SSP
-   * watermark. Non-intermediate SSPs have no state and do not take part. So defined, it
-   * never moves backwards while the set of SSPs stays the same.
+   * A task's watermark over its intermediate SSPs' states ([[WatermarkSummary]] has the rule):
+   * the minimum over those still live, undefined while any of them is undefined.
    */
-  def taskWatermark(states: Iterable[ControlState]): Option[Long] = {
-    var liveMin = Long.MaxValue
-    var anyLive = false
-    var endedMax = Long.MinValue
-    var anyEnded = false
-    val it = states.iterator
-    while (it.hasNext) {
-      val s = it.next()
-      if (s.isEndOfStream) s.watermark.foreach { w => anyEnded = true; endedMax = math.max(endedMax, w) }
-      else s.watermark match {
-        case None => return None
-        case Some(w) => anyLive = true; liveMin = math.min(liveMin, w)
-      }
-    }
-    if (anyLive) Some(liveMin) else if (anyEnded) Some(endedMax) else None
-  }
+  def taskWatermark(states: Iterable[ControlState]): Option[Long] = WatermarkSummary.of(states).watermark
 
   /** True when there is at least one SSP and every one is at end-of-stream. */
   def allEndOfStream(states: States): Boolean = states.nonEmpty && states.valuesIterator.forall(_.isEndOfStream)

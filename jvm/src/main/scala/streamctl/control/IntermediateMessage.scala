@@ -11,8 +11,10 @@ import streamctl.system.SSP
 
 /**
  * The wire format of an intermediate stream: one type byte, then either the user's
- * bytes untouched (type 0) or a JSON control payload (1 watermark, 2 end-of-stream)
- * with `version`, `taskName`, `taskCount` and, for a watermark, `timestamp` (epoch ms).
+ * bytes untouched (type 0) or a JSON control payload (1 watermark, 2 end-of-stream,
+ * 3 idle, 4 active) with `version`, `taskName`, `taskCount` and `timestamp` (epoch ms):
+ * required for a watermark, present in idle and active messages when the producer has a
+ * watermark, absent from end-of-stream.
  *
  * Reading is strict: an unknown type byte, a newer version, malformed JSON or a value
  * without its framing byte is an error naming stream, partition and offset. Guessing
@@ -33,6 +35,8 @@ object IntermediateMessage {
   final val UserType: Byte = 0
   final val WatermarkType: Byte = 1
   final val EndOfStreamType: Byte = 2
+  final val IdleType: Byte = 3
+  final val ActiveType: Byte = 4
 
   /** The control payload version this code writes and the newest it can read. */
   final val Version: Int = 1
@@ -61,6 +65,12 @@ object IntermediateMessage {
   def endOfStream(taskName: String, taskCount: Int): Array[Byte] =
     encode(EndOfStreamMessage(taskName, taskCount))
 
+  def idle(taskName: String, taskCount: Int, watermark: Option[Long]): Array[Byte] =
+    encode(IdleMessage(taskName, taskCount, watermark))
+
+  def active(taskName: String, taskCount: Int, watermark: Option[Long]): Array[Byte] =
+    encode(ActiveMessage(taskName, taskCount, watermark))
+
   def encode(message: ControlMessage): Array[Byte] = {
     checkProducer(message.taskName, message.taskCount)
     val node = Json.obj()
@@ -72,6 +82,12 @@ object IntermediateMessage {
         node.put("timestamp", w.timestamp)
         WatermarkType
       case _: EndOfStreamMessage => EndOfStreamType
+      case i: IdleMessage =>
+        i.watermark.foreach(node.put("timestamp", _))
+        IdleType
+      case a: ActiveMessage =>
+        a.watermark.foreach(node.put("timestamp", _))
+        ActiveType
     }
     val out = new ByteArrayOutputStream(96)
     out.write(typeByte.toInt)
@@ -89,7 +105,7 @@ object IntermediateMessage {
   // ---------------------------------------------------------------- decoding
 
   /**
-   * The checked type byte of a record: [[UserType]], [[WatermarkType]] or [[EndOfStreamType]].
+   * The checked type byte of a record: [[UserType]] or one of the control types.
    * Allocation-free, for the per-record path; a user payload is then
    * `bytes[PayloadOffset, PayloadOffset + payloadLength(bytes))`.
    */
@@ -99,10 +115,11 @@ object IntermediateMessage {
         s"${if (bytes == null) "null" else "empty"} value has no framing type byte; " +
           "was this record written by something other than the streamctl sink?")
     val t = bytes(0)
-    if (t != UserType && t != WatermarkType && t != EndOfStreamType)
+    if (t < UserType || t > ActiveType)
       throw ControlErrors.at(ssp, offset,
-        s"unknown type byte $t (expected $UserType user, $WatermarkType watermark, $EndOfStreamType end-of-stream); " +
-          "was this record written by a newer streamctl or by something other than the streamctl sink?")
+        s"unknown type byte $t (expected $UserType user, $WatermarkType watermark, $EndOfStreamType end-of-stream, " +
+          s"$IdleType idle, $ActiveType active); if a newer streamctl wrote it, upgrade streamctl in the consuming " +
+          "query; else the record was written by something other than the streamctl sink")
     t
   }
 
@@ -120,7 +137,7 @@ object IntermediateMessage {
   def decodeControl(ssp: SSP, offset: Long, bytes: Array[Byte]): ControlMessage = {
     val t = typeOf(ssp, offset, bytes)
     if (t == UserType) throw ControlErrors.at(ssp, offset, "expected a control message, found a user message")
-    val kind = if (t == WatermarkType) "watermark" else "end-of-stream"
+    val kind = KindNames(t)
     val node = parse(ssp, offset, bytes, kind)
     def bad(problem: String) = ControlErrors.at(ssp, offset, s"$kind message $problem: ${printable(bytes)}")
 
@@ -137,12 +154,21 @@ object IntermediateMessage {
     val taskCount = intField(node, "taskCount", bad)
     if (taskCount < 1) throw bad(s"has taskCount $taskCount, must be at least 1")
 
-    if (t == WatermarkType) {
-      val ts = node.get("timestamp")
-      if (ts == null || !ts.isIntegralNumber || !ts.canConvertToLong) throw bad("needs an integer 'timestamp' (epoch ms)")
-      WatermarkMessage(taskName, taskCount, ts.longValue)
-    } else EndOfStreamMessage(taskName, taskCount)
+    val timestamp = Option(node.get("timestamp")).map { ts =>
+      if (!ts.isIntegralNumber || !ts.canConvertToLong) throw bad("has a 'timestamp' that is not an integer (epoch ms)")
+      ts.longValue
+    }
+    t match {
+      case WatermarkType =>
+        WatermarkMessage(taskName, taskCount, timestamp.getOrElse(throw bad("needs an integer 'timestamp' (epoch ms)")))
+      case EndOfStreamType => EndOfStreamMessage(taskName, taskCount)
+      case IdleType => IdleMessage(taskName, taskCount, timestamp)
+      case _ => ActiveMessage(taskName, taskCount, timestamp)
+    }
   }
+
+  private val KindNames: Map[Byte, String] =
+    Map(WatermarkType -> "watermark", EndOfStreamType -> "end-of-stream", IdleType -> "idle", ActiveType -> "active")
 
   private def parse(ssp: SSP, offset: Long, bytes: Array[Byte], kind: String): JsonNode = {
     val node =

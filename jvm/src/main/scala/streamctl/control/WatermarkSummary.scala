@@ -1,10 +1,17 @@
 package streamctl.control
 
 /**
- * [[ControlStates.taskWatermark]] as a value that can be folded and combined, so a reader
- * can join the SSPs it reads live with the query's other SSPs (as of the batch start)
- * without walking all of them on every control message. For any split of a set of states,
- * `of(a) ++ of(b)` has the same watermark as `ControlStates.taskWatermark(a ++ b)`.
+ * The watermark over several intermediate SSPs (a task's, or a whole source's), as a value
+ * that can be folded and combined, so a reader can join the SSPs it reads live with the
+ * query's other SSPs (as of the batch start) without walking all of them on every control
+ * message. For any split of a set of states, `of(a) ++ of(b)` has the same watermark as
+ * `of(a ++ b)`.
+ *
+ * The rule, one level above [[ControlState]]'s: the minimum over the live SSPs, undefined
+ * while any live SSP is. An SSP at end-of-stream, or whose producers are all idle
+ * ([[ControlState.isIdle]]), brings nothing for now and does not hold the others back;
+ * when no SSP is live the watermark is the highest of theirs. Non-intermediate SSPs have no
+ * state and take no part.
  *
  * {{{
  * val others = WatermarkSummary.of(statesOfOtherTasks)       // once per batch, on the driver
@@ -12,15 +19,16 @@ package streamctl.control
  * }}}
  */
 final case class WatermarkSummary(
-    /** A live (not ended) SSP without a watermark: the whole is undefined. */
+    /** A live SSP without a watermark: the whole is undefined. */
     undefined: Boolean,
     anyLive: Boolean,
     liveMin: Long,
-    anyEnded: Boolean,
-    endedMax: Long) {
+    /** Some SSP at end-of-stream or idle has a watermark. */
+    anyQuiet: Boolean,
+    quietMax: Long) {
 
   def add(s: ControlState): WatermarkSummary =
-    if (s.isEndOfStream) s.watermark.fold(this)(w => copy(anyEnded = true, endedMax = math.max(endedMax, w)))
+    if (s.isEndOfStream || s.isIdle) s.watermark.fold(this)(w => copy(anyQuiet = true, quietMax = math.max(quietMax, w)))
     else s.watermark match {
       case None => copy(undefined = true)
       case Some(w) => copy(anyLive = true, liveMin = math.min(liveMin, w))
@@ -28,15 +36,15 @@ final case class WatermarkSummary(
 
   def ++(o: WatermarkSummary): WatermarkSummary = WatermarkSummary(
     undefined || o.undefined, anyLive || o.anyLive, math.min(liveMin, o.liveMin),
-    anyEnded || o.anyEnded, math.max(endedMax, o.endedMax))
+    anyQuiet || o.anyQuiet, math.max(quietMax, o.quietMax))
 
-  /** Live SSPs hold it at their minimum; ended ones count only when nothing is live. */
+  /** Live SSPs hold it at their minimum; quiet ones count only when nothing is live. */
   def watermark: Option[Long] =
-    if (undefined) None else if (anyLive) Some(liveMin) else if (anyEnded) Some(endedMax) else None
+    if (undefined) None else if (anyLive) Some(liveMin) else if (anyQuiet) Some(quietMax) else None
 }
 
 object WatermarkSummary {
-  val empty: WatermarkSummary = WatermarkSummary(undefined = false, anyLive = false, Long.MaxValue, anyEnded = false, Long.MinValue)
+  val empty: WatermarkSummary = WatermarkSummary(undefined = false, anyLive = false, Long.MaxValue, anyQuiet = false, Long.MinValue)
 
   def of(states: Iterable[ControlState]): WatermarkSummary = states.foldLeft(empty)(_ add _)
 }

@@ -14,20 +14,8 @@ class ControlMessagesTest {
     val control = ControlMessages.forProducer(TaskName("Partition 2"), 4)
     assertEquals(WatermarkMessage("Partition 2", 4, 99L), IntermediateMessage.decode(ssp, 0, control.watermark(99L)))
     assertEquals(EndOfStreamMessage("Partition 2", 4), IntermediateMessage.decode(ssp, 1, control.endOfStream))
-  }
-
-  @Test def watermarkIsSentOnlyWhenItAdvances(): Unit = {
-    val control = ControlMessages.forProducer("p", 1)
-    assertTrue(control.watermarkIfAdvanced(None, 10L).isDefined)
-    assertTrue(control.watermarkIfAdvanced(Some(10L), 11L).isDefined)
-    assertTrue(control.watermarkIfAdvanced(Some(10L), 10L).isEmpty)
-    assertTrue(control.watermarkIfAdvanced(Some(10L), 9L).isEmpty)
-  }
-
-  @Test def everyPartitionGetsTheMessage(): Unit = {
-    val eos = ControlMessages.forProducer("p", 1).endOfStream
-    assertEquals(Seq(0, 1, 2), ControlMessages.toEveryPartition(3, eos).map(_._1))
-    assertTrue(ControlMessages.toEveryPartition(3, eos).forall(_._2 eq eos))
+    assertEquals(IdleMessage("Partition 2", 4, Some(7L)), IntermediateMessage.decode(ssp, 2, control.idle(Some(7L))))
+    assertEquals(ActiveMessage("Partition 2", 4, None), IntermediateMessage.decode(ssp, 3, control.active(None)))
   }
 
   @Test def badIdentityFails(): Unit = {

@@ -11,6 +11,12 @@ class ControlStateTest {
 
   private def eos(p: String, n: Int = 3) = EndOfStreamMessage(p, n)
   private def wm(p: String, ts: Long, n: Int = 3) = WatermarkMessage(p, n, ts)
+  private def idle(p: String, ts: Option[Long] = None, n: Int = 2) = IdleMessage(p, n, ts)
+  private def active(p: String, ts: Option[Long] = None, n: Int = 2) = ActiveMessage(p, n, ts)
+
+  /** Applies messages from `offset` on, one offset each. */
+  private def runFrom(start: ControlState, offset: Long, messages: ControlMessage*): ControlState =
+    messages.zipWithIndex.foldLeft(start) { case (s, (m, i)) => s(m, ssp, offset + i).state }
 
   /** Applies messages at offsets 0, 1, 2, ... */
   private def run(start: ControlState, messages: ControlMessage*): ControlState =
@@ -142,5 +148,82 @@ class ControlStateTest {
     assertEquals(2, s.producers)
     assertEquals(1, s.endOfStreamCount)
     assertEquals(2, s.watermarkCount)
+  }
+
+  @Test def anIdleProducerIsLeftOutOfTheMinimumUntilItSaysItIsBack(): Unit = {
+    val two = run(ControlState.empty, wm("p1", 10, 2), wm("p2", 20, 2))
+    assertEquals(Some(10L), two.watermark)
+    val quiet = two(idle("p1", Some(10)), ssp, 2)
+    assertTrue(quiet.watermarkAdvanced)
+    assertEquals(Some(20L), quiet.state.watermark, "only p2 is active")
+    assertEquals(Set("p1"), quiet.state.idleProducers)
+    val on = runFrom(quiet.state, 3, wm("p2", 30, 2))
+    assertEquals(Some(30L), on.watermark, "the watermark follows the active producer")
+
+    // p1 comes back behind p2: the SSP watermark stays where it was until p1 catches up.
+    val back = on(active("p1", Some(10)), ssp, 4)
+    assertFalse(back.watermarkAdvanced)
+    assertEquals(Set(), back.state.idleProducers)
+    assertEquals(Some(30L), back.state.watermark, "never backwards")
+    assertEquals(Some(30L), back.state.floor)
+    val catching = runFrom(back.state, 5, wm("p1", 25, 2))
+    assertEquals(Some(30L), catching.watermark)
+    val caughtUp = runFrom(catching, 6, wm("p1", 40, 2), wm("p2", 50, 2))
+    assertEquals(Some(40L), caughtUp.watermark, "the minimum over both again")
+    assertEquals(None, caughtUp.floor, "the floor is kept only while it is above the minimum")
+
+    // A watermark message also brings an idle producer back.
+    val again = runFrom(caughtUp, 8, idle("p2"), wm("p2", 45, 2))
+    assertEquals(Set(), again.idleProducers)
+    assertEquals(Some(50L), again.producerWatermarks.get("p2"), "an older watermark is still ignored")
+  }
+
+  @Test def anIdleMessageCountsAsReportingAndAllIdleIsTheHighest(): Unit = {
+    val s = run(ControlState.empty, wm("p1", 10, 2), idle("p2"))
+    assertEquals(Some(10L), s.watermark, "p2 reported idle without a watermark")
+    assertFalse(s.isIdle)
+    val both = runFrom(s, 2, idle("p1", Some(12)))
+    assertTrue(both.isIdle)
+    assertEquals(Some(12L), both.watermark, "nobody active: the highest watermark reported")
+    val backBare = runFrom(both, 3, active("p2"))
+    assertEquals(Some(12L), backBare.watermark, "p2 is back without a watermark: undefined, held at the floor")
+    assertEquals(None, run(ControlState.empty, idle("p1"), idle("p2")).watermark, "no watermark at all")
+  }
+
+  @Test def endOfStreamEndsAnIdleProducerAndNothingAfterItCounts(): Unit = {
+    val s = run(ControlState.empty, wm("p1", 10, 2), idle("p2", Some(5)), EndOfStreamMessage("p2", 2))
+    assertEquals(Some(10L), s.watermark)
+    assertEquals(Set(), s.idleProducers)
+    assertSame(s, s(idle("p2", Some(99)), ssp, 9).state)
+    assertSame(s, s(active("p2", Some(99)), ssp, 9).state)
+    assertTrue(runFrom(s, 3, EndOfStreamMessage("p1", 2)).isEndOfStream)
+  }
+
+  @Test def idleStatusAndFloorSurviveARestartAndOldStatesStillRead(): Unit = {
+    val s = run(ControlState.empty, wm("p1", 10, 2), wm("p2", 20, 2), idle("p1", Some(10)), wm("p2", 30, 2),
+      active("p1", Some(10)))
+    assertEquals("""{"n":2,"wm":{"p1":10,"p2":30},"idle":{"p1":2},"active":{"p1":4},"floor":30}""", s.json)
+    val restarted = restart(s)
+    assertEquals(s, restarted)
+    assertEquals(Some(30L), restarted.watermark)
+    val idleAgain = runFrom(restarted, 5, idle("p1"))
+    assertEquals(Set("p1"), restart(idleAgain).idleProducers, "idle again after coming back: the later offset wins")
+    // Written before idle producers existed.
+    assertEquals(Some(10L), ControlState.parse("""{"n":2,"eos":["p2"],"wm":{"p1":10}}""", "old offset").watermark)
+    for (bad <- Seq("""{"n":2,"wm":{"p1":1},"active":{"p1":3}}""", """{"n":2,"idle":{"p1":"x"}}""", """{"n":1,"floor":"x"}"""))
+      assertThrows(classOf[StreamctlException], () => ControlState.parse(bad, "offset log batch 7"))
+  }
+
+  @Test def mergingResultsThatExtendOneAnotherIsOrderIndependentAndNeverGoesBack(): Unit = {
+    val prev = run(ControlState.empty, wm("p1", 10, 2), wm("p2", 20, 2), idle("p1", Some(10)))
+    val later = runFrom(prev, 3, wm("p2", 30, 2), active("p1", Some(10)))
+    val latest = runFrom(later, 5, idle("p1"))
+    val all = Seq(prev, later, latest)
+    for (order <- all.permutations) {
+      val merged = order.reduce(_.merge(_, ssp))
+      assertEquals(latest, merged, s"order $order")
+    }
+    assertEquals(Some(30L), prev.merge(later, ssp).watermark, "p1 is back below p2: the floor holds")
+    assertEquals(later, later.merge(later, ssp))
   }
 }

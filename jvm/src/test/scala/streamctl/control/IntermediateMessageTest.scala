@@ -66,8 +66,26 @@ class IntermediateMessageTest {
     assertEquals(EndOfStreamMessage("p", 1),
       IntermediateMessage.decode(ssp, offset, control(2, """{"version":1,"taskName":"p","taskCount":1,"note":"x"}""")))
 
-  @Test def unknownTypeByteFails(): Unit =
-    assertFails(control(7, """{"version":1,"taskName":"p","taskCount":1}"""), "unknown type byte 7")
+  @Test def idleAndActiveRoundTripWithAndWithoutTheProducersWatermark(): Unit = {
+    for (wm <- Seq(Some(1700000000123L), None)) {
+      val idle = IntermediateMessage.idle("by_user", 2, wm)
+      assertEquals(IntermediateMessage.IdleType, idle(0))
+      assertEquals(IdleMessage("by_user", 2, wm), IntermediateMessage.decode(ssp, offset, idle))
+      val active = IntermediateMessage.active("by_user", 2, wm)
+      assertEquals(IntermediateMessage.ActiveType, active(0))
+      assertEquals(ActiveMessage("by_user", 2, wm), IntermediateMessage.decode(ssp, offset, active))
+      val json = new String(idle, 1, idle.length - 1, UTF_8)
+      assertEquals(wm.isDefined, json.contains("\"timestamp\""), json)
+    }
+    assertFails(control(3, """{"version":1,"taskName":"p","taskCount":1,"timestamp":"x"}"""), "idle message", "'timestamp'")
+  }
+
+  @Test def unknownTypeByteFailsSayingWhatToUpgrade(): Unit = {
+    assertFails(control(7, """{"version":1,"taskName":"p","taskCount":1}"""), "unknown type byte 7",
+      "upgrade streamctl in the consuming query")
+    assertFails(control(5, """{"version":1,"taskName":"p","taskCount":1}"""), "unknown type byte 5")
+    assertFails(Array[Byte](-1, 1), "unknown type byte -1")
+  }
 
   @Test def newerVersionFails(): Unit =
     assertFails(control(1, """{"version":2,"taskName":"p","taskCount":1,"timestamp":5,"newField":[1]}"""),

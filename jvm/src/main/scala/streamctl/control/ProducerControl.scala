@@ -1,0 +1,145 @@
+package streamctl.control
+
+/**
+ * The sending side of in-band control for one producer of one intermediate stream: which
+ * control messages go to which partitions, and when. The I/O (asking Kafka for the
+ * partition count, sending) is the [[ProducerControl.Wire]]'s; state moves on only after a
+ * send returned, so a failed send is attempted again next time.
+ *
+ * Rules:
+ *  - Messages go to every partition the stream has when they are sent (asked at each send),
+ *    after the data they speak for. When the stream grew, the partitions that never got the
+ *    producer's current status (its latest watermark, or its idle message) get it at the next
+ *    commit (idle: at the next idle check), even when nothing else is sent.
+ *  - A watermark goes out after a batch commits, only when it advanced.
+ *  - Idle: with an idle timeout, a producer that wrote no record for that long (no batch in
+ *    flight) sends an idle message, carrying its latest watermark if it has one; while idle
+ *    it checks for new partitions once per timeout. Before the next batch writes anything it
+ *    sends an active message to every partition: data messages carry no producer name, so
+ *    this is the only way readers learn it is back. A new run starts as "maybe idle" (a
+ *    previous run may have left readers counting it idle): its first batch starts with an
+ *    active message, and it declares itself idle after the timeout if no batch writes.
+ *  - End-of-stream: the watermark if it advanced, then end-of-stream, to every partition.
+ *    It may be sent again (a retry after a failed send); readers count a producer once.
+ *
+ * Not thread-safe: the caller serialises calls, holding one lock around each call and its
+ * sends, so that an idle message can never slip between an active message and the data
+ * that follows it.
+ *
+ * {{{
+ * val control = new ProducerControl(ControlMessages.forProducer("by_user", 1), idleTimeoutMs = Some(60000), startMs = now, wire)
+ * control.batchStarted()                                            // before the writers run
+ * control.batchCommitted(now, wroteData = true, watermark = Some(w)) // after they committed
+ * control.tick(now)                                                 // at control.nextCheckMs
+ * control.endOfStream(watermark = Some(w))
+ * }}}
+ */
+final class ProducerControl(
+    val messages: ControlMessages,
+    val idleTimeoutMs: Option[Long],
+    startMs: Long,
+    wire: ProducerControl.Wire) {
+
+  idleTimeoutMs.foreach(t => require(t > 0, s"idle timeout must be positive, not $t ms"))
+
+  private var lastWatermark: Option[Long] = None
+  /** Partitions [0, covered) have the current status: the idle message while idle, else `lastWatermark`. */
+  private var covered = 0
+  /** Readers may count this producer as idle (it said so, or a previous run may have). */
+  private var idle = idleTimeoutMs.isDefined
+  private var saidIdle = false
+  private var inFlight = false
+  private var lastDataMs = startMs
+  private var lastCheckMs = startMs
+
+  /** A batch is about to write (on the driver, before its writers start). */
+  def batchStarted(): Unit = {
+    inFlight = true
+    if (idle) {
+      val n = wire.partitions()
+      wire.send(messages.active(lastWatermark), 0 until n, "active")
+      idle = false
+      saidIdle = false
+      covered = if (lastWatermark.isDefined) n else 0
+    }
+  }
+
+  /** The batch's writers committed; `watermark` is the producer's watermark after it. */
+  def batchCommitted(nowMs: Long, wroteData: Boolean, watermark: Option[Long]): Unit = {
+    inFlight = false
+    if (wroteData) lastDataMs = nowMs
+    lazy val n = wire.partitions()
+    sendWatermark(watermark, n)
+    if (idleDue(nowMs)) sayIdle(nowMs, n)
+  }
+
+  /** The batch failed: nothing is in flight any more. */
+  def batchAborted(): Unit = inFlight = false
+
+  /** The idle check, due at [[nextCheckMs]]. */
+  def tick(nowMs: Long): Unit =
+    if (!inFlight && idleTimeoutMs.isDefined) {
+      if (saidIdle) {
+        lastCheckMs = nowMs
+        val n = wire.partitions()
+        if (n > covered) {
+          wire.send(messages.idle(lastWatermark), covered until n, "idle")
+          covered = n
+        }
+      } else if (idleDue(nowMs)) sayIdle(nowMs, wire.partitions())
+    }
+
+  /** When [[tick]] has something to check next (epoch ms); None while a batch runs or without a timeout. */
+  def nextCheckMs: Option[Long] =
+    if (inFlight) None
+    else idleTimeoutMs.map(t => if (saidIdle) lastCheckMs + t else lastDataMs + t)
+
+  def endOfStream(watermark: Option[Long]): Unit = {
+    val n = wire.partitions()
+    sendWatermark(watermark, n)
+    wire.send(messages.endOfStream, 0 until n, "end-of-stream")
+  }
+
+  /** The latest watermark sent, if any. */
+  def watermarkSent: Option[Long] = lastWatermark
+
+  private def idleDue(nowMs: Long): Boolean =
+    !saidIdle && idleTimeoutMs.exists(t => nowMs - lastDataMs >= t)
+
+  private def sayIdle(nowMs: Long, n: Int): Unit = {
+    wire.send(messages.idle(lastWatermark), 0 until n, "idle")
+    idle = true
+    saidIdle = true
+    covered = n
+    lastCheckMs = nowMs
+  }
+
+  private def sendWatermark(watermark: Option[Long], n: => Int): Unit = watermark match {
+    case Some(w) if lastWatermark.forall(w > _) =>
+      val count = n
+      wire.send(messages.watermark(w), 0 until count, s"watermark $w")
+      lastWatermark = Some(w)
+      if (!saidIdle) covered = count
+    case _ =>
+      // The stream grew: new partitions get the current watermark, so readers of them are not left undefined.
+      if (!saidIdle) lastWatermark.foreach { w =>
+        val count = n
+        if (count > covered) {
+          wire.send(messages.watermark(w), covered until count, s"watermark $w")
+          covered = count
+        }
+      }
+  }
+
+  override def toString: String = s"ProducerControl(${messages.taskName} of ${messages.taskCount})"
+}
+
+object ProducerControl {
+  /** Where a [[ProducerControl]]'s messages go: one intermediate stream. */
+  trait Wire {
+    /** The stream's partition count now. */
+    def partitions(): Int
+    /** Sends `value` to each of `partitions`, in order, and returns once all were acknowledged. */
+    def send(value: Array[Byte], partitions: Range, what: String): Unit
+  }
+}
