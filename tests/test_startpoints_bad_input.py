@@ -80,17 +80,19 @@ def test_query_does_not_start_with_startpoints_it_cannot_apply(spark, servers, m
     assert len(manager.list()) == 3, "nothing fanned out or deleted"
 
 
-def test_offset_beyond_the_end_stops_the_query_naming_offset_and_range(spark, servers, make_stream, tmp_path):
+def test_offset_beyond_the_end_stops_the_query_naming_the_key_and_moves_nothing(spark, servers, make_stream, tmp_path):
     stream = make_stream()
     kafka.produce(spark, servers, stream, [b"a", b"b"])
     cp = str(tmp_path / "cp")
-    StartpointManager(spark, checkpoint=cp).set(stream, 0, Startpoint.specific(50))  # no servers: not checked yet
+    manager = StartpointManager(spark, checkpoint=cp)
+    manager.set(stream, 0, Startpoint.specific(50))  # no servers: not checked yet
     _query_fails(
         _df(spark, servers, [stream]),
         cp,
-        f"{stream}-0 (task 'Partition 0'): offset 50 is beyond the end of the partition; valid offsets are 0 to 2",
+        f"key 'kafka/{stream}/0': offset 50 is beyond the end of the partition; valid offsets are 0 to 2",
         "the query does not start",
     )
+    assert [e.key for e in manager.list()] == [f"kafka/{stream}/0"], "the store as the user wrote it: not fanned out"
 
 
 def test_corrupt_json_stops_the_query_naming_the_key(spark, servers, make_stream, tmp_path):

@@ -98,6 +98,10 @@ def test_errors_are_one_line_naming_the_problem(spark, servers, make_stream, tmp
     assert code == 1 and f"Partition 3 of stream '{stream}' does not exist" in err
     code, _, err = _cli(spark, capsys, "set", *where, "--stream", stream, "--to-latest", "--dry-run")
     assert code == 1 and "give --bootstrap-servers" in err
+    bad_offset = ["--stream", stream, "--partition", "0", "--to-offset", "99", "--bootstrap-servers", servers]
+    code, _, err = _cli(spark, capsys, "set", *where, *bad_offset)
+    assert code == 1 and "offset 99 is beyond the end of the partition; valid offsets are 0 to 0" in err
+    assert len(err.strip().splitlines()) == 1, err
 
 
 def test_runs_as_a_command_without_a_spark_session(spark, make_stream, tmp_path):

@@ -119,9 +119,11 @@ def run(view: Any, argv: Sequence[str]) -> int:
         print(table(manager.preview(args.stream, args.partition, sp, task=args.task), resolved=True))
         print(f"Dry run: nothing written to {where}.")
         return 0
+    written = manager.set(args.stream, args.partition, sp, task=args.task)
+    # After the write, so that a refused startpoint prints its one-line error alone.
     if args.checkpoint and not os.path.isdir(os.path.join(args.checkpoint, "offsets")) and "://" not in args.checkpoint:
         print(f"note: no query has run with checkpoint {args.checkpoint} yet; check the path", file=sys.stderr)
-    print(table(manager.set(args.stream, args.partition, sp, task=args.task), resolved=bool(servers)))
+    print(table(written, resolved=bool(servers)))
     print(f"Written to {where}; the query applies it when it next starts.")
     return 0
 

@@ -17,9 +17,9 @@ import streamctl.system.{SSP, SystemAdmin}
  *  1. the startpoints the previous batch (`start`, already committed) applied are deleted,
  *     unless rewritten since: this is how a restart after a crash between planning and
  *     commit recognises that the replayed batch already applied them;
- *  2. SSP-only startpoints are fanned out to every task reading the SSP (task-level ones
- *     win), every stored startpoint must belong to the query (else the query does not
- *     start), and all are resolved in bulk;
+ *  2. every stored startpoint must belong to the query and resolve (else the query does
+ *     not start, and the store is left as it was); then SSP-only startpoints are fanned out
+ *     to every task reading the SSP (task-level ones win);
  *  3. each task's SSP begins at its resolved offset ([[BatchPlan.begin]], so the offset
  *     log's `starts` makes a replay read the same records), and the batch's end offset
  *     records what it applied ([[AppliedStartpoints]]).
@@ -53,8 +53,12 @@ final class StartpointStep(store: () => MetadataStore, admin: SystemAdmin, strea
     }
     val grouping = cleared.begins.map { case (task, ssps) => task -> ssps.keySet }
     checkAllAssigned(grouping)
-    val fanned = explained("cannot be read")(manager.fanOut(grouping))
-    val resolved = explained("cannot be resolved")(new StartpointResolver(admin).resolveForTasks(fanned.startpoints))
+    val fanOut = explained("cannot be read")(manager.planFanOut(grouping))
+    // Resolved before fan-out writes anything, so a refused startpoint leaves the store exactly as
+    // the user wrote it, and the error names the key they wrote.
+    val resolved = explained("cannot be resolved")(new StartpointResolver(admin).resolveForTasks(
+      fanOut.result.startpoints, k => s"key '${fanOut.origin(k).storeKey}'"))
+    explained("cannot be written")(manager.applyFanOut(fanOut))
     firstPlanningDone = true
     if (resolved.isEmpty) return cleared
     report(resolved)

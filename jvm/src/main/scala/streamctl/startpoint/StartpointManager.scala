@@ -45,17 +45,25 @@ class StartpointManager(store: MetadataStore) {
 
   /**
    * Step 2 of the life cycle, for the query's current SSP -> task mapping (given as the
-   * grouper's task -> SSPs). Every stored startpoint is read and parsed before anything is
-   * written, so a corrupt one fails the query start with nothing moved. Idempotent and
-   * crash-safe: each SSP's task-level copies are written before its SSP-only key is deleted,
-   * and an existing task-level key is never overwritten, so a run interrupted anywhere and
-   * run again ends in the same state with the same result.
+   * grouper's task -> SSPs): [[planFanOut]], then [[applyFanOut]]. Idempotent and crash-safe:
+   * each SSP's task-level copies are written before its SSP-only key is deleted, and an
+   * existing task-level key is never overwritten, so a run interrupted anywhere and run again
+   * ends in the same state with the same result.
    */
-  def fanOut(taskToSsps: Map[TaskName, Set[SSP]]): FanOutResult = {
+  def fanOut(taskToSsps: Map[TaskName, Set[SSP]]): FanOutResult = applyFanOut(planFanOut(taskToSsps))
+
+  /**
+   * What [[fanOut]] would write and return, computed without writing anything: every stored
+   * startpoint is read and parsed first, so a corrupt one fails with nothing moved, and a
+   * caller can check (resolve) the outcome before the store changes.
+   */
+  def planFanOut(taskToSsps: Map[TaskName, Set[SSP]]): FanOutPlan = {
     val readers = readersOf(taskToSsps)
     val stored = readAll()
     val taskLevel = stored.iterator.collect { case (_, StoredStartpoint(StartpointKey(ssp, Some(t)), _)) => (ssp, t) }.toSet
     val fresh = Map.newBuilder[(SSP, TaskName), Startpoint]
+    val origins = Map.newBuilder[(SSP, TaskName), StartpointKey]
+    val copies = Vector.newBuilder[FanOutPlan.Copy]
     val unassigned = Vector.newBuilder[StoredStartpoint]
 
     stored.foreach {
@@ -63,20 +71,30 @@ class StartpointManager(store: MetadataStore) {
         readers.get(ssp) match {
           case None => unassigned += found
           case Some(tasks) =>
-            tasks.foreach { task =>
-              if (!taskLevel.contains((ssp, task))) {
-                // The stored text verbatim: the copy keeps the user's creation time.
-                store.put(Namespace, StartpointKey(ssp, task).storeKey, text)
-                fresh += (ssp, task) -> startpoint
-              }
+            val to = tasks.filterNot(task => taskLevel.contains((ssp, task)))
+            to.foreach { task =>
+              fresh += (ssp, task) -> startpoint
+              origins += (ssp, task) -> key
             }
-            store.delete(Namespace, key.storeKey)
+            copies += FanOutPlan.Copy(key, text, to)
         }
       case _ =>
     }
 
     val existing = taskLevelOf(stored, readers)
-    FanOutResult(fresh.result() ++ existing.startpoints, unassigned.result() ++ existing.unassigned)
+    existing.startpoints.keysIterator.foreach { case k @ (ssp, task) => origins += k -> StartpointKey(ssp, task) }
+    FanOutPlan(FanOutResult(fresh.result() ++ existing.startpoints, unassigned.result() ++ existing.unassigned),
+      origins.result(), copies.result())
+  }
+
+  /** Writes what `plan` planned: each SSP-only startpoint's task-level copies, then its key's deletion. */
+  def applyFanOut(plan: FanOutPlan): FanOutResult = {
+    plan.copies.foreach { c =>
+      // The stored text verbatim: the copy keeps the user's creation time.
+      c.tasks.foreach(task => store.put(Namespace, StartpointKey(c.key.ssp, task).storeKey, c.text))
+      store.delete(Namespace, c.key.storeKey)
+    }
+    plan.result
   }
 
   /** The task-level startpoints of the current mapping, as [[fanOut]] returned them. */

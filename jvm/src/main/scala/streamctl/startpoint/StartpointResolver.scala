@@ -44,7 +44,12 @@ class StartpointResolver(admin: SystemAdmin, customResolvers: Seq[CustomStartpoi
 
   /** Resolves the fanned-out startpoints of a query, as returned by [[StartpointManager.fanOut]]. */
   def resolveForTasks(startpoints: Map[(SSP, TaskName), Startpoint]): Map[(SSP, TaskName), Resolution] =
-    resolveKeyed[(SSP, TaskName)](startpoints, _._1, { case (ssp, task) => s"$ssp (task '$task')" })
+    resolveForTasks(startpoints, { case (ssp, task) => s"$ssp (task '$task')" })
+
+  /** The same, with errors naming each startpoint by `label` (e.g. the store key the user wrote). */
+  def resolveForTasks(startpoints: Map[(SSP, TaskName), Startpoint],
+                      label: ((SSP, TaskName)) => String): Map[(SSP, TaskName), Resolution] =
+    resolveKeyed[(SSP, TaskName)](startpoints, _._1, label)
 
   /** One startpoint; prefer the bulk methods when there are many. */
   def resolveOne(ssp: SSP, startpoint: Startpoint): Resolution = resolve(Map(ssp -> startpoint))(ssp)
@@ -157,13 +162,17 @@ class StartpointResolver(admin: SystemAdmin, customResolvers: Seq[CustomStartpoi
     }
   }
 
-  private def fail(problems: collection.Seq[String]): Unit =
+  /** One problem is one line (what a CLI prints); several are listed, one per line. */
+  private def fail(all: collection.Seq[String]): Unit = {
+    // Copies of one startpoint for several tasks (a broadcast SSP) may be labelled alike.
+    val problems = all.distinct
+    if (problems.size == 1) throw StreamctlException(s"Cannot resolve a startpoint: ${problems.head}")
     if (problems.nonEmpty) {
       val shown = problems.take(MaxListed)
       val more = if (problems.size > MaxListed) s"\n  ... and ${problems.size - MaxListed} more" else ""
-      throw StreamctlException(
-        s"Cannot resolve ${if (problems.size == 1) "a startpoint" else s"${problems.size} startpoints"}:\n  " + shown.mkString("\n  ") + more)
+      throw StreamctlException(s"Cannot resolve ${problems.size} startpoints:\n  " + shown.mkString("\n  ") + more)
     }
+  }
 }
 
 object StartpointResolver {

@@ -111,10 +111,16 @@ class StartpointStepTest {
     assertEquals(Some(Oldest(1)), manager.read(rates))
   }
 
-  @Test def anOffsetBeyondTheEndStopsTheQueryNamingTheOffsetAndRange(): Unit = {
+  @Test def anOffsetBeyondTheEndStopsTheQueryNamingTheKeyWrittenWithNothingMoved(): Unit = {
     manager.write(orders0, Specific(50, 1))
+    manager.write(rates, Specific(60, 1)) // broadcast: one problem, named once by its key
+    manager.write(orders1, Oldest(1))     // fine by itself: not fanned out either
     val m = assertThrows(classOf[StreamctlException], () => step()(BatchPlan(previous))).getMessage
-    assertTrue(m.contains("orders-0 (task 'Partition 0'): offset 50 is beyond the end") && m.contains("2 to 12"), m)
+    assertTrue(m.contains("key 'kafka/orders/0': offset 50 is beyond the end") && m.contains("2 to 12"), m)
+    assertEquals(1, "key 'kafka/rates/0'".r.findAllIn(m).size, m)
+    assertTrue(m.contains("2 startpoints"), m)
+    assertEquals(Seq("kafka/orders/0", "kafka/orders/1", "kafka/rates/0"), manager.list().map(_.key.storeKey),
+      "the store as the user wrote it: no task-level copy, no key removed")
   }
 
   @Test def appliedRecordRoundTripsThroughTheOffsetLog(): Unit = {

@@ -80,6 +80,18 @@ class StartpointManagerTest {
     assertEquals(Some(Oldest(1)), manager.read(other))
   }
 
+  @Test def planningAFanOutWritesNothingAndNamesWhereEachStartpointComesFrom(): Unit = {
+    manager.write(rates, Timestamp(50, 2))
+    manager.write(rates, t1, Oldest(3))
+    val before = manager.list()
+    val plan = manager.planFanOut(mapping)
+    assertEquals(before, manager.list(), "nothing written yet")
+    assertEquals(StartpointKey(rates), plan.origin((rates, t0)))
+    assertEquals(StartpointKey(rates, t1), plan.origin((rates, t1)), "the task-level key the user wrote wins")
+    assertEquals(plan.result, manager.applyFanOut(plan))
+    assertEquals(Seq(StartpointKey(rates, t0), StartpointKey(rates, t1)), manager.list().map(_.key))
+  }
+
   @Test def fanOutIsIdempotentAndReadFannedOutAgrees(): Unit = {
     manager.write(rates, Oldest(1))
     manager.write(orders1, t1, Specific(4, 2))

@@ -46,9 +46,10 @@ class StartpointResolverTest {
   @Test def specificInRangeIsKeptIncludingBothEnds(): Unit =
     for (o <- Seq(100L, 103L, 105L)) assertEquals(o, resolveOne(Specific(o, 0)).offset)
 
-  @Test def specificBeyondTheEndNamesSspOffsetAndRange(): Unit = {
+  @Test def specificBeyondTheEndNamesSspOffsetAndRangeOnOneLine(): Unit = {
     val m = error(resolveOne(Specific(106, 0)))
     assertTrue(m.contains("orders-0") && m.contains("106") && m.contains("beyond the end") && m.contains("100 to 105"), m)
+    assertFalse(m.contains("\n"), s"one problem, one line: $m")
   }
 
   @Test def specificBeforeTheOldestNamesRetention(): Unit = {
