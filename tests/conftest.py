@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import itertools
+import json
 import os
 import re
 import signal
@@ -14,12 +15,17 @@ from pathlib import Path
 
 import pytest
 from pyspark.sql import DataFrame, Row, SparkSession
+from pyspark.sql import functions as F
+from pyspark.sql.streaming import DataStreamWriter
 
 import streamctl
-from streamctl import kafka
+from streamctl import kafka, options
 from streamctl.testing import kafka_broker
 
 os.environ.setdefault("SPARK_LOCAL_IP", "127.0.0.1")
+
+# Event times start an hour ago: far older records would fall to the broker's 7-day retention.
+T0 = (int(time.time()) // 60 - 60) * 60_000
 
 _names = itertools.count()
 
@@ -124,3 +130,71 @@ def run_job_until(
         job.wait()
         if stderr is not None:
             stderr.close()
+
+
+def read_intermediate(
+    spark: SparkSession, servers: str, stream: str, more: dict[str, str] | None = None, **source_opts: object
+) -> DataFrame:
+    """The streamctl source on intermediate ``stream``, from its beginning; ``more``: further options."""
+    return (
+        spark.readStream.format("streamctl")
+        .options(**options.source(servers, [stream], starting_offsets="earliest", **source_opts))  # type: ignore[arg-type]
+        .options(**options.intermediate(stream))
+        .options(**(more or {}))
+        .load()
+    )
+
+
+def forwarding_query(
+    spark: SparkSession,
+    servers: str,
+    src: str,
+    mid: str,
+    checkpoint: Path,
+    *,
+    event_time_in_value: bool = False,
+    **sink_opts: object,
+) -> DataStreamWriter:
+    """``src`` (5 records a batch, watermark on the Kafka timestamp) written to ``mid`` by the streamctl sink.
+    With ``event_time_in_value`` the value becomes ``"<event time ms>,<value>"`` (the sink's records carry
+    the broker's time, so a downstream query reads the event time from there)."""
+    df = (
+        spark.readStream.format("streamctl")
+        .options(**options.source(servers, [src], starting_offsets="earliest", max_records_per_batch=5))
+        .load()
+        .withWatermark("timestamp", "0 seconds")
+    )
+    value = (
+        F.concat_ws(",", F.unix_millis("timestamp").cast("string"), F.col("value").cast("string")).alias("value")
+        if event_time_in_value
+        else F.col("value")
+    )
+    return (
+        df.select("key", value)
+        .writeStream.format("streamctl")
+        .options(**options.sink(servers, mid, **sink_opts))  # type: ignore[arg-type]
+        .option("checkpointLocation", str(checkpoint))
+    )
+
+
+def raw_records(spark: SparkSession, servers: str, stream: str, partition: int) -> list[tuple[int, dict | bytes]]:
+    """(type byte, decoded control payload or user bytes) of every record of an intermediate partition."""
+    return [(v[0], json.loads(v[1:]) if v[0] else v[1:]) for v in kafka.read_raw(spark, servers, stream, partition)]
+
+
+_KINDS = {2: "eos", 3: "idle", 4: "active"}
+
+
+def record_shape(records: list[tuple[int, dict | bytes]]) -> list[int | str]:
+    """A partition as read: user records as ints, watermarks as ms after T0, other control messages by kind."""
+    return [c["timestamp"] - T0 if t == 1 else _KINDS[t] if t else int(c) for t, c in records]  # type: ignore[index, arg-type]
+
+
+def control_metrics(progress: dict) -> dict:
+    """The in-band control metrics of a progress report's first source."""
+    metrics = progress["sources"][0]["metrics"]
+    return {
+        "watermark": int(metrics["watermark"]) if "watermark" in metrics else None,
+        "endOfStream": metrics.get("endOfStream"),
+        "control": json.loads(metrics.get("control", "{}")),
+    }

@@ -9,40 +9,27 @@ from pathlib import Path
 
 import pytest
 from pyspark.errors import StreamingQueryException
-from pyspark.sql.streaming import DataStreamWriter
 
 import streamctl
 from streamctl import control, kafka, options
 
-from conftest import committed_batches, run_job_until
-
-# Event times start an hour ago: far older records would fall to the broker's 7-day retention.
-T0 = (int(time.time()) // 60 - 60) * 60_000
-
-
-def _read(spark, servers, stream, **source_opts):
-    return (
-        spark.readStream.format("streamctl")
-        .options(**options.source(servers, [stream], starting_offsets="earliest", **source_opts))
-        .options(**options.intermediate(stream))
-        .load()
-    )
-
-
-def _control_metrics(progress) -> dict:
-    metrics = progress["sources"][0]["metrics"]
-    return {
-        "watermark": int(metrics["watermark"]) if "watermark" in metrics else None,
-        "endOfStream": metrics.get("endOfStream"),
-        "control": json.loads(metrics.get("control", "{}")),
-    }
+from conftest import (
+    T0,
+    committed_batches,
+    control_metrics,
+    forwarding_query,
+    raw_records,
+    read_intermediate,
+    record_shape,
+    run_job_until,
+)
 
 
 def test_watermark_is_the_minimum_over_producers_and_never_moves_back(spark, servers, make_stream, tmp_path):
     mid = make_stream(partitions=2)
     batches: dict[int, list] = {}
     q = (
-        _read(spark, servers, mid)
+        read_intermediate(spark, servers, mid)
         .writeStream.foreachBatch(lambda b, i: batches.__setitem__(i, b.select("value", "watermark").collect()))
         .option("checkpointLocation", str(tmp_path / "cp"))
         .trigger(processingTime="100 milliseconds")
@@ -58,7 +45,7 @@ def test_watermark_is_the_minimum_over_producers_and_never_moves_back(spark, ser
         assert len(rows) == 2
         marks = {None if r.watermark is None else int(r.watermark.timestamp() * 1000) for r in rows}
         assert len(marks) == 1, marks
-        return marks.pop(), _control_metrics(q.lastProgress)
+        return marks.pop(), control_metrics(q.lastProgress)
 
     def ssp_watermarks(m: dict) -> set:
         return {m["control"][f"{mid}-{p}"].get("watermark") for p in (0, 1)}
@@ -69,7 +56,7 @@ def test_watermark_is_the_minimum_over_producers_and_never_moves_back(spark, ser
         assert mark is None, "undefined until all three producers reported"
         assert m["control"][f"{mid}-0"]["producers"] == 2 and m["watermark"] is None
         mark, m = step("all-three", [("p2", 5)])
-        assert m["control"][f"{mid}-1"] == {"taskCount": 3, "producers": 3, "endOfStream": 0, "watermark": 5}
+        assert m["control"][f"{mid}-1"] == {"taskCount": 3, "producers": 3, "endOfStream": 0, "idle": 0, "watermark": 5}
         assert m["watermark"] == 5 and mark in (None, 5)
         mark, m = step("p2-at-30", [("p2", 30)])
         assert ssp_watermarks(m) == {10} and m["watermark"] == 10
@@ -83,7 +70,7 @@ def test_watermark_is_the_minimum_over_producers_and_never_moves_back(spark, ser
 
 
 def _copy_query(spark, servers, stream, checkpoint: Path, output: Path):
-    df = _read(spark, servers, stream, max_records_per_batch=10).select("partition", "offset", "value")
+    df = read_intermediate(spark, servers, stream, max_records_per_batch=10).select("partition", "offset", "value")
     return (
         df.writeStream.format("parquet")
         .option("path", str(output))
@@ -115,7 +102,7 @@ def test_end_of_stream_from_every_producer_across_a_kill_stops_the_consumer(spar
     control.send_end_of_stream(spark, servers, mid, "p2", 3)
     assert q.awaitTermination(180), "the consumer did not stop by itself at end-of-stream"
     assert q.exception() is None
-    m = _control_metrics([p for p in q.recentProgress if p["sources"][0]["metrics"]][-1])
+    m = control_metrics([p for p in q.recentProgress if p["sources"][0]["metrics"]][-1])
     assert m["endOfStream"] == "true"
     assert all(m["control"][f"{mid}-{p}"]["endOfStream"] == 3 for p in range(4))
 
@@ -123,28 +110,6 @@ def test_end_of_stream_from_every_producer_across_a_kill_stops_the_consumer(spar
     seen = Counter((r.partition, r.offset) for r in rows)
     assert len(rows) == n and max(seen.values()) == 1
     assert sorted(int(r.value) for r in rows) == list(range(n))
-
-
-def _raw(spark, servers, stream: str, partition: int) -> list[tuple[int, dict | bytes]]:
-    """(type byte, decoded control payload or user bytes) of every record of a partition."""
-    out = []
-    for v in kafka.read_raw(spark, servers, stream, partition):
-        out.append((v[0], json.loads(v[1:]) if v[0] else v[1:]))
-    return out
-
-
-def _forwarding(spark, servers, src: str, mid: str, checkpoint: Path) -> DataStreamWriter:
-    """``src`` (5 records a batch, watermark on the Kafka timestamp) written to ``mid`` by the streamctl sink."""
-    return (
-        spark.readStream.format("streamctl")
-        .options(**options.source(servers, [src], starting_offsets="earliest", max_records_per_batch=5))
-        .load()
-        .withWatermark("timestamp", "0 seconds")
-        .select("key", "value")
-        .writeStream.format("streamctl")
-        .options(**options.sink(servers, mid))
-        .option("checkpointLocation", str(checkpoint))
-    )
 
 
 def test_end_of_stream_on_request_and_stop_on_end_of_stream_off(spark, servers, make_stream, tmp_path):
@@ -155,13 +120,13 @@ def test_end_of_stream_on_request_and_stop_on_end_of_stream_off(spark, servers, 
         timestamps=[T0 + 1_000 * i for i in range(n)],
     )
     upstream = (
-        _forwarding(spark, servers, src, mid, tmp_path / "up")
+        forwarding_query(spark, servers, src, mid, tmp_path / "up")
         .queryName("control_upstream")
         .trigger(processingTime="100 milliseconds")
         .start()
     )
     downstream = (
-        _read(spark, servers, mid, stop_on_end_of_stream=False)
+        read_intermediate(spark, servers, mid, stop_on_end_of_stream=False)
         .select("key", "value")
         .writeStream.format("streamctl")
         .options(**options.sink(servers, out))
@@ -176,26 +141,26 @@ def test_end_of_stream_on_request_and_stop_on_end_of_stream_off(spark, servers, 
 
         # Upstream: every partition has the data, then advancing watermarks, then its end-of-stream.
         for p in range(2):
-            records = _raw(spark, servers, mid, p)
+            records = raw_records(spark, servers, mid, p)
             controls = [c for t, c in records if t != 0]
             assert [t for t, _ in records[-1:]] == [2]
             assert all(c["taskName"] == "control_upstream" and c["taskCount"] == 1 for c in controls)
-            marks = [c["timestamp"] for c in controls if "timestamp" in c]
+            marks = [c["timestamp"] for t, c in records if t == 1]
             assert marks and marks == sorted(set(marks)) and T0 < marks[-1] <= T0 + n * 1_000
-        assert sum(1 for p in range(2) for t, _ in _raw(spark, servers, mid, p) if t == 0) == n
+        assert sum(1 for p in range(2) for t, _ in raw_records(spark, servers, mid, p) if t == 0) == n
 
         # Downstream sees end-of-stream on every input but keeps running (stop.on.end.of.stream=false).
         deadline = time.monotonic() + 120
-        while not (downstream.lastProgress and _control_metrics(downstream.lastProgress)["endOfStream"] == "true"):
+        while not (downstream.lastProgress and control_metrics(downstream.lastProgress)["endOfStream"] == "true"):
             assert time.monotonic() < deadline, "downstream never reported end-of-stream"
             time.sleep(0.5)
         time.sleep(2)
         assert downstream.isActive
         streamctl.end_of_stream(downstream)
         for p in range(2):
-            records = _raw(spark, servers, out, p)
+            records = raw_records(spark, servers, out, p)
             assert records[-1][0] == 2 and records[-1][1]["taskName"] == f"query-{downstream.id}"
-        assert sum(1 for p in range(2) for t, _ in _raw(spark, servers, out, p) if t == 0) == n
+        assert sum(1 for p in range(2) for t, _ in raw_records(spark, servers, out, p) if t == 0) == n
     finally:
         for q in (upstream, downstream):
             if q.isActive:
@@ -209,12 +174,11 @@ def test_the_watermark_goes_downstream_with_the_batch_that_applies_it(spark, ser
     n = 15
     values, times = [str(i).encode() for i in range(n)], [T0 + 1_000 * i for i in range(n)]
     kafka.produce(spark, servers, src, values, timestamps=times)
-    q = _forwarding(spark, servers, src, mid, tmp_path / "up").trigger(availableNow=True).start()
+    q = forwarding_query(spark, servers, src, mid, tmp_path / "up").trigger(availableNow=True).start()
     q.awaitTermination(120)
     assert q.exception() is None
-    records = _raw(spark, servers, mid, 0)
-    shape = [c["timestamp"] - T0 if t == 1 else ("eos" if t == 2 else int(c)) for t, c in records]
-    assert shape == [*range(10), 4_000, *range(10, 15), 9_000, "eos"]
+    shape = record_shape(raw_records(spark, servers, mid, 0))
+    assert shape == ["active", *range(10), 4_000, *range(10, 15), 9_000, "eos"]
 
 
 def test_a_restarted_query_sends_its_restored_watermark_with_its_first_batch(spark, servers, make_stream, tmp_path):
@@ -226,7 +190,8 @@ def test_a_restarted_query_sends_its_restored_watermark_with_its_first_batch(spa
         records = range(first, first + 5)
         times = [T0 + 1_000 * i for i in records]
         kafka.produce(spark, servers, src, [str(i).encode() for i in records], timestamps=times)
-        q = _forwarding(spark, servers, src, mid, tmp_path / "up").trigger(processingTime="100 milliseconds").start()
+        writer = forwarding_query(spark, servers, src, mid, tmp_path / "up")
+        q = writer.trigger(processingTime="100 milliseconds").start()
         try:
             q.processAllAvailable()
         finally:
@@ -234,15 +199,14 @@ def test_a_restarted_query_sends_its_restored_watermark_with_its_first_batch(spa
 
     run_once(0)
     run_once(5)
-    shape = [c["timestamp"] - T0 if t == 1 else int(c) for t, c in _raw(spark, servers, mid, 0)]
-    assert shape == [*range(10), 4_000]
+    assert record_shape(raw_records(spark, servers, mid, 0)) == ["active", *range(5), "active", *range(5, 10), 4_000]
 
 
 def test_synthetic_framed_records_are_user_records_spread_over_partitions(spark, servers, make_stream):
     mid = make_stream(4, "mid")
     assert control.produce_synthetic_framed(spark, servers, mid, 40, value_size=12) == 40
     for p in range(4):
-        records = _raw(spark, servers, mid, p)
+        records = raw_records(spark, servers, mid, p)
         assert [(t, len(v)) for t, v in records] == [(0, 12)] * 10
 
 
@@ -271,7 +235,7 @@ def test_bad_control_input_names_stream_partition_offset(
     stream = make_stream()
     kafka.produce(spark, servers, stream, [b"\x00ok", *records])
     q = (
-        _read(spark, servers, stream)
+        read_intermediate(spark, servers, stream)
         .writeStream.foreachBatch(lambda b, i: b.count())
         .option("checkpointLocation", str(tmp_path / "cp"))
         .trigger(availableNow=True)

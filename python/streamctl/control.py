@@ -24,6 +24,7 @@ from pyspark.sql.streaming import StreamingQuery
 from pyspark.sql.types import TimestampType
 
 from streamctl._jvm import jvm
+from streamctl.errors import jvm_errors
 from streamctl.kafka import record_lists
 
 __all__ = [
@@ -95,9 +96,12 @@ def end_of_stream(query: StreamingQuery) -> None:
     finishes what it already admitted (including batches that only close windows), stops, and then
     sends end-of-stream to every partition of every intermediate stream it writes.
 
+    It takes effect whenever it is called, also right after ``start()``: a query ended before its
+    first batch reads nothing from its streamctl sources, writes nothing and sends end-of-stream.
     Waits until the query has nothing left to process, so every input must be quiet (another
-    source that keeps producing would make it wait forever). Raises when the query is not running
-    or when end-of-stream could not be sent.
+    source that keeps producing would make it wait forever). Raises ``RuntimeError`` when the query
+    is not running and ``StreamctlException`` (naming the query and the reason) when end-of-stream
+    could not be sent.
 
     Example::
 
@@ -107,11 +111,13 @@ def end_of_stream(query: StreamingQuery) -> None:
     """
     if not query.isActive:
         raise RuntimeError(f"end_of_stream: query {query.id} is not running; start it and call end_of_stream again")
-    controls = _controls()
-    controls.requestEnd(query.id)
+    controls, run = _controls(), (query.id, query.runId)
+    with jvm_errors():
+        controls.requestEnd(*run)
     query.processAllAvailable()
     query.stop()
-    controls.completeEnd(query.id)
+    with jvm_errors():
+        controls.completeEnd(*run)
 
 
 def produce_framed(

@@ -64,6 +64,7 @@ def sink(
     producer_name: str | None = None,
     producer_count: int | None = None,
     end_of_stream_after_available_now: bool | None = None,
+    producer_idle_timeout: str | None = None,
     kafka: Mapping[str, str] | None = None,
 ) -> dict[str, str]:
     """Options of the streamctl sink, which writes ``stream`` as an intermediate stream.
@@ -71,7 +72,10 @@ def sink(
     The writing query is one control-message producer named after the query; when several
     queries write one stream, give each its own ``producer_name`` and all the same
     ``producer_count``. ``end_of_stream_after_available_now=False`` stops a finished
-    ``Trigger.AvailableNow`` run from ending the stream (for runs repeated on a schedule)."""
+    ``Trigger.AvailableNow`` run from ending the stream (for runs repeated on a schedule).
+    ``producer_idle_timeout`` (default ``"1min"``; ``"none"`` turns it off): after that long
+    without writing a record the query tells readers it is idle, so it no longer holds their
+    watermark back (docs/control-messages.md, "Idle producers")."""
     opts = {"kafka.bootstrap.servers": bootstrap_servers, "stream": stream}
     if producer_name is not None:
         opts["producer.name"] = producer_name
@@ -79,6 +83,8 @@ def sink(
         opts["producer.count"] = str(producer_count)
     if end_of_stream_after_available_now is not None:
         opts["end.of.stream.after.available.now"] = _bool(end_of_stream_after_available_now)
+    if producer_idle_timeout is not None:
+        opts["producer.idle.timeout"] = producer_idle_timeout
     opts.update({f"kafka.{k}": v for k, v in (kafka or {}).items()})
     return opts
 

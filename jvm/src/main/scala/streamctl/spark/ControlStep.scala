@@ -120,7 +120,7 @@ final class ControlStep(
 
   def stopped(): Unit = query.foreach(_.sourceStopped())
 
-  /** `watermark` (epoch ms, when defined), `endOfStream` and per-SSP `control` producer counts. */
+  /** `watermark` (epoch ms, when defined), `endOfStream` and per-SSP `control` producer counts (idle ones too). */
   def metrics(consumed: SourceOffset): Map[String, String] = {
     known = Some(consumed)
     if (!hasIntermediateStreams) return Map.empty
@@ -132,6 +132,7 @@ final class ControlStep(
       n.put("taskCount", s.taskCount)
       n.put("producers", s.producers)
       n.put("endOfStream", s.endOfStreamCount)
+      n.put("idle", s.idleProducers.size)
       s.watermark.foreach(n.put("watermark", _))
     }
     Map("endOfStream" -> allEndOfStream(states, consumed.ssps).toString, "control" -> Json.write(perSsp)) ++

@@ -16,7 +16,9 @@ import streamctl.system.KafkaSystemAdmin
  * is retried after a failure may write some records twice.
  */
 final class IntermediateWriteBuilder(info: LogicalWriteInfo) extends WriteBuilder {
-  private val options = SinkOptions(info.options().asCaseSensitiveMap().asScala.toMap)
+  private val raw = info.options().asCaseSensitiveMap().asScala.toMap
+  private val options = SinkOptions(raw)
+  SinkControl.settings(raw, options.stream) // checked for batch writes too, which send no control messages
   private val layout = RowLayout(info.schema(), options.stream)
 
   override def build(): Write = new Write {
@@ -26,15 +28,19 @@ final class IntermediateWriteBuilder(info: LogicalWriteInfo) extends WriteBuilde
       IntermediateWriterFactory(options.kafka, options.stream, partitions(options.stream), layout)
     }
 
-    // Control messages of the query (watermarks, end-of-stream) go out from the driver after commits.
+    // Control messages of the query go out from the driver: an active message before the writers
+    // start (after an idle spell), watermarks and end-of-stream after the writers committed.
     override def toStreaming: StreamingWrite = new StreamingWrite {
-      private val control = SinkControl(info.options().asCaseSensitiveMap().asScala.toMap, options.kafka, options.stream,
-        factory.partitions)
+      private val control = SinkControl(raw)
       override def createStreamingWriterFactory(info: PhysicalWriteInfo): StreamingDataWriterFactory = {
         control.batchStarted()
         factory
       }
-      override def commit(epochId: Long, messages: Array[WriterCommitMessage]): Unit = control.batchCommitted(epochId)
+      override def commit(epochId: Long, messages: Array[WriterCommitMessage]): Unit =
+        control.batchCommitted(epochId, wroteData = messages.exists {
+          case m: IntermediateCommitMessage => m.records > 0
+          case _ => false
+        })
       override def abort(epochId: Long, messages: Array[WriterCommitMessage]): Unit = control.batchAborted(epochId)
     }
 

@@ -17,8 +17,9 @@ final case class IntermediateWriterFactory(kafka: KafkaParams, stream: String, p
   override def createWriter(partitionId: Int, taskId: Long, epochId: Long): DataWriter[InternalRow] = new IntermediateDataWriter(this)
 }
 
-/** What one writer task wrote: records per partition of the stream. */
-final case class IntermediateCommitMessage(stream: String, recordsPerPartition: Map[Int, Long]) extends WriterCommitMessage
+/** What one writer task wrote: records in all, and per partition of the stream where the sink chose it. */
+final case class IntermediateCommitMessage(stream: String, records: Long, recordsPerPartition: Map[Int, Long])
+  extends WriterCommitMessage
 
 /**
  * Sends framed records asynchronously and makes `commit` the point of truth: it flushes
@@ -29,6 +30,7 @@ final class IntermediateDataWriter(f: IntermediateWriterFactory) extends DataWri
   private val producer = ProducerPool.acquire(f.kafka)
   @volatile private var failure: Exception = _
   private val counts = new Array[Long](f.partitions)
+  private var records = 0L
   private val callback: Callback = (_: RecordMetadata, e: Exception) => if (e != null && failure == null) failure = e
 
   override def write(row: InternalRow): Unit = {
@@ -44,6 +46,7 @@ final class IntermediateDataWriter(f: IntermediateWriterFactory) extends DataWri
     val framed = new Array[Byte](payload.length + 1) // byte 0 = user message
     System.arraycopy(payload, 0, framed, 1, payload.length)
     if (partition >= 0) counts(partition) += 1
+    records += 1
     producer.send(new ProducerRecord[Array[Byte], Array[Byte]](f.stream, if (partition >= 0) Integer.valueOf(partition) else null, key, framed), callback)
   }
 
@@ -63,7 +66,7 @@ final class IntermediateDataWriter(f: IntermediateWriterFactory) extends DataWri
   override def commit(): WriterCommitMessage = {
     producer.flush()
     if (failure != null) throw sendFailed()
-    IntermediateCommitMessage(f.stream, counts.indices.filter(counts(_) > 0).map(i => i -> counts(i)).toMap)
+    IntermediateCommitMessage(f.stream, records, counts.indices.filter(counts(_) > 0).map(i => i -> counts(i)).toMap)
   }
 
   override def abort(): Unit = ()

@@ -1,5 +1,7 @@
 package streamctl.spark
 
+import scala.jdk.CollectionConverters._
+
 import org.apache.spark.sql.connector.catalog.{Table, TableProvider}
 import org.apache.spark.sql.connector.expressions.Transform
 import org.apache.spark.sql.sources.DataSourceRegister
@@ -22,5 +24,5 @@ class StreamctlProvider extends TableProvider with DataSourceRegister {
   override def inferSchema(options: CaseInsensitiveStringMap): StructType = SourceSchema.schema
 
   override def getTable(schema: StructType, partitioning: Array[Transform], properties: java.util.Map[String, String]): Table =
-    new StreamctlTable
+    new StreamctlTable(properties.asScala.toMap)
 }

@@ -6,13 +6,17 @@ import org.slf4j.LoggerFactory
 
 /**
  * Registered through `spark.sql.streaming.streamingQueryListeners` (configure_spark does it).
- * It logs one line per batch for each streamctl source, so a long backlog shows its progress
- * in the driver log, and it stops a query whose inputs all reached end-of-stream ([[EndOfStreamStopper]]).
+ * It sets up the in-band control of a query writing a streamctl sink as the query starts
+ * (Spark delivers that event on the query's thread, before the first batch, so a run that
+ * executes no batch still knows where its end-of-stream goes), ends it when the query
+ * terminates, logs one line per batch for each streamctl source, so a long backlog shows its
+ * progress in the driver log, and stops a query whose inputs all reached end-of-stream
+ * ([[EndOfStreamStopper]]).
  */
 class StreamctlQueryListener extends StreamingQueryListener {
   private val log = LoggerFactory.getLogger(classOf[StreamctlQueryListener])
 
-  override def onQueryStarted(event: QueryStartedEvent): Unit = ()
+  override def onQueryStarted(event: QueryStartedEvent): Unit = QueryControls.queryStarted(event.id.toString)
 
   override def onQueryProgress(event: QueryProgressEvent): Unit = {
     val p = event.progress
@@ -24,5 +28,6 @@ class StreamctlQueryListener extends StreamingQueryListener {
     EndOfStreamStopper.onProgress(p)
   }
 
-  override def onQueryTerminated(event: QueryTerminatedEvent): Unit = ()
+  override def onQueryTerminated(event: QueryTerminatedEvent): Unit =
+    QueryControls.queryTerminated(event.id.toString, event.runId.toString)
 }

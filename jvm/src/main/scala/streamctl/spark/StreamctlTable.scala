@@ -11,7 +11,12 @@ import org.apache.spark.sql.connector.write.{LogicalWriteInfo, WriteBuilder}
 import org.apache.spark.sql.types.StructType
 import org.apache.spark.sql.util.CaseInsensitiveStringMap
 
-class StreamctlTable extends SupportsRead with SupportsWrite {
+/**
+ * `format("streamctl")` as a table. `options` are the options it was created with: for a
+ * sink, the `writeStream` options, which is how a query's in-band control finds the sink's
+ * stream and producer settings before any batch builds its write ([[QueryControl]]).
+ */
+class StreamctlTable(val options: Map[String, String]) extends SupportsRead with SupportsWrite {
   override def name(): String = "streamctl"
 
   override def schema(): StructType = SourceSchema.schema

@@ -42,7 +42,7 @@ class ControlStepTest {
     val metrics = control.metrics(b1)
     assertEquals("false", metrics("endOfStream"))
     assertFalse(metrics.contains("watermark"), "m1 has heard one of two producers")
-    assertTrue(metrics("control").contains(""""mid-0":{"taskCount":2,"producers":2,"endOfStream":0,"watermark":10}"""))
+    assertTrue(metrics("control").contains(""""mid-0":{"taskCount":2,"producers":2,"endOfStream":0,"idle":0,"watermark":10}"""))
 
     val b2 = control.plan(b1, at(9, 5), None)
     assertEquals(ControlOffset(2, Map(m0 -> s0, m1 -> s1)), ControlOffset.of(b2))

@@ -14,9 +14,17 @@ class QueryControlTest {
     private var last = Long.MinValue
     override def producer = "q"
     override def target = ("servers", stream)
-    override def watermark(ts: Long): Boolean = if (ts > last) { last = ts; sent += s"wm $ts"; true } else false
-    override def endOfStream(): Unit = sent += "eos"
+    private def watermark(ts: Option[Long]): Unit = ts.filter(_ > last).foreach { t => last = t; sent += s"wm $t" }
+    override def batchStarted(): Unit = sent += "start"
+    override def batchCommitted(wroteData: Boolean, ts: Option[Long]): Unit = watermark(ts)
+    override def batchAborted(): Unit = ()
+    override def endOfStream(ts: Option[Long]): Unit = { watermark(ts); sent += "eos" }
+    var closed = false
+    override def close(): Unit = closed = true
   }
+
+  private def add(q: QueryControl, sink: Recorder, afterAvailableNow: Boolean): Unit =
+    q.addSink(sink.target, afterAvailableNow)(sink)
 
   private final class Source(var watermark: Option[Long], intermediate: Boolean = true, stop: Boolean = true)
     extends QueryControl.ControlSource {
@@ -26,7 +34,7 @@ class QueryControlTest {
   }
 
   private def query(sources: Source*): QueryControl = {
-    val q = new QueryControl("not-a-running-query", Thread.currentThread())
+    val q = new QueryControl("not-a-running-query", None, Thread.currentThread(), None)
     sources.foreach(q.addSource)
     q
   }
@@ -35,8 +43,8 @@ class QueryControlTest {
     val (a, b) = (new Source(Some(10)), new Source(Some(20)))
     val q = query(a, b)
     val out = new Recorder("mid")
-    q.addSink(out, endOfStreamAfterAvailableNow = true)
-    q.addSink(new Recorder("mid"), endOfStreamAfterAvailableNow = true) // the same sink built twice
+    add(q, out, afterAvailableNow = true)
+    add(q, new Recorder("mid"), afterAvailableNow = true) // the same sink built twice
 
     q.sourcePlanned(a, Some(InputsEnded.EndOfStream), newData = false)
     q.sourceStopped()
@@ -45,24 +53,25 @@ class QueryControlTest {
     q.sourcePlanned(b, Some(InputsEnded.EndOfStream), newData = false)
     q.batchStarted(7) // a batch that only closes windows still writes
     q.sourceStopped()
-    assertEquals(Seq(), out.sent.toSeq)
+    assertEquals(Seq("start"), out.sent.toSeq)
 
-    q.batchCommitted(7)
-    assertEquals(Seq("wm 10"), out.sent.toSeq, "after a batch: the minimum over the inputs")
+    q.batchCommitted(7, wroteData = true)
+    assertEquals(Seq("start", "wm 10"), out.sent.toSeq, "after a batch: the minimum over the inputs")
     q.sourcePlanned(a, Some(InputsEnded.EndOfStream), newData = false)
     q.sourcePlanned(b, Some(InputsEnded.EndOfStream), newData = false)
     a.watermark = Some(15)
     q.sourceStopped()
     q.sourceStopped() // every source of the query calls it
-    assertEquals(Seq("wm 10", "wm 15", "eos"), out.sent.toSeq)
+    assertEquals(Seq("start", "wm 10", "wm 15", "eos"), out.sent.toSeq)
+    assertTrue(out.closed, "the stopped run closes its sinks")
   }
 
   @Test def aFinishedAvailableNowRunEndsOnlySinksThatAgree(): Unit = {
     val s = new Source(None, intermediate = false)
     val q = query(s)
     val (ends, keepsOpen) = (new Recorder("a"), new Recorder("b"))
-    q.addSink(ends, endOfStreamAfterAvailableNow = true)
-    q.addSink(keepsOpen, endOfStreamAfterAvailableNow = false)
+    add(q, ends, afterAvailableNow = true)
+    add(q, keepsOpen, afterAvailableNow = false)
     q.sourcePlanned(s, Some(InputsEnded.AvailableNow), newData = true)
     q.sourceStopped()
     assertEquals(Seq(), ends.sent.toSeq, "new data: the target is not reached yet")
@@ -76,17 +85,17 @@ class QueryControlTest {
     val s = new Source(Some(5))
     val q = query(s)
     val out = new Recorder("mid")
-    q.addSink(out, endOfStreamAfterAvailableNow = false)
+    add(q, out, afterAvailableNow = false)
     q.requestEnd()
     assertTrue(q.endRequested)
     q.batchStarted(3)
     val e = assertThrows(classOf[StreamctlException], () => q.completeEnd())
     assertTrue(e.getMessage.contains("batch 3"), e.getMessage)
-    q.batchCommitted(3)
+    q.batchCommitted(3, wroteData = false)
     q.sourcePlanned(s, Some(InputsEnded.Requested), newData = false)
     q.sourceStopped()
     q.completeEnd()
-    assertEquals(Seq("wm 5", "eos"), out.sent.toSeq)
+    assertEquals(Seq("start", "wm 5", "eos"), out.sent.toSeq)
   }
 
   @Test def theWatermarkIsUndefinedWhileAnyIntermediateInputIs(): Unit = {
@@ -95,5 +104,30 @@ class QueryControlTest {
     assertEquals(Some(10L), query(a, new Source(None, intermediate = false)).producerWatermark())
     assertEquals(None, query(new Source(None, intermediate = false)).producerWatermark())
     assertFalse(query(a, new Source(Some(1), stop = false)).stopOnEndOfStream)
+  }
+
+  @Test def anEndRequestedBeforeTheRunHasItsControlIsTakenUpWhenItIsCreated(): Unit = {
+    val id = java.util.UUID.randomUUID().toString
+    QueryControls.requestEnd(id, "run-1")
+    val (c, created) = QueryControls.forThread(id, Some("run-1"), None)
+    try {
+      assertTrue(created)
+      assertTrue(c.endRequested, "the request made before the control existed applies to it")
+      assertSame(c, QueryControls.forThread(id, Some("run-1"), None)._1, "one control per run and thread")
+    } finally QueryControls.forget(c)
+  }
+
+  @Test def anEndRequestForOneRunDoesNotEndTheNext(): Unit = {
+    val id = java.util.UUID.randomUUID().toString
+    QueryControls.requestEnd(id, "run-1")
+    var next: QueryControl = null
+    val t = new Thread(() => next = QueryControls.forThread(id, Some("run-2"), None)._1)
+    t.start()
+    t.join()
+    try {
+      assertFalse(next.endRequested, "the request was for run 1")
+      QueryControls.requestEnd(id, "run-2")
+      assertTrue(next.endRequested, "an existing control of the run takes the request at once")
+    } finally QueryControls.forget(next)
   }
 }

@@ -22,13 +22,15 @@ import org.apache.spark.sql.streaming.StreamingQuery
 object SparkQueries {
   /** The watermark of batch `batchId` while `query` runs it; None elsewhere, or when not readable. */
   def batchWatermarkMs(query: StreamingQuery, batchId: Long): Option[Long] = Try {
-    val execution = query match {
-      case w: StreamingQueryWrapper => w.streamingQuery
-      case s: StreamExecution => s
-      case _ => null
-    }
-    Option(execution).flatMap(e => Option(e.lastExecution))
+    execution(query).flatMap(e => Option(e.lastExecution))
       .filter(_.currentBatchId == batchId)
       .map(_.offsetSeqMetadata.batchWatermarkMs)
   }.toOption.flatten
+
+  /** The engine behind a query handle (the adapters of this package read internals from it). */
+  private[streamctl] def execution(query: StreamingQuery): Option[StreamExecution] = query match {
+    case w: StreamingQueryWrapper => Option(w.streamingQuery)
+    case s: StreamExecution => Some(s)
+    case _ => None
+  }
 }

@@ -1,0 +1,233 @@
+"""The sending side of in-band control on a real broker: control messages reach every partition a
+stream has, every run that should end its stream does, and an idle producer holds nobody back."""
+
+from __future__ import annotations
+
+import time
+from collections.abc import Callable
+from concurrent.futures import ThreadPoolExecutor
+
+import pytest
+from pyspark.sql import functions as F
+
+import streamctl
+from streamctl import StreamctlException, kafka, options
+
+from conftest import T0, control_metrics, forwarding_query, raw_records, read_intermediate
+
+SECOND = 1_000
+
+
+def _produce(spark, servers, stream: str, seconds: range) -> None:
+    """One record per event-time second (key and value the second), written now."""
+    kafka.produce(
+        spark, servers, stream, [str(s).encode() for s in seconds], keys=[str(s).encode() for s in seconds],
+        timestamps=[T0 + s * SECOND for s in seconds],
+    )
+
+
+def _wait_for(what: str, condition: Callable[[], bool], timeout: float = 90) -> None:
+    deadline = time.monotonic() + timeout
+    while not condition():
+        assert time.monotonic() < deadline, what
+        time.sleep(0.3)
+
+
+def _started(spark, servers, src: str, mid: str, checkpoint, interval: str = "100 milliseconds"):
+    return forwarding_query(spark, servers, src, mid, checkpoint).trigger(processingTime=interval).start()
+
+
+def _kinds(spark, servers, stream: str, partition: int) -> list[int]:
+    return [t for t, _ in raw_records(spark, servers, stream, partition)]
+
+
+def test_control_messages_reach_partitions_added_while_the_writer_runs(spark, servers, make_stream, tmp_path):
+    src, mid = make_stream(2, "src"), make_stream(2, "mid")
+    _produce(spark, servers, src, range(10))
+    writer = _started(spark, servers, src, mid, tmp_path / "w", "500 milliseconds")
+    rows: list = []
+    reader = (
+        read_intermediate(spark, servers, mid, options.partition_check_interval("500ms"))
+        .writeStream.foreachBatch(lambda b, _i: rows.extend(b.select("partition", "value").collect()))
+        .option("checkpointLocation", str(tmp_path / "r"))
+        .trigger(processingTime="200 milliseconds")
+        .start()
+    )
+    try:
+        writer.processAllAvailable()
+        kafka.grow_stream(spark, servers, mid, 4)
+        _produce(spark, servers, src, range(10, 20))
+        writer.processAllAvailable()
+
+        def reader_sees_four_partitions_and_a_watermark() -> bool:
+            p = reader.lastProgress
+            m = control_metrics(p) if p and p["sources"][0]["metrics"] else None
+            return m is not None and len(m["control"]) == 4 and m["watermark"] is not None
+
+        # The writer's watermark reached the new partitions too, so the reader's is defined.
+        _wait_for("the reader's watermark stayed undefined after the growth",
+                  reader_sees_four_partitions_and_a_watermark)
+        streamctl.end_of_stream(writer)
+        assert reader.awaitTermination(120), "the reader never saw end-of-stream on every partition"
+        assert reader.exception() is None
+    finally:
+        for q in (writer, reader):
+            if q.isActive:
+                q.stop()
+    for p in range(4):
+        kinds = _kinds(spark, servers, mid, p)
+        assert kinds[-1] == 2, f"partition {p} ends with end-of-stream"
+        assert 1 in kinds, f"partition {p} got a watermark"
+    assert sorted(int(r.value) for r in rows) == list(range(20))
+
+
+@pytest.mark.parametrize("restart", ["available_now", "end_of_stream"])
+def test_a_restarted_writer_with_nothing_to_write_still_ends_its_stream(
+    spark, servers, make_stream, tmp_path, restart
+):
+    src, mid = make_stream(1, "src"), make_stream(2, "mid")
+    _produce(spark, servers, src, range(5))
+    first = _started(spark, servers, src, mid, tmp_path / "w")
+    first.processAllAvailable()
+    first.stop()  # e.g. a crash after its last commit: the stream has not ended
+    assert all(2 not in _kinds(spark, servers, mid, p) for p in range(2))
+
+    writer = forwarding_query(spark, servers, src, mid, tmp_path / "w")
+    if restart == "available_now":
+        again = writer.trigger(availableNow=True).start()
+        assert again.awaitTermination(120)
+        assert again.exception() is None
+    else:
+        again = writer.trigger(processingTime="100 milliseconds").start()
+        again.processAllAvailable()
+        time.sleep(1)
+        streamctl.end_of_stream(again)
+    for p in range(2):
+        assert _kinds(spark, servers, mid, p)[-1] == 2, f"partition {p} ends with end-of-stream"
+    assert sum(_kinds(spark, servers, mid, p).count(0) for p in range(2)) == 5, "the restart wrote nothing again"
+
+
+def test_end_of_stream_while_the_query_is_still_starting_ends_it_before_any_batch(
+    spark, servers, make_stream, tmp_path
+):
+    src, mid = make_stream(1, "src"), make_stream(2, "mid")
+    _produce(spark, servers, src, range(20))
+    name = f"starting_{abs(hash(mid))}"
+
+    def end_it_as_soon_as_it_is_registered():
+        # Spark lists a query as active before its thread has set anything up: the earliest moment
+        # a user can call end_of_stream, and the race the call must win.
+        deadline = time.monotonic() + 60
+        while time.monotonic() < deadline:
+            q = next((q for q in spark.streams.active if q.name == name), None)
+            if q is not None:
+                streamctl.end_of_stream(q)
+                return q
+        raise AssertionError("the query never showed up as active")
+
+    with ThreadPoolExecutor(1) as pool:
+        ender = pool.submit(end_it_as_soon_as_it_is_registered)
+        writer = forwarding_query(spark, servers, src, mid, tmp_path / "w").queryName(name)
+        writer.trigger(processingTime="100 milliseconds").start()
+        q = ender.result(timeout=180)  # raises what end_of_stream raised
+    assert not q.isActive and q.exception() is None
+    # Ended before its first batch: the streamctl source admits nothing, so the query writes no record
+    # (Spark may still run an empty first batch, which announces the producer as active), then ends.
+    for p in range(2):
+        kinds = _kinds(spark, servers, mid, p)
+        assert 0 not in kinds and kinds[-1:] == [2], kinds
+
+
+def test_end_of_stream_raises_naming_the_query_when_it_cannot_send(spark, servers, make_stream, tmp_path):
+    src, mid = make_stream(1, "src"), make_stream(1, "mid")
+    _produce(spark, servers, src, range(3))
+    q = (
+        forwarding_query(spark, servers, src, mid, tmp_path / "w")
+        .queryName(f"unended_{abs(hash(mid))}")
+        .trigger(processingTime="100 milliseconds")
+        .start()
+    )
+    q.processAllAvailable()
+    kafka.delete_stream(spark, servers, mid)
+    with pytest.raises(StreamctlException) as err:
+        streamctl.end_of_stream(q)
+    message = str(err.value)
+    assert f"unended_{abs(hash(mid))}" in message and "end-of-stream was not sent" in message
+    assert f"describing streams {mid}" in message and "does not exist" in message
+
+
+def test_an_idle_producer_holds_nobody_back_and_loses_nothing_when_it_resumes(spark, servers, make_stream, tmp_path):
+    src_a, src_b, mid = make_stream(1, "a"), make_stream(1, "b"), make_stream(1, "mid")
+
+    def producer(name: str, src: str):
+        return (
+            forwarding_query(
+                spark, servers, src, mid, tmp_path / name, event_time_in_value=True,
+                producer_name=name, producer_count=2, producer_idle_timeout="2s",
+            )
+            .trigger(processingTime="200 milliseconds")
+            .start()
+        )
+
+    # Downstream: 10 s windows on the upstream watermark, with a delay covering the idle producer's gap.
+    counts: dict[int, int] = {}
+
+    def upsert(batch, _batch_id):
+        for r in batch.collect():
+            counts[int(r.window.start.timestamp() * 1000) - T0] = r["count"]
+
+    events = read_intermediate(spark, servers, mid).select(
+        F.timestamp_millis(F.split(F.col("value").cast("string"), ",")[0].cast("long")).alias("ts"), "watermark"
+    )
+    downstream = (
+        streamctl.with_upstream_watermark(events, "ts", delay="120 seconds")
+        .groupBy(F.window("ts", "10 seconds")).count()
+        .writeStream.outputMode("update").foreachBatch(upsert)
+        .option("checkpointLocation", str(tmp_path / "down"))
+        .trigger(processingTime="200 milliseconds")
+        .start()
+    )
+    a, b = producer("A", src_a), producer("B", src_b)
+
+    def watermark() -> int | None:
+        p = downstream.lastProgress
+        return control_metrics(p)["watermark"] if p and p["sources"][0]["metrics"] else None
+
+    try:
+        # Both producers write 0..9 s (two batches each, so each sends a watermark).
+        for seconds in (range(5), range(5, 10)):
+            _produce(spark, servers, src_a, seconds)
+            _produce(spark, servers, src_b, seconds)
+            a.processAllAvailable()
+            b.processAllAvailable()
+        _wait_for("downstream never heard a watermark from both producers", lambda: watermark() is not None)
+        quiet_at = watermark()
+        assert quiet_at is not None and quiet_at < T0 + 10 * SECOND
+
+        # B goes quiet; A goes on to 100 s. After B's idle timeout the downstream watermark follows A alone.
+        for start in (20, 50, 80):
+            _produce(spark, servers, src_a, range(start, start + 21))
+            a.processAllAvailable()
+        _wait_for("the downstream watermark stayed with the quiet producer",
+                  lambda: (watermark() or 0) >= T0 + 50 * SECOND)
+        ahead = watermark()
+        assert ahead is not None
+
+        # B resumes with event times far behind A's watermark, within the downstream delay: none is late.
+        _produce(spark, servers, src_b, range(10, 15))
+        b.processAllAvailable()
+        _wait_for("B's rows never reached the downstream window", lambda: counts.get(10 * SECOND) == 5)
+        marks = [control_metrics(p)["watermark"] for p in downstream.recentProgress if p["sources"][0]["metrics"]]
+        defined = [m for m in marks if m is not None]
+        assert defined == sorted(defined), "the downstream watermark never moved backwards"
+        assert counts[0] == 20, "0..9 s from both producers"
+    finally:
+        for q in (a, b, downstream):
+            q.stop()
+
+    # B said it was idle, then active again before its new data (data carries no producer name).
+    b_controls = [(t, c) for t, c in raw_records(spark, servers, mid, 0) if t and c["taskName"] == "B"]
+    kinds = [t for t, _ in b_controls]
+    assert 3 in kinds and 4 in kinds[kinds.index(3):], kinds
+    idle = next(c for t, c in b_controls if t == 3)
+    assert idle["taskCount"] == 2 and idle["version"] == 1 and idle["timestamp"] < T0 + 10 * SECOND
