@@ -1,13 +1,15 @@
-"""Control-message overhead on source throughput (issue #5): the same framed data read from two
-intermediate streams, one without control messages and one with a watermark on every partition
-after each batch's worth of records, as an upstream query sending one watermark per batch would.
+"""Control-message overhead on source throughput (issues #5, #12): the same framed data read from
+three intermediate streams: one without control messages, one with a watermark on every partition
+after each batch's worth of records, as an upstream query sending one watermark per batch would,
+and one that also has idle messages on: the worst case of a producer going idle after every batch
+(an active message on every partition before the round's records, a watermark and an idle message
+after them).
 
-Both streams get N framed records of V bytes over P partitions, written in B rounds of N/B
-records; after each round the second stream gets a watermark (one producer) on every
-partition. Each stream is read with Trigger.AvailableNow, max.records.per.batch = N/B, and
+All streams get N framed records of V bytes over P partitions, written in B rounds of N/B
+records. Each stream is read with Trigger.AvailableNow, max.records.per.batch = N/B, and
 count() plus max(watermark) in foreachBatch: once each to warm up (not counted), then R times
-in alternating order. The overhead is the with-control median over the without-control
-median, minus one.
+in alternating order. An overhead is a with-control median over the without-control median,
+minus one.
 """
 
 from __future__ import annotations
@@ -20,6 +22,7 @@ from streamctl import control, kafka, options
 
 PLAIN = "intermediate, no control"
 WITH_CONTROL = "intermediate, 1 watermark/partition/batch"
+WITH_IDLE = "intermediate, + idle and active/partition/batch"
 WATERMARK_BASE_MS = 1_700_000_000_000
 
 
@@ -44,15 +47,24 @@ def run(spark: SparkSession, servers: str, workdir: str, records: int, partition
     records = per_batch * batches
     print(f"control overhead: {records:,} framed records of {value_size} bytes over {partitions} partitions in "
           f"{batches} batches of {per_batch:,} (max.records.per.batch); one stream without control messages, "
-          f"one with a watermark on every partition after each batch's records; {reps} repetitions per variant "
+          "one with a watermark on every partition after each batch's records, one with idle messages on (worst "
+          "case: active before, watermark and idle after each batch's records, on every partition); "
+          f"{reps} repetitions per variant "
           "in alternating order after one warm-up each, Trigger.AvailableNow + count() and max(watermark)", flush=True)
-    streams = {PLAIN: f"bench-ctl-none-{records}", WITH_CONTROL: f"bench-ctl-wm-{records}"}
+    streams = {PLAIN: f"bench-ctl-none-{records}", WITH_CONTROL: f"bench-ctl-wm-{records}",
+               WITH_IDLE: f"bench-ctl-idle-{records}"}
     for stream in streams.values():
         kafka.create_stream(spark, servers, stream, partitions)
     for b in range(batches):
+        mark = WATERMARK_BASE_MS + b * 1000
+        idle_stream = streams[WITH_IDLE]
+        if b > 0:  # back before the round's records, with the watermark it went idle with
+            control.send_idle_status(spark, servers, idle_stream, "bench", 1, idle=False, watermark_ms=mark - 1000)
         for stream in streams.values():
             control.produce_synthetic_framed(spark, servers, stream, per_batch, value_size)
-        control.send_watermark(spark, servers, streams[WITH_CONTROL], "bench", 1, WATERMARK_BASE_MS + b * 1000)
+        for stream in (streams[WITH_CONTROL], streams[WITH_IDLE]):
+            control.send_watermark(spark, servers, stream, "bench", 1, mark)
+        control.send_idle_status(spark, servers, idle_stream, "bench", 1, idle=True, watermark_ms=mark)
 
     results = {name: Measurement("control", name, records) for name in streams}
     names = list(streams)
@@ -79,6 +91,8 @@ def run(spark: SparkSession, servers: str, workdir: str, records: int, partition
             if rep >= 0:
                 results[name].seconds.append(seconds)
             print(f"  {name}: {seconds:.2f} s, {ran} batches{' (warm-up)' if rep < 0 else ''}", flush=True)
-    base, ctl = results[PLAIN].median, results[WITH_CONTROL].median
-    print(f"  overhead of control messages: {100 * (ctl / base - 1):+.1f}% (target <= 5%)", flush=True)
+    base = results[PLAIN].median
+    for name in (WITH_CONTROL, WITH_IDLE):
+        print(f"  overhead of {name.removeprefix('intermediate, ')}: {100 * (results[name].median / base - 1):+.1f}% "
+              "(target <= 5%)", flush=True)
     return list(results.values())

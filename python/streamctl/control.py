@@ -32,6 +32,7 @@ __all__ = [
     "produce_framed",
     "produce_synthetic_framed",
     "send_end_of_stream",
+    "send_idle_status",
     "send_watermark",
     "with_upstream_watermark",
 ]
@@ -167,6 +168,25 @@ def send_end_of_stream(
     """Writes producer ``producer``'s end-of-stream message to ``partitions`` (default: every partition)."""
     _tools(spark).sendEndOfStream(
         servers, stream, None if partitions is None else list(partitions), producer, producer_count
+    )
+
+
+def send_idle_status(
+    spark: SparkSession,
+    servers: str,
+    stream: str,
+    producer: str,
+    producer_count: int,
+    *,
+    idle: bool,
+    watermark_ms: int | None = None,
+    partitions: Sequence[int] | None = None,
+) -> None:
+    """Writes producer ``producer``'s idle message (``idle=True``) or active message (``idle=False``),
+    with its watermark when given, to ``partitions`` (default: every partition), as an upstream query
+    that goes quiet or resumes would."""
+    _tools(spark).sendIdleStatus(
+        servers, stream, None if partitions is None else list(partitions), producer, producer_count, idle, watermark_ms
     )
 
 

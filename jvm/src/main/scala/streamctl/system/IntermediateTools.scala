@@ -16,6 +16,7 @@ import streamctl.control.{ControlMessages, IntermediateMessage}
  * IntermediateTools.produceFramed(servers, "mid", partitions, null, values, null)
  * IntermediateTools.sendWatermark(servers, "mid", null, "p0", 3, 1700000000000L)
  * IntermediateTools.sendEndOfStream(servers, "mid", null, "p0", 3)
+ * IntermediateTools.sendIdleStatus(servers, "mid", null, "p0", 3, true, 1700000000000L)
  * }}}
  */
 object IntermediateTools {
@@ -36,6 +37,14 @@ object IntermediateTools {
   def sendEndOfStream(servers: String, stream: String, partitions: java.util.List[Integer], producer: String,
                       producerCount: Int): Unit =
     send(servers, stream, partitions, ControlMessages.forProducer(producer, producerCount).endOfStream)
+
+  /** An idle message, or with `idle` false an active one; a null `watermarkMs` means the producer has none. */
+  def sendIdleStatus(servers: String, stream: String, partitions: java.util.List[Integer], producer: String,
+                     producerCount: Int, idle: Boolean, watermarkMs: java.lang.Long): Unit = {
+    val messages = ControlMessages.forProducer(producer, producerCount)
+    val watermark = Option(watermarkMs).map(_.longValue)
+    send(servers, stream, partitions, if (idle) messages.idle(watermark) else messages.active(watermark))
+  }
 
   private def send(servers: String, stream: String, partitions: java.util.List[Integer], value: Array[Byte]): Unit = {
     val targets = Option(partitions).map(_.asScala.map(_.intValue).toSeq)
