@@ -107,6 +107,22 @@ def test_a_restarted_writer_with_nothing_to_write_still_ends_its_stream(
     assert sum(_kinds(spark, servers, mid, p).count(0) for p in range(2)) == 5, "the restart wrote nothing again"
 
 
+def test_a_scheduled_available_now_run_that_keeps_its_stream_open_ends_idle(spark, servers, make_stream, tmp_path):
+    src, mid = make_stream(1, "src"), make_stream(1, "mid")
+    _produce(spark, servers, src, range(10))
+    q = (
+        forwarding_query(spark, servers, src, mid, tmp_path / "w", end_of_stream_after_available_now=False)
+        .trigger(availableNow=True)
+        .start()
+    )
+    assert q.awaitTermination(120)
+    assert q.exception() is None
+    records = raw_records(spark, servers, mid, 0)
+    kinds = [t for t, _ in records]
+    assert 2 not in kinds and kinds[-1] == 3, "no end-of-stream: idle until the next run, so it holds nobody back"
+    assert records[-1][1]["timestamp"] == T0 + 4 * SECOND, "with the watermark it sent last"  # type: ignore[index]
+
+
 def test_end_of_stream_while_the_query_is_still_starting_ends_it_before_any_batch(
     spark, servers, make_stream, tmp_path
 ):

@@ -18,7 +18,9 @@ package streamctl.control
  *    sends an active message to every partition: data messages carry no producer name, so
  *    this is the only way readers learn it is back. A new run starts as "maybe idle" (a
  *    previous run may have left readers counting it idle): its first batch starts with an
- *    active message, and it declares itself idle after the timeout if no batch writes.
+ *    active message, and it declares itself idle after the timeout if no batch writes. A run
+ *    that finishes without ending the stream (a scheduled `Trigger.AvailableNow` run) declares
+ *    itself idle as it finishes.
  *  - End-of-stream: the watermark if it advanced, then end-of-stream, to every partition.
  *    It may be sent again (a retry after a failed send); readers count a producer once.
  *
@@ -88,6 +90,14 @@ final class ProducerControl(
         }
       } else if (idleDue(nowMs)) sayIdle(nowMs, wire.partitions())
     }
+
+  /**
+   * The run finished without ending the stream (a scheduled `Trigger.AvailableNow` run): it writes
+   * nothing until the next run, so with an idle timeout it says it is idle now rather than
+   * holding readers back until then.
+   */
+  def runFinished(nowMs: Long): Unit =
+    if (!inFlight && idleTimeoutMs.isDefined && !saidIdle) sayIdle(nowMs, wire.partitions())
 
   /** When [[tick]] has something to check next (epoch ms); None while a batch runs or without a timeout. */
   def nextCheckMs: Option[Long] =

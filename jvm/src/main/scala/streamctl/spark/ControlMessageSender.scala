@@ -104,6 +104,12 @@ final class ControlMessageSender(
     closed = true // nothing more to say after end-of-stream, and no idle check either
   }
 
+  override def runFinished(): Unit = synchronized {
+    cancelCheck()
+    control.runFinished(System.currentTimeMillis())
+    closed = true
+  }
+
   override def producer: String = control.messages.taskName
 
   override def target: (String, String) = (kafka.bootstrapServers, stream)
@@ -178,6 +184,8 @@ trait ControlSink {
   def batchCommitted(wroteData: Boolean, watermark: Option[Long]): Unit
   def batchAborted(): Unit
   def endOfStream(watermark: Option[Long]): Unit
+  /** The run finished its inputs but the stream goes on (a scheduled `Trigger.AvailableNow` run): idle until the next. */
+  def runFinished(): Unit
   /** The run ended: no more idle checks, connections closed (a later send opens them again). */
   def close(): Unit
 }

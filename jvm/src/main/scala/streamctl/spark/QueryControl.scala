@@ -114,10 +114,12 @@ final class QueryControl private[spark] (
     currentSinks.foreach(_._1.batchCommitted(wroteData, watermark))
   }
 
-  def batchAborted(epoch: Long): Unit = {
-    synchronized { inFlight = None }
-    currentSinks.foreach(_._1.batchAborted())
-  }
+  /**
+   * The batch's write failed or was cancelled. It still counts as in flight here: some of its
+   * data may be written and will be written again when it is retried, so no end-of-stream may
+   * go out before that.
+   */
+  def batchAborted(epoch: Long): Unit = currentSinks.foreach(_._1.batchAborted())
 
   /**
    * The watermark this query sends downstream: the minimum over its own event-time
@@ -188,8 +190,17 @@ final class QueryControl private[spark] (
   private def sendEndOfStream(reasons: Set[InputsEnded]): Unit = {
     // A sink may decline to treat a finished AvailableNow run as the end (runs repeated on a schedule).
     val availableNowOnly = reasons.contains(InputsEnded.AvailableNow) && !endWanted
-    val targets = currentSinks.filter { case (_, afterAvailableNow) => !availableNowOnly || afterAvailableNow }
+    val (targets, goingOn) = currentSinks.partition { case (_, afterAvailableNow) =>
+      !availableNowOnly || afterAvailableNow
+    }
     val watermark = producerWatermark()
+    goingOn.foreach { case (sink, _) =>
+      try sink.runFinished()
+      catch {
+        case e: Exception => log.warn(s"Query $queryId: could not tell readers of stream '${sink.stream}' that it is idle " +
+          s"until its next run: ${e.getMessage}")
+      }
+    }
     targets.foreach { case (sender, _) =>
       sender.endOfStream(watermark)
       log.info(s"Query $queryId: inputs ended (${reasons.mkString(", ")}); sent end-of-stream of producer " +
@@ -256,19 +267,23 @@ object QueryControls {
    * end request) if this thread has none yet; true when created.
    */
   private[spark] def forThread(queryId: String, runId: Option[String],
-                               query: => Option[StreamingQuery]): (QueryControl, Boolean) = synchronized {
+                               query: => Option[StreamingQuery]): (QueryControl, Boolean) = {
     val me = Thread.currentThread()
-    Option(byQuery.get(queryId)).filter(_.thread eq me) match {
-      case Some(c) => (c, false)
-      case None =>
-        val c = new QueryControl(queryId, runId, me, query)
-        Option(byQuery.put(queryId, c)).foreach(_.close())
-        if (pendingEnds.get(queryId).exists(r => runId.forall(_ == r))) {
-          pendingEnds.remove(queryId)
-          c.requestEnd()
-        }
-        (c, true)
+    val (control, replaced) = synchronized {
+      Option(byQuery.get(queryId)).filter(_.thread eq me) match {
+        case Some(c) => (c, None)
+        case None =>
+          val c = new QueryControl(queryId, runId, me, query)
+          val previous = Option(byQuery.put(queryId, c))
+          if (pendingEnds.get(queryId).exists(r => runId.forall(_ == r))) {
+            pendingEnds.remove(queryId)
+            c.requestEnd()
+          }
+          (c, Some(previous))
+      }
     }
+    replaced.flatten.foreach(_.close()) // the previous run's, outside the lock: closing waits for Kafka clients
+    (control, replaced.isDefined)
   }
 
   /**

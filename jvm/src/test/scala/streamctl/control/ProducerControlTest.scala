@@ -88,6 +88,20 @@ class ProducerControlTest {
     assertEquals(Seq("idle", "active", "wm 9", "idle 9"), stream.at(0))
   }
 
+  @Test def aRunThatFinishesWithoutEndingTheStreamSaysItIsIdle(): Unit = {
+    val stream = new FakeStream(2)
+    val c = new ProducerControl(messages, idleTimeoutMs = Some(60000), startMs = 0, stream)
+    c.batchStarted()
+    c.batchCommitted(10, wroteData = true, watermark = Some(5))
+    c.runFinished(20)
+    assertEquals(Seq("active", "wm 5", "idle 5"), stream.at(1), "at once, not after the timeout")
+    c.runFinished(30)
+    assertEquals(Seq("active", "wm 5", "idle 5"), stream.at(1), "said once")
+    val off = new FakeStream(1)
+    new ProducerControl(messages, idleTimeoutMs = None, startMs = 0, off).runFinished(20)
+    assertEquals(Seq(), off.at(0), "idle messages off")
+  }
+
   @Test def withoutATimeoutThereAreNoIdleOrActiveMessages(): Unit = {
     val stream = new FakeStream(1)
     val c = new ProducerControl(messages, idleTimeoutMs = None, startMs = 0, stream)
