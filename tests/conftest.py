@@ -11,15 +11,18 @@ import subprocess
 import sys
 import time
 from collections.abc import Callable, Iterator, Sequence
+from contextlib import contextmanager
 from pathlib import Path
 
 import pytest
+from py4j.protocol import Py4JJavaError
 from pyspark.sql import DataFrame, Row, SparkSession
 from pyspark.sql import functions as F
 from pyspark.sql.streaming import DataStreamWriter
 
 import streamctl
 from streamctl import kafka, options
+from streamctl._jvm import jvm
 from streamctl.testing import kafka_broker
 
 os.environ.setdefault("SPARK_LOCAL_IP", "127.0.0.1")
@@ -70,6 +73,45 @@ def make_stream(spark: SparkSession, servers: str, request: pytest.FixtureReques
         return name
 
     return make
+
+
+@contextmanager
+def driver_log(spark: SparkSession, level: str = "WARN") -> Iterator[Callable[[], str]]:
+    """Captures what the driver JVM logs at ``level`` or above (executors too, in local mode)
+    while the block runs; yields a function that returns the text so far.
+
+    Attached to log4j's root logger through py4j, as an appender Spark's own setup would add.
+    """
+    j = jvm(spark)
+    core = j.org.apache.logging.log4j.core
+    writer = j.java.io.StringWriter()
+    name = f"streamctl-test-{next(_names)}"
+    layout = core.layout.PatternLayout.newBuilder().withPattern("%p %c{1} %m%n").build()
+    appender = core.appender.WriterAppender.createAppender(layout, None, writer, name, False, True)
+    appender.start()
+    config = j.org.apache.logging.log4j.LogManager.getContext(False).getConfiguration()
+    config.addAppender(appender)
+    config.getRootLogger().addAppender(appender, j.org.apache.logging.log4j.Level.getLevel(level), None)
+    j.org.apache.logging.log4j.LogManager.getContext(False).updateLoggers()
+    try:
+        yield lambda: str(writer.toString())
+    finally:
+        config.getRootLogger().removeAppender(name)
+        j.org.apache.logging.log4j.LogManager.getContext(False).updateLoggers()
+        appender.stop()
+
+
+def recreate_stream(spark: SparkSession, servers: str, stream: str, partitions: int) -> None:
+    """Deletes a topic and creates it again under the same name (Kafka gives it a new topic ID)."""
+    kafka.delete_stream(spark, servers, stream)
+    deadline = time.monotonic() + 60
+    while True:  # deletion finishes in the background; re-creating fails until it has
+        try:
+            kafka.create_stream(spark, servers, stream, partitions)
+            return
+        except Py4JJavaError:
+            assert time.monotonic() < deadline, f"could not re-create {stream} within 60 s"
+            time.sleep(0.5)
 
 
 def run_available_now(df: DataFrame, checkpoint: str) -> list[Row]:

@@ -72,8 +72,41 @@ def test_broker_unreachable_is_a_bounded_wait_naming_the_servers(spark, tmp_path
         .load()
     )
     started = time.monotonic()
-    _fails(df, tmp_path, dead, "did not answer within 3000 ms")
+    _fails(
+        df, tmp_path, f"Kafka at {dead} did not answer within 3000 ms", "'kafka.default.api.timeout.ms' sets this wait"
+    )
     assert time.monotonic() - started < 60
+
+
+@pytest.mark.parametrize(
+    ("option", "value", "says"),
+    [
+        # streamctl reads this one itself.
+        ("kafka.default.api.timeout.ms", "abc", "Invalid value abc for configuration default.api.timeout.ms"),
+        ("kafka.default.api.timeout.ms", "0", "must be a positive number of milliseconds, not '0'"),
+        # The rest go through Kafka's own parser.
+        ("kafka.request.timeout.ms", "soon", "Invalid value soon for configuration request.timeout.ms"),
+        ("kafka.security.protocol", "PLAIN", "Invalid value PLAIN for configuration security.protocol"),
+    ],
+)
+def test_a_bad_kafka_value_is_named_with_kafkas_reason(spark, servers, make_stream, tmp_path, option, value, says):
+    source = options.source(servers, [make_stream()])
+    df = spark.readStream.format("streamctl").options(**source).option(option, value).load()
+    _fails(df, tmp_path, f"Option '{option}'", says)
+
+
+def test_a_bad_kafka_value_of_the_sink_is_named(spark, servers, make_stream):
+    with pytest.raises(Exception, match=r"Option 'kafka\.acks': Invalid value maybe for configuration acks"):
+        spark.createDataFrame([("a",)], ["value"]).write.format("streamctl").options(
+            **options.sink(servers, make_stream(), kafka={"acks": "maybe"})
+        ).mode("append").save()
+
+
+def test_an_unresolvable_bootstrap_host_is_named_with_the_cause(spark, tmp_path):
+    servers = "no-such-host.invalid:9092"
+    df = spark.readStream.format("streamctl").options(**options.source(servers, ["x"])).load()
+    _fails(df, tmp_path, f"Cannot create a Kafka admin client for {servers}", "No resolvable bootstrap urls",
+           "host 'no-such-host.invalid' does not resolve", "'kafka.bootstrap.servers'")
 
 
 def test_sink_rejects_a_value_column_of_the_wrong_type(spark, servers, make_stream, tmp_path):

@@ -75,6 +75,8 @@ class FileSystemMetadataStore private[metadata] (files: StoreFiles) extends Meta
     }
   }
 
+  override def describe(namespace: String, key: String): String = files.describe(namespace, fileName(namespace, key))
+
   override def toString: String = s"FileSystemMetadataStore(${files.root})"
 
   private def fileName(namespace: String, key: String): String = {

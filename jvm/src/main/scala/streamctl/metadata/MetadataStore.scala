@@ -16,6 +16,8 @@ trait MetadataStore extends AutoCloseable {
   def delete(namespace: String, key: String): Unit
   /** Keys of a namespace, sorted. */
   def keys(namespace: String): Seq[String]
+  /** Where the value of `key` lives, for messages (a file path for the default store). */
+  def describe(namespace: String, key: String): String = s"key '$key' of metadata store namespace '$namespace'"
   override def close(): Unit = ()
 }
 

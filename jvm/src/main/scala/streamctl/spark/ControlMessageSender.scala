@@ -67,12 +67,10 @@ final class ControlMessageSender(
         }
         producer.flush()
         sent.foreach { case (p, future) =>
-          try future.get(kafka.apiTimeoutMs, TimeUnit.MILLISECONDS)
+          try future.get(kafka.deliveryTimeoutMs, TimeUnit.MILLISECONDS)
           catch {
-            case e: Exception =>
-              val cause = Option(e.getCause).getOrElse(e)
-              throw StreamctlException(s"Sending $what of producer '${control.messages.taskName}' to stream '$stream' " +
-                s"partition $p on Kafka at ${kafka.bootstrapServers} failed: ${cause.getMessage}", cause)
+            case e: Exception => throw kafka.sendFailed(
+              s"sending $what of producer '${control.messages.taskName}' to stream '$stream' partition $p", Option(e.getCause).getOrElse(e))
           }
         }
         failed = false

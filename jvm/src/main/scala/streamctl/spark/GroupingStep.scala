@@ -1,17 +1,20 @@
 package streamctl.spark
 
+import org.slf4j.LoggerFactory
+
 import streamctl.StreamctlException
 import streamctl.grouper.{Grouping, TaskMapping, TaskName}
 import streamctl.metadata.MetadataStore
-import streamctl.system.{SSP, SystemAdmin}
+import streamctl.system.{SSP, StreamDescription, SystemAdmin}
 
 /**
  * Step 1 of batch planning: which task reads which SSP, and where a newly read SSP begins.
  *
  * The mapping in force is the one in the batch's start Offset (the key set of its tasks, plus
- * [[GroupingState]]). At most every `partition.check.interval`, and always at the first
- * planning after a (re)start, the step asks Kafka for partition counts and lets [[Grouping]]
- * derive the new mapping: partitions added to a stream join the task of their origin
+ * [[GroupingState]]). When the planner asked Kafka about the streams
+ * ([[streamctl.system.StreamCheck]]: at most every `partition.check.interval`, and always at
+ * the first planning after a (re)start), the step lets [[Grouping]] derive the new mapping
+ * from the partition counts: partitions added to a stream join the task of their origin
  * partition (no task is created), a shrunk stream or a growth the expansion algorithm refuses
  * fails the query. SSPs a task did not read before begin at the position another task has
  * for them, or else at their first (oldest) offset, so records written to a new partition
@@ -22,33 +25,30 @@ import streamctl.system.{SSP, SystemAdmin}
  * whenever this run computes one that differs from what it last wrote. On a first run the
  * stored mapping is the previous one, so a query started with a fresh checkpoint and the same
  * `metadata.store.path` keeps its task names. Afterwards the Offset rules: a store written
- * for a batch that never reached the offset log is simply rewritten.
+ * for a batch that never reached the offset log is simply rewritten, and one that cannot be
+ * read any more (corrupted) is rewritten too, with a warning naming it.
  *
  * {{{
- * val step = new GroupingStep(GroupingOptions(options), options.streams, admin, store, "mapping-0")
- * val first = step.initialOffset(step.initial(), startOffsets)
- * val plan = step.plan(BatchPlan(previous), availableNowTarget = None)
+ * val step = new GroupingStep(GroupingOptions(options), admin, store, "mapping-0")
+ * val first = step.initialOffset(step.initial(check.now()), startOffsets)
+ * val plan = step.plan(BatchPlan(previous), check.ifDue(), availableNowTarget = None)
  * val admissionHeads = step.admissible(plan, heads)
  * }}}
  */
 final class GroupingStep(
     options: GroupingOptions,
-    streams: Seq[String],
     admin: SystemAdmin,
     store: => MetadataStore,
-    storeKey: String,
-    nowMs: () => Long = () => System.nanoTime() / 1000000L) {
+    storeKey: String) {
 
   private val config = options.config
-  private var lastCheckMs: Option[Long] = None
+  private val what = s"metadata store namespace '${TaskMapping.StoreNamespace}' key '$storeKey'"
   private var written: Option[TaskMapping] = None
 
-  /** The mapping for a query's first batch: the stored one (if any) brought up to the current partition counts. */
-  def initial(): TaskMapping = {
-    val what = s"metadata store namespace '${TaskMapping.StoreNamespace}' key '$storeKey'"
+  /** The mapping for a query's first batch: the stored one (if any) brought up to the streams as `described`. */
+  def initial(described: Map[String, StreamDescription]): TaskMapping = {
     val previous = store.get(TaskMapping.StoreNamespace, storeKey).map(TaskMapping.fromJson(_, what))
-    val mapping = Grouping(config, previous, partitionCounts())
-    lastCheckMs = Some(nowMs())
+    val mapping = Grouping(config, previous, counts(described))
     record(mapping)
     mapping
   }
@@ -60,18 +60,19 @@ final class GroupingStep(
       Map(GroupingState.Key -> GroupingState(mapping.initialPartitionCounts, Map.empty).toJson))
 
   /**
-   * Adjusts `plan` to the mapping in force. `availableNowTarget` (Trigger.AvailableNow) caps
-   * the barriers of new holds: nothing past it is read in this run anyway.
+   * Adjusts `plan` to the mapping in force, and to the streams' partition counts when the
+   * planner asked Kafka about them (`described`). `availableNowTarget` (Trigger.AvailableNow)
+   * caps the barriers of new holds: nothing past it is read in this run anyway.
    */
-  def plan(plan: BatchPlan, availableNowTarget: Option[Map[SSP, Long]]): BatchPlan = {
+  def plan(plan: BatchPlan, described: Option[Map[String, StreamDescription]],
+           availableNowTarget: Option[Map[SSP, Long]]): BatchPlan = {
     val state = GroupingState.of(plan.state)
     val inForce = GroupingStep.inForce(plan, state)
-    val mapping =
-      if (checkDue()) {
-        val m = Grouping(config, Some(inForce), partitionCounts())
-        record(m)
-        m
-      } else inForce
+    val mapping = described.fold(inForce) { d =>
+      val m = Grouping(config, Some(inForce), counts(d))
+      record(m)
+      m
+    }
     def barriers(ssps: Set[SSP]): Map[SSP, Long] = {
       val heads = admin.upcomingOffsets(ssps)
       availableNowTarget.fold(heads)(t => heads.map { case (s, h) => s -> t.get(s).fold(h)(math.min(h, _)) })
@@ -84,29 +85,33 @@ final class GroupingStep(
   def admissible(plan: BatchPlan, heads: Map[SSP, Long]): Map[SSP, Long] =
     GroupingState.of(plan.state).fold(heads)(s => ExpansionHolds.cap(s.holds, plan.minBegins, heads))
 
-  private def checkDue(): Boolean = {
-    val now = nowMs()
-    val due = lastCheckMs.forall(last => now - last >= options.checkIntervalMs)
-    if (due) lastCheckMs = Some(now)
-    due
-  }
-
   private def record(mapping: TaskMapping): Unit =
     if (!written.contains(mapping)) {
+      if (written.isEmpty) warnIfUnreadable()
       store.put(TaskMapping.StoreNamespace, storeKey, mapping.toJson)
       written = Some(mapping)
     }
 
-  private def partitionCounts(): Map[String, Int] = {
-    val counts = admin.partitionCounts(streams.toSet)
-    streams.foreach { s =>
-      if (!counts.contains(s)) throw StreamctlException(s"Stream '$s' does not exist on Kafka (option 'streams')")
+  /**
+   * The first write of a run replaces what an earlier run left. A mapping that differs is
+   * expected (the Offset rules); one that cannot be read means the store was damaged, which
+   * the user should hear of even though the offset log repairs it.
+   */
+  private def warnIfUnreadable(): Unit =
+    try store.get(TaskMapping.StoreNamespace, storeKey).foreach(TaskMapping.fromJson(_, what))
+    catch {
+      case e: StreamctlException =>
+        GroupingStep.log.warn(s"The task mapping at ${store.describe(TaskMapping.StoreNamespace, storeKey)} cannot be read " +
+          s"(${e.getMessage}); it is rewritten from the query's offset log, which holds the mapping in force")
     }
-    counts
-  }
+
+  private def counts(described: Map[String, StreamDescription]): Map[String, Int] =
+    described.map { case (s, d) => s -> d.partitions }
 }
 
 object GroupingStep {
+  private val log = LoggerFactory.getLogger(classOf[GroupingStep])
+
   /** The mapping an Offset carries: its tasks' SSPs, with the initial counts from its state (else its own counts). */
   private[spark] def inForce(plan: BatchPlan, state: Option[GroupingState]): TaskMapping = {
     val taskSsps = plan.begins.collect { case (t, ps) if ps.nonEmpty => t -> ps.keySet }

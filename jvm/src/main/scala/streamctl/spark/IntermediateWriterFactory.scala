@@ -73,6 +73,5 @@ final class IntermediateDataWriter(f: IntermediateWriterFactory) extends DataWri
 
   override def close(): Unit = ProducerPool.release(f.kafka, producer, failed = failure != null)
 
-  private def sendFailed(): StreamctlException =
-    StreamctlException(s"Writing to stream '${f.stream}' on Kafka at ${f.kafka.bootstrapServers} failed: ${failure.getMessage}", failure)
+  private def sendFailed(): StreamctlException = f.kafka.sendFailed(s"writing to stream '${f.stream}'", failure)
 }

@@ -1,17 +1,17 @@
 package streamctl.spark
 
 import streamctl.chooser.ChooserConfig
-import streamctl.system.KafkaParams
+import streamctl.system.{BrokerWait, KafkaParams}
 
 /** What an executor needs from the source options: serializable, and nothing the driver alone knows. */
 final case class ReaderConfig(
     kafka: KafkaParams,
-    pollTimeoutMs: Long,
+    readWait: BrokerWait,
     failOnDataLoss: Boolean,
     intermediateStreams: Set[String],
     chooser: ChooserConfig = ChooserConfig.default)
 
 object ReaderConfig {
   def apply(o: SourceOptions): ReaderConfig =
-    ReaderConfig(o.kafka, o.pollTimeoutMs, o.failOnDataLoss, o.intermediateStreams, ChooserOptions.parse(o))
+    ReaderConfig(o.kafka, o.readWait, o.failOnDataLoss, o.intermediateStreams, ChooserOptions.parse(o))
 }

@@ -3,7 +3,7 @@ package streamctl.spark
 import java.util.Locale
 
 import streamctl.StreamctlException
-import streamctl.system.KafkaParams
+import streamctl.system.{BrokerWait, KafkaParams}
 
 /**
  * The source's options, validated once on the driver. Names follow Spark's Kafka source
@@ -40,7 +40,14 @@ final case class SourceOptions(raw: Map[String, String]) {
 
   val failOnDataLoss: Boolean = bool(FailOnDataLoss, default = true)
 
-  val pollTimeoutMs: Long = get(PollTimeoutMs).map(v => positiveLong(PollTimeoutMs, v)).getOrElse(120000L)
+  /**
+   * How long a reader waits for records the broker should have: `poll.timeout.ms`, by default
+   * the same wait as every other call to Kafka (`kafka.default.api.timeout.ms`).
+   */
+  val readWait: BrokerWait = get(PollTimeoutMs).map(v => positiveLong(PollTimeoutMs, v)) match {
+    case Some(ms) => BrokerWait(kafka.bootstrapServers, ms, PollTimeoutMs)
+    case None => kafka.apiWait
+  }
 
   /** Per-stream properties: `stream.<name>.<property>`, with the stream name as the user spelled it. */
   val streamProperties: Map[String, Map[String, String]] = raw.toSeq.collect {

@@ -4,12 +4,13 @@ import scala.jdk.CollectionConverters._
 
 import org.apache.hadoop.conf.Configuration
 import org.apache.spark.sql.SparkSession
+import org.slf4j.LoggerFactory
 import org.apache.spark.sql.connector.read.{InputPartition, PartitionReaderFactory}
 import org.apache.spark.sql.connector.read.streaming._
 
 import streamctl.{Json, StreamctlException}
 import streamctl.metadata.{MetadataStore, FileSystemMetadataStore}
-import streamctl.system.{KafkaSystemAdmin, SSP, SspRange}
+import streamctl.system.{KafkaSystemAdmin, SSP, SspRange, StreamCheck, StreamDescription}
 
 /**
  * Plans micro-batches from broker offsets. The driver never sees record contents: it
@@ -27,7 +28,9 @@ class StreamctlMicroBatchStream(
   private val storePath = MetadataLocation.resolve(options.metadataStorePath, sourceCheckpoint)
   private lazy val store: MetadataStore = new FileSystemMetadataStore(storePath, hadoopConf)
   private val mappingKey = s"mapping-${MetadataLocation.sourceId(sourceCheckpoint)}"
-  private val grouping = new GroupingStep(options.grouping, options.streams, admin, store, mappingKey)
+  private val streamCheck = new StreamCheck(admin, options.streams, options.grouping.checkIntervalMs)
+  private val dataLoss = new DataLossStep(admin, options.failOnDataLoss)
+  private val grouping = new GroupingStep(options.grouping, admin, store, mappingKey)
   private val startpoints = new StartpointStep(() => store, admin, options.streams, storePath)
   // Built here so that a bad chooser option or class fails the query at its start.
   private val admission = new AdmissionStep(ChooserOptions.validated(options), admin)
@@ -39,12 +42,13 @@ class StreamctlMicroBatchStream(
   @volatile private var lastHeads: Map[SSP, Long] = Map.empty
 
   override def initialOffset(): Offset = InitialOffset(sourceCheckpoint, hadoopConf).getOrCreate {
-    val mapping = grouping.initial()
+    val described = streamCheck.now()
+    val mapping = grouping.initial(described)
     val start = options.startingOffsets match {
       case "earliest" => admin.oldestOffsets(mapping.ssps)
       case _ => admin.upcomingOffsets(mapping.ssps)
     }
-    control.initialize(grouping.initialOffset(mapping, start))
+    control.initialize(dataLoss.initialize(grouping.initialOffset(mapping, start), described))
   }
 
   override def getDefaultReadLimit: ReadLimit =
@@ -56,19 +60,27 @@ class StreamctlMicroBatchStream(
   /**
    * Plans the batch that begins at `start` (the previous batch's end, already in the
    * offset log). The steps, in this order, each adjust the plan:
-   *  1. grouping ([[GroupingStep]]): partition expansion adds SSPs to tasks, beginning at their first
+   *  1. recreated streams ([[DataLossStep.recreations]]), when Kafka was asked about the
+   *     streams ([[StreamCheck]]): fail, or read a recreated topic again from its start;
+   *  2. grouping ([[GroupingStep]]): partition expansion adds SSPs to tasks, beginning at their first
    *     offset and held until their task's older partitions passed the growth;
-   *  2. startpoints: at the first planning after a (re)start, move where SSPs begin;
-   *  3. control: bring in the control bookkeeping the readers recorded for `start`'s batch;
-   *  4. admission: share the record budget by the chooser policy and decide where each SSP
+   *  3. startpoints: at the first planning after a (re)start, move where SSPs begin;
+   *  4. retention gaps ([[DataLossStep.gaps]]): with `fail.on.data.loss=false`, skip records gone from the broker;
+   *  5. control: bring in the control bookkeeping the readers recorded for `start`'s batch;
+   *  6. admission: share the record budget by the chooser policy and decide where each SSP
    *     ends ([[AdmissionStep]]).
    * Beginnings that differ from `start`'s positions go into the end offset's `starts`.
    */
   override def latestOffset(start: Offset, limit: ReadLimit): Offset = {
     val previous = asSourceOffset(start)
     if (control.holdsBack(previous)) return previous
-    val plan = startpoints(grouping.plan(BatchPlan(previous), availableNowTarget))
-    val heads = admin.upcomingOffsets(plan.ssps)
+    val described = streamCheck.ifDue()
+    val (plan, heads) = planned(previous, described) match {
+      // A partition that ends before our position lost records we counted on: ask Kafka about
+      // the streams now, so a recreated topic is told from a truncated one in this batch.
+      case (p, h) if described.isEmpty && behind(p, h).nonEmpty => planned(previous, Some(streamCheck.now()))
+      case done => done
+    }
     lastHeads = heads
     checkNotBehind(plan, heads)
     // What each SSP may be read up to in this batch, before the budget is shared.
@@ -85,7 +97,17 @@ class StreamctlMicroBatchStream(
       // Only reached with fail.on.data.loss=false: continue from the broker's end.
       if (h < begin) h else math.max(begin, budgetEnds(ssp))
     }, availableNowTarget)
-    if (next.json == previous.json) previous else next
+    if (next.json == previous.json) previous
+    else {
+      dataLoss.planned(next)
+      next
+    }
+  }
+
+  private def planned(previous: SourceOffset, described: Option[Map[String, StreamDescription]]): (BatchPlan, Map[SSP, Long]) = {
+    val recreated = dataLoss.recreations(BatchPlan(previous), described, locality.runs.skipped)
+    val plan = dataLoss.gaps(startpoints(grouping.plan(recreated, described, availableNowTarget)))
+    (plan, admin.upcomingOffsets(plan.ssps))
   }
 
   override def reportLatestOffset(): Offset = if (lastHeads.isEmpty) null else HeadOffset(lastHeads)
@@ -122,7 +144,9 @@ class StreamctlMicroBatchStream(
 
   override def metrics(latestConsumedOffset: java.util.Optional[Offset]): java.util.Map[String, String] = {
     val consumed = latestConsumedOffset.map[SourceOffset](asSourceOffset)
-    if (!consumed.isPresent || lastHeads.isEmpty) return locality.metrics.asJava
+    if (!consumed.isPresent) return locality.metrics.asJava
+    val loss = dataLoss.metrics(consumed.get, locality.runs.skipped)
+    if (lastHeads.isEmpty) return (locality.metrics ++ loss).asJava
     val behind = consumed.get.minPositions.map { case (ssp, o) => ssp -> math.max(0L, lastHeads.getOrElse(ssp, o) - o) }
     val perSsp = Json.obj()
     behind.toSeq.sortBy(_._1).foreach { case (ssp, b) => perSsp.put(ssp.toString, b) }
@@ -130,7 +154,7 @@ class StreamctlMicroBatchStream(
       "minOffsetsBehindLatest" -> behind.values.min.toString,
       "maxOffsetsBehindLatest" -> behind.values.max.toString,
       "avgOffsetsBehindLatest" -> (behind.values.sum.toDouble / behind.size).toString,
-      "recordsBehindHead" -> Json.write(perSsp)) ++ locality.metrics ++ control.metrics(consumed.get)).asJava
+      "recordsBehindHead" -> Json.write(perSsp)) ++ loss ++ locality.metrics ++ control.metrics(consumed.get)).asJava
   }
 
   override def stop(): Unit = {
@@ -142,24 +166,29 @@ class StreamctlMicroBatchStream(
 
   override def toString: String = s"streamctl[${options.streams.mkString(",")}]"
 
-  private def currentSsps(): Set[SSP] = {
-    val counts = admin.partitionCounts(options.streams.toSet)
-    options.streams.foreach { s =>
-      if (!counts.contains(s)) throw StreamctlException(s"Stream '$s' does not exist on Kafka at ${options.kafka.bootstrapServers}")
-    }
-    counts.toSeq.flatMap { case (s, n) => (0 until n).map(p => SSP.kafka(s, p)) }.toSet
-  }
+  private def currentSsps(): Set[SSP] =
+    streamCheck.describe().toSeq.flatMap { case (s, d) => (0 until d.partitions).map(p => SSP.kafka(s, p)) }.toSet
 
-  /** A head behind our position means the partition was truncated or recreated: records we counted on are gone. */
+  /** SSPs whose head is behind a task's position in `plan`, with the furthest such position. */
+  private def behind(plan: BatchPlan, heads: Map[SSP, Long]): Map[SSP, Long] =
+    plan.begins.values.flatten.groupMapReduce(_._1)(_._2)(math.max).filter { case (s, o) => heads.get(s).exists(_ < o) }
+
+  /**
+   * A head behind our position, in a topic that was not recreated (that is told by its topic
+   * ID, before this), means the partition was truncated (e.g. an unclean leader election):
+   * records we counted on are gone, and the offsets we read will be reused.
+   */
   private def checkNotBehind(plan: BatchPlan, heads: Map[SSP, Long]): Unit = {
-    val positions = plan.begins.values.flatten.groupMapReduce(_._1)(_._2)(math.max)
-    val behind = positions.filter { case (s, o) => heads.get(s).exists(_ < o) }
-    if (behind.nonEmpty && options.failOnDataLoss) {
-      val what = behind.toSeq.sortBy(_._1).map { case (s, o) =>
+    val found = behind(plan, heads)
+    if (found.nonEmpty) {
+      val what = found.toSeq.sortBy(_._1).map { case (s, o) =>
         s"stream '${s.stream}' partition ${s.partition}: checkpoint at offset $o, broker ends at ${heads(s)}"
-      }
-      throw StreamctlException(s"Kafka holds fewer records than the checkpoint has read (${what.mkString("; ")}); the topic was " +
-        "truncated or recreated. Set option 'fail.on.data.loss' to false to continue from the broker's end")
+      }.mkString("; ")
+      if (options.failOnDataLoss)
+        throw StreamctlException(s"Kafka holds fewer records than the checkpoint has read ($what); the topic was truncated " +
+          "(or recreated before streamctl recorded topic IDs). Set option 'fail.on.data.loss' to false to continue from the broker's end")
+      StreamctlMicroBatchStream.log.warn(s"Kafka holds fewer records than the checkpoint has read ($what); continuing from the " +
+        "broker's end, because option 'fail.on.data.loss' is false")
     }
   }
 
@@ -167,4 +196,8 @@ class StreamctlMicroBatchStream(
     case s: SourceOffset => s
     case other => SourceOffset.parse(other.json())
   }
+}
+
+object StreamctlMicroBatchStream {
+  private val log = LoggerFactory.getLogger(classOf[StreamctlMicroBatchStream])
 }

@@ -19,7 +19,7 @@ import streamctl.system.{Envelope, EnvelopeDecoder, SSP}
  *
  * {{{
  * val control = TaskControlReader(partition, intermediateStreams)
- * val reader = new KafkaTaskReader(ranges, consumer, chooser, timeout, decoders = control.decoderFor)
+ * val reader = new KafkaTaskReader(ranges, consumer, chooser, readWait, decoders = control.decoderFor)
  * ... converter.toRow(envelope, control.watermarkMs(envelope.ssp)) ...
  * control.finish()                                        // after the last record
  * }}}

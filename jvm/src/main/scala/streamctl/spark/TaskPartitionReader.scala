@@ -20,8 +20,8 @@ final class TaskPartitionReader(partition: TaskInputPartition, config: ReaderCon
   private val reader =
     try new KafkaTaskReader(partition.ranges, consumer, ChooserFactory.forReader(config.chooser,
         partition.ranges.filter(_.size > 0).map(r => r.ssp -> r.from).toMap, partition.bootstrapHeads),
-      config.pollTimeoutMs, config.failOnDataLoss,
-      ssp => control.fold(EnvelopeDecoder.Identity)(_.decoderFor(ssp)))
+      config.readWait, config.failOnDataLoss,
+      ssp => control.fold(EnvelopeDecoder.Identity)(_.decoderFor(ssp)), skipped => runs.record(ReadSkip(skipped)))
     catch { case e: Throwable => ConsumerPool.closeQuietly(consumer); throw e }
   private val converter = new EnvelopeRowConverter(partition.task)
   private var current: InternalRow = _

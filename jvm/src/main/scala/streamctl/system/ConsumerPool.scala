@@ -29,7 +29,7 @@ object ConsumerPool {
   def acquireNoting(params: KafkaParams, task: String): (Consumer, Boolean) = {
     val cached = idle.synchronized(idle.remove(key(params, task)))
     if (cached != null) (cached, true)
-    else (new KafkaConsumer[Array[Byte], Array[Byte]](params.consumer), false)
+    else (params.newClient("consumer")(new KafkaConsumer[Array[Byte], Array[Byte]](params.consumer)), false)
   }
 
   /** Gives a healthy consumer back; one that failed must be closed by the caller instead. */

@@ -1,28 +1,42 @@
 package streamctl.system
 
+import java.net.{InetAddress, UnknownHostException}
 import java.util.Locale
 
+import scala.jdk.CollectionConverters._
+import scala.util.Try
+
 import org.apache.kafka.clients.CommonClientConfigs
+import org.apache.kafka.clients.admin.AdminClientConfig
 import org.apache.kafka.clients.consumer.ConsumerConfig
 import org.apache.kafka.clients.producer.ProducerConfig
+import org.apache.kafka.common.KafkaException
 import org.apache.kafka.common.serialization.{ByteArrayDeserializer, ByteArraySerializer}
+import org.apache.kafka.common.utils.Utils
 
 import streamctl.StreamctlException
 
 /**
- * Client settings derived from the user's `kafka.*` options (prefix stripped).
- * streamctl owns offsets and (de)serialization, so the settings that would fight it are
- * refused with an error naming the option rather than silently overridden.
+ * Client settings derived from the user's `kafka.*` options (prefix stripped), checked when
+ * the options are parsed on the driver: every value goes through Kafka's own config parser
+ * (the consumer's, producer's and admin client's), and a value it refuses fails with Kafka's
+ * message and the option's name. streamctl owns offsets and (de)serialization, so the
+ * settings that would fight it are refused rather than silently overridden.
+ *
+ * How long the clients wait for an unreachable broker derives from one setting,
+ * `kafka.default.api.timeout.ms` (Kafka's default, 60 s): admin calls ([[apiWait]]), the
+ * consumer's own calls, the producer's `max.block.ms` and `delivery.timeout.ms`
+ * ([[deliveryWait]]), unless the user sets those Kafka options themselves.
  *
  * {{{
  * val p = KafkaParams(Map("bootstrap.servers" -> "127.0.0.1:9092"))
- * new KafkaConsumer[Array[Byte], Array[Byte]](p.consumer)
+ * val consumer = p.newClient("consumer")(new KafkaConsumer[Array[Byte], Array[Byte]](p.consumer))
  * }}}
  */
 final case class KafkaParams(user: Map[String, String]) {
   import KafkaParams._
 
-  val bootstrapServers: String = user.getOrElse(CommonClientConfigs.BOOTSTRAP_SERVERS_CONFIG,
+  val bootstrapServers: String = user.get(CommonClientConfigs.BOOTSTRAP_SERVERS_CONFIG).filter(_.trim.nonEmpty).getOrElse(
     throw StreamctlException("Option 'kafka.bootstrap.servers' is required (e.g. .option(\"kafka.bootstrap.servers\", \"host:9092\"))"))
 
   ManagedByStreamctl.foreach { k =>
@@ -30,12 +44,34 @@ final case class KafkaParams(user: Map[String, String]) {
       s"Option 'kafka.$k' is not supported: streamctl manages it (offsets live in the query checkpoint, records are read as bytes)")
   }
 
+  checkWithKafka(user)
+
   /** How long a call to the broker may wait before it is reported as unreachable. */
-  val apiTimeoutMs: Long = user.get(CommonClientConfigs.DEFAULT_API_TIMEOUT_MS_CONFIG).map(_.toLong).getOrElse(DefaultApiTimeoutMs)
+  val apiTimeoutMs: Long = millis(CommonClientConfigs.DEFAULT_API_TIMEOUT_MS_CONFIG, positive = true).getOrElse(DefaultApiTimeoutMs)
+
+  private val producerRequestTimeoutMs: Long =
+    millis(CommonClientConfigs.REQUEST_TIMEOUT_MS_CONFIG, positive = true).getOrElse(math.min(apiTimeoutMs, MaxRequestTimeoutMs))
+
+  /**
+   * How long the producer may take to deliver a record, retries included. Kafka refuses a
+   * value below `linger.ms + request.timeout.ms`, so a short API timeout is rounded up to that.
+   */
+  val deliveryTimeoutMs: Long = millis(ProducerConfig.DELIVERY_TIMEOUT_MS_CONFIG, positive = true).getOrElse {
+    val linger = millis(ProducerConfig.LINGER_MS_CONFIG, positive = false).getOrElse(DefaultLingerMs)
+    math.max(apiTimeoutMs, linger + producerRequestTimeoutMs)
+  }
+
+  /** The wait of admin calls (planning on the driver) and of the consumer's own blocking calls. */
+  def apiWait: BrokerWait = BrokerWait(bootstrapServers, apiTimeoutMs, ApiTimeoutOption)
+
+  /** The wait of a record send (sink writes, control messages): until Kafka acknowledges it. */
+  def deliveryWait: BrokerWait = BrokerWait(bootstrapServers, deliveryTimeoutMs,
+    if (user.contains(ProducerConfig.DELIVERY_TIMEOUT_MS_CONFIG)) s"kafka.${ProducerConfig.DELIVERY_TIMEOUT_MS_CONFIG}"
+    else ApiTimeoutOption)
 
   def admin: java.util.Map[String, Object] = toJava(user ++ Map(
     CommonClientConfigs.DEFAULT_API_TIMEOUT_MS_CONFIG -> apiTimeoutMs.toString,
-    CommonClientConfigs.REQUEST_TIMEOUT_MS_CONFIG -> math.min(apiTimeoutMs, 30000L).toString),
+    CommonClientConfigs.REQUEST_TIMEOUT_MS_CONFIG -> math.min(apiTimeoutMs, MaxRequestTimeoutMs).toString),
     drop = ConsumerOnly ++ ProducerOnly)
 
   def consumer: java.util.Map[String, Object] = {
@@ -54,15 +90,67 @@ final case class KafkaParams(user: Map[String, String]) {
     m.put(ProducerConfig.KEY_SERIALIZER_CLASS_CONFIG, classOf[ByteArraySerializer])
     m.put(ProducerConfig.VALUE_SERIALIZER_CLASS_CONFIG, classOf[ByteArraySerializer])
     m.putIfAbsent(ProducerConfig.MAX_BLOCK_MS_CONFIG, apiTimeoutMs.toString)
+    m.putIfAbsent(ProducerConfig.REQUEST_TIMEOUT_MS_CONFIG, producerRequestTimeoutMs.toString)
+    m.putIfAbsent(ProducerConfig.DELIVERY_TIMEOUT_MS_CONFIG, deliveryTimeoutMs.toString)
     m
+  }
+
+  /**
+   * Creates a Kafka client, turning Kafka's "Failed to construct ..." (whose cause, e.g. "No
+   * resolvable bootstrap urls", would otherwise only reach the log) into an error that
+   * carries the cause and names the servers and any host that does not resolve.
+   */
+  def newClient[T](kind: String)(create: => T): T =
+    try create catch {
+      case e: KafkaException =>
+        val causes = Iterator.iterate[Throwable](e)(_.getCause).takeWhile(_ != null).flatMap(c => Option(c.getMessage)).toSeq.distinct
+        val hosts = unresolvedHosts
+        val hint =
+          if (hosts.nonEmpty) s"host ${hosts.map(h => s"'$h'").mkString(", ")} does not resolve; check option 'kafka.bootstrap.servers'"
+          else "check option 'kafka.bootstrap.servers' and the other kafka.* options"
+        throw StreamctlException(s"Cannot create a Kafka $kind for $bootstrapServers: ${causes.mkString(": ")} ($hint)", e)
+    }
+
+  /**
+   * The error for a record send that failed: a timeout (the broker did not acknowledge within
+   * [[deliveryWait]], or the producer could not learn where to send within `max.block.ms`,
+   * which defaults to the same wait) names the wait and its option; anything else Kafka's cause.
+   */
+  def sendFailed(what: String, cause: Throwable): StreamctlException = cause match {
+    case t: org.apache.kafka.common.errors.TimeoutException =>
+      val wait = if (user.contains(ProducerConfig.MAX_BLOCK_MS_CONFIG) && !user.contains(ProducerConfig.DELIVERY_TIMEOUT_MS_CONFIG))
+        BrokerWait(bootstrapServers, user(ProducerConfig.MAX_BLOCK_MS_CONFIG).trim.toLong, s"kafka.${ProducerConfig.MAX_BLOCK_MS_CONFIG}")
+      else deliveryWait
+      wait.exceeded(what, t)
+    case t: java.util.concurrent.TimeoutException => deliveryWait.exceeded(what, t)
+    case c => StreamctlException(s"Kafka at $bootstrapServers failed while $what: ${c.getClass.getSimpleName}: ${c.getMessage}", c)
   }
 
   /** Identity of these settings, for caches of clients on executors. */
   def cacheKey: String = user.toSeq.sorted.map { case (k, v) => s"$k=$v" }.mkString("\u0000")
+
+  private def unresolvedHosts: Seq[String] =
+    bootstrapServers.split(',').map(_.trim).filter(_.nonEmpty).toSeq.flatMap { address =>
+      val host = Option(Try(Utils.getHost(address)).getOrElse(null)).getOrElse(address)
+      try { InetAddress.getAllByName(host); None } catch { case _: UnknownHostException => Some(host) }
+    }
+
+  /** A duration streamctl itself reads; Kafka's parser has already checked it is a number. */
+  private def millis(key: String, positive: Boolean): Option[Long] = user.get(key).map { v =>
+    val ms = v.trim.toLong
+    if (positive && ms <= 0) throw StreamctlException(s"Option 'kafka.$key' must be a positive number of milliseconds, not '$v'")
+    ms
+  }
 }
 
 object KafkaParams {
-  val DefaultApiTimeoutMs = 30000L
+  /** Kafka's own default for `default.api.timeout.ms`. */
+  val DefaultApiTimeoutMs = 60000L
+  val ApiTimeoutOption = s"kafka.${CommonClientConfigs.DEFAULT_API_TIMEOUT_MS_CONFIG}"
+  // Kafka's default request timeout; a shorter API timeout shortens it too, or one request could outlast the call.
+  private val MaxRequestTimeoutMs = 30000L
+  private val DefaultLingerMs: Long =
+    ProducerConfig.configDef().defaultValues().get(ProducerConfig.LINGER_MS_CONFIG).asInstanceOf[Number].longValue
 
   private val ManagedByStreamctl = Set("key.deserializer", "value.deserializer", "key.serializer",
     "value.serializer", "enable.auto.commit", "auto.offset.reset")
@@ -82,6 +170,23 @@ object KafkaParams {
     KafkaParams(options.collect {
       case (k, v) if k.toLowerCase(Locale.ROOT).startsWith("kafka.") => k.substring("kafka.".length) -> v
     })
+
+  /**
+   * Runs every value the user gave through the parsers and validators of the Kafka clients
+   * that know it, so a bad value fails when the options are parsed, with Kafka's own words
+   * and the option's name, instead of deep inside a client on an executor. Settings no
+   * client knows are left alone (plugins read their own), as Kafka does.
+   */
+  private def checkWithKafka(user: Map[String, String]): Unit = {
+    val given = user.asJava
+    val refused = Seq(ConsumerConfig.configDef(), ProducerConfig.configDef(), AdminClientConfig.configDef()).iterator
+      .flatMap(_.validate(given).asScala)
+      .filter(v => user.contains(v.name) && !v.errorMessages.isEmpty)
+      .map(v => v.name -> v.errorMessages.get(0))
+      .toSeq.distinctBy(_._1).sortBy(_._1)
+    if (refused.nonEmpty)
+      throw StreamctlException(refused.map { case (k, msg) => s"Option 'kafka.$k': $msg" }.mkString("; "))
+  }
 
   private def toJava(m: Map[String, String], drop: Set[String]): java.util.Map[String, Object] = {
     val out = new java.util.HashMap[String, Object]()

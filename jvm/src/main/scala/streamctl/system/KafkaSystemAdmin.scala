@@ -6,7 +6,7 @@ import scala.jdk.CollectionConverters._
 import scala.util.Try
 
 import org.apache.kafka.clients.admin.{Admin, ListOffsetsResult, NewTopic, OffsetSpec}
-import org.apache.kafka.common.TopicPartition
+import org.apache.kafka.common.{TopicPartition, Uuid}
 import org.apache.kafka.common.errors.UnknownTopicOrPartitionException
 
 import streamctl.StreamctlException
@@ -27,16 +27,23 @@ class KafkaSystemAdmin(params: KafkaParams) extends SystemAdmin with AutoCloseab
   // Created on first use: building a planner must not open connections it may never need.
   private var adminRef: Admin = _
   private def admin: Admin = synchronized {
-    if (adminRef == null) adminRef = Admin.create(params.admin)
+    if (adminRef == null) adminRef = params.newClient("admin client")(Admin.create(params.admin))
     adminRef
   }
 
-  override def partitionCounts(streams: Set[String]): Map[String, Int] = {
+  override def partitionCounts(streams: Set[String]): Map[String, Int] =
+    describeStreams(streams).map { case (s, d) => s -> d.partitions }
+
+  override def describeStreams(streams: Set[String]): Map[String, StreamDescription] = {
     if (streams.isEmpty) return Map.empty
     val described = call(s"describing streams ${streams.toSeq.sorted.mkString(", ")}") {
       admin.describeTopics(streams.asJava).allTopicNames()
     }
-    described.asScala.map { case (name, d) => name -> d.partitions().size() }.toMap
+    described.asScala.map { case (name, d) =>
+      // A broker too old to know topic IDs answers the zero UUID: no identity, not a shared one.
+      val id = Option(d.topicId()).filter(_ != Uuid.ZERO_UUID).map(_.toString)
+      name -> StreamDescription(d.partitions().size(), id)
+    }.toMap
   }
 
   override def oldestOffsets(ssps: Set[SSP]): Map[SSP, Long] = listOffsets(ssps.map(_ -> OffsetSpec.earliest()).toMap)
@@ -113,9 +120,7 @@ class KafkaSystemAdmin(params: KafkaParams) extends SystemAdmin with AutoCloseab
       }
     }
 
-  private def unreachable(what: String) =
-    StreamctlException(s"Kafka at ${params.bootstrapServers} did not answer within ${params.apiTimeoutMs} ms while $what " +
-      "(check option 'kafka.bootstrap.servers'; the wait is set by 'kafka.default.api.timeout.ms')")
+  private def unreachable(what: String) = params.apiWait.exceeded(what)
 
   override def close(): Unit = synchronized {
     if (adminRef != null) adminRef.close(java.time.Duration.ofSeconds(5))

@@ -4,6 +4,8 @@ import scala.jdk.CollectionConverters._
 
 import org.apache.kafka.clients.consumer.{Consumer, ConsumerRecord, OffsetOutOfRangeException}
 import org.apache.kafka.common.TopicPartition
+import org.apache.kafka.common.errors.TimeoutException
+import org.slf4j.LoggerFactory
 
 import streamctl.StreamctlException
 import streamctl.chooser.{MessageChooser, TaskChooser}
@@ -26,10 +28,17 @@ import streamctl.chooser.{MessageChooser, TaskChooser}
  *
  * Offsets inside a range may be missing (compaction, transaction markers); the range ends
  * when the consumer's position reaches `until`. Records that are gone from the broker
- * fail the read naming the SSP and offsets, unless `failOnDataLoss` is false.
+ * fail the read naming the SSP and offsets, unless `failOnDataLoss` is false: then the reader
+ * moves on to the oldest record still there, logs the skipped range at WARN and hands it to
+ * `onSkipped` (the planner skips gaps it knows of before a batch starts; this is for records
+ * deleted between planning and reading).
+ *
+ * A broker that returns nothing for `readWait.ms` fails the read with an error naming the
+ * servers and the option that sets the wait.
  *
  * {{{
- * val reader = new KafkaTaskReader(ranges, consumer, ChooserFactory.forReader(config, starts, heads), pollTimeoutMs = 120000)
+ * val wait = BrokerWait("127.0.0.1:9092", 60000, "kafka.default.api.timeout.ms")
+ * val reader = new KafkaTaskReader(ranges, consumer, ChooserFactory.forReader(config, starts, heads), wait)
  * var e = reader.next(); while (e != null) { emit(e); e = reader.next() }
  * }}}
  */
@@ -37,9 +46,10 @@ final class KafkaTaskReader(
     ranges: Seq[SspRange],
     consumer: Consumer[Array[Byte], Array[Byte]],
     chooser: MessageChooser,
-    pollTimeoutMs: Long,
+    readWait: BrokerWait,
     failOnDataLoss: Boolean = true,
-    decoders: SSP => EnvelopeDecoder = _ => EnvelopeDecoder.Identity) {
+    decoders: SSP => EnvelopeDecoder = _ => EnvelopeDecoder.Identity,
+    onSkipped: SkippedRange => Unit = _ => ()) {
 
   private val active = ranges.filter(_.size > 0).toArray
   private val n = active.length
@@ -97,11 +107,12 @@ final class KafkaTaskReader(
       }
       if (waitingSince < 0) waitingSince = System.nanoTime()
       poll()
-      if ((System.nanoTime() - waitingSince) / 1000000L > pollTimeoutMs) {
-        val waiting = active.indices.filter(i => !done(i) && !pending(i))
-          .map(i => s"${active(i).ssp} at offset ${consumer.position(tps(i))} (reading up to ${until(i)})")
-        throw StreamctlException(s"Timed out after $pollTimeoutMs ms waiting for records of ${waiting.mkString(", ")}; " +
-          "the broker did not return them (raise 'poll.timeout.ms' if the broker is slow)")
+      if ((System.nanoTime() - waitingSince) / 1000000L > readWait.ms) {
+        val waiting = active.indices.filter(i => !done(i) && !pending(i)).map { i =>
+          s"stream '${active(i).ssp.stream}' partition ${active(i).ssp.partition} at offset ${consumer.position(tps(i))} " +
+            s"(reading up to ${until(i)})"
+        }
+        throw readWait.exceeded(s"reading ${waiting.mkString(", ")}")
       }
     }
     null
@@ -200,8 +211,26 @@ final class KafkaTaskReader(
       throw StreamctlException(s"Records are no longer on the broker: $what (deleted by retention?). " +
         "Set option 'fail.on.data.loss' to false to skip to the oldest available record instead", e)
     }
-    val tpSet = lost.keySet.asJava
-    consumer.seekToBeginning(tpSet)
+    val oldest =
+      try consumer.beginningOffsets(lost.keySet.asJava, java.time.Duration.ofMillis(readWait.ms)).asScala
+      catch {
+        case t: TimeoutException => throw readWait.exceeded(
+          s"finding the oldest records of ${lost.keys.map(tp => s"stream '${tp.topic()}' partition ${tp.partition()}").mkString(", ")}", t)
+      }
+    lost.foreach { case (tp, off) =>
+      val j = index.get(tp).intValue()
+      val first: Long = oldest(tp)
+      if (first > off) {
+        // Only this range's share counts here: the rest belongs to later batches, which skip it themselves.
+        val skipped = SkippedRange(active(j).ssp, off, math.min(first, until(j)))
+        KafkaTaskReader.log.warn(skipped.describe)
+        onSkipped(skipped)
+      } else KafkaTaskReader.log.warn(s"Stream '${tp.topic()}' partition ${tp.partition()}: offsets $off to ${until(j) - 1} " +
+        "are past the broker's end (the partition was truncated after the batch was planned); the next batch continues " +
+        "from the broker's end, because option 'fail.on.data.loss' is false")
+      if (first > off && first < until(j)) consumer.seek(tp, first)
+      else finish(j) // nothing of this range is left on the broker
+    }
   }
 
   private def toEnvelope(ssp: SSP, r: ConsumerRecord[Array[Byte], Array[Byte]]): Envelope = {
@@ -209,4 +238,8 @@ final class KafkaTaskReader(
     if (hs.length == 0) new Envelope(ssp, r.offset(), r.timestamp(), r.key(), r.value())
     else new Envelope(ssp, r.offset(), r.timestamp(), r.key(), r.value(), hs.map(_.key()), hs.map(_.value()))
   }
+}
+
+object KafkaTaskReader {
+  private val log = LoggerFactory.getLogger(classOf[KafkaTaskReader])
 }

@@ -31,7 +31,7 @@ object ProducerPool {
 
   def acquire(params: KafkaParams): Producer = synchronized {
     val entry = pooled.computeIfAbsent(params.cacheKey, _ => {
-      val e = new Entry(new KafkaProducer[Array[Byte], Array[Byte]](params.producer))
+      val e = new Entry(params.newClient("producer")(new KafkaProducer[Array[Byte], Array[Byte]](params.producer)))
       byProducer.put(e.producer, e)
       e
     })

@@ -13,6 +13,13 @@ trait SystemAdmin {
   /** Partition count per stream; a stream that does not exist is an error naming it. */
   def partitionCounts(streams: Set[String]): Map[String, Int]
 
+  /**
+   * Partition count and identity per stream, in one request. A system without stream
+   * identities (or an old broker) answers no id; the default asks only for the counts.
+   */
+  def describeStreams(streams: Set[String]): Map[String, StreamDescription] =
+    partitionCounts(streams).map { case (s, n) => s -> StreamDescription(n, None) }
+
   def oldestOffsets(ssps: Set[SSP]): Map[SSP, Long]
 
   def upcomingOffsets(ssps: Set[SSP]): Map[SSP, Long]
@@ -20,3 +27,10 @@ trait SystemAdmin {
   /** First offset whose timestamp is >= the given epoch ms; the upcoming offset when there is none. */
   def offsetsForTimestamps(timestamps: Map[SSP, Long]): Map[SSP, Long]
 }
+
+/**
+ * What the admin side says about one stream. `id` tells two incarnations of the same name
+ * apart (Kafka's topic ID): a topic deleted and created again gets a new one, and offsets
+ * recorded against the old one mean nothing in the new one.
+ */
+final case class StreamDescription(partitions: Int, id: Option[String])

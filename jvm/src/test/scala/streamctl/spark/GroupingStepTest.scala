@@ -7,7 +7,7 @@ import streamctl.StreamctlException
 import streamctl.grouper.{GrouperConfig, TaskMapping, TaskName}
 import streamctl.metadata.InMemoryMetadataStore
 import streamctl.startpoint.FakeSystemAdmin
-import streamctl.system.SSP
+import streamctl.system.{SSP, StreamCheck}
 
 /** The grouping step of batch planning, against a system and a store held in memory. */
 class GroupingStepTest {
@@ -23,14 +23,22 @@ class GroupingStepTest {
   private def partition(stream: String, p: Int, records: Int, oldest: Long = 0L): Unit =
     admin.add(SSP.kafka(stream, p), oldest, Seq.fill(records)(0L))
 
-  private def step(options: (String, String)*)(streams: String*): GroupingStep =
-    new GroupingStep(GroupingOptions(GrouperConfig.parse(options.toMap, streams), checkIntervalMs = 1000),
-      streams, admin, store, "mapping-0", () => clock)
+  /** One run of a query: the step and the stream check the planner asks it with. */
+  private final class Run(step: GroupingStep, check: StreamCheck) {
+    def initial(): TaskMapping = step.initial(check.now())
+    def initialOffset(m: TaskMapping, starts: Map[SSP, Long]): SourceOffset = step.initialOffset(m, starts)
+    def plan(p: BatchPlan, target: Option[Map[SSP, Long]]): BatchPlan = step.plan(p, check.ifDue(), target)
+    def admissible(p: BatchPlan, heads: Map[SSP, Long]): Map[SSP, Long] = step.admissible(p, heads)
+  }
+
+  private def step(options: (String, String)*)(streams: String*): Run =
+    new Run(new GroupingStep(GroupingOptions(GrouperConfig.parse(options.toMap, streams), checkIntervalMs = 1000),
+      admin, store, "mapping-0"), new StreamCheck(admin, streams, 1000, () => clock))
 
   private def stored: TaskMapping = TaskMapping.fromJson(store.get("grouper", "mapping-0").get, "test")
 
   /** The end offset a batch planned from `plan` reaches when every SSP is read to its admissible head. */
-  private def readAll(s: GroupingStep, plan: BatchPlan): SourceOffset = {
+  private def readAll(s: Run, plan: BatchPlan): SourceOffset = {
     val heads = s.admissible(plan, admin.upcomingOffsets(plan.ssps))
     plan.end((_, ssp, begin) => math.max(begin, heads(ssp)))
   }

@@ -3,7 +3,7 @@ package streamctl.startpoint
 import scala.collection.mutable
 
 import streamctl.StreamctlException
-import streamctl.system.{SSP, SystemAdmin}
+import streamctl.system.{SSP, StreamDescription, SystemAdmin}
 
 /**
  * A system held in memory: each partition is its oldest offset plus the timestamps of the
@@ -13,7 +13,21 @@ class FakeSystemAdmin(val system: String = SSP.KafkaSystem) extends SystemAdmin 
   private val partitions = mutable.LinkedHashMap.empty[SSP, (Long, Vector[Long])]
   val calls: mutable.Map[String, Int] = mutable.Map.empty.withDefaultValue(0)
 
+  /** Topic IDs by stream; a stream without one is described without an ID. */
+  val ids: mutable.Map[String, String] = mutable.Map.empty
+
   def add(ssp: SSP, oldest: Long, timestamps: Seq[Long]): this.type = { partitions(ssp) = (oldest, timestamps.toVector); this }
+
+  /** Deletes the stream's partitions and creates `partitions` empty ones under a new ID. */
+  def recreate(stream: String, partitions: Int, id: String): this.type = {
+    this.partitions.filterInPlace((ssp, _) => ssp.stream != stream)
+    (0 until partitions).foreach(p => add(SSP(system, stream, p), 0, Nil))
+    ids(stream) = id
+    this
+  }
+
+  override def describeStreams(streams: Set[String]): Map[String, StreamDescription] =
+    partitionCounts(streams).map { case (s, n) => s -> StreamDescription(n, ids.get(s)) }
 
   override def partitionCounts(streams: Set[String]): Map[String, Int] = {
     calls("partitionCounts") += 1

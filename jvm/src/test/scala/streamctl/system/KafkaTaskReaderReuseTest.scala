@@ -23,7 +23,7 @@ class KafkaTaskReaderReuseTest {
     consumer.addRecord(new ConsumerRecord("a", 2, 0L, Array[Byte](2), Array[Byte](2)))
 
     val reader = new KafkaTaskReader(Seq(SspRange(SSP.kafka("a", 0), 0, 1), SspRange(SSP.kafka("a", 2), 0, 1)),
-      consumer, new RoundRobinChooser, pollTimeoutMs = 2000)
+      consumer, new RoundRobinChooser, BrokerWait("test", 2000, "poll.timeout.ms"))
     val read = Iterator.continually(reader.next()).takeWhile(_ != null).map(_.ssp.partition).toSet
     assertEquals(Set(0, 2), read)
   }

@@ -1,0 +1,46 @@
+package streamctl.system
+
+import streamctl.StreamctlException
+
+/**
+ * Asks the system about the streams a source reads (partition counts and identities, in one
+ * request) at most every `intervalMs`, and always the first time: the first planning after
+ * a (re)start sees the streams as they are now. Partition expansion and recreated topics
+ * are both detected from its answer, so watching for either costs nothing per batch.
+ *
+ * {{{
+ * val check = new StreamCheck(admin, Seq("orders"), intervalMs = 10000)
+ * check.ifDue()   // Some(Map("orders" -> StreamDescription(4, Some("Rk7Hz..."))))
+ * check.ifDue()   // None: asked less than 10 s ago
+ * check.now()     // asks again at once
+ * check.describe() // asks without moving the schedule
+ * }}}
+ */
+final class StreamCheck(
+    admin: SystemAdmin,
+    streams: Seq[String],
+    intervalMs: Long,
+    nowMs: () => Long = () => System.nanoTime() / 1000000L) {
+
+  private var lastMs: Option[Long] = None
+
+  def ifDue(): Option[Map[String, StreamDescription]] = synchronized {
+    if (lastMs.forall(last => nowMs() - last >= intervalMs)) Some(now()) else None
+  }
+
+  /** Asks now; the next [[ifDue]] is due an interval from now. */
+  def now(): Map[String, StreamDescription] = synchronized {
+    val d = describe()
+    lastMs = Some(nowMs())
+    d
+  }
+
+  /** Asks now, for a caller outside planning: the schedule, and so the next planning's check, stays as it was. */
+  def describe(): Map[String, StreamDescription] = {
+    val described = admin.describeStreams(streams.toSet)
+    streams.foreach { s =>
+      if (!described.contains(s)) throw StreamctlException(s"Stream '$s' does not exist on Kafka (option 'streams')")
+    }
+    described
+  }
+}

@@ -1,0 +1,122 @@
+package streamctl.spark
+
+import org.junit.jupiter.api.Assertions._
+import org.junit.jupiter.api.Test
+
+import streamctl.StreamctlException
+import streamctl.grouper.TaskName
+import streamctl.startpoint.FakeSystemAdmin
+import streamctl.system.{DataLoss, Recreation, SSP, SkippedRange, StreamDescription, StreamIds}
+
+/** Recreated topics and retention gaps at batch planning, against a system held in memory. */
+class DataLossStepTest {
+  private val p0 = TaskName("Partition 0")
+  private val p1 = TaskName("Partition 1")
+  private def orders(p: Int) = SSP.kafka("orders", p)
+  private val rates = SSP.kafka("rates", 0)
+
+  private val admin = new FakeSystemAdmin
+  (0 to 1).foreach(p => admin.add(orders(p), 0, Seq.fill(800)(0L)))
+  admin.add(rates, 0, Seq.fill(10)(0L))
+  admin.ids ++= Map("orders" -> "id-1", "rates" -> "id-r")
+
+  private def described = admin.describeStreams(Set("orders", "rates"))
+
+  /** Both tasks read rates (a broadcast stream); each reads one partition of orders. */
+  private def checkpoint(step: DataLossStep, at: Long): SourceOffset =
+    step.initialize(SourceOffset(Map(p0 -> Map(orders(0) -> at, rates -> 3L), p1 -> Map(orders(1) -> at, rates -> 5L))), described)
+
+  @Test def aRecreatedStreamFailsTheQueryNamingItAndBothIds(): Unit = {
+    val step = new DataLossStep(admin, failOnDataLoss = true)
+    val start = checkpoint(step, 500)
+    admin.recreate("orders", 2, "id-2")
+    val e = assertThrows(classOf[StreamctlException], () => { step.recreations(BatchPlan(start), Some(described), Nil); () })
+    assertTrue(e.getMessage.startsWith("stream 'orders' was deleted and created again (Kafka topic ID id-1, now id-2)"), e.getMessage)
+    assertTrue(e.getMessage.contains("'fail.on.data.loss'"), e.getMessage)
+  }
+
+  @Test def withoutFailOnDataLossEveryTaskReadsTheNewTopicFromItsStart(): Unit = {
+    val step = new DataLossStep(admin, failOnDataLoss = false)
+    val start = checkpoint(step, 500)
+    admin.recreate("orders", 2, "id-2")
+    (0 to 1).foreach(p => admin.add(orders(p), 0, Seq.fill(800)(0L)))
+    val plan = step.recreations(BatchPlan(start), Some(described), Nil)
+    assertEquals(Map(orders(0) -> 0L, rates -> 3L), plan.begins(p0))
+    assertEquals(Map(orders(1) -> 0L, rates -> 5L), plan.begins(p1))
+    assertEquals(StreamIds(Map("orders" -> "id-2", "rates" -> "id-r")), DataLossStep.idsOf(plan.state))
+    assertEquals(DataLoss(0, 1, Nil, Seq(Recreation("orders", "id-1", "id-2"))), DataLossStep.lossOf(plan.state))
+    // The offset log says where the batch began, so a replay reads the new topic from its start too.
+    val end = plan.end((_, _, b) => b + 1)
+    assertEquals(Map(p0 -> Map(orders(0) -> 0L), p1 -> Map(orders(1) -> 0L)), end.starts)
+    assertEquals(Map("recordsSkipped" -> "0", "streamsRecreated" -> "1"), step.metrics(end, Nil))
+
+    // The next batch keeps the total and the new ID, and reports no recreation of its own.
+    val next = step.recreations(BatchPlan(end), Some(described), Nil)
+    assertEquals(DataLoss(0, 1, Nil, Nil), DataLossStep.lossOf(next.state))
+  }
+
+  @Test def aRecreatedStreamWithFewerPartitionsFails(): Unit = {
+    val step = new DataLossStep(admin, failOnDataLoss = false)
+    val start = checkpoint(step, 500)
+    admin.recreate("orders", 1, "id-2")
+    val e = assertThrows(classOf[StreamctlException], () => { step.recreations(BatchPlan(start), Some(described), Nil); () })
+    assertTrue(e.getMessage.contains("with 1 partition(s), fewer than the 2 the query reads"), e.getMessage)
+  }
+
+  @Test def aCheckpointWithoutIdsRecordsThemWithoutComplaint(): Unit = {
+    val step = new DataLossStep(admin, failOnDataLoss = true)
+    val legacy = SourceOffset(Map(p0 -> Map(orders(0) -> 500L)))
+    assertEquals(None, legacy.state.get(StreamIds.StateKey))
+    admin.recreate("orders", 2, "id-2")
+    val plan = step.recreations(BatchPlan(legacy), Some(described), Nil)
+    assertEquals(Map("orders" -> "id-2", "rates" -> "id-r"), DataLossStep.idsOf(plan.state).ids)
+    assertEquals(Map(p0 -> Map(orders(0) -> 500L)), plan.begins)
+  }
+
+  @Test def withoutACheckTheIdsAreCarriedAndNothingIsAsked(): Unit = {
+    val step = new DataLossStep(admin, failOnDataLoss = true)
+    val start = checkpoint(step, 500)
+    admin.recreate("orders", 2, "id-2")
+    val before = admin.calls.toMap
+    val plan = step.recreations(BatchPlan(start), None, Nil)
+    assertEquals(start.state, plan.state)
+    assertEquals(before, admin.calls.toMap)
+  }
+
+  @Test def gapsAreSkippedOnlyWithoutFailOnDataLoss(): Unit = {
+    val strict = new DataLossStep(admin, failOnDataLoss = true)
+    val start = checkpoint(strict, 500)
+    admin.add(orders(0), 600, Seq.fill(200)(0L)) // retention removed 0..599
+    assertEquals(BatchPlan(start), strict.gaps(BatchPlan(start)))
+    assertEquals(0, admin.calls("oldestOffsets"), "the default costs no request: the reader fails on missing records")
+
+    val tolerant = new DataLossStep(admin, failOnDataLoss = false)
+    val plan = tolerant.gaps(tolerant.recreations(BatchPlan(start), None, Nil))
+    assertEquals(600L, plan.begins(p0)(orders(0)))
+    assertEquals(500L, plan.begins(p1)(orders(1)))
+    val end = plan.end((_, _, b) => b + 10)
+    assertEquals(Map(p0 -> Map(orders(0) -> 600L)), end.starts)
+    assertEquals(DataLoss(100, 0, Seq(SkippedRange(orders(0), 500, 600)), Nil), DataLossStep.lossOf(end.state))
+
+    // The next batch carries the total, adds what its readers skipped, and has no range of its own.
+    val read = Seq(SkippedRange(orders(1), 510, 515))
+    val next = tolerant.gaps(tolerant.recreations(BatchPlan(end), None, read))
+    assertEquals(DataLoss(105, 0, Nil, Nil), DataLossStep.lossOf(next.state))
+    assertEquals(Map("recordsSkipped" -> "105", "streamsRecreated" -> "0"), tolerant.metrics(end, read))
+  }
+
+  @Test def aQueryThatLostNothingCarriesNoLossState(): Unit = {
+    val step = new DataLossStep(admin, failOnDataLoss = false)
+    val start = checkpoint(step, 500)
+    val plan = step.gaps(step.recreations(BatchPlan(start), Some(described), Nil))
+    assertEquals(start.state, plan.state)
+    assertEquals(Map("recordsSkipped" -> "0", "streamsRecreated" -> "0"), step.metrics(start, Nil))
+  }
+
+  @Test def aStreamWithoutAnIdIsNotRecorded(): Unit = {
+    admin.ids.clear()
+    val first = new DataLossStep(admin, failOnDataLoss = true).initialize(SourceOffset(Map.empty), described)
+    assertEquals(None, first.state.get(StreamIds.StateKey))
+    assertEquals(Map("orders" -> StreamDescription(2, None), "rates" -> StreamDescription(1, None)), described)
+  }
+}

@@ -1,0 +1,36 @@
+package streamctl.system
+
+import org.junit.jupiter.api.Assertions._
+import org.junit.jupiter.api.Test
+
+import streamctl.StreamctlException
+import streamctl.startpoint.FakeSystemAdmin
+
+class StreamCheckTest {
+  private val admin = new FakeSystemAdmin
+  private var clock = 0L
+  admin.add(SSP.kafka("orders", 0), 0, Nil)
+  admin.ids("orders") = "id-1"
+
+  @Test def asksTheFirstTimeThenAtMostEveryInterval(): Unit = {
+    val check = new StreamCheck(admin, Seq("orders"), intervalMs = 1000, () => clock)
+    assertEquals(Some(Map("orders" -> StreamDescription(1, Some("id-1")))), check.ifDue())
+    clock += 999
+    assertEquals(None, check.ifDue())
+    clock += 1
+    assertTrue(check.ifDue().isDefined)
+    clock += 500
+    check.now() // asking at once restarts the interval
+    clock += 600
+    assertEquals(None, check.ifDue())
+    assertEquals(3, admin.calls("partitionCounts"))
+  }
+
+  @Test def aMissingStreamIsNamedWithItsOption(): Unit = {
+    val check = new StreamCheck(new FakeSystemAdmin {
+      override def describeStreams(streams: Set[String]): Map[String, StreamDescription] = Map.empty
+    }, Seq("orders"), 1000, () => clock)
+    val e = assertThrows(classOf[StreamctlException], () => { check.now(); () })
+    assertEquals("Stream 'orders' does not exist on Kafka (option 'streams')", e.getMessage)
+  }
+}

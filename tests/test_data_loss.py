@@ -1,0 +1,152 @@
+"""Nothing is lost silently: recreated topics, retention gaps and a damaged task mapping all say what happened."""
+
+from __future__ import annotations
+
+import json
+import re
+from collections import Counter
+
+import pytest
+from pyspark.errors import StreamingQueryException
+from pyspark.sql import Row
+
+from streamctl import kafka, options
+from streamctl._jvm import jvm
+
+from conftest import driver_log, recreate_stream, run_available_now
+
+
+def _source(spark, servers, stream, **extra):
+    return (
+        spark.readStream.format("streamctl")
+        .options(**options.source(servers, [stream], starting_offsets="earliest"))
+        .options(**extra)
+        .load()
+    )
+
+
+def _run(df, checkpoint, on_batch=None) -> tuple[list[Row], list[dict]]:
+    """Runs an AvailableNow query; returns its rows and the source metrics of every progress."""
+    rows: list[Row] = []
+
+    def batch(b, i):
+        rows.extend(b.collect() if on_batch is None else on_batch(b, i))
+
+    q = df.writeStream.foreachBatch(batch).option("checkpointLocation", checkpoint).trigger(availableNow=True).start()
+    q.awaitTermination(180)
+    if q.exception() is not None:
+        raise q.exception()  # type: ignore[misc]
+    return rows, [p["sources"][0]["metrics"] for p in q.recentProgress]
+
+
+def _values(n: int, prefix: str) -> list[bytes]:
+    return [f"{prefix}{i}".encode() for i in range(n)]
+
+
+def test_a_recreated_topic_fails_naming_the_stream_and_both_topic_ids(spark, servers, make_stream, tmp_path):
+    stream = make_stream()
+    cp = str(tmp_path / "cp")
+    kafka.produce(spark, servers, stream, _values(500, "old-"))
+    assert len(run_available_now(_source(spark, servers, stream), cp)) == 500
+    # Deleted and created again with more records than the checkpoint read: offsets 500.. exist
+    # in the new topic, so without topic IDs a restart would read 500..799 and skip 0..499.
+    recreate_stream(spark, servers, stream, 1)
+    kafka.produce(spark, servers, stream, _values(800, "new-"))
+
+    with pytest.raises(StreamingQueryException) as err:
+        run_available_now(_source(spark, servers, stream), cp)
+    message = str(err.value)
+    recreated = rf"stream '{re.escape(stream)}' was deleted and created again \(Kafka topic ID (\S+), now (\S+)\)"
+    ids = re.search(recreated, message)
+    assert ids is not None, message
+    assert ids.group(1) != ids.group(2)
+    assert "'fail.on.data.loss'" in message
+
+    with driver_log(spark) as log:
+        rows, progress = _run(_source(spark, servers, stream, **{"fail.on.data.loss": "false"}), cp)
+    assert sorted(r.offset for r in rows) == list(range(800))
+    assert {bytes(r.value) for r in rows} == set(_values(800, "new-"))
+    warned = [line for line in log().splitlines() if "was deleted and created again" in line]
+    assert len(warned) == 1 and line_names(warned[0], stream, ids.group(1), ids.group(2)), log()
+    assert progress[-1]["streamsRecreated"] == "1"
+    assert progress[-1]["recordsSkipped"] == "0"
+
+    # The new ID is recorded: the next run reads on without complaint.
+    kafka.produce(spark, servers, stream, _values(5, "more-"))
+    assert sorted(r.offset for r in run_available_now(_source(spark, servers, stream), cp)) == list(range(800, 805))
+
+
+def line_names(line: str, *parts: str) -> bool:
+    return line.startswith("WARN ") and all(p in line for p in parts)
+
+
+def test_records_deleted_by_retention_are_logged_once_and_counted(spark, servers, make_stream, tmp_path):
+    stream = make_stream(partitions=2)
+    cp = str(tmp_path / "cp")
+    kafka.produce(spark, servers, stream, _values(2000, "a-"), partitions=[i % 2 for i in range(2000)])
+    df = _source(spark, servers, stream, **{"fail.on.data.loss": "false"})
+    assert len(run_available_now(df, cp)) == 2000  # both partitions read up to offset 1000
+    kafka.produce(spark, servers, stream, _values(2000, "b-"), partitions=[i % 2 for i in range(2000)])
+    kafka.delete_records_before(spark, servers, stream, 0, 1500)
+    kafka.delete_records_before(spark, servers, stream, 1, 1200)
+
+    with driver_log(spark) as log:
+        rows, progress = _run(df, cp)
+    assert Counter(r.partition for r in rows) == {0: 500, 1: 800}
+    assert min(r.offset for r in rows if r.partition == 0) == 1500
+    assert min(r.offset for r in rows if r.partition == 1) == 1200
+    skipped = [line for line in log().splitlines() if "skipped offsets" in line]
+    why = "which are no longer on the broker (deleted by retention?), because option 'fail.on.data.loss' is false"
+    assert sorted(skipped) == [
+        f"WARN DataLossStep stream '{stream}' partition 0: skipped offsets 1000 to 1499 (500 records), {why}",
+        f"WARN DataLossStep stream '{stream}' partition 1: skipped offsets 1000 to 1199 (200 records), {why}",
+    ], log()
+    assert progress[-1]["recordsSkipped"] == "700"
+    # The offset log says so too: what the batch skipped and the running total.
+    last = max(int(p.name) for p in (tmp_path / "cp" / "offsets").iterdir() if p.name.isdigit())
+    loss = json.loads((tmp_path / "cp" / "offsets" / str(last)).read_text().splitlines()[-1])["state"]["dataLoss"]
+    assert loss["recordsSkipped"] == 700
+
+
+def test_records_deleted_while_a_batch_reads_are_logged_and_counted(spark, servers, make_stream, tmp_path):
+    """Retention can run between planning and reading; the reader then skips what is gone and says so."""
+    stream = make_stream()
+    kafka.produce(spark, servers, stream, _values(20, "x-"))
+    seen: list[list[int]] = []
+
+    def read_twice(batch, _id):
+        seen.append(sorted(r.offset for r in batch.collect()))
+        kafka.delete_records_before(spark, servers, stream, 0, 15)
+        jvm(spark).streamctl.system.ConsumerPool.clear()  # as an executor restart would: no warm buffers
+        again = batch.collect()  # Spark reads the batch's offsets again for every action
+        seen.append(sorted(r.offset for r in again))
+        return again
+
+    with driver_log(spark) as log:
+        _rows, progress = _run(_source(spark, servers, stream, **{"fail.on.data.loss": "false"}), str(tmp_path / "cp"),
+                               on_batch=read_twice)
+    assert seen[:2] == [list(range(20)), list(range(15, 20))]
+    warned = [line for line in log().splitlines() if "skipped offsets 0 to 14 (15 records)" in line]
+    assert len(warned) == 1 and line_names(warned[0], "KafkaTaskReader", f"stream '{stream}' partition 0"), log()
+    assert progress[0]["recordsSkipped"] == "15"
+    assert progress[-1]["recordsSkipped"] == "15"
+
+
+def test_a_corrupted_task_mapping_is_rewritten_with_a_warning(spark, servers, make_stream, tmp_path):
+    stream = make_stream(partitions=2)
+    cp = tmp_path / "cp"
+    kafka.produce(spark, servers, stream, _values(4, "a-"), partitions=[0, 1, 0, 1])
+    df = _source(spark, servers, stream)
+    assert len(run_available_now(df, str(cp))) == 4
+    (mapping,) = (cp / "streamctl" / "grouper").glob("mapping-*.json")
+    good = json.loads(mapping.read_text())
+    mapping.write_text('{"version":1,"tasks":')  # torn by a disk fault
+
+    kafka.produce(spark, servers, stream, _values(2, "b-"), partitions=[0, 1])
+    with driver_log(spark) as log:
+        rows = run_available_now(df, str(cp))
+    assert sorted((r.partition, r.offset) for r in rows) == [(0, 2), (1, 2)]
+    warned = [line for line in log().splitlines() if "task mapping" in line]
+    assert len(warned) == 1
+    assert line_names(warned[0], str(mapping), "cannot be read", "rewritten from the query's offset log"), warned
+    assert json.loads(mapping.read_text()) == good
