@@ -50,6 +50,11 @@ class _Producer(threading.Thread):
         return self.sent
 
 
+def _planned_batches(checkpoint: Path) -> int:
+    offsets = checkpoint / "offsets"
+    return len([p for p in offsets.iterdir() if p.name.isdigit()]) if offsets.is_dir() else 0
+
+
 def test_random_sigkills_of_the_driver_lose_and_duplicate_nothing(spark, servers, make_stream, tmp_path):
     seed = int(os.environ.get("STREAMCTL_CHAOS_SEED", time.time_ns() % 1_000_000))
     rng = random.Random(seed)
@@ -81,6 +86,9 @@ def test_random_sigkills_of_the_driver_lose_and_duplicate_nothing(spark, servers
                 stuck=f"the query made no progress (seed {seed}, kill {kill})", log=tmp_path / f"job-{kill}.log",
             )
             moments[moment] += 1
+            # A batch planned (in the offset log) and not committed: the kill came mid-batch.
+            if _planned_batches(checkpoint) > committed_batches(checkpoint):
+                moments["mid-batch"] += 1
     finally:
         sent = producer.stop()
 
@@ -97,4 +105,6 @@ def test_random_sigkills_of_the_driver_lose_and_duplicate_nothing(spark, servers
     assert [pos for pos, n in by_position.items() if n > 1] == [], f"duplicated ({context})"
     assert sorted(by_position) == [(p, o) for p in range(PARTITIONS) for o in range(heads[p])], f"lost ({context})"
     assert sorted(int(v) for _, _, v in read) == list(range(sent)), context
-    assert moments["running"] > 0 and sum(moments.values()) == KILLS, context
+    print(f"chaos: {context}")  # shown with pytest -s / -rP
+    assert moments["starting"] + moments["running"] == KILLS, context
+    assert moments["mid-batch"] > 0, f"no kill came mid-batch ({context})"
