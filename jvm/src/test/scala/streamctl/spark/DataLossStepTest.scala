@@ -26,13 +26,18 @@ class DataLossStepTest {
   private def checkpoint(step: DataLossStep, at: Long): SourceOffset =
     step.initialize(SourceOffset(Map(p0 -> Map(orders(0) -> at, rates -> 3L), p1 -> Map(orders(1) -> at, rates -> 5L))), described)
 
-  @Test def aRecreatedStreamFailsTheQueryNamingItAndBothIds(): Unit = {
-    val step = new DataLossStep(admin, failOnDataLoss = true)
+  /** The error of the first planning after "orders" was recreated with `partitions` partitions. */
+  private def recreatedFails(failOnDataLoss: Boolean, partitions: Int): String = {
+    val step = new DataLossStep(admin, failOnDataLoss)
     val start = checkpoint(step, 500)
-    admin.recreate("orders", 2, "id-2")
-    val e = assertThrows(classOf[StreamctlException], () => { step.recreations(BatchPlan(start), Some(described), Nil); () })
-    assertTrue(e.getMessage.startsWith("stream 'orders' was deleted and created again (Kafka topic ID id-1, now id-2)"), e.getMessage)
-    assertTrue(e.getMessage.contains("'fail.on.data.loss'"), e.getMessage)
+    admin.recreate("orders", partitions, "id-2")
+    assertThrows(classOf[StreamctlException], () => { step.recreations(BatchPlan(start), Some(described), Nil); () }).getMessage
+  }
+
+  @Test def aRecreatedStreamFailsTheQueryNamingItAndBothIds(): Unit = {
+    val message = recreatedFails(failOnDataLoss = true, partitions = 2)
+    assertTrue(message.startsWith("stream 'orders' was deleted and created again (Kafka topic ID id-1, now id-2)"), message)
+    assertTrue(message.contains("'fail.on.data.loss'"), message)
   }
 
   @Test def withoutFailOnDataLossEveryTaskReadsTheNewTopicFromItsStart(): Unit = {
@@ -56,11 +61,8 @@ class DataLossStepTest {
   }
 
   @Test def aRecreatedStreamWithFewerPartitionsFails(): Unit = {
-    val step = new DataLossStep(admin, failOnDataLoss = false)
-    val start = checkpoint(step, 500)
-    admin.recreate("orders", 1, "id-2")
-    val e = assertThrows(classOf[StreamctlException], () => { step.recreations(BatchPlan(start), Some(described), Nil); () })
-    assertTrue(e.getMessage.contains("with 1 partition(s), fewer than the 2 the query reads"), e.getMessage)
+    val message = recreatedFails(failOnDataLoss = false, partitions = 1)
+    assertTrue(message.contains("with 1 partition(s), fewer than the 2 the query reads"), message)
   }
 
   @Test def aCheckpointWithoutIdsRecordsThemWithoutComplaint(): Unit = {
