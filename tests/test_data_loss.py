@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import json
 import re
+import time
 from collections import Counter
 
 import pytest
@@ -74,6 +75,37 @@ def test_a_recreated_topic_fails_naming_the_stream_and_both_topic_ids(spark, ser
     # The new ID is recorded: the next run reads on without complaint.
     kafka.produce(spark, servers, stream, _values(5, "more-"))
     assert sorted(r.offset for r in run_available_now(_source(spark, servers, stream), cp)) == list(range(800, 805))
+
+
+def test_a_shorter_topic_recreated_under_a_running_query_is_told_at_once(spark, servers, make_stream, tmp_path):
+    """Between two stream checks, a partition that ends before the query's position makes the
+    planner ask Kafka at once, so the recreation is handled in that very batch."""
+    stream = make_stream()
+    kafka.produce(spark, servers, stream, _values(500, "old-"))
+    batches: list[list[bytes]] = []
+
+    def batch(b, _id):
+        batches.append([bytes(r.value) for r in b.collect()])
+        if len(batches) == 1:  # no planning happens while a batch runs: recreate the topic meanwhile
+            recreate_stream(spark, servers, stream, 1)
+            kafka.produce(spark, servers, stream, _values(100, "new-"))
+
+    df = _source(spark, servers, stream, **{"fail.on.data.loss": "false", "partition.check.interval": "1h"})
+    with driver_log(spark) as log:
+        q = df.writeStream.foreachBatch(batch).option("checkpointLocation", str(tmp_path / "cp")).start()
+        try:
+            deadline = time.monotonic() + 120
+            while sum(len(b) for b in batches) < 600:
+                assert q.exception() is None, q.exception()
+                assert time.monotonic() < deadline, f"read {[len(b) for b in batches]}"
+                time.sleep(0.2)
+            metrics = q.lastProgress["sources"][0]["metrics"]
+        finally:
+            q.stop()
+    assert batches[0] == _values(500, "old-")
+    assert sorted(v for b in batches[1:] for v in b) == sorted(_values(100, "new-"))
+    assert metrics["streamsRecreated"] == "1"
+    assert "was deleted and created again" in log() and "fewer records" not in log(), log()
 
 
 def line_names(line: str, *parts: str) -> bool:

@@ -4,9 +4,9 @@ import scala.jdk.CollectionConverters._
 
 import org.apache.hadoop.conf.Configuration
 import org.apache.spark.sql.SparkSession
-import org.slf4j.LoggerFactory
 import org.apache.spark.sql.connector.read.{InputPartition, PartitionReaderFactory}
 import org.apache.spark.sql.connector.read.streaming._
+import org.slf4j.LoggerFactory
 
 import streamctl.{Json, StreamctlException}
 import streamctl.metadata.{MetadataStore, FileSystemMetadataStore}
@@ -42,7 +42,8 @@ class StreamctlMicroBatchStream(
   @volatile private var lastHeads: Map[SSP, Long] = Map.empty
 
   override def initialOffset(): Offset = InitialOffset(sourceCheckpoint, hadoopConf).getOrCreate {
-    val described = streamCheck.now()
+    // Not counted as the planner's check: the first planning of every run asks again (see latestOffset).
+    val described = streamCheck.describe()
     val mapping = grouping.initial(described)
     val start = options.startingOffsets match {
       case "earliest" => admin.oldestOffsets(mapping.ssps)
@@ -74,6 +75,8 @@ class StreamctlMicroBatchStream(
   override def latestOffset(start: Offset, limit: ReadLimit): Offset = {
     val previous = asSourceOffset(start)
     if (control.holdsBack(previous)) return previous
+    // Always Some at the first planning of a run, so a run's one-shot steps (startpoints) never
+    // see the planning repeated below.
     val described = streamCheck.ifDue()
     val (plan, heads) = planned(previous, described) match {
       // A partition that ends before our position lost records we counted on: ask Kafka about
