@@ -108,6 +108,26 @@ def test_a_shorter_topic_recreated_under_a_running_query_is_told_at_once(spark, 
     assert "was deleted and created again" in log() and "fewer records" not in log(), log()
 
 
+def test_a_checkpoint_from_before_topic_ids_restarts_and_records_them(spark, servers, make_stream, tmp_path):
+    stream = make_stream()
+    cp = tmp_path / "cp"
+    kafka.produce(spark, servers, stream, _values(3, "a-"))
+    assert len(run_available_now(_source(spark, servers, stream), str(cp))) == 3
+    # Make the checkpoint look as the previous release wrote it: no topic IDs in the offset log.
+    for f in (cp / "offsets").iterdir():
+        if f.name.startswith("."):
+            f.unlink()  # Hadoop's checksum of the file, which the edit would contradict
+        else:
+            lines = f.read_text().splitlines()
+            offset = json.loads(lines[-1])
+            offset["state"].pop("streamIds")
+            f.write_text("\n".join([*lines[:-1], json.dumps(offset, separators=(",", ":"))]))
+    kafka.produce(spark, servers, stream, _values(2, "b-"))
+    assert sorted(r.offset for r in run_available_now(_source(spark, servers, stream), str(cp))) == [3, 4]
+    last = max(int(p.name) for p in (cp / "offsets").iterdir() if p.name.isdigit())
+    assert stream in json.loads((cp / "offsets" / str(last)).read_text().splitlines()[-1])["state"]["streamIds"]
+
+
 def line_names(line: str, *parts: str) -> bool:
     return line.startswith("WARN ") and all(p in line for p in parts)
 
