@@ -1,7 +1,9 @@
 #!/usr/bin/env bash
 # The one entry point: ./build.sh demo | test | bench | package
-# Creates its own venv (.venv), builds the jar (Maven) and the wheel that carries it,
-# and installs both; a second run only rebuilds what changed.
+# Creates its own venv (.venv), builds the jars (Maven: the product jar and the streamctl-testing
+# jar) and the two wheels that carry them (streamctl, the product; streamctl-testing, the broker,
+# Kafka helpers and demo that developers, tests and benchmarks use), and installs both into the
+# venv; a second run only rebuilds what changed.
 set -euo pipefail
 cd "$(dirname "$0")"
 ROOT=$(pwd)
@@ -56,8 +58,9 @@ build_jar() {  # $1: "skip" to skip the Scala tests
     fi
     scala_summary
   fi
-  mkdir -p python/streamctl/jars
+  mkdir -p python/streamctl/jars python/streamctl_testing/jars
   cp target/streamctl-0.1.0.jar python/streamctl/jars/streamctl.jar
+  cp target/streamctl-0.1.0-testing.jar python/streamctl_testing/jars/streamctl-testing.jar
 }
 
 scala_summary() {
@@ -74,11 +77,18 @@ sys.exit(1 if f + e else 0)
 PYEOF
 }
 
-build_wheel() {
-  say "building the wheel"
-  rm -rf "$ROOT/build" "$ROOT"/python/*.egg-info
+# dist/ gets both wheels and both jars; .venv gets both wheels.
+build_wheels() {
+  say "building the wheels (streamctl, streamctl-testing)"
+  local testing="$ROOT/python/streamctl_testing"
+  rm -rf "$ROOT/build" "$ROOT"/python/*.egg-info "$testing/build" "$testing"/*.egg-info
+  rm -f "$ROOT"/dist/streamctl-0.1.0-*.whl "$ROOT"/dist/streamctl_testing-0.1.0-*.whl
   quiet wheel "$PY" -m build --wheel --no-isolation --outdir "$ROOT/dist" "$ROOT"
-  quiet install "$VENV/bin/pip" install --disable-pip-version-check --no-deps --force-reinstall "$ROOT"/dist/streamctl-0.1.0-*.whl
+  quiet wheel-testing "$PY" -m build --wheel --no-isolation --outdir "$ROOT/dist" "$testing"
+  rm -rf "$testing/build" "$testing"/*.egg-info
+  cp target/streamctl-0.1.0.jar target/streamctl-0.1.0-testing.jar "$ROOT/dist/"
+  quiet install "$VENV/bin/pip" install --disable-pip-version-check --no-deps --force-reinstall \
+    "$ROOT"/dist/streamctl-0.1.0-*.whl "$ROOT"/dist/streamctl_testing-0.1.0-*.whl
 }
 
 fetch_broker() {
@@ -89,18 +99,18 @@ fetch_broker() {
 cmd=${1:-help}
 case "$cmd" in
   package)
-    ensure_venv; build_jar skip; build_wheel
+    ensure_venv; build_jar skip; build_wheels
     say "dist/: $(cd dist && ls)"
     ;;
   demo)
-    ensure_venv; build_jar skip; build_wheel; fetch_broker
+    ensure_venv; build_jar skip; build_wheels; fetch_broker
     say "running the demo"
     (cd /tmp && "$PY" -m streamctl demo)
     ;;
   test)
     ensure_venv
     mkdir -p "$LOG"
-    build_jar; build_wheel; fetch_broker
+    build_jar; build_wheels; fetch_broker
     say "ruff"
     "$VENV/bin/ruff" check python tests bench
     say "running the Python tests (real Kafka broker, real SparkSession)"
@@ -112,7 +122,7 @@ case "$cmd" in
     exit $rc
     ;;
   bench)
-    ensure_venv; build_jar skip; build_wheel; fetch_broker
+    ensure_venv; build_jar skip; build_wheels; fetch_broker
     say "running the benchmarks"
     "$PY" "$ROOT/bench/run.py" "${@:2}"
     ;;

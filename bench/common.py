@@ -13,7 +13,7 @@ from pathlib import Path
 
 from pyspark.sql import DataFrame, SparkSession
 
-import streamctl
+import streamctl_testing
 
 ROOT = Path(__file__).resolve().parent.parent
 SPARK_KAFKA_LIB = ROOT / "target" / "bench-lib" / "spark-kafka"
@@ -60,7 +60,7 @@ def bench_session(master: str = "local[2]") -> SparkSession:
         .config("spark.sql.shuffle.partitions", "2")
         .config("spark.jars", ",".join(str(j) for j in spark_kafka_jars()))
     )
-    spark = streamctl.configure_spark(builder).getOrCreate()
+    spark = streamctl_testing.configure_spark(builder).getOrCreate()
     spark.sparkContext.setLogLevel("ERROR")
     return spark
 

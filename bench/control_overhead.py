@@ -18,7 +18,8 @@ from pyspark.sql import DataFrame, SparkSession
 from pyspark.sql import functions as F
 
 from bench.common import Measurement, run_available_now, timed
-from streamctl import control, kafka, options
+from streamctl import options
+from streamctl_testing import control, kafka
 
 PLAIN = "intermediate, no control"
 WITH_CONTROL = "intermediate, 1 watermark/partition/batch"

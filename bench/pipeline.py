@@ -29,7 +29,8 @@ from pyspark.sql import functions as F
 from pyspark.sql.streaming import DataStreamWriter, StreamingQuery
 
 from bench.common import Measurement, table
-from streamctl import kafka, options
+from streamctl import options
+from streamctl_testing import kafka
 
 BUILTIN = "built-in"
 TIMEOUT = 600

@@ -16,7 +16,8 @@ from collections.abc import Callable
 from pyspark.sql import DataFrame, SparkSession
 
 from bench.common import Measurement, run_available_now, run_jvm_main, timed
-from streamctl import kafka, options
+from streamctl import options
+from streamctl_testing import kafka
 
 BUILTIN = "built-in"
 CEILING = "raw KafkaConsumer"

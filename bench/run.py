@@ -18,8 +18,7 @@ sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
 
 from bench import control_overhead, memory, pipeline, read_throughput, write_throughput
 from bench.common import bench_session, jvm_classpath, report, table
-from streamctl import kafka
-from streamctl.testing import kafka_broker
+from streamctl_testing import kafka, kafka_broker
 
 JVM_BENCHES = ["ChooserBench", "GrouperBench", "StartpointBench", "ControlBench", "HostAffinityBench"]
 

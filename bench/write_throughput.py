@@ -11,7 +11,8 @@ from pyspark.sql import SparkSession
 from pyspark.sql import functions as F
 
 from bench.common import Measurement, timed
-from streamctl import kafka, options
+from streamctl import options
+from streamctl_testing import kafka
 
 BUILTIN = "built-in"
 

@@ -20,10 +20,10 @@ from pyspark.sql import DataFrame, Row, SparkSession
 from pyspark.sql import functions as F
 from pyspark.sql.streaming import DataStreamWriter
 
-import streamctl
-from streamctl import kafka, options
+import streamctl_testing
+from streamctl import options
 from streamctl._jvm import jvm
-from streamctl.testing import kafka_broker
+from streamctl_testing import kafka, kafka_broker
 
 os.environ.setdefault("SPARK_LOCAL_IP", "127.0.0.1")
 
@@ -56,7 +56,7 @@ def spark() -> Iterator[SparkSession]:
         .config("spark.sql.streaming.noDataMicroBatches.enabled", "false")
         .config("spark.driver.memory", "1g")
     )
-    session = streamctl.configure_spark(builder).getOrCreate()
+    session = streamctl_testing.configure_spark(builder).getOrCreate()
     session.sparkContext.setLogLevel("WARN")
     yield session
     session.stop()

@@ -7,8 +7,9 @@ import time
 import pytest
 from pyspark.errors import StreamingQueryException
 
-from streamctl import kafka, options
+from streamctl import options
 from streamctl._jvm import jvm
+from streamctl_testing import kafka
 
 from conftest import run_available_now
 

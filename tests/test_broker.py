@@ -16,12 +16,12 @@ from pathlib import Path
 
 import pytest
 
-import streamctl
-from streamctl.broker import BrokerError, KafkaBroker, ensure_kafka_jars
-from streamctl.testing import kafka_broker
+import streamctl_testing
+from streamctl_testing import kafka_broker
+from streamctl_testing.broker import BrokerError, KafkaBroker, ensure_kafka_jars
 
 HOST = "127.0.0.1"
-PACKAGE_ROOT = str(Path(streamctl.__file__).resolve().parent.parent)
+PACKAGE_ROOT = str(Path(streamctl_testing.__file__).resolve().parent.parent)
 
 
 @pytest.fixture(scope="module")
@@ -142,7 +142,7 @@ def test_survives_the_exit_of_the_thread_that_started_it() -> None:
 def test_dies_when_its_parent_python_is_killed() -> None:
     parent = python_child(
         "import time\n"
-        "from streamctl.broker import KafkaBroker\n"
+        "from streamctl_testing.broker import KafkaBroker\n"
         "b = KafkaBroker().start()\n"
         "print(b.pid, b.work_dir, flush=True)\n"
         "time.sleep(600)\n"
@@ -181,7 +181,7 @@ def test_an_interrupted_fetch_leaves_no_cache_and_a_later_fetch_completes(
 ) -> None:
     lib = tmp_path / "lib"
     fetcher = python_child(
-        "from streamctl.broker import ensure_kafka_jars\nensure_kafka_jars()\n",
+        "from streamctl_testing.broker import ensure_kafka_jars\nensure_kafka_jars()\n",
         env={"STREAMCTL_KAFKA_LIB": str(lib)},
     )
     deadline = time.monotonic() + 30
@@ -205,7 +205,7 @@ def test_cli_serves_until_sigterm_then_cleans_up() -> None:
         [
             sys.executable,
             "-c",
-            "import sys\nfrom streamctl.broker import main\nsys.exit(main([]))",
+            "import sys\nfrom streamctl_testing.broker import main\nsys.exit(main([]))",
         ],
         stdout=subprocess.PIPE,
         stderr=subprocess.PIPE,

@@ -18,8 +18,9 @@ from pyspark.errors import StreamingQueryException
 from pyspark.sql.streaming import StreamingQuery
 
 import streamctl
-from streamctl import kafka, options
-from streamctl.broker import KafkaBroker
+from streamctl import options
+from streamctl_testing import kafka
+from streamctl_testing.broker import KafkaBroker
 
 OUTAGE_S = 35  # the 34 s outage, with a margin; the broker then takes a few seconds to serve
 

@@ -14,7 +14,7 @@ from pathlib import Path
 
 from _chaos_job import start_chaos_query
 
-from streamctl import kafka
+from streamctl_testing import kafka
 
 from conftest import committed_batches, run_job_until
 

@@ -8,7 +8,8 @@ from dataclasses import dataclass
 import pytest
 from pyspark.errors import StreamingQueryException
 
-from streamctl import kafka, options
+from streamctl import options
+from streamctl_testing import kafka
 
 T0 = 1_700_000_000_000
 
@@ -111,7 +112,7 @@ def test_a_user_chooser_class_orders_the_task(spark, servers, make_stream, tmp_p
     kafka.produce(spark, servers, first, [b"f"] * 4)
     kafka.produce(spark, servers, second, [b"s"] * 4)
 
-    example = "streamctl.chooser.examples.StreamOrderChooser"
+    example = "streamctl.testing.examples.StreamOrderChooser"
     batches = _process(_source(spark, servers, [second, first], options.chooser_class(example)), tmp_path)
 
     # The example chooser prefers streams in the order of option 'streams'.

@@ -11,7 +11,8 @@ import pytest
 from pyspark.errors import StreamingQueryException
 
 import streamctl
-from streamctl import control, kafka, options
+from streamctl import options
+from streamctl_testing import control, kafka
 
 from conftest import (
     T0,

@@ -12,7 +12,8 @@ import pytest
 from pyspark.sql import functions as F
 
 import streamctl
-from streamctl import control, kafka, options
+from streamctl import options
+from streamctl_testing import control, kafka
 
 # Event times start an hour ago, on a minute (so windows align): records far older than the
 # broker's retention (7 days) would be deleted under the test by its retention check.

@@ -11,7 +11,8 @@ import pytest
 from pyspark.sql import functions as F
 
 import streamctl
-from streamctl import StreamctlException, kafka, options
+from streamctl import StreamctlException, options
+from streamctl_testing import kafka
 
 from conftest import T0, control_metrics, forwarding_query, raw_records, read_intermediate
 

@@ -11,8 +11,9 @@ import pytest
 from pyspark.errors import StreamingQueryException
 from pyspark.sql import Row
 
-from streamctl import kafka, options
+from streamctl import options
 from streamctl._jvm import jvm
+from streamctl_testing import kafka
 
 from conftest import driver_log, recreate_stream, run_available_now
 

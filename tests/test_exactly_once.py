@@ -8,8 +8,9 @@ import pytest
 from _copy_job import start_copy
 from pyspark.errors import StreamingQueryException
 
-from streamctl import kafka, options
+from streamctl import options
 from streamctl._jvm import jvm
+from streamctl_testing import kafka
 
 from conftest import committed_batches, run_job_until
 

@@ -11,7 +11,8 @@ from pyspark.errors import StreamingQueryException
 from pyspark.sql import SparkSession
 
 import streamctl
-from streamctl import kafka, options
+from streamctl import options
+from streamctl_testing import kafka
 
 from conftest import recreate_stream, run_available_now
 

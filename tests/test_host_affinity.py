@@ -2,7 +2,7 @@
 
 The multi-executor part runs once, in a child process with its own ``local-cluster`` Spark
 (executor JVMs of their own; two SparkSessions cannot share this process): the scenario in
-``streamctl.demos.affinity`` runs batches, SIGKILLs one executor and records, per batch,
+``streamctl_testing.demos.affinity`` runs batches, SIGKILLs one executor and records, per batch,
 where each task ran (read on the executor) and where streamctl assigned it. The tests below
 judge that record. The rest uses the shared local[2] session, where the driver is the only
 executor.
@@ -23,7 +23,8 @@ from typing import Any
 import pytest
 
 import streamctl
-from streamctl import kafka, options
+from streamctl import options
+from streamctl_testing import kafka
 
 from conftest import run_available_now
 
@@ -35,7 +36,7 @@ EXECUTORS = 3
 def scenario(servers: str, tmp_path_factory: pytest.TempPathFactory) -> dict[str, Any]:
     work = tmp_path_factory.mktemp("affinity")
     out = work / "observed.json"
-    args = [sys.executable, "-m", "streamctl.demos.affinity", "--servers", servers, "--workdir", str(work),
+    args = [sys.executable, "-m", "streamctl_testing.demos.affinity", "--servers", servers, "--workdir", str(work),
             "--executors", str(EXECUTORS), "--partitions", str(PARTITIONS), "--json", str(out),
             # A busy CI machine can stall an executor for seconds; a longer wait keeps Spark from
             # running its task elsewhere in those steady batches (docs/host-affinity.md).

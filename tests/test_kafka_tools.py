@@ -1,11 +1,11 @@
-"""The Kafka tools behind streamctl.kafka and streamctl.control: nothing they write is lost silently."""
+"""The Kafka tools behind streamctl_testing.kafka and streamctl_testing.control: nothing they write is lost silently."""
 
 from __future__ import annotations
 
 import pytest
 from py4j.protocol import Py4JJavaError
 
-from streamctl import control, kafka
+from streamctl_testing import control, kafka
 
 
 def test_a_failed_send_fails_the_write_naming_the_stream(spark, servers, make_stream):

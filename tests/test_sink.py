@@ -6,7 +6,8 @@ from collections import defaultdict
 
 from pyspark.sql import functions as F
 
-from streamctl import kafka, options
+from streamctl import options
+from streamctl_testing import kafka
 
 from conftest import run_available_now
 

@@ -7,7 +7,8 @@ from collections import Counter
 
 from pyspark.sql import SparkSession
 
-from streamctl import kafka, options
+from streamctl import options
+from streamctl_testing import kafka
 
 from conftest import run_available_now
 

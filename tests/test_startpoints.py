@@ -10,7 +10,8 @@ from pathlib import Path
 
 from pyspark.sql import DataFrame
 
-from streamctl import Startpoint, StartpointManager, kafka, options
+from streamctl import Startpoint, StartpointManager, options
+from streamctl_testing import kafka
 
 from conftest import run_job_until
 

@@ -9,7 +9,8 @@ from pathlib import Path
 import pytest
 from pyspark.errors import StreamingQueryException
 
-from streamctl import Startpoint, StartpointManager, StreamctlException, kafka, options
+from streamctl import Startpoint, StartpointManager, StreamctlException, options
+from streamctl_testing import kafka
 
 from conftest import run_available_now
 

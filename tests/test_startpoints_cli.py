@@ -7,7 +7,8 @@ import subprocess
 import sys
 import time
 
-from streamctl import StartpointManager, kafka, startpoints_cli
+from streamctl import StartpointManager, startpoints_cli
+from streamctl_testing import kafka
 
 
 def _cli(spark, capsys, *args: str) -> tuple[int, str, str]:

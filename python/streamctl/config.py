@@ -19,11 +19,22 @@ def jar_path() -> Path:
 
         spark-submit --jars "$(python -c 'import streamctl; print(streamctl.jar_path())')" job.py
     """
-    jar = Path(__file__).parent / "jars" / "streamctl.jar"
+    return packaged_jar(Path(__file__).parent, "streamctl")
+
+
+def packaged_jar(package_dir: Path, distribution: str) -> Path:
+    """``<package_dir>/jars/<distribution>.jar``, the jar the wheel ``distribution`` carries; a
+    missing one is an error saying which wheel to install.
+
+    Example::
+
+        packaged_jar(Path(streamctl.__file__).parent, "streamctl")   # .../streamctl/jars/streamctl.jar
+    """
+    jar = package_dir / "jars" / f"{distribution}.jar"
     if not jar.is_file():
         raise FileNotFoundError(
-            f"streamctl jar not found at {jar}: this installation is incomplete; "
-            "install the streamctl wheel (./build.sh package builds one)"
+            f"{distribution} jar not found at {jar}: this installation is incomplete; "
+            f"install the {distribution} wheel (./build.sh package builds one)"
         )
     return jar
 
@@ -40,14 +51,21 @@ def configure_spark(builder: _Builder, **conf: str) -> _Builder:
 
         spark = streamctl.configure_spark(SparkSession.builder.master("local[2]")).getOrCreate()
     """
-    _append(builder, "spark.jars", str(jar_path()))
-    _append(builder, "spark.sql.streaming.streamingQueryListeners", LISTENER_CLASS)
+    append_setting(builder, "spark.jars", str(jar_path()))
+    append_setting(builder, "spark.sql.streaming.streamingQueryListeners", LISTENER_CLASS)
     for key, value in conf.items():
         builder.config(f"spark.streamctl.{key.replace('_', '.')}", value)
     return builder
 
 
-def _append(builder: SparkSession.Builder, key: str, value: str) -> None:
+def append_setting(builder: SparkSession.Builder, key: str, value: str) -> None:
+    """Appends ``value`` to the comma-separated list setting ``key`` of ``builder`` (e.g.
+    ``spark.jars``), keeping what the builder already has and adding nothing twice.
+
+    Example::
+
+        append_setting(builder, "spark.jars", "/opt/jars/my-chooser.jar")
+    """
     # Builder._options is where pyspark keeps pending settings; reading it keeps the
     # user's own jars/listeners instead of overwriting them.
     current = builder._options.get(key, "")  # noqa: SLF001

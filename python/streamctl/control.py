@@ -16,8 +16,6 @@ every batch and end-of-stream when its inputs end; a query that reads it reconci
 
 from __future__ import annotations
 
-from collections.abc import Sequence
-
 from pyspark.sql import Column, DataFrame, SparkSession
 from pyspark.sql import functions as F
 from pyspark.sql.streaming import StreamingQuery
@@ -25,17 +23,8 @@ from pyspark.sql.types import TimestampType
 
 from streamctl._jvm import jvm
 from streamctl.errors import jvm_errors
-from streamctl.kafka import record_lists
 
-__all__ = [
-    "end_of_stream",
-    "produce_framed",
-    "produce_synthetic_framed",
-    "send_end_of_stream",
-    "send_idle_status",
-    "send_watermark",
-    "with_upstream_watermark",
-]
+__all__ = ["end_of_stream", "with_upstream_watermark"]
 
 _MARKER = "__streamctl_upstream_watermark"
 
@@ -119,79 +108,6 @@ def end_of_stream(query: StreamingQuery) -> None:
     query.stop()
     with jvm_errors():
         controls.completeEnd(*run)
-
-
-def produce_framed(
-    spark: SparkSession,
-    servers: str,
-    stream: str,
-    values: Sequence[bytes],
-    *,
-    keys: Sequence[bytes | None] | None = None,
-    partitions: Sequence[int | None] | None = None,
-    timestamps: Sequence[int | None] | None = None,
-) -> int:
-    """Writes user records in the intermediate format (type byte 0 in front), as the sink would."""
-    return int(_tools(spark).produceFramed(servers, stream, *record_lists(values, keys, partitions, timestamps)))
-
-
-def produce_synthetic_framed(spark: SparkSession, servers: str, stream: str, count: int, value_size: int = 100) -> int:
-    """Writes ``count`` framed records of ``value_size`` bytes spread evenly over the partitions, as
-    ``kafka.produce_synthetic`` does for plain streams (benchmarks and load tests)."""
-    return int(_tools(spark).produceSyntheticFramed(servers, stream, count, value_size))
-
-
-def send_watermark(
-    spark: SparkSession,
-    servers: str,
-    stream: str,
-    producer: str,
-    producer_count: int,
-    timestamp_ms: int,
-    partitions: Sequence[int] | None = None,
-) -> None:
-    """Writes producer ``producer``'s watermark message (one of ``producer_count``) to ``partitions``
-    (default: every partition), as an upstream query would."""
-    _tools(spark).sendWatermark(
-        servers, stream, None if partitions is None else list(partitions), producer, producer_count, timestamp_ms
-    )
-
-
-def send_end_of_stream(
-    spark: SparkSession,
-    servers: str,
-    stream: str,
-    producer: str,
-    producer_count: int,
-    partitions: Sequence[int] | None = None,
-) -> None:
-    """Writes producer ``producer``'s end-of-stream message to ``partitions`` (default: every partition)."""
-    _tools(spark).sendEndOfStream(
-        servers, stream, None if partitions is None else list(partitions), producer, producer_count
-    )
-
-
-def send_idle_status(
-    spark: SparkSession,
-    servers: str,
-    stream: str,
-    producer: str,
-    producer_count: int,
-    *,
-    idle: bool,
-    watermark_ms: int | None = None,
-    partitions: Sequence[int] | None = None,
-) -> None:
-    """Writes producer ``producer``'s idle message (``idle=True``) or active message (``idle=False``),
-    with its watermark when given, to ``partitions`` (default: every partition), as an upstream query
-    that goes quiet or resumes would."""
-    _tools(spark).sendIdleStatus(
-        servers, stream, None if partitions is None else list(partitions), producer, producer_count, idle, watermark_ms
-    )
-
-
-def _tools(spark: SparkSession):  # a py4j JavaObject
-    return jvm(spark).streamctl.system.IntermediateTools
 
 
 def _controls():  # a py4j JavaObject

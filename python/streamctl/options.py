@@ -121,7 +121,7 @@ def chooser_class(name: str, options: Mapping[str, str] | None = None) -> dict[s
     """A chooser class of your own (fully qualified; Scala or Java, on the Spark classpath).
     ``options`` become ``chooser.option.<name>``, which its constructor receives with the
     query's other options (names in lower case), e.g.
-    ``chooser_class("streamctl.chooser.examples.StreamOrderChooser", {"order": "audit,orders"})``."""
+    ``chooser_class("com.example.StreamOrderChooser", {"order": "audit,orders"})``."""
     return {"chooser.class": name, **user_class_options("chooser", options)}
 
 

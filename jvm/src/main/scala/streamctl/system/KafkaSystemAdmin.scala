@@ -3,9 +3,8 @@ package streamctl.system
 import java.util.concurrent.{ExecutionException, TimeUnit, TimeoutException}
 
 import scala.jdk.CollectionConverters._
-import scala.util.Try
 
-import org.apache.kafka.clients.admin.{Admin, ListOffsetsResult, NewTopic, OffsetSpec}
+import org.apache.kafka.clients.admin.{Admin, ListOffsetsResult, OffsetSpec}
 import org.apache.kafka.common.{TopicPartition, Uuid}
 import org.apache.kafka.common.errors.UnknownTopicOrPartitionException
 
@@ -55,38 +54,6 @@ class KafkaSystemAdmin(params: KafkaParams) extends SystemAdmin with AutoCloseab
     // Kafka answers -1 when no record has a timestamp >= ts: the position is then the end.
     val missing = found.collect { case (ssp, o) if o < 0 => ssp }.toSet
     if (missing.isEmpty) found else found ++ upcomingOffsets(missing)
-  }
-
-  /** Creates a stream (used by the demo, tests and benchmarks). */
-  def createStream(stream: String, partitions: Int): Unit = {
-    call(s"creating stream '$stream'") {
-      admin.createTopics(java.util.List.of(new NewTopic(stream, partitions, 1.toShort))).all()
-    }
-    awaitServed(stream, 0 until partitions)
-  }
-
-  /** Adds partitions to a stream (partition expansion). */
-  def growStream(stream: String, partitions: Int): Unit = {
-    call(s"growing stream '$stream' to $partitions partitions") {
-      admin.createPartitions(java.util.Map.of(stream, org.apache.kafka.clients.admin.NewPartitions.increaseTo(partitions))).all()
-    }
-    awaitServed(stream, 0 until partitions)
-  }
-
-  /**
-   * Waits until the leader of every partition serves it. Kafka acknowledges a new topic or
-   * partition once the controller recorded it, before the leader hosts it; an idempotent
-   * producer writing at once can have its first batch of a partition refused and a later one
-   * accepted, and then never gets the first one in (out-of-order sequence until
-   * `delivery.timeout.ms`: records lost for a tool, a failed task for the sink).
-   */
-  private def awaitServed(stream: String, partitions: Range): Unit = {
-    val specs = partitions.map(p => new TopicPartition(stream, p) -> OffsetSpec.latest()).toMap.asJava
-    val deadline = System.nanoTime() + params.apiTimeoutMs * 1000000L
-    while (Try(admin.listOffsets(specs).all().get(params.apiTimeoutMs, TimeUnit.MILLISECONDS)).isFailure) {
-      if (System.nanoTime() > deadline) throw unreachable(s"waiting for the leaders of stream '$stream' to serve its partitions")
-      Thread.sleep(50)
-    }
   }
 
   private def listOffsets(specs: Map[SSP, OffsetSpec]): Map[SSP, Long] = {

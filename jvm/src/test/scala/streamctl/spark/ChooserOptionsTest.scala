@@ -26,7 +26,7 @@ class ChooserOptionsTest {
   }
 
   @Test def optionsOfAUserChooserReachItInLowerCase(): Unit = {
-    val example = "streamctl.chooser.examples.StreamOrderChooser"
+    val example = "streamctl.testing.examples.StreamOrderChooser"
     val c = ChooserOptions.validated(options("chooser.class" -> example, "Chooser.Option.ORDER" -> "tx.v2,Rates"))
     assertEquals(Some("tx.v2,Rates"), c.options.get("chooser.option.order"))
     val wrong = assertThrows(classOf[StreamctlException],

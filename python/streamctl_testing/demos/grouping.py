@@ -7,11 +7,12 @@ from collections import Counter, defaultdict
 from typing import TYPE_CHECKING
 
 import streamctl
-from streamctl import kafka, options
-from streamctl.demos import say
+from streamctl import options
+from streamctl_testing import kafka
+from streamctl_testing.demos import say
 
-if TYPE_CHECKING:  # streamctl.demo imports this module; importing it back at runtime would be circular
-    from streamctl.demo import DemoContext
+if TYPE_CHECKING:  # streamctl_testing.demo imports this module; importing it back at runtime would be circular
+    from streamctl_testing.demo import DemoContext
 
 USERS = 20
 

@@ -1,10 +1,11 @@
-package streamctl.system
+package streamctl.testing
 
 import scala.jdk.CollectionConverters._
 
 import org.apache.kafka.clients.producer.{KafkaProducer, ProducerRecord}
 
 import streamctl.control.{ControlMessages, IntermediateMessage}
+import streamctl.system.KafkaParams
 
 /**
  * Writes intermediate-format records directly, for tests, the demo and tools that play an

@@ -1,6 +1,6 @@
 """Start child processes that cannot outlive this Python process (Linux).
 
-Internal helper of :mod:`streamctl.broker`.
+Internal helper of :mod:`streamctl_testing.broker`.
 """
 
 from __future__ import annotations

@@ -2,7 +2,7 @@
 
 Example::
 
-    from streamctl.broker import KafkaBroker
+    from streamctl_testing.broker import KafkaBroker
 
     with KafkaBroker() as broker:
         print(broker.bootstrap_servers)   # 127.0.0.1:40123
@@ -28,7 +28,7 @@ from pathlib import Path
 from types import FrameType, TracebackType
 from typing import NoReturn, Self
 
-from streamctl._kafka_jars import (
+from streamctl_testing._kafka_jars import (
     KAFKA_LIB_ENV,
     KAFKA_VERSION,
     BrokerError,
@@ -36,7 +36,7 @@ from streamctl._kafka_jars import (
     has_kafka_jars,
     kafka_lib_dir,
 )
-from streamctl._proc import spawn
+from streamctl_testing._proc import spawn
 
 __all__ = [
     "KAFKA_LIB_ENV",

@@ -1,8 +1,8 @@
-"""Kafka operations through the streamctl jar (py4j), so Python needs no Kafka client.
+"""Kafka operations through the streamctl-testing jar (py4j), so Python needs no Kafka client.
 
 Example::
 
-    from streamctl import kafka
+    from streamctl_testing import kafka
     kafka.create_stream(spark, servers, "orders", partitions=4)
     kafka.produce(spark, servers, "orders", [b"a", b"b"], keys=[b"k1", b"k2"])
 """
@@ -10,7 +10,7 @@ Example::
 from __future__ import annotations
 
 from collections.abc import Sequence
-from typing import Any
+from typing import Any, TypedDict, Unpack
 
 from pyspark.sql import SparkSession
 
@@ -18,7 +18,7 @@ from streamctl._jvm import jvm
 
 
 def _tools(spark: SparkSession) -> Any:
-    return jvm(spark).streamctl.system.KafkaTools
+    return jvm(spark).streamctl.testing.KafkaTools
 
 
 def create_stream(spark: SparkSession, servers: str, stream: str, partitions: int) -> None:
@@ -41,25 +41,27 @@ def upcoming_offsets(spark: SparkSession, servers: str, stream: str) -> dict[int
     return {int(p): int(o) for p, o in _tools(spark).upcomingOffsets(servers, stream).items()}
 
 
+class RecordColumns(TypedDict, total=False):
+    """What records may carry besides their values, one item per value (``None``: Kafka's default)."""
+
+    keys: Sequence[bytes | None] | None
+    partitions: Sequence[int | None] | None
+    timestamps: Sequence[int | None] | None  # epoch milliseconds
+
+
 def produce(
-    spark: SparkSession,
-    servers: str,
-    stream: str,
-    values: Sequence[bytes],
-    *,
-    keys: Sequence[bytes | None] | None = None,
-    partitions: Sequence[int | None] | None = None,
-    timestamps: Sequence[int | None] | None = None,
+    spark: SparkSession, servers: str, stream: str, values: Sequence[bytes], **columns: Unpack[RecordColumns]
 ) -> int:
-    """Writes plain records (no streamctl framing). ``timestamps`` are epoch milliseconds."""
-    return int(_tools(spark).produce(servers, stream, *record_lists(values, keys, partitions, timestamps)))
+    """Writes plain records (no streamctl framing); ``keys``, ``partitions``, ``timestamps``: see
+    :class:`RecordColumns`."""
+    return int(_tools(spark).produce(servers, stream, *record_lists(values, **columns)))
 
 
 def record_lists(
     values: Sequence[bytes],
-    keys: Sequence[bytes | None] | None,
-    partitions: Sequence[int | None] | None,
-    timestamps: Sequence[int | None] | None,
+    keys: Sequence[bytes | None] | None = None,
+    partitions: Sequence[int | None] | None = None,
+    timestamps: Sequence[int | None] | None = None,
 ) -> tuple[Any, ...]:
     """Parallel lists of records as the JVM tools take them (partitions, keys, values, timestamps)."""
     n = len(values)

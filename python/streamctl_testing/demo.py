@@ -1,4 +1,4 @@
-"""``python -m streamctl demo``: streamctl end to end on an embedded Kafka broker.
+"""``python -m streamctl demo``: streamctl end to end on an embedded Kafka broker (part of streamctl-testing).
 
 Each capability adds one step; every step says in plain words what it did and what it saw.
 """
@@ -16,14 +16,15 @@ from pathlib import Path
 
 from pyspark.sql import SparkSession
 
-import streamctl
-from streamctl import kafka, options
-from streamctl.demos import say
-from streamctl.demos.affinity import step_host_affinity
-from streamctl.demos.choosers import step_bootstrap, step_priority
-from streamctl.demos.grouping import step_partition_expansion
-from streamctl.demos.pipeline import step_control_pipeline
-from streamctl.demos.startpoints import step_startpoints
+import streamctl_testing
+from streamctl import options
+from streamctl_testing import kafka, kafka_broker
+from streamctl_testing.demos import say
+from streamctl_testing.demos.affinity import step_host_affinity
+from streamctl_testing.demos.choosers import step_bootstrap, step_priority
+from streamctl_testing.demos.grouping import step_partition_expansion
+from streamctl_testing.demos.pipeline import step_control_pipeline
+from streamctl_testing.demos.startpoints import step_startpoints
 
 
 @dataclass
@@ -112,7 +113,6 @@ def main(argv: list[str] | None = None) -> int:
     args = parser.parse_args(argv)
     os.environ.setdefault("SPARK_LOCAL_IP", "127.0.0.1")
 
-    from streamctl.testing import kafka_broker
 
     with tempfile.TemporaryDirectory(prefix="streamctl-demo-") as tmp:
         started = time.monotonic()
@@ -122,7 +122,7 @@ def main(argv: list[str] | None = None) -> int:
             servers = args.servers or broker.bootstrap_servers  # type: ignore[union-attr]
             if broker is not None:
                 say(f"Started an embedded Kafka broker at {servers} in {time.monotonic() - started:.1f} s.")
-            spark = streamctl.configure_spark(
+            spark = streamctl_testing.configure_spark(
                 SparkSession.builder.master("local[2]")
                 .appName("streamctl-demo")
                 .config("spark.ui.enabled", "false")

@@ -1,25 +1,31 @@
-package streamctl.system
+package streamctl.testing
 
+import java.util.concurrent.TimeUnit.MILLISECONDS
 import java.util.concurrent.atomic.AtomicLong
 
 import scala.jdk.CollectionConverters._
+import scala.util.Try
 
-import org.apache.kafka.clients.admin.{Admin, RecordsToDelete}
+import org.apache.kafka.clients.admin.{Admin, NewPartitions, NewTopic, OffsetSpec, RecordsToDelete}
 import org.apache.kafka.clients.producer.{Callback, KafkaProducer, ProducerRecord, RecordMetadata}
 import org.apache.kafka.common.TopicPartition
 
 import streamctl.StreamctlException
+import streamctl.system.{KafkaParams, KafkaSystemAdmin, SSP}
 
 /**
- * Small Kafka operations for the Python side (demo, tests, benchmarks, CLI), called over
- * py4j, so Python needs no Kafka client of its own. Lists come from Python as java.util.List;
- * a null partition lets Kafka choose, a null timestamp means "now".
+ * Small Kafka operations for the demo, tests and benchmarks, called over py4j, so Python
+ * needs no Kafka client of its own. Lists come from Python as java.util.List; a null
+ * partition lets Kafka choose, a null timestamp means "now". Part of streamctl-testing, not
+ * of the product: a cluster running streamctl never creates, fills or deletes topics with it.
  *
  * {{{
  * KafkaTools.createStream("127.0.0.1:9092", "orders", 4)
  * }}}
  */
 object KafkaTools {
+  private val TimeoutMs = KafkaParams.DefaultApiTimeoutMs
+
   private def params(servers: String) = KafkaParams(Map("bootstrap.servers" -> servers))
 
   private def withAdmin[T](servers: String)(f: KafkaSystemAdmin => T): T = {
@@ -27,9 +33,39 @@ object KafkaTools {
     try f(a) finally a.close()
   }
 
-  def createStream(servers: String, stream: String, partitions: Int): Unit = withAdmin(servers)(_.createStream(stream, partitions))
+  private def withKafkaAdmin[T](servers: String)(f: Admin => T): T = {
+    val a = Admin.create(params(servers).admin)
+    try f(a) finally a.close()
+  }
 
-  def growStream(servers: String, stream: String, partitions: Int): Unit = withAdmin(servers)(_.growStream(stream, partitions))
+  /** Creates a stream (replication factor 1); returns once every partition takes writes. */
+  def createStream(servers: String, stream: String, partitions: Int): Unit = withKafkaAdmin(servers) { a =>
+    a.createTopics(java.util.List.of(new NewTopic(stream, partitions, 1.toShort))).all().get(TimeoutMs, MILLISECONDS)
+    awaitServed(a, servers, stream, partitions)
+  }
+
+  /** Adds partitions to a stream (partition expansion); returns once every partition takes writes. */
+  def growStream(servers: String, stream: String, partitions: Int): Unit = withKafkaAdmin(servers) { a =>
+    a.createPartitions(java.util.Map.of(stream, NewPartitions.increaseTo(partitions))).all().get(TimeoutMs, MILLISECONDS)
+    awaitServed(a, servers, stream, partitions)
+  }
+
+  /**
+   * Waits until the leader of every partition serves it. Kafka acknowledges a new topic or
+   * partition once the controller recorded it, before the leader hosts it; an idempotent
+   * producer writing at once can have its first batch of a partition refused and a later one
+   * accepted, and then never gets the first one in (out-of-order sequence until
+   * `delivery.timeout.ms`: records lost for a tool, a failed task for a query's sink).
+   */
+  private def awaitServed(a: Admin, servers: String, stream: String, partitions: Int): Unit = {
+    val specs = (0 until partitions).map(p => new TopicPartition(stream, p) -> OffsetSpec.latest()).toMap.asJava
+    val deadline = System.nanoTime() + TimeoutMs * 1000000L
+    while (Try(a.listOffsets(specs).all().get(TimeoutMs, MILLISECONDS)).isFailure) {
+      if (System.nanoTime() > deadline) throw StreamctlException(
+        s"Kafka at $servers: the leaders of stream '$stream' did not serve its $partitions partitions within $TimeoutMs ms")
+      Thread.sleep(50)
+    }
+  }
 
   def partitionCount(servers: String, stream: String): Int = withAdmin(servers)(_.partitionCounts(Set(stream))(stream))
 
@@ -103,17 +139,13 @@ object KafkaTools {
   }
 
   /** Deletes the records of a partition before `offset`, as retention would. */
-  def deleteRecordsBefore(servers: String, stream: String, partition: Int, offset: Long): Unit = {
-    val a = Admin.create(params(servers).admin)
-    try a.deleteRecords(java.util.Map.of(new TopicPartition(stream, partition), RecordsToDelete.beforeOffset(offset))).all().get()
-    finally a.close()
+  def deleteRecordsBefore(servers: String, stream: String, partition: Int, offset: Long): Unit = withKafkaAdmin(servers) {
+    _.deleteRecords(java.util.Map.of(new TopicPartition(stream, partition), RecordsToDelete.beforeOffset(offset))).all().get()
   }
 
   /** Deletes a stream (tests re-create it smaller, as a mistaken re-creation would). */
-  def deleteStream(servers: String, stream: String): Unit = {
-    val a = Admin.create(params(servers).admin)
-    try a.deleteTopics(java.util.List.of(stream)).all().get() finally a.close()
-  }
+  def deleteStream(servers: String, stream: String): Unit =
+    withKafkaAdmin(servers)(_.deleteTopics(java.util.List.of(stream)).all().get())
 
   /**
    * Runs `send` with a fresh producer and the callback to pass to every `send`, flushes, and

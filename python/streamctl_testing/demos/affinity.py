@@ -4,7 +4,7 @@ executor is killed the others keep theirs.
 Starts its own ``local-cluster`` SparkSession (separate executor JVMs on this machine), so it
 must run in a process without another SparkSession::
 
-    python -m streamctl.demos.affinity --servers 127.0.0.1:9092 --workdir /tmp/aff --json out.json
+    python -m streamctl_testing.demos.affinity --servers 127.0.0.1:9092 --workdir /tmp/aff --json out.json
 
 Where each task really ran is read on the executor itself (the executor JVM's command line
 names its id), not from streamctl, so the observations can check streamctl's assignment.
@@ -31,12 +31,14 @@ from pyspark.sql import SparkSession
 from pyspark.sql import functions as F
 
 import streamctl
-from streamctl import kafka, options
-from streamctl._proc import spawn
-from streamctl.demos import say
+import streamctl_testing
+from streamctl import options
+from streamctl_testing import kafka
+from streamctl_testing._proc import spawn
+from streamctl_testing.demos import say
 
 if TYPE_CHECKING:
-    from streamctl.demo import DemoContext
+    from streamctl_testing.demo import DemoContext
 
 EXECUTOR_MAIN = "org.apache.spark.executor.CoarseGrainedExecutorBackend"
 # Evaluated in the task that reads the partition: the JVM's own command line, which for an
@@ -96,7 +98,7 @@ def run(
     builder = SparkSession.builder.master(f"local-cluster[{executors},1,1024]")
     if locality_wait is not None:
         builder = builder.config("spark.locality.wait", locality_wait)
-    spark = streamctl.configure_spark(
+    spark = streamctl_testing.configure_spark(
         builder
         .appName("streamctl-affinity")
         .config("spark.executor.memory", "512m")
@@ -284,7 +286,7 @@ def step_host_affinity(ctx: DemoContext) -> None:
 
 
 def main(argv: list[str] | None = None) -> int:
-    parser = argparse.ArgumentParser(prog="python -m streamctl.demos.affinity", description=__doc__)
+    parser = argparse.ArgumentParser(prog="python -m streamctl_testing.demos.affinity", description=__doc__)
     parser.add_argument("--servers", required=True, help="Kafka bootstrap servers")
     parser.add_argument("--workdir", required=True, help="where the checkpoints go")
     parser.add_argument("--executors", type=int, default=3)

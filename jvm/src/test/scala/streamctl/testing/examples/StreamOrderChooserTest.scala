@@ -1,4 +1,4 @@
-package streamctl.chooser.examples
+package streamctl.testing.examples
 
 import org.junit.jupiter.api.Assertions._
 import org.junit.jupiter.api.Test

@@ -1,17 +1,18 @@
-package streamctl.chooser.examples
+package streamctl.testing.examples
 
 import streamctl.StreamctlException
 import streamctl.chooser.MessageChooser
 import streamctl.system.{Envelope, SSP}
 
 /**
- * An example of a user chooser (`chooser.class`), shipped so that the docs and tests can
- * load one by name: it prefers the streams in the order the query's `streams` option lists
- * them, so `streams=orders,audit` always processes an offered `orders` envelope before an
- * `audit` one; SSPs of one stream take turns. (The built-in `stream.<name>.priority` does
- * the same; this class shows the shape of your own.) Option `chooser.option.order` (a
- * comma-separated list of the same streams) replaces that order: options of your own are
- * named `chooser.option.<name>` and reach the constructor with the query's other options.
+ * An example of a user chooser (`chooser.class`), shipped in the streamctl-testing jar (not
+ * in the product) so that the docs and tests can load one by name: it prefers the streams in
+ * the order the query's `streams` option lists them, so `streams=orders,audit` always
+ * processes an offered `orders` envelope before an `audit` one; SSPs of one stream take
+ * turns. (The built-in `stream.<name>.priority` does the same; this class shows the shape of
+ * your own.) Option `chooser.option.order` (a comma-separated list of the same streams)
+ * replaces that order: options of your own are named `chooser.option.<name>` and reach the
+ * constructor with the query's other options.
  *
  * What a user chooser needs, as here: a public class implementing [[MessageChooser]] with
  * a public constructor taking the query's options (`Map[String, String]` or
@@ -21,7 +22,7 @@ import streamctl.system.{Envelope, SSP}
  * {{{
  * spark.readStream.format("streamctl")
  *   .option("streams", "orders,audit")
- *   .option("chooser.class", "streamctl.chooser.examples.StreamOrderChooser")
+ *   .option("chooser.class", "streamctl.testing.examples.StreamOrderChooser")
  *   .option("chooser.option.order", "audit,orders")   // optional
  * }}}
  */

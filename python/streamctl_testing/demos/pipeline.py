@@ -13,11 +13,12 @@ from typing import TYPE_CHECKING
 from pyspark.sql import functions as F
 
 import streamctl
-from streamctl import kafka, options
-from streamctl.demos import say
+from streamctl import options
+from streamctl_testing import kafka
+from streamctl_testing.demos import say
 
 if TYPE_CHECKING:
-    from streamctl.demo import DemoContext
+    from streamctl_testing.demo import DemoContext
 
 
 def step_control_pipeline(ctx: DemoContext) -> None:

@@ -6,12 +6,13 @@ import json
 from datetime import UTC, datetime, timedelta
 from typing import TYPE_CHECKING, Any
 
-from streamctl import kafka, options, startpoints_cli
+from streamctl import options, startpoints_cli
 from streamctl._jvm import jvm
-from streamctl.demos import say
+from streamctl_testing import kafka
+from streamctl_testing.demos import say
 
 if TYPE_CHECKING:
-    from streamctl.demo import DemoContext
+    from streamctl_testing.demo import DemoContext
 
 
 def step_startpoints(ctx: DemoContext) -> None:

@@ -2,8 +2,8 @@
 
 Example::
 
-    from streamctl.demos.choosers import step_bootstrap
-    step_bootstrap(ctx)   # ctx: streamctl.demo.DemoContext
+    from streamctl_testing.demos.choosers import step_bootstrap
+    step_bootstrap(ctx)   # ctx: streamctl_testing.demo.DemoContext
 """
 
 from __future__ import annotations
@@ -13,11 +13,12 @@ from typing import TYPE_CHECKING
 
 from pyspark.sql import DataFrame, Row
 
-from streamctl import kafka, options
-from streamctl.demos import say
+from streamctl import options
+from streamctl_testing import kafka
+from streamctl_testing.demos import say
 
 if TYPE_CHECKING:
-    from streamctl.demo import DemoContext
+    from streamctl_testing.demo import DemoContext
 
 RATES = {"EUR": 1.08, "GBP": 1.27, "JPY": 0.0067, "CHF": 1.13, "CAD": 0.73, "AUD": 0.66, "SEK": 0.095, "NOK": 0.093}
 

@@ -1,6 +1,6 @@
 """Locate, and fetch once, the jars of the Kafka broker used by demos and tests.
 
-Public names are re-exported by :mod:`streamctl.broker`; import them from there.
+Public names are re-exported by :mod:`streamctl_testing.broker`; import them from there.
 """
 
 from __future__ import annotations
@@ -13,7 +13,7 @@ import tempfile
 from collections.abc import Mapping
 from pathlib import Path
 
-from streamctl._proc import spawn
+from streamctl_testing._proc import spawn
 
 KAFKA_VERSION = "4.3.1"
 KAFKA_LIB_ENV = "STREAMCTL_KAFKA_LIB"
