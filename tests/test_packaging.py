@@ -1,0 +1,202 @@
+"""The product carries only the product: the streamctl wheel and the jar inside it (what a cluster
+installs) hold no test, demo or bench tooling; the streamctl-testing wheel and jar hold it, and
+``python -m streamctl broker|demo`` reach it when it is installed.
+
+Inspects what ./build.sh put into dist/; builds nothing.
+"""
+
+from __future__ import annotations
+
+import io
+import re
+import struct
+import subprocess
+import sys
+import zipfile
+from pathlib import Path
+
+import pytest
+
+DIST = Path(__file__).resolve().parent.parent / "dist"
+
+# Python modules of the tooling, wherever they might end up.
+TOOLING_MODULES = {"broker.py", "_kafka_jars.py", "_proc.py", "kafka.py", "testing.py", "demo.py"}
+# JVM names of the tooling (streamctl-testing jar) and of the Kafka admin calls only tooling makes.
+TOOLING_CLASSES = ("KafkaTools", "IntermediateTools", "StreamOrderChooser")
+# What product Python would say to call into the tooling.
+TOOLING_CALLS = ("streamctl.testing", "KafkaTools", "IntermediateTools", "produce_", "send_watermark", "send_end_of")
+
+
+def _one(pattern: str) -> Path:
+    found = sorted(DIST.glob(pattern))
+    assert len(found) == 1, f"expected exactly one {pattern} in {DIST} (./build.sh package builds it), found {found}"
+    return found[0]
+
+
+def _zip(data: bytes | Path) -> zipfile.ZipFile:
+    return zipfile.ZipFile(io.BytesIO(data) if isinstance(data, bytes) else data)
+
+
+def _classes(jar: zipfile.ZipFile) -> dict[str, bytes]:
+    return {n: jar.read(n) for n in jar.namelist() if n.endswith(".class")}
+
+
+def _referenced_classes(class_file: bytes) -> set[str]:
+    """Internal names of every class a class file refers to: its constant pool's class entries and
+    the class names inside its descriptors and signatures."""
+    sizes = {3: 4, 4: 4, 5: 8, 6: 8, 7: 2, 8: 2, 9: 4, 10: 4, 11: 4, 12: 4, 15: 3, 16: 2, 17: 4, 18: 4, 19: 2, 20: 2}
+    (count,) = struct.unpack_from(">H", class_file, 8)
+    pos, index, utf8, class_entries = 10, 1, {}, []
+    while index < count:
+        tag = class_file[pos]
+        if tag == 1:
+            (length,) = struct.unpack_from(">H", class_file, pos + 1)
+            utf8[index] = class_file[pos + 3 : pos + 3 + length].decode("utf-8", errors="replace")
+            pos += 3 + length
+        else:
+            if tag == 7:
+                class_entries.append(struct.unpack_from(">H", class_file, pos + 1)[0])
+            pos += 1 + sizes[tag]
+        index += 2 if tag in (5, 6) else 1
+    names = {utf8[i].lstrip("[") for i in class_entries}
+    names = {n[1:-1] if n.startswith("L") and n.endswith(";") else n for n in names}
+    for text in utf8.values():
+        names.update(re.findall(r"L([\w/$]+)[;<]", text))
+    return {n for n in names if "/" in n}
+
+
+@pytest.fixture(scope="module")
+def product_wheel() -> zipfile.ZipFile:
+    return _zip(_one("streamctl-0.1.0-*.whl"))
+
+
+@pytest.fixture(scope="module")
+def testing_wheel() -> zipfile.ZipFile:
+    return _zip(_one("streamctl_testing-0.1.0-*.whl"))
+
+
+@pytest.fixture(scope="module")
+def product_jar(product_wheel: zipfile.ZipFile) -> zipfile.ZipFile:
+    data = product_wheel.read("streamctl/jars/streamctl.jar")
+    assert data == _one("streamctl-0.1.0.jar").read_bytes(), "the wheel's jar is not the jar in dist/"
+    return _zip(data)
+
+
+@pytest.fixture(scope="module")
+def testing_jar(testing_wheel: zipfile.ZipFile) -> zipfile.ZipFile:
+    data = testing_wheel.read("streamctl_testing/jars/streamctl-testing.jar")
+    assert data == _one("streamctl-0.1.0-testing.jar").read_bytes(), "the wheel's jar is not the jar in dist/"
+    return _zip(data)
+
+
+def test_the_product_wheel_holds_no_tooling(product_wheel: zipfile.ZipFile) -> None:
+    names = [n for n in product_wheel.namelist() if ".dist-info/" not in n]
+    assert "streamctl/__init__.py" in names and "streamctl/startpoints_cli.py" in names
+
+    tooling = [
+        n
+        for n in names
+        if not n.startswith("streamctl/")
+        or n.rsplit("/", 1)[-1] in TOOLING_MODULES
+        or "/demos/" in n
+        or n.endswith(".xml")
+        or (n.endswith(".jar") and n != "streamctl/jars/streamctl.jar")
+    ]
+    assert tooling == []
+
+    # No product module calls into the tooling, except the CLI's delegation to streamctl-testing.
+    for name in names:
+        if name.endswith(".py"):
+            source = product_wheel.read(name).decode()
+            for word in TOOLING_CALLS:
+                assert word not in source, f"{name} mentions tooling: {word}"
+            if name != "streamctl/cli.py":
+                assert "streamctl_testing" not in source, f"{name} imports streamctl_testing"
+
+
+def test_the_product_jar_holds_no_tooling(product_jar: zipfile.ZipFile) -> None:
+    classes = _classes(product_jar)
+    assert "streamctl/spark/StreamctlProvider.class" in classes
+    assert "streamctl/shaded/org/apache/kafka/clients/admin/Admin.class" in classes  # kafka-clients, relocated
+
+    tooling = [
+        n
+        for n in classes
+        if n.startswith(("streamctl/testing/", "streamctl/chooser/examples/")) or any(c in n for c in TOOLING_CLASSES)
+    ]
+    assert tooling == []
+    users = [n for n, data in classes.items() if b"streamctl/testing" in data or b"streamctl.testing" in data]
+    assert users == [], "product classes that refer to streamctl.testing"
+    admin = classes["streamctl/system/KafkaSystemAdmin.class"]
+    assert [m for m in (b"createStream", b"growStream", b"awaitServed") if m in admin] == []
+
+
+def test_the_testing_wheel_carries_the_tooling(testing_wheel: zipfile.ZipFile) -> None:
+    names = set(testing_wheel.namelist())
+    package = {n.removeprefix("streamctl_testing/") for n in names if n.startswith("streamctl_testing/")}
+    assert {
+        "kafka_broker/pom.xml",
+        "jars/streamctl-testing.jar",
+        "demo.py",
+        "demos/affinity.py",
+        "demos/choosers.py",
+        "demos/grouping.py",
+        "demos/pipeline.py",
+        "demos/startpoints.py",
+        "control.py",
+        *(TOOLING_MODULES - {"testing.py", "demo.py"}),
+    } <= package
+    assert [n for n in names if not n.startswith(("streamctl_testing/", "streamctl_testing-0.1.0.dist-info/"))] == []
+    metadata = testing_wheel.read("streamctl_testing-0.1.0.dist-info/METADATA").decode()
+    assert "Requires-Dist: streamctl==0.1.0" in metadata.splitlines()
+
+
+def test_the_testing_jar_holds_the_tooling_and_needs_only_the_product_jar(
+    testing_jar: zipfile.ZipFile, product_jar: zipfile.ZipFile
+) -> None:
+    classes = _classes(testing_jar)
+    for name in ("KafkaTools", "IntermediateTools", "examples/StreamOrderChooser"):
+        assert f"streamctl/testing/{name}.class" in classes
+    assert [n for n in testing_jar.namelist() if not n.startswith("streamctl/")] == []  # nothing bundled
+    assert [n for n in classes if not n.startswith("streamctl/testing/")] == []
+
+    # Every class it uses comes from the JDK, Scala or Spark (the cluster's runtime), itself, or the
+    # product jar (kafka-clients too: relocated, the product's copy).
+    available = {n.removesuffix(".class") for n in (*_classes(product_jar), *classes)}
+    missing = {
+        (name, used)
+        for name, data in classes.items()
+        for used in _referenced_classes(data)
+        if not used.startswith(("java/", "javax/", "scala/", "org/apache/spark/")) and used not in available
+    }
+    assert missing == set()
+
+
+def _streamctl(args: list[str], *, without_testing: bool = False) -> subprocess.CompletedProcess[str]:
+    # sys.modules[name] = None makes `import name` fail as if the package were not installed.
+    block = "sys.modules['streamctl_testing'] = None; " if without_testing else ""
+    code = f"import sys; {block}from streamctl.cli import main; sys.exit(main({args!r}))"
+    return subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, timeout=120)
+
+
+@pytest.mark.parametrize(("command", "option"), [("broker", "--fetch-only"), ("demo", "--servers")])
+def test_broker_and_demo_commands_run_from_streamctl_testing(command: str, option: str) -> None:
+    done = _streamctl([command, "--help"])
+    assert done.returncode == 0, done.stderr
+    assert f"usage: python -m streamctl {command}" in done.stdout
+    assert option in done.stdout
+
+
+@pytest.mark.parametrize("command", ["broker", "demo"])
+def test_without_streamctl_testing_broker_and_demo_say_what_to_install(command: str) -> None:
+    done = _streamctl([command, "--help"], without_testing=True)
+    assert done.returncode == 2
+    assert done.stdout == ""
+    lines = done.stderr.strip().splitlines()
+    assert len(lines) == 1, done.stderr
+    assert f"python -m streamctl {command}" in lines[0]
+    assert "pip install streamctl-testing" in lines[0]
+
+    # The product's own commands need no tooling.
+    startpoints = _streamctl(["startpoints", "--help"], without_testing=True)
+    assert startpoints.returncode == 0, startpoints.stderr
