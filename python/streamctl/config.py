@@ -39,13 +39,13 @@ def packaged_jar(package_dir: Path, distribution: str) -> Path:
     return jar
 
 
-def configure_spark(builder: _Builder, **conf: str) -> _Builder:
+def configure_spark(builder: _Builder) -> _Builder:
     """Adds streamctl to a SparkSession builder and returns the builder.
 
     Appends the bundled jar to ``spark.jars`` and the streamctl listener to
     ``spark.sql.streaming.streamingQueryListeners`` (keeping whatever the builder or
-    ``spark-defaults.conf`` already set). Keyword arguments become ``spark.streamctl.*``
-    settings.
+    ``spark-defaults.conf`` already set). streamctl has no session-wide settings: everything is
+    an option of ``format("streamctl")``, per query.
 
     Example::
 
@@ -53,8 +53,6 @@ def configure_spark(builder: _Builder, **conf: str) -> _Builder:
     """
     append_setting(builder, "spark.jars", str(jar_path()))
     append_setting(builder, "spark.sql.streaming.streamingQueryListeners", LISTENER_CLASS)
-    for key, value in conf.items():
-        builder.config(f"spark.streamctl.{key.replace('_', '.')}", value)
     return builder
 
 

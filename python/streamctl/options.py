@@ -26,7 +26,6 @@ def source(
     *,
     max_records_per_batch: int | None = None,
     starting_offsets: str | None = None,
-    job_name: str | None = None,
     metadata_store_path: str | None = None,
     fail_on_data_loss: bool | None = None,
     stop_on_end_of_stream: bool | None = None,
@@ -45,8 +44,6 @@ def source(
         opts["max.records.per.batch"] = str(max_records_per_batch)
     if starting_offsets is not None:
         opts["starting.offsets"] = starting_offsets
-    if job_name is not None:
-        opts["job.name"] = job_name
     if metadata_store_path is not None:
         opts["metadata.store.path"] = metadata_store_path
     if fail_on_data_loss is not None:

@@ -23,7 +23,7 @@ object ChooserFactory {
 
   /** A fresh base chooser: the user's class, time-aligned or round-robin. */
   def newBase(config: ChooserConfig): MessageChooser = config.chooserClass match {
-    case Some(c) => UserClass.instantiate(ChooserConfig.ClassKey, c, classOf[MessageChooser], config.options)
+    case Some(c) => UserClass.instantiate(ChooserConfig.ChooserClass.name, c, classOf[MessageChooser], config.options)
     case None if config.timeAligned => new TimeAlignedChooser
     case None => new RoundRobinChooser
   }

@@ -1,18 +1,22 @@
 package streamctl.grouper
 
 import streamctl.{StreamctlException, UserClass}
+import streamctl.config.{OptionSet, OptionSpec, Options, Parsers, StreamProperty, UserClassOptions}
 
 /**
  * The grouping settings of a query, read from its source options:
  *
  *  - `grouper` = `partition` (default) | `ssp` | `single`: a built-in grouper;
- *  - `grouper.class` = FQN of a user [[SystemStreamPartitionGrouper]] (instead of `grouper`);
+ *  - `grouper.class` = FQN of a user [[SystemStreamPartitionGrouper]] (instead of `grouper`),
+ *    with its own options `grouper.option.*`;
  *  - `partition.expansion.algorithm` = `modulo` (default) or FQN of a [[PartitionExpansionAlgorithm]];
- *  - `stream.<name>.broadcast` = `true` | `false`: every task reads every partition of `<name>`.
+ *  - `stream.<name>.broadcast` = `true` | `false`: every task reads every partition of `<name>`;
+ *  - `partition.check.interval` (default 10 s): how often the planner asks Kafka for partition
+ *    counts (and topic IDs).
  *
- * Other options are ignored (they belong to other parts of the source). User classes are
- * instantiated here, so a bad class name fails when the query starts, not at the first
- * partition change.
+ * User classes are instantiated here, with the query's options in canonical form
+ * ([[streamctl.config.OptionSet.canonical]]), so a bad class name fails when the query starts,
+ * not at the first partition change.
  *
  * {{{
  * val config = GrouperConfig.parse(Map("grouper" -> "ssp", "stream.rates.broadcast" -> "true"), Seq("orders", "rates"))
@@ -26,58 +30,53 @@ final case class GrouperConfig(
     expansionName: String,
     expansion: PartitionExpansionAlgorithm,
     streams: Seq[String],
-    broadcastStreams: Set[String])
+    broadcastStreams: Set[String],
+    checkIntervalMs: Long = GrouperConfig.CheckInterval.default.get)
 
 object GrouperConfig {
-  val GrouperOption = "grouper"
-  val GrouperClassOption = "grouper.class"
-  val ExpansionOption = "partition.expansion.algorithm"
-
   private val builtIns: Map[String, () => SystemStreamPartitionGrouper] = Map(
     "partition" -> (() => new GroupByPartition),
     "ssp" -> (() => new GroupBySystemStreamPartition),
     "single" -> (() => new AllSspToSingleTask))
 
-  private val BroadcastPrefix = "stream."
-  private val BroadcastSuffix = ".broadcast"
+  val Grouper: OptionSpec[String] = OptionSpec.string("grouper",
+    s"a built-in grouper: ${builtIns.keys.toSeq.sorted.mkString(", ")} (default partition)")
+  val GrouperClass: OptionSpec[String] = OptionSpec.className("grouper.class", "a SystemStreamPartitionGrouper of your own")
+  val Expansion: OptionSpec[String] = OptionSpec.string("partition.expansion.algorithm",
+    "modulo (default) or a PartitionExpansionAlgorithm class")
+  val CheckInterval: OptionSpec[Long] = OptionSpec.duration("partition.check.interval",
+    "how often a running query asks Kafka whether a stream grew or was recreated", default = Some(10000L))
+  val Broadcast: StreamProperty[Boolean] = StreamProperty("broadcast", Parsers.bool, "every task reads every partition")
+  val UserOptions: UserClassOptions = UserClassOptions("grouper.option.", GrouperClass)
 
-  /** Parses `options`; `streams` are the query's input streams, to catch misspelt stream names. */
-  def parse(options: Map[String, String], streams: Seq[String]): GrouperConfig = {
-    val (grouperName, grouper) = (options.get(GrouperOption), options.get(GrouperClassOption)) match {
+  /** The grouping options, for the source's [[streamctl.config.OptionSet]]. */
+  val Registry: OptionSet = new OptionSet("grouping", Seq(Grouper, GrouperClass, Expansion, CheckInterval), Seq(Broadcast),
+    Seq(UserOptions))
+
+  /** Reads the grouping settings out of a query's options; `streams` are its input streams. */
+  def apply(options: Options, streams: Seq[String]): GrouperConfig = {
+    val (grouperName, grouper) = (options.get(Grouper), options.get(GrouperClass)) match {
       case (Some(g), Some(c)) =>
-        throw StreamctlException(
-          s"Options $GrouperOption ('$g') and $GrouperClassOption ('$c') are both set; set only one")
-      case (None, Some(c)) => c -> UserClass.instantiate(GrouperClassOption, c, classOf[SystemStreamPartitionGrouper], options)
+        throw StreamctlException(s"Options ${Grouper.name} ('$g') and ${GrouperClass.name} ('$c') are both set; set only one")
+      case (None, Some(c)) =>
+        c -> UserClass.instantiate(GrouperClass.name, c, classOf[SystemStreamPartitionGrouper], options.canonical)
       case (g, None) =>
-        val name = g.map(_.trim.toLowerCase(java.util.Locale.ROOT)).getOrElse("partition")
+        val name = g.map(_.toLowerCase(java.util.Locale.ROOT)).getOrElse("partition")
         val make = builtIns.getOrElse(name, throw StreamctlException(
-          s"Option $GrouperOption: unknown grouper '${g.get}' (expected one of ${builtIns.keys.toSeq.sorted.mkString(", ")}, " +
-            s"or set $GrouperClassOption to a class name)"))
+          s"Option ${Grouper.name}: unknown grouper '${g.get}' (expected one of ${builtIns.keys.toSeq.sorted.mkString(", ")}, " +
+            s"or set ${GrouperClass.name} to a class name)"))
         name -> make()
     }
 
-    val (expansionName, expansion) = options.get(ExpansionOption).map(_.trim) match {
+    val (expansionName, expansion) = options.get(Expansion) match {
       case None | Some("modulo") => "modulo" -> new ModuloExpansion
-      case Some(c) => c -> UserClass.instantiate(ExpansionOption, c, classOf[PartitionExpansionAlgorithm], options)
+      case Some(c) => c -> UserClass.instantiate(Expansion.name, c, classOf[PartitionExpansionAlgorithm], options.canonical)
     }
 
-    GrouperConfig(grouperName, grouper, expansionName, expansion, streams, broadcast(options, streams))
+    GrouperConfig(grouperName, grouper, expansionName, expansion, streams,
+      options.streams(Broadcast, streams).collect { case (s, true) => s }.toSet, options(CheckInterval))
   }
 
-  private def broadcast(options: Map[String, String], streams: Seq[String]): Set[String] =
-    options.iterator.collect {
-      case (k, v) if k.startsWith(BroadcastPrefix) && k.endsWith(BroadcastSuffix) &&
-          k.length > BroadcastPrefix.length + BroadcastSuffix.length =>
-        // Stream names may contain dots, so the name is whatever sits between prefix and suffix.
-        val stream = k.substring(BroadcastPrefix.length, k.length - BroadcastSuffix.length)
-        if (!streams.contains(stream))
-          throw StreamctlException(
-            s"Option $k names stream '$stream', which is not an input of this query (inputs: ${streams.mkString(", ")})")
-        val on = v.trim.toLowerCase(java.util.Locale.ROOT) match {
-          case "true" => true
-          case "false" => false
-          case _ => throw StreamctlException(s"Option $k: expected true or false, got '$v'")
-        }
-        stream -> on
-    }.collect { case (s, true) => s }.toSet
+  /** The grouping settings alone, from options that may hold other parts' settings too. */
+  def parse(options: Map[String, String], streams: Seq[String]): GrouperConfig = apply(Registry.read(options), streams)
 }

@@ -9,6 +9,7 @@ import streamctl.control.{ControlState, ControlStates, WatermarkSummary}
 import streamctl.control.ControlStates.States
 import streamctl.grouper.TaskName
 import streamctl.metadata.MetadataStore
+import streamctl.plan.SourceOptions
 import streamctl.system.SSP
 
 /**
@@ -36,8 +37,7 @@ final class ControlStep(
 
   private val intermediate = options.intermediateStreams
   override val hasIntermediateStreams: Boolean = intermediate.nonEmpty
-  override val stopOnEndOfStream: Boolean =
-    options.get(ControlStep.StopOnEndOfStream).forall(v => SourceOptions.parseBool(ControlStep.StopOnEndOfStream, v))
+  override val stopOnEndOfStream: Boolean = options.stopOnEndOfStream
 
   private lazy val results = new ControlResults(store, ControlResults.namespace(sourceId))
   private lazy val conf = SparkContext.getOrCreate().broadcast(new SerializableConfiguration(hadoopConf))
@@ -162,8 +162,4 @@ final class ControlStep(
 
   private def endedByTarget(next: SourceOffset, target: Option[Map[SSP, Long]]): Option[InputsEnded] =
     target.filter(t => next.minPositions.forall { case (s, o) => t.get(s).forall(o >= _) }).map(_ => InputsEnded.AvailableNow)
-}
-
-object ControlStep {
-  val StopOnEndOfStream = "stop.on.end.of.stream"
 }

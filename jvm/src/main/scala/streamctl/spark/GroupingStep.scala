@@ -3,7 +3,7 @@ package streamctl.spark
 import org.slf4j.LoggerFactory
 
 import streamctl.StreamctlException
-import streamctl.grouper.{Grouping, TaskMapping, TaskName}
+import streamctl.grouper.{GrouperConfig, Grouping, TaskMapping, TaskName}
 import streamctl.metadata.MetadataStore
 import streamctl.system.{SSP, StreamDescription, SystemAdmin}
 
@@ -29,19 +29,18 @@ import streamctl.system.{SSP, StreamDescription, SystemAdmin}
  * read any more (corrupted) is rewritten too, with a warning naming it.
  *
  * {{{
- * val step = new GroupingStep(GroupingOptions(options), admin, store, "mapping-0")
+ * val step = new GroupingStep(options.grouping, admin, store, "mapping-0")
  * val first = step.initialOffset(step.initial(check.now()), startOffsets)
  * val plan = step.plan(BatchPlan(previous), check.ifDue(), availableNowTarget = None)
  * val admissionHeads = step.admissible(plan, heads)
  * }}}
  */
 final class GroupingStep(
-    options: GroupingOptions,
+    config: GrouperConfig,
     admin: SystemAdmin,
     store: => MetadataStore,
     storeKey: String) {
 
-  private val config = options.config
   private val what = s"metadata store namespace '${TaskMapping.StoreNamespace}' key '$storeKey'"
   private var written: Option[TaskMapping] = None
 

@@ -7,6 +7,7 @@ import org.apache.spark.sql.connector.write.streaming.{StreamingDataWriterFactor
 import org.apache.spark.sql.types._
 
 import streamctl.StreamctlException
+import streamctl.control.SinkOptions
 import streamctl.system.KafkaSystemAdmin
 
 /**
@@ -17,8 +18,7 @@ import streamctl.system.KafkaSystemAdmin
  */
 final class IntermediateWriteBuilder(info: LogicalWriteInfo) extends WriteBuilder {
   private val raw = info.options().asCaseSensitiveMap().asScala.toMap
-  private val options = SinkOptions(raw)
-  SinkControl.settings(raw, options.stream) // checked for batch writes too, which send no control messages
+  private val options = SinkOptions(raw) // checked for batch writes too, which send no control messages
   private val layout = RowLayout(info.schema(), options.stream)
 
   override def build(): Write = new Write {

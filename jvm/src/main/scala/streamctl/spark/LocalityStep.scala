@@ -82,12 +82,6 @@ final class LocalityStep(
 object LocalityStep {
   private final case class Planned(batch: String, locality: TaskLocality, executors: Int, moved: Int)
 
-  val OptionName = "host.affinity"
-
-  /** Option `host.affinity` (default true); anything but true or false is an error naming it. */
-  def enabled(options: SourceOptions): Boolean =
-    options.get(OptionName).forall(v => SourceOptions.parseBool(OptionName, v))
-
   /** The store key of one source's assignment: `assignment-<source index>`, like the grouper's mapping. */
   def storeKey(sourceId: String): String = s"${TaskLocalityStore.DefaultKey}-$sourceId"
 

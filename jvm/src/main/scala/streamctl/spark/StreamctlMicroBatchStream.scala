@@ -10,6 +10,7 @@ import org.slf4j.LoggerFactory
 
 import streamctl.{Json, StreamctlException}
 import streamctl.metadata.{MetadataStore, FileSystemMetadataStore}
+import streamctl.plan.{ReaderConfig, SourceOptions}
 import streamctl.system.{KafkaSystemAdmin, SSP, SspRange, StreamCheck, StreamDescription}
 
 /**
@@ -33,8 +34,8 @@ class StreamctlMicroBatchStream(
   private val grouping = new GroupingStep(options.grouping, admin, store, mappingKey)
   private val startpoints = new StartpointStep(() => store, admin, options.streams, storePath)
   // Built here so that a bad chooser option or class fails the query at its start.
-  private val admission = new AdmissionStep(ChooserOptions.validated(options), admin)
-  private val locality = LocalityStep.start(SparkSession.active.sparkContext, LocalityStep.enabled(options),
+  private val admission = new AdmissionStep(options.chooser, admin)
+  private val locality = LocalityStep.start(SparkSession.active.sparkContext, options.hostAffinity,
     () => store, MetadataLocation.sourceId(sourceCheckpoint))
   private val control = new ControlStep(options, MetadataLocation.sourceId(sourceCheckpoint), storePath, store, hadoopConf)
 

@@ -11,6 +11,8 @@ import org.apache.spark.sql.connector.write.{LogicalWriteInfo, WriteBuilder}
 import org.apache.spark.sql.types.StructType
 import org.apache.spark.sql.util.CaseInsensitiveStringMap
 
+import streamctl.plan.SourceOptions
+
 /**
  * `format("streamctl")` as a table. `options` are the options it was created with: for a
  * sink, the `writeStream` options, which is how a query's in-band control finds the sink's

@@ -1,6 +1,7 @@
 package streamctl.spark
 
 import org.apache.spark.sql.catalyst.InternalRow
+import streamctl.plan.ReaderConfig
 import org.apache.spark.sql.connector.read.PartitionReader
 
 import streamctl.chooser.ChooserFactory

@@ -1,7 +1,6 @@
 package streamctl.system
 
 import java.net.{InetAddress, UnknownHostException}
-import java.util.Locale
 
 import scala.jdk.CollectionConverters._
 import scala.util.Try
@@ -164,12 +163,6 @@ object KafkaParams {
     "max.block.ms", "retries", "enable.idempotence", "max.in.flight.requests.per.connection",
     "delivery.timeout.ms", "transactional.id", "partitioner.class", "max.request.size")
   private val AdminOnly = Set.empty[String]
-
-  /** Extracts `kafka.*` options (case-sensitive map) with the prefix removed. */
-  def fromOptions(options: Map[String, String]): KafkaParams =
-    KafkaParams(options.collect {
-      case (k, v) if k.toLowerCase(Locale.ROOT).startsWith("kafka.") => k.substring("kafka.".length) -> v
-    })
 
   /**
    * Runs every value the user gave through the parsers and validators of the Kafka clients

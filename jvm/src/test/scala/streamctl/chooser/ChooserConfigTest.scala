@@ -25,7 +25,6 @@ class ChooserConfigTest {
     assertEquals(Some(8), c.batchSize)
     assertEquals(-2, c.priorityOf("orders"))
     assertEquals(Set("currency"), c.bootstrapStreams)
-    assertEquals(Some(5000L), c.maxRecordsPerBatch)
     assertEquals(Some("x.Y"), parse("chooser.class" -> "x.Y").chooserClass)
   }
 
@@ -60,9 +59,6 @@ class ChooserConfigTest {
     }
     assertTrue(error("chooser.batch.size" -> "many").contains("'many'"))
   }
-
-  @Test def maxRecordsMustBePositive(): Unit =
-    assertTrue(error("max.records.per.batch" -> "0").contains("max.records.per.batch"))
 
   @Test def unknownChooserName(): Unit = {
     val m = error("chooser" -> "fastest")

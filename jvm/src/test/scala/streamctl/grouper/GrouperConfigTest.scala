@@ -75,8 +75,8 @@ class GrouperConfigTest {
 
   @Test def broadcastErrorsNameTheOption(): Unit = {
     val unknown = error("stream.ordres.broadcast" -> "true")
-    assertTrue(unknown.contains("Option stream.ordres.broadcast names stream 'ordres'"), unknown)
+    assertTrue(unknown.contains("Option 'stream.ordres.broadcast' names stream 'ordres'"), unknown)
     val notBool = error("stream.orders.broadcast" -> "yes")
-    assertTrue(notBool.contains("Option stream.orders.broadcast: expected true or false, got 'yes'"), notBool)
+    assertTrue(notBool.contains("Option 'stream.orders.broadcast' must be true or false, not 'yes'"), notBool)
   }
 }

@@ -7,6 +7,7 @@ import org.junit.jupiter.api.Test
 import streamctl.control.{ControlMessage, ControlState, EndOfStreamMessage, WatermarkMessage}
 import streamctl.grouper.TaskName
 import streamctl.metadata.InMemoryMetadataStore
+import streamctl.plan.SourceOptions
 import streamctl.system.SSP
 
 class ControlStepTest {

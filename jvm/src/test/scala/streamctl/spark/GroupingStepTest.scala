@@ -32,7 +32,7 @@ class GroupingStepTest {
   }
 
   private def step(options: (String, String)*)(streams: String*): Run =
-    new Run(new GroupingStep(GroupingOptions(GrouperConfig.parse(options.toMap, streams), checkIntervalMs = 1000),
+    new Run(new GroupingStep(GrouperConfig.parse(options.toMap, streams).copy(checkIntervalMs = 1000),
       admin, store, "mapping-0"), new StreamCheck(admin, streams, 1000, () => clock))
 
   private def stored: TaskMapping = TaskMapping.fromJson(store.get("grouper", "mapping-0").get, "test")

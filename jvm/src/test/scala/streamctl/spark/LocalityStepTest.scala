@@ -3,7 +3,6 @@ package streamctl.spark
 import org.junit.jupiter.api.Assertions._
 import org.junit.jupiter.api.Test
 
-import streamctl.StreamctlException
 import streamctl.grouper.TaskName
 import streamctl.locality.{ExecutorId, TaskLocalityStore}
 import streamctl.metadata.InMemoryMetadataStore
@@ -92,13 +91,5 @@ class LocalityStepTest {
     f.live = Seq(e1)
     step.plan("b2", tasks) // a third action, after another loss: its moves add up
     assertEquals("10", step.metrics("tasksMoved"))
-  }
-
-  @Test def optionIsABoolean(): Unit = {
-    def opts(v: Option[String]) = SourceOptions(Map("kafka.bootstrap.servers" -> "x:1", "streams" -> "s") ++ v.map("host.affinity" -> _))
-    assertTrue(LocalityStep.enabled(opts(None)))
-    assertFalse(LocalityStep.enabled(opts(Some("FALSE"))))
-    val e = assertThrows(classOf[StreamctlException], () => LocalityStep.enabled(opts(Some("yes"))))
-    assertTrue(e.getMessage.contains("host.affinity"), e.getMessage)
   }
 }

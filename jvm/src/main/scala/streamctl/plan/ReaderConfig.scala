@@ -1,4 +1,4 @@
-package streamctl.spark
+package streamctl.plan
 
 import streamctl.chooser.ChooserConfig
 import streamctl.system.{BrokerWait, KafkaParams}
@@ -13,5 +13,5 @@ final case class ReaderConfig(
 
 object ReaderConfig {
   def apply(o: SourceOptions): ReaderConfig =
-    ReaderConfig(o.kafka, o.readWait, o.failOnDataLoss, o.intermediateStreams, ChooserOptions.parse(o))
+    ReaderConfig(o.kafka, o.readWait, o.failOnDataLoss, o.intermediateStreams, o.chooser)
 }

@@ -1,0 +1,183 @@
+package streamctl.config
+
+import java.util.Locale
+
+import org.apache.commons.text.similarity.LevenshteinDistance
+
+import streamctl.StreamctlException
+
+/**
+ * Every option of one side of `format("streamctl")` (the source, or the sink), collected from
+ * the specs the features declare. [[parse]] checks what the user gave against them at once, so
+ * a typo fails the query when it starts instead of doing nothing until production:
+ *  - an unknown option is an error naming the nearest known ones ("did you mean");
+ *  - `stream.<name>.<property>` must name a known property;
+ *  - a user class's own options need the option naming the class;
+ *  - an option may be given once, under its name or one alias.
+ * Values are read (and checked) by the feature that asks for them, with the spec's parser.
+ *
+ * Option names are case-insensitive, as Spark's are; stream names are not, like Kafka topics.
+ * [[canonical]] is the one place that says how a key is spelled after that.
+ *
+ * {{{
+ * val set = new OptionSet("format(\"streamctl\")", Seq(MaxRecords, FailOnDataLoss), Seq(Bootstrap),
+ *   Seq(UserClassOptions("chooser.option.", ChooserClass)), passThrough = Seq("kafka."))
+ * val options = set.parse(Map("Max.Records.Per.Batch" -> "100", "stream.Rates.bootstrap" -> "true"))
+ * options.get(MaxRecords)                  // Some(100)
+ * options.streams(Bootstrap, Seq("Rates")) // Map("Rates" -> true)
+ * }}}
+ *
+ * @param format      how the user names this side in errors
+ * @param passThrough prefixes handed on as they are (`kafka.`: Kafka's clients check those)
+ * @param ignored     options Spark itself adds (`path`, `checkpointLocation`)
+ */
+final class OptionSet(
+    val format: String,
+    val specs: Seq[OptionSpec[_]],
+    val streamProperties: Seq[StreamProperty[_]] = Nil,
+    val userClasses: Seq[UserClassOptions] = Nil,
+    val passThrough: Seq[String] = Nil,
+    val ignored: Set[String] = Set.empty) {
+  import OptionSet._
+
+  private val byName: Map[String, OptionSpec[_]] = {
+    val all = specs.flatMap(s => s.names.map(_ -> s))
+    val dup = all.groupBy(_._1).collect { case (n, xs) if xs.size > 1 => n }
+    require(dup.isEmpty, s"options declared twice: ${dup.mkString(", ")}")
+    all.toMap
+  }
+  private val propertyNames: Set[String] = streamProperties.map(_.property).toSet
+
+  /** Checks `raw` (the options as Spark hands them over) against the specs; see the class comment. */
+  def parse(raw: Map[String, String]): Options = {
+    val options = read(raw)
+    raw.keys.toSeq.sorted.foreach { k =>
+      val c = canonical(k)
+      if (!isKnown(c)) throw StreamctlException(s"Unknown option '$k' for $format. ${suggestion(c)}Known options: " +
+        (specs.map(_.name) ++ passThrough.map(_ + "*") ++ userClasses.map(_.prefix + "*") ++
+          (if (streamProperties.isEmpty) Nil else Seq(s"$StreamPrefix<name>.<property>"))).sorted.mkString(", "))
+    }
+    options.keys.foreach { case (c, k) =>
+      streamKey(c).foreach { case (_, prop) =>
+        if (!propertyNames.contains(prop)) throw StreamctlException(s"Option '$k': unknown stream property '$prop'" +
+          s"${nearest(prop, propertyNames.toSeq).fold("")(n => s" (did you mean '$n'?)")} " +
+          s"(known: ${propertyNames.toSeq.sorted.mkString(", ")})")
+      }
+      userClasses.find(u => c.startsWith(u.prefix)).foreach { u =>
+        if (options.get(u.owner).isEmpty)
+          throw StreamctlException(s"Option '$k' is for the class named by option '${u.owner.name}', and '${u.owner.name}' is not set")
+      }
+    }
+    specs.foreach { s =>
+      val given = options.keys.filter { case (c, _) => s.names.contains(c) }.map(_._2)
+      if (given.size > 1) throw StreamctlException(s"Options ${given.sorted.map(g => s"'$g'").mkString(", ")} " +
+        s"all set option '${s.name}'; give it once")
+    }
+    options
+  }
+
+  /** `raw` read without checking for unknown options: for a feature's own settings alone, and in tests. */
+  def read(raw: Map[String, String]): Options = new Options(raw, this)
+
+  private[config] def specOf(canonicalKey: String): Option[OptionSpec[_]] = byName.get(canonicalKey)
+
+  private def isKnown(c: String): Boolean =
+    byName.contains(c) || ignored.contains(c) || passThrough.exists(c.startsWith) ||
+      userClasses.exists(u => c.startsWith(u.prefix)) || (streamProperties.nonEmpty && streamKey(c).isDefined)
+
+  private def suggestion(c: String): String =
+    nearest(c, byName.keys.toSeq).fold("")(n => s"Did you mean '$n'? ")
+}
+
+object OptionSet {
+  val StreamPrefix = "stream."
+
+  /**
+   * The spelling every part of streamctl sees: lower case, except what follows `kafka.` (Kafka's
+   * own settings) and the stream name inside `stream.<name>.<property>`.
+   *
+   * {{{
+   * OptionSet.canonical("Max.Records.Per.Batch")  // "max.records.per.batch"
+   * OptionSet.canonical("Stream.Rates.Bootstrap") // "stream.Rates.bootstrap"
+   * }}}
+   */
+  def canonical(key: String): String = {
+    val lower = key.toLowerCase(Locale.ROOT)
+    if (lower.startsWith("kafka.")) "kafka." + key.substring("kafka.".length)
+    else if (lower.startsWith(StreamPrefix) && key.lastIndexOf('.') > StreamPrefix.length) {
+      val dot = key.lastIndexOf('.')
+      StreamPrefix + key.substring(StreamPrefix.length, dot) + lower.substring(dot)
+    } else lower
+  }
+
+  /** (stream, property) of a canonical `stream.<name>.<property>` key. */
+  private[config] def streamKey(c: String): Option[(String, String)] =
+    if (!c.startsWith(StreamPrefix)) None
+    else {
+      val rest = c.substring(StreamPrefix.length)
+      val dot = rest.lastIndexOf('.')
+      if (dot <= 0 || dot == rest.length - 1) None else Some(rest.substring(0, dot) -> rest.substring(dot + 1))
+    }
+
+  private val distance = LevenshteinDistance.getDefaultInstance
+
+  /** The known name closest to `given`, when it is close enough to be a typo of it. */
+  private[config] def nearest(given: String, known: Seq[String]): Option[String] =
+    known.map(k => k -> distance.apply(given, k).intValue).filter { case (k, d) => d <= math.max(2, k.length / 4) }
+      .sortBy { case (k, d) => (d, k) }.headOption.map(_._1)
+}
+
+/**
+ * The options of one source or sink as the user gave them, read through the specs.
+ *
+ * {{{
+ * options.get(MaxRecords)               // Option[Long], checked
+ * options(FailOnDataLoss)               // the value, or the spec's default
+ * options.streams(Bootstrap, streams)   // per stream, checked against the query's streams
+ * options.canonical                     // what a user's class receives
+ * }}}
+ */
+final class Options private[config] (val raw: Map[String, String], set: OptionSet) {
+  import OptionSet._
+
+  /** (canonical key, key as written) of every option given. */
+  private[config] val keys: Seq[(String, String)] = raw.keys.toSeq.sorted.map(k => OptionSet.canonical(k) -> k)
+
+  private val bySpecName: Map[String, (String, String)] = keys.flatMap { case (c, k) =>
+    set.specOf(c).map(s => s.name -> (k -> raw(k)))
+  }.toMap
+
+  /** Every option in canonical form: what a user's class is constructed with. */
+  lazy val canonical: Map[String, String] = keys.map { case (c, k) => c -> raw(k) }.toMap
+
+  /** The value of `spec`, read with its parser; None when not given. */
+  def get[T](spec: OptionSpec[T]): Option[T] = bySpecName.get(spec.name).map { case (k, v) => spec.parse(k, v) }
+
+  /** The value of `spec`, or its default; an error naming it when it has none. */
+  def apply[T](spec: OptionSpec[T]): T = get(spec).orElse(spec.default).getOrElse(
+    throw StreamctlException(s"Option '${spec.name}' is required: ${spec.doc}"))
+
+  def isSet(spec: OptionSpec[_]): Boolean = bySpecName.contains(spec.name)
+
+  /**
+   * `property` of each stream that sets it, by stream name as written. A stream that is not
+   * one of `streams` is an error: the setting would do nothing.
+   */
+  def streams[T](property: StreamProperty[T], streams: Seq[String]): Map[String, T] =
+    keys.flatMap { case (c, k) =>
+      streamKey(c).filter(_._2 == property.property).map { case (stream, _) =>
+        if (!streams.contains(stream)) throw StreamctlException(
+          s"Option '$k' names stream '$stream', which is not in 'streams' (${streams.mkString(", ")})")
+        stream -> property.parse(k, raw(k))
+      }
+    }.toMap
+
+  /** Checks that every `stream.<name>.*` option names one of `streams`. */
+  def checkStreamNames(streams: Seq[String]): Unit =
+    set.streamProperties.foreach(p => this.streams(p, streams))
+
+  /** The options starting with `prefix` (case-insensitively), the prefix removed, the rest as written. */
+  def withPrefix(prefix: String): Map[String, String] = keys.collect {
+    case (c, k) if c.startsWith(prefix) => k.substring(prefix.length) -> raw(k)
+  }.toMap
+}

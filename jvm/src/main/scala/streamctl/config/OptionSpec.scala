@@ -1,0 +1,61 @@
+package streamctl.config
+
+/**
+ * One option of `format("streamctl")`: its canonical name (lower case), the other names that
+ * mean the same (`aliases`), how its value is read, its default and a one-line description.
+ * Declared once, next to the code that reads it (the feature's own package); [[OptionSet]]
+ * collects the specs of the source and of the sink.
+ *
+ * {{{
+ * val MaxRecords = OptionSpec.positiveLong("max.records.per.batch", "per-batch record budget")
+ * val FailOnDataLoss = OptionSpec.bool("fail.on.data.loss", "fail when unread records are gone", default = true)
+ * options.get(MaxRecords)   // Option[Long]
+ * options(FailOnDataLoss)   // Boolean: the default when not set
+ * }}}
+ */
+final case class OptionSpec[T](name: String, parse: (String, String) => T, doc: String, default: Option[T] = None,
+                               aliases: Seq[String] = Nil) {
+  require(name == name.toLowerCase(java.util.Locale.ROOT), s"option names are lower case: $name")
+
+  /** The same option, also accepted under `names` (e.g. the name Spark's Kafka source uses). */
+  def alias(names: String*): OptionSpec[T] = copy(aliases = aliases ++ names.map(_.toLowerCase(java.util.Locale.ROOT)))
+
+  def names: Seq[String] = name +: aliases
+}
+
+object OptionSpec {
+  def string(name: String, doc: String): OptionSpec[String] = OptionSpec(name, Parsers.nonEmpty, doc)
+  def list(name: String, doc: String): OptionSpec[Seq[String]] = OptionSpec(name, Parsers.list, doc)
+  def bool(name: String, doc: String, default: Boolean): OptionSpec[Boolean] = OptionSpec(name, Parsers.bool, doc, Some(default))
+  def positiveInt(name: String, doc: String, default: Option[Int] = None): OptionSpec[Int] =
+    OptionSpec(name, Parsers.positiveInt, doc, default)
+  def positiveLong(name: String, doc: String): OptionSpec[Long] = OptionSpec(name, Parsers.positiveLong, doc)
+  def duration(name: String, doc: String, default: Option[Long] = None): OptionSpec[Long] =
+    OptionSpec(name, Parsers.durationMs, doc, default)
+  /** One of `values` (compared ignoring case, returned as listed); `what` names the kind in errors ("chooser"). */
+  def oneOf(name: String, what: String, values: Seq[String], doc: String, default: Option[String] = None): OptionSpec[String] =
+    OptionSpec(name, Parsers.oneOf(what, values), doc, default)
+  def className(name: String, doc: String): OptionSpec[String] = OptionSpec(name, Parsers.className, doc)
+  def classNames(name: String, doc: String): OptionSpec[Seq[String]] = OptionSpec(name, Parsers.classNames, doc)
+}
+
+/**
+ * A per-stream setting, `stream.<name>.<property>`. The stream name keeps the case the user
+ * wrote (Kafka topic names are case-sensitive) and may contain dots; the property is the part
+ * after the last dot.
+ *
+ * {{{
+ * val Bootstrap = StreamProperty("bootstrap", Parsers.bool, "read it to its head before the other streams")
+ * options.streams(Bootstrap, Seq("rates", "orders"))   // Map("rates" -> true)
+ * }}}
+ */
+final case class StreamProperty[T](property: String, parse: (String, String) => T, doc: String) {
+  def key(stream: String): String = s"${OptionSet.StreamPrefix}$stream.$property"
+}
+
+/**
+ * Options a user's class reads itself: every option starting with `prefix`
+ * (`chooser.option.`), valid only when `owner` (the option naming the class) is set. The
+ * class gets them, with every other option, in canonical form (see [[OptionSet.canonical]]).
+ */
+final case class UserClassOptions(prefix: String, owner: OptionSpec[_])
