@@ -79,9 +79,6 @@ final case class TaskMapping(initialPartitionCounts: Map[String, Int], taskSsps:
 object TaskMapping {
   val empty: TaskMapping = TaskMapping(Map.empty, Map.empty)
 
-  /** The metadata store namespace of mappings (keys `mapping-<source index>`), so every reader agrees. */
-  val StoreNamespace = "grouper"
-
   /** Reads what [[TaskMapping.toJson]] wrote; `what` names the origin (store key, batch) in errors. */
   def fromJson(text: String, what: String): TaskMapping = TaskMappingJson.read(text, what)
 }

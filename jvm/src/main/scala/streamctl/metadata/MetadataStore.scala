@@ -22,24 +22,13 @@ trait MetadataStore extends AutoCloseable {
 }
 
 /**
- * Opens the default store and says where it lives for a query.
+ * Opens the default store; where a query's store is says [[StoreLayout]].
  *
  * {{{
- * val path  = MetadataStore.locationFor("/chk/q1")      // "/chk/q1/streamctl"
- * val store = MetadataStore.open(path, hadoopConf)
+ * val store = MetadataStore.open(StoreLayout.ofQuery("/chk/q1"), hadoopConf)
  * }}}
  */
 object MetadataStore {
-  /** Subdirectory of the query checkpoint holding the store; Spark ignores unknown entries there. */
-  val CheckpointSubdir = "streamctl"
-
-  /**
-   * The store of a query: inside its checkpoint, so that deleting the checkpoint (a fresh
-   * start) also forgets its startpoints, task mapping and locality.
-   */
-  def locationFor(checkpointLocation: String): String =
-    checkpointLocation.stripSuffix("/") + "/" + CheckpointSubdir
-
   /** A [[FileSystemMetadataStore]] at `uri`; nothing is written until the first put. */
   def open(uri: String, hadoopConf: org.apache.hadoop.conf.Configuration): FileSystemMetadataStore =
     new FileSystemMetadataStore(uri, hadoopConf)

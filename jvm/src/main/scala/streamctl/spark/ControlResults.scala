@@ -3,11 +3,11 @@ package streamctl.spark
 import streamctl.StreamctlException
 import streamctl.control.ControlStates
 import streamctl.control.ControlStates.States
-import streamctl.metadata.MetadataStore
+import streamctl.metadata.{MetadataStore, StoreLayout}
 
 /**
  * Where readers leave the control bookkeeping of one (batch, task) for the driver: one
- * metadata store key `<seq>/<task>` in namespace `control-<source id>`, holding the task's
+ * metadata store key `<seq>/<task>` in the source's namespace ([[StoreLayout]]), holding the task's
  * intermediate SSP states at the end of its ranges. `seq` is the source's own batch counter
  * (kept in the offset), so a replayed batch writes the same keys again with the same content.
  *
@@ -15,7 +15,7 @@ import streamctl.metadata.MetadataStore
  * message, and the driver starts from the offset's states anyway.
  *
  * {{{
- * val results = new ControlResults(store, ControlResults.namespace("0"))
+ * val results = new ControlResults(store, StoreLayout.Source("0").controlNamespace)
  * results.put(7, "Partition 2", states)          // executor, end of the task's ranges
  * results.load(7)                                 // driver: Seq("Partition 2" -> states)
  * results.deleteBefore(7)                         // once the offset log holds batch 7's start state
@@ -46,8 +46,6 @@ final class ControlResults(store: MetadataStore, val namespace: String) {
 }
 
 object ControlResults {
-  def namespace(sourceId: String): String = s"control-$sourceId"
-
   def key(seq: Long, task: String): String = s"$seq/$task"
 
   private def seqOf(key: String): Option[Long] = key.split('/').headOption.flatMap(_.toLongOption)

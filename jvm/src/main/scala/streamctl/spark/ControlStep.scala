@@ -30,7 +30,7 @@ import streamctl.system.SSP
  */
 final class ControlStep(
     options: SourceOptions,
-    sourceId: String,
+    namespace: String,
     storePath: String,
     store: => MetadataStore,
     hadoopConf: Configuration) extends QueryControl.ControlSource {
@@ -39,7 +39,7 @@ final class ControlStep(
   override val hasIntermediateStreams: Boolean = intermediate.nonEmpty
   override val stopOnEndOfStream: Boolean = options.stopOnEndOfStream
 
-  private lazy val results = new ControlResults(store, ControlResults.namespace(sourceId))
+  private lazy val results = new ControlResults(store, namespace)
   private lazy val conf = SparkContext.getOrCreate().broadcast(new SerializableConfiguration(hadoopConf))
   private val query = QueryControls.current()
   query.foreach(_.addSource(this))

@@ -4,7 +4,7 @@ import org.slf4j.LoggerFactory
 
 import streamctl.StreamctlException
 import streamctl.grouper.{GrouperConfig, Grouping, TaskMapping, TaskName}
-import streamctl.metadata.MetadataStore
+import streamctl.metadata.{MetadataStore, StoreLayout}
 import streamctl.system.{SSP, StreamDescription, SystemAdmin}
 
 /**
@@ -21,7 +21,7 @@ import streamctl.system.{SSP, StreamDescription, SystemAdmin}
  * right after the expansion are read. New partitions are held back until the older
  * partitions of their task have passed the point the growth was seen ([[ExpansionHolds]]).
  *
- * The metadata store records the mapping (namespace `grouper`, key `mapping-<source id>`)
+ * The metadata store records the mapping ([[StoreLayout]]: namespace `grouper`, key `mapping-<source>`)
  * whenever this run computes one that differs from what it last wrote. On a first run the
  * stored mapping is the previous one, so a query started with a fresh checkpoint and the same
  * `metadata.store.path` keeps its task names. Afterwards the Offset rules: a store written
@@ -41,12 +41,12 @@ final class GroupingStep(
     store: => MetadataStore,
     storeKey: String) {
 
-  private val what = s"metadata store namespace '${TaskMapping.StoreNamespace}' key '$storeKey'"
+  private val what = s"metadata store namespace '${StoreLayout.MappingNamespace}' key '$storeKey'"
   private var written: Option[TaskMapping] = None
 
   /** The mapping for a query's first batch: the stored one (if any) brought up to the streams as `described`. */
   def initial(described: Map[String, StreamDescription]): TaskMapping = {
-    val previous = store.get(TaskMapping.StoreNamespace, storeKey).map(TaskMapping.fromJson(_, what))
+    val previous = store.get(StoreLayout.MappingNamespace, storeKey).map(TaskMapping.fromJson(_, what))
     val mapping = Grouping(config, previous, counts(described))
     record(mapping)
     mapping
@@ -87,7 +87,7 @@ final class GroupingStep(
   private def record(mapping: TaskMapping): Unit =
     if (!written.contains(mapping)) {
       if (written.isEmpty) warnIfUnreadable()
-      store.put(TaskMapping.StoreNamespace, storeKey, mapping.toJson)
+      store.put(StoreLayout.MappingNamespace, storeKey, mapping.toJson)
       written = Some(mapping)
     }
 
@@ -97,10 +97,10 @@ final class GroupingStep(
    * the user should hear of even though the offset log repairs it.
    */
   private def warnIfUnreadable(): Unit =
-    try store.get(TaskMapping.StoreNamespace, storeKey).foreach(TaskMapping.fromJson(_, what))
+    try store.get(StoreLayout.MappingNamespace, storeKey).foreach(TaskMapping.fromJson(_, what))
     catch {
       case e: StreamctlException =>
-        GroupingStep.log.warn(s"The task mapping at ${store.describe(TaskMapping.StoreNamespace, storeKey)} cannot be read " +
+        GroupingStep.log.warn(s"The task mapping at ${store.describe(StoreLayout.MappingNamespace, storeKey)} cannot be read " +
           s"(${e.getMessage}); it is rewritten from the query's offset log, which holds the mapping in force")
     }
 

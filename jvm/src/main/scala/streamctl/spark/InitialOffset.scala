@@ -2,7 +2,7 @@ package streamctl.spark
 
 import org.apache.hadoop.conf.Configuration
 
-import streamctl.metadata.FileSystemMetadataStore
+import streamctl.metadata.{FileSystemMetadataStore, StoreLayout}
 
 /**
  * The first offset of a query, written once beside the source's checkpoint. Spark plans
@@ -16,16 +16,15 @@ import streamctl.metadata.FileSystemMetadataStore
  * }}}
  */
 final case class InitialOffset(sourceCheckpoint: String, hadoopConf: Configuration) {
-  private val Namespace = "streamctl"
-  private val Key = "initial-offset"
+  private val (namespace, key) = StoreLayout.InitialOffset
 
   def getOrCreate(compute: => SourceOffset): SourceOffset = {
     val store = new FileSystemMetadataStore(sourceCheckpoint, hadoopConf)
-    try store.get(Namespace, Key) match {
+    try store.get(namespace, key) match {
       case Some(json) => SourceOffset.parse(json)
       case None =>
         val offset = compute
-        store.put(Namespace, Key, offset.json)
+        store.put(namespace, key, offset.json)
         offset
     } finally store.close()
   }

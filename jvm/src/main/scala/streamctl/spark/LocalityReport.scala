@@ -7,7 +7,7 @@ import org.apache.spark.streamctl.SparkExecutors
 
 import streamctl.Json
 import streamctl.locality.{TaskLocality, TaskLocalityStore}
-import streamctl.metadata.MetadataStore
+import streamctl.metadata.{MetadataStore, StoreLayout}
 
 /**
  * What Python's `streamctl.describe_locality` and `streamctl.live_executors` read, as JSON
@@ -20,8 +20,6 @@ import streamctl.metadata.MetadataStore
  * }}}
  */
 object LocalityReport {
-  private val Prefix = TaskLocalityStore.DefaultKey + "-"
-
   /** Every source's task -> executor assignment in the store at `storeUri`, sorted by source and task. */
   def describe(storeUri: String): String = describe(storeUri, activeContext.hadoopConfiguration)
 
@@ -29,10 +27,10 @@ object LocalityReport {
     val store = MetadataStore.open(storeUri, hadoopConf)
     try {
       val out = Json.mapper.createArrayNode()
-      store.keys(TaskLocalityStore.Namespace).filter(_.startsWith(Prefix)).foreach { key =>
+      store.keys(StoreLayout.LocalityNamespace).flatMap(k => StoreLayout.localitySource(k).map(_ -> k)).foreach { case (source, key) =>
         val locality: TaskLocality = new TaskLocalityStore(store, key).load()
         locality.placement.toSeq.sortBy(_._1).foreach { case (task, e) =>
-          out.addObject().put("source", key.stripPrefix(Prefix)).put("task", task.name)
+          out.addObject().put("source", source).put("task", task.name)
             .put("executorId", e.id).put("host", e.host).put("location", e.location)
         }
       }
@@ -41,7 +39,7 @@ object LocalityReport {
   }
 
   /** The store of a query from its checkpoint location (`metadata.store.path` not set). */
-  def describeCheckpoint(checkpoint: String): String = describe(MetadataStore.locationFor(checkpoint))
+  def describeCheckpoint(checkpoint: String): String = describe(StoreLayout.ofQuery(checkpoint))
 
   /** The executors tasks can be placed on now (the driver excluded), sorted by host and id. */
   def liveExecutors(): String = liveExecutors(activeContext)

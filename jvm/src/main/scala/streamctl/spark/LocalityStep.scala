@@ -22,7 +22,7 @@ import streamctl.metadata.MetadataStore
  * have changed meanwhile) and adds to its moves and runs instead of starting afresh.
  *
  * {{{
- * val step = LocalityStep.start(sc, enabled = true, () => store, sourceId = "0")
+ * val step = LocalityStep.start(sc, enabled = true, () => store, StoreLayout.Source("0").localityKey)
  * val locality = step.plan(end.json, tasks) // in planInputPartitions
  * locality.preferredLocations(task)         // Array("executor_10.0.0.2_1")
  * step.metrics                              // in metrics(): Map("tasksMoved" -> "0", ...)
@@ -82,13 +82,10 @@ final class LocalityStep(
 object LocalityStep {
   private final case class Planned(batch: String, locality: TaskLocality, executors: Int, moved: Int)
 
-  /** The store key of one source's assignment: `assignment-<source index>`, like the grouper's mapping. */
-  def storeKey(sourceId: String): String = s"${TaskLocalityStore.DefaultKey}-$sourceId"
-
   /** A step for one source of a running query; listens for executors only when `enabled`. */
-  def start(sc: SparkContext, enabled: Boolean, store: () => MetadataStore, sourceId: String): LocalityStep = {
+  def start(sc: SparkContext, enabled: Boolean, store: () => MetadataStore, storeKey: String): LocalityStep = {
     val registry = if (enabled) Some(ExecutorRegistry.start(sc)) else None
-    lazy val localityStore = new TaskLocalityStore(store(), storeKey(sourceId))
+    lazy val localityStore = new TaskLocalityStore(store(), storeKey)
     new LocalityStep(enabled, () => registry.fold(Seq.empty[ExecutorId])(_.live), () => localityStore,
       TaskRuns.register(sc), () => registry.foreach(_.stop()))
   }

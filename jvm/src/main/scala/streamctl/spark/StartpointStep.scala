@@ -4,7 +4,7 @@ import org.slf4j.LoggerFactory
 
 import streamctl.StreamctlException
 import streamctl.grouper.TaskName
-import streamctl.metadata.{FileSystemMetadataStore, MetadataStore}
+import streamctl.metadata.{FileSystemMetadataStore, MetadataStore, StoreLayout}
 import streamctl.startpoint.{Resolution, StartpointKey, StartpointManager, StartpointResolver}
 import streamctl.system.{SSP, SystemAdmin}
 
@@ -103,7 +103,7 @@ final class StartpointStep(store: () => MetadataStore, admin: SystemAdmin, strea
     val readers: Map[SSP, Set[TaskName]] = grouping.toSeq.flatMap { case (t, ssps) => ssps.map(_ -> t) }.groupMap(_._1)(_._2).map {
       case (ssp, tasks) => ssp -> tasks.toSet
     }
-    val unassigned = explained("cannot be read")(store().keys(StartpointManager.Namespace).map(StartpointKey.parse)).filter {
+    val unassigned = explained("cannot be read")(store().keys(StoreLayout.StartpointsNamespace).map(StartpointKey.parse)).filter {
       case StartpointKey(ssp, None)       => !readers.contains(ssp)
       case StartpointKey(ssp, Some(task)) => !readers.get(ssp).exists(_.contains(task))
     }

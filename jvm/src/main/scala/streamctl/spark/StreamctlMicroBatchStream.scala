@@ -9,7 +9,7 @@ import org.apache.spark.sql.connector.read.streaming._
 import org.slf4j.LoggerFactory
 
 import streamctl.{Json, StreamctlException}
-import streamctl.metadata.{MetadataStore, FileSystemMetadataStore}
+import streamctl.metadata.{FileSystemMetadataStore, MetadataStore, StoreLayout}
 import streamctl.plan.{ReaderConfig, SourceOptions}
 import streamctl.system.{KafkaSystemAdmin, SSP, SspRange, StreamCheck, StreamDescription}
 
@@ -26,18 +26,18 @@ class StreamctlMicroBatchStream(
   extends MicroBatchStream with SupportsTriggerAvailableNow with ReportsSourceMetrics {
 
   private val admin = KafkaSystemAdmin(options.kafka)
-  private val storePath = MetadataLocation.resolve(options.metadataStorePath, sourceCheckpoint)
+  private val storePath = StoreLayout.ofSource(options.metadataStorePath, sourceCheckpoint)
   private lazy val store: MetadataStore = new FileSystemMetadataStore(storePath, hadoopConf)
-  private val mappingKey = s"mapping-${MetadataLocation.sourceId(sourceCheckpoint)}"
+  private val keys = StoreLayout.Source(StoreLayout.sourceId(sourceCheckpoint))
   private val streamCheck = new StreamCheck(admin, options.streams, options.grouping.checkIntervalMs)
   private val dataLoss = new DataLossStep(admin, options.failOnDataLoss)
-  private val grouping = new GroupingStep(options.grouping, admin, store, mappingKey)
+  private val grouping = new GroupingStep(options.grouping, admin, store, keys.mappingKey)
   private val startpoints = new StartpointStep(() => store, admin, options.streams, storePath)
   // Built here so that a bad chooser option or class fails the query at its start.
   private val admission = new AdmissionStep(options.chooser, admin)
   private val locality = LocalityStep.start(SparkSession.active.sparkContext, options.hostAffinity,
-    () => store, MetadataLocation.sourceId(sourceCheckpoint))
-  private val control = new ControlStep(options, MetadataLocation.sourceId(sourceCheckpoint), storePath, store, hadoopConf)
+    () => store, keys.localityKey)
+  private val control = new ControlStep(options, keys.controlNamespace, storePath, store, hadoopConf)
 
   @volatile private var availableNowTarget: Option[Map[SSP, Long]] = None
   @volatile private var lastHeads: Map[SSP, Long] = Map.empty

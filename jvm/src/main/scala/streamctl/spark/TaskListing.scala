@@ -6,7 +6,7 @@ import org.apache.spark.sql.SparkSession
 import streamctl.{Json, StreamctlException}
 import streamctl.grouper.{TaskMapping, TaskOrder}
 import streamctl.locality.{TaskLocality, TaskLocalityStore}
-import streamctl.metadata.{FileSystemMetadataStore, MetadataStore}
+import streamctl.metadata.{FileSystemMetadataStore, MetadataStore, StoreLayout}
 
 /**
  * The SSP -> task mappings recorded in a query's metadata store, one row per (source, SSP,
@@ -20,8 +20,6 @@ import streamctl.metadata.{FileSystemMetadataStore, MetadataStore}
  * }}}
  */
 object TaskListing {
-  private val KeyPrefix = "mapping-"
-
   /** `metadataStorePath` wins when given (as option `metadata.store.path` does); else `<checkpoint>/streamctl`. */
   def json(checkpoint: String, metadataStorePath: String): String =
     json(checkpoint, metadataStorePath, SparkSession.active.sparkContext.hadoopConfiguration)
@@ -29,22 +27,22 @@ object TaskListing {
   def json(checkpoint: String, metadataStorePath: String, hadoopConf: Configuration): String = {
     if (checkpoint == null && metadataStorePath == null)
       throw StreamctlException("describe_tasks needs the query's checkpoint location or its metadata store path")
-    val path = Option(metadataStorePath).getOrElse(new org.apache.hadoop.fs.Path(checkpoint, MetadataLocation.DirName).toString)
+    val path = Option(metadataStorePath).getOrElse(StoreLayout.ofQuery(checkpoint))
     val store = new FileSystemMetadataStore(path, hadoopConf)
-    try write(rows(store, path), source => new TaskLocalityStore(store, LocalityStep.storeKey(source)).load())
+    try write(rows(store, path), source => new TaskLocalityStore(store, StoreLayout.Source(source).localityKey).load())
     finally store.close()
   }
 
   /** (source id, mapping) for every source whose mapping the store holds, by source id. */
   private[spark] def rows(store: MetadataStore, where: String): Seq[(String, TaskMapping)] = {
-    val keys = store.keys(TaskMapping.StoreNamespace).filter(_.startsWith(KeyPrefix))
+    val keys = store.keys(StoreLayout.MappingNamespace).flatMap(k => StoreLayout.mappingSource(k).map(_ -> k))
     if (keys.isEmpty)
       throw StreamctlException(s"No task mapping in the metadata store at $where: has a streamctl query run with this " +
         "checkpoint (or metadata.store.path) yet?")
-    keys.map { k =>
-      val text = store.get(TaskMapping.StoreNamespace, k).getOrElse(
+    keys.map { case (source, k) =>
+      val text = store.get(StoreLayout.MappingNamespace, k).getOrElse(
         throw StreamctlException(s"Task mapping '$k' vanished from the metadata store at $where while being read"))
-      k.stripPrefix(KeyPrefix) -> TaskMapping.fromJson(text, s"metadata store at $where, key '$k'")
+      source -> TaskMapping.fromJson(text, s"metadata store at $where, key '$k'")
     }.sortBy(_._1)
   }
 

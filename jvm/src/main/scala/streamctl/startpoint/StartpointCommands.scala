@@ -5,7 +5,7 @@ import com.fasterxml.jackson.databind.node.ObjectNode
 
 import streamctl.{Json, StreamctlException}
 import streamctl.grouper.TaskName
-import streamctl.metadata.{FileSystemMetadataStore, MetadataStore}
+import streamctl.metadata.{FileSystemMetadataStore, MetadataStore, StoreLayout}
 import streamctl.system.{SSP, SystemAdmin}
 
 /**
@@ -105,7 +105,7 @@ class StartpointCommands(store: MetadataStore, admin: Option[SystemAdmin], locat
 
   /** Stored startpoints by key: Right when it parses, Left(the error) when it is corrupt. */
   private def stored(): Seq[(StartpointKey, Either[String, Startpoint])] =
-    store.keys(StartpointManager.Namespace).flatMap { k =>
+    store.keys(StoreLayout.StartpointsNamespace).flatMap { k =>
       val key = StartpointKey.parse(k)
       val value: Option[Either[String, Startpoint]] =
         try manager.read(key).map(Right(_)) // None: deleted since it was listed

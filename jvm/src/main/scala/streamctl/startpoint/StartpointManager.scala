@@ -3,7 +3,7 @@ package streamctl.startpoint
 import scala.collection.mutable
 
 import streamctl.grouper.TaskName
-import streamctl.metadata.MetadataStore
+import streamctl.metadata.{MetadataStore, StoreLayout}
 import streamctl.system.SSP
 
 /**
@@ -26,7 +26,7 @@ import streamctl.system.SSP
  * }}}
  */
 class StartpointManager(store: MetadataStore) {
-  import StartpointManager.Namespace
+  private val Namespace = StoreLayout.StartpointsNamespace
 
   def write(ssp: SSP, startpoint: Startpoint): Unit = write(StartpointKey(ssp), startpoint)
   def write(ssp: SSP, task: TaskName, startpoint: Startpoint): Unit = write(StartpointKey(ssp, task), startpoint)
@@ -162,8 +162,6 @@ class StartpointManager(store: MetadataStore) {
 }
 
 object StartpointManager {
-  /** The metadata store namespace holding startpoints. */
-  val Namespace = "startpoints"
-
-  private def describeKey(storeKey: String): String = s"metadata store key '$storeKey' (namespace '$Namespace')"
+  private def describeKey(storeKey: String): String =
+    s"metadata store key '$storeKey' (namespace '${StoreLayout.StartpointsNamespace}')"
 }

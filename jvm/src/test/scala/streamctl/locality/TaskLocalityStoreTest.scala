@@ -17,11 +17,11 @@ class TaskLocalityStoreTest {
   }
 
   @Test def absentIsEmpty(): Unit =
-    assertEquals(TaskLocality.empty, new TaskLocalityStore(new MemoryStore).load())
+    assertEquals(TaskLocality.empty, new TaskLocalityStore(new MemoryStore, "assignment").load())
 
   @Test def savesUnderTheLocalityNamespace(): Unit = {
     val memory = new MemoryStore
-    val store = new TaskLocalityStore(memory)
+    val store = new TaskLocalityStore(memory, "assignment")
     val locality = TaskLocality(Map(TaskName("Partition 0") -> ExecutorId("1", "h")))
     store.save(locality)
     assertEquals(Seq("assignment"), memory.keys("locality"))
@@ -31,7 +31,7 @@ class TaskLocalityStoreTest {
   @Test def corruptValueNamesTheStoreKey(): Unit = {
     val memory = new MemoryStore
     memory.put("locality", "assignment", "{nope")
-    val e = assertThrows(classOf[StreamctlException], () => new TaskLocalityStore(memory).load())
+    val e = assertThrows(classOf[StreamctlException], () => new TaskLocalityStore(memory, "assignment").load())
     assertTrue(e.getMessage.contains("'locality/assignment'"), e.getMessage)
   }
 }

@@ -103,11 +103,6 @@ class FileSystemMetadataStoreTest extends MetadataStoreContract {
     assertTrue(e.getMessage.contains("nosuchscheme://x/y"), e.getMessage)
   }
 
-  @Test def locationIsInsideTheCheckpoint(): Unit = {
-    assertEquals("/chk/q1/streamctl", MetadataStore.locationFor("/chk/q1"))
-    assertEquals("hdfs://nn/chk/q1/streamctl", MetadataStore.locationFor("hdfs://nn/chk/q1/"))
-  }
-
   @Test def listingsSeeOnlyWholeFilesLeftOverFromACrash(): Unit = {
     store.put("ns", "k", "old")
     // What a crash between writing the temp file and renaming it leaves behind.

@@ -6,7 +6,7 @@ import org.junit.jupiter.api.Test
 
 import streamctl.control.{ControlMessage, ControlState, EndOfStreamMessage, WatermarkMessage}
 import streamctl.grouper.TaskName
-import streamctl.metadata.InMemoryMetadataStore
+import streamctl.metadata.{InMemoryMetadataStore, StoreLayout}
 import streamctl.plan.SourceOptions
 import streamctl.system.SSP
 
@@ -18,9 +18,9 @@ class ControlStepTest {
   private val store = new InMemoryMetadataStore
   private val options = SourceOptions(Map("kafka.bootstrap.servers" -> "127.0.0.1:1", "streams" -> "mid",
     "stream.mid.intermediate" -> "true"))
-  private val results = new ControlResults(store, ControlResults.namespace("0"))
+  private val results = new ControlResults(store, StoreLayout.Source("0").controlNamespace)
 
-  private def step() = new ControlStep(options, "0", "/unused", store, new Configuration(false))
+  private def step() = new ControlStep(options, StoreLayout.Source("0").controlNamespace, "/unused", store, new Configuration(false))
   private def at(p0: Long, p1: Long) = SourceOffset(Map(t0 -> Map(m0 -> p0), t1 -> Map(m1 -> p1)))
   private def state(messages: ControlMessage*): ControlState =
     messages.foldLeft(ControlState.empty)((s, m) => s(m, m0, 0).state)

@@ -8,7 +8,7 @@ import org.junit.jupiter.api.Test
 
 import streamctl.grouper.TaskName
 import streamctl.locality.{ExecutorId, TaskLocality, TaskLocalityStore}
-import streamctl.metadata.MetadataStore
+import streamctl.metadata.{MetadataStore, StoreLayout}
 
 class LocalityReportTest {
   private val conf = new Configuration()
@@ -17,8 +17,8 @@ class LocalityReportTest {
     val root = Files.createTempDirectory("locality-report").resolve("streamctl").toString
     val store = MetadataStore.open(root, conf)
     val a = ExecutorId("1", "host-a")
-    new TaskLocalityStore(store, LocalityStep.storeKey("1")).save(TaskLocality(Map(TaskName("Partition 0") -> a)))
-    new TaskLocalityStore(store, LocalityStep.storeKey("0")).save(
+    new TaskLocalityStore(store, StoreLayout.Source("1").localityKey).save(TaskLocality(Map(TaskName("Partition 0") -> a)))
+    new TaskLocalityStore(store, StoreLayout.Source("0").localityKey).save(
       TaskLocality(Map(TaskName("Partition 1") -> a, TaskName("Partition 0") -> ExecutorId("2", "host-b"))))
     assertEquals(
       """[{"source":"0","task":"Partition 0","executorId":"2","host":"host-b","location":"executor_host-b_2"},""" +

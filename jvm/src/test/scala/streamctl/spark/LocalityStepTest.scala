@@ -5,7 +5,7 @@ import org.junit.jupiter.api.Test
 
 import streamctl.grouper.TaskName
 import streamctl.locality.{ExecutorId, TaskLocalityStore}
-import streamctl.metadata.InMemoryMetadataStore
+import streamctl.metadata.{InMemoryMetadataStore, StoreLayout}
 
 class LocalityStepTest {
   private val tasks = (0 until 12).map(p => TaskName(s"Partition $p"))
@@ -18,9 +18,9 @@ class LocalityStepTest {
     }
     var live: Seq[ExecutorId] = Seq(e1, e2, e3)
     val runs: TaskRuns = TaskRuns.unregistered()
-    private val store = new TaskLocalityStore(memory, LocalityStep.storeKey("0"))
+    private val store = new TaskLocalityStore(memory, StoreLayout.Source("0").localityKey)
     def step(): LocalityStep = new LocalityStep(enabled, () => live, () => store, runs)
-    def stored: Option[String] = memory.get(TaskLocalityStore.Namespace, "assignment-0")
+    def stored: Option[String] = memory.get(StoreLayout.LocalityNamespace, "assignment-0")
   }
 
   @Test def everyTaskPrefersItsAssignedExecutor(): Unit = {

@@ -5,7 +5,7 @@ import org.junit.jupiter.api.Test
 
 import streamctl.StreamctlException
 import streamctl.grouper.TaskName
-import streamctl.metadata.InMemoryMetadataStore
+import streamctl.metadata.{InMemoryMetadataStore, StoreLayout}
 import streamctl.startpoint.{FakeSystemAdmin, StartpointManager}
 import streamctl.startpoint.Startpoint._
 import streamctl.system.SSP
@@ -105,7 +105,7 @@ class StartpointStepTest {
 
   @Test def corruptJsonStopsTheQueryNamingTheKeyWithNothingMoved(): Unit = {
     manager.write(rates, Oldest(1))
-    store.put(StartpointManager.Namespace, "kafka/orders/1", "{not json")
+    store.put(StoreLayout.StartpointsNamespace, "kafka/orders/1", "{not json")
     val m = assertThrows(classOf[StreamctlException], () => step()(BatchPlan(previous))).getMessage
     assertTrue(m.contains("'kafka/orders/1'") && m.contains("does not start"), m)
     assertEquals(Some(Oldest(1)), manager.read(rates))

@@ -9,7 +9,7 @@ import org.junit.jupiter.api.Test
 import streamctl.{Json, StreamctlException}
 import streamctl.grouper.{TaskMapping, TaskName}
 import streamctl.locality.{ExecutorId, TaskLocality, TaskLocalityStore}
-import streamctl.metadata.FileSystemMetadataStore
+import streamctl.metadata.{FileSystemMetadataStore, StoreLayout}
 import streamctl.system.SSP
 
 class TaskListingTest {
@@ -40,7 +40,7 @@ class TaskListingTest {
     val (p0, p1) = (TaskName("Partition 0"), TaskName("Partition 1"))
     store.put("grouper", "mapping-0", TaskMapping(Map("orders" -> 2), Map(
       p0 -> Set(SSP.kafka("orders", 0)), p1 -> Set(SSP.kafka("orders", 1)))).toJson)
-    new TaskLocalityStore(store, LocalityStep.storeKey("0")).save(TaskLocality(Map(p1 -> ExecutorId("3", "host-a"))))
+    new TaskLocalityStore(store, StoreLayout.Source("0").localityKey).save(TaskLocality(Map(p1 -> ExecutorId("3", "host-a"))))
 
     val rows = Json.parse(TaskListing.json(checkpoint, null, conf), "test")
     assertFalse(rows.get(0).has("executor"), "a task without an assignment has no executor")

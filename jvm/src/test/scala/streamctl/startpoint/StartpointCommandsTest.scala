@@ -5,7 +5,7 @@ import org.junit.jupiter.api.Test
 
 import streamctl.{Json, StreamctlException}
 import streamctl.grouper.TaskName
-import streamctl.metadata.InMemoryMetadataStore
+import streamctl.metadata.{InMemoryMetadataStore, StoreLayout}
 import streamctl.system.SSP
 
 class StartpointCommandsTest {
@@ -60,7 +60,7 @@ class StartpointCommandsTest {
 
   @Test def aCorruptValueIsListedWithItsErrorAndCanBeDeleted(): Unit = {
     offline.set("orders", 1, null, Startpoint.oldest())
-    store.put(StartpointManager.Namespace, "kafka/orders/0", "{oops")
+    store.put(StoreLayout.StartpointsNamespace, "kafka/orders/0", "{oops")
     val listed = rows(offline.list())
     assertEquals(Seq("kafka/orders/0", "kafka/orders/1"), listed.map(_.get("key").asText))
     assertTrue(listed.head.get("startpoint").isNull)

@@ -8,7 +8,7 @@ import org.junit.jupiter.api.Test
 
 import streamctl.StreamctlException
 import streamctl.grouper.TaskName
-import streamctl.metadata.{InMemoryMetadataStore, MetadataStore}
+import streamctl.metadata.{InMemoryMetadataStore, MetadataStore, StoreLayout}
 import streamctl.startpoint.Startpoint._
 import streamctl.system.SSP
 
@@ -21,7 +21,7 @@ class StartpointManagerTest {
 
   private val store = new InMemoryMetadataStore
   private val manager = new StartpointManager(store)
-  private val ns = StartpointManager.Namespace
+  private val ns = StoreLayout.StartpointsNamespace
 
   @Test def writeReadDeleteBySspAndByTaskAreSeparate(): Unit = {
     manager.write(orders0, Oldest(1))

@@ -1,0 +1,69 @@
+package streamctl.metadata
+
+import org.apache.hadoop.fs.Path
+
+/**
+ * Where a query's metadata store is, and how everything in it is named: the one place that
+ * knows the layout, for the source that writes it and for the tools that read it.
+ *
+ * {{{
+ * <query checkpoint>/streamctl/                 the store (or option metadata.store.path)
+ *   startpoints/<system>/<stream>/<p>[/<task>]  startpoints, written by users (StartpointKey)
+ *   grouper/mapping-<source>                    the SSP -> task mapping of source <source>
+ *   locality/assignment-<source>                its task -> executor assignment
+ *   control-<source>/<seq>/<task>               the readers' control results of batch <seq>
+ * <query checkpoint>/sources/<source>/          what Spark hands the source: its checkpoint
+ *   streamctl/initial-offset                    the query's first offset
+ * }}}
+ * `<source>` is the source's index in its query (`sources/<n>`), so two streamctl sources of
+ * one query keep apart. Keeping the store inside the checkpoint means that copying or deleting
+ * a checkpoint takes its startpoints, task mapping and locality along.
+ *
+ * {{{
+ * StoreLayout.ofQuery("/chk/q1")                        // "/chk/q1/streamctl"
+ * StoreLayout.ofSource(None, "/chk/q1/sources/0")       // "/chk/q1/streamctl"
+ * StoreLayout.Source("0").mappingKey                    // "mapping-0"
+ * }}}
+ */
+object StoreLayout {
+  /** Subdirectory of the query checkpoint holding the store; Spark ignores unknown entries there. */
+  val CheckpointSubdir = "streamctl"
+
+  val StartpointsNamespace = "startpoints"
+  val MappingNamespace = "grouper"
+  val LocalityNamespace = "locality"
+
+  private val MappingPrefix = "mapping-"
+  private val LocalityPrefix = "assignment-"
+
+  /** The store of a query with this checkpoint location. */
+  def ofQuery(checkpointLocation: String): String = checkpointLocation.stripSuffix("/") + "/" + CheckpointSubdir
+
+  /** The store of a source: `metadata.store.path` when given, else its query's ([[ofQuery]]). */
+  def ofSource(metadataStorePath: Option[String], sourceCheckpoint: String): String =
+    metadataStorePath.getOrElse(ofQuery(queryCheckpoint(sourceCheckpoint)))
+
+  /** The source's index inside its query: the last part of `<query checkpoint>/sources/<n>`. */
+  def sourceId(sourceCheckpoint: String): String = new Path(sourceCheckpoint).getName
+
+  private def queryCheckpoint(sourceCheckpoint: String): String = {
+    val p = new Path(sourceCheckpoint)
+    if (p.getParent != null && p.getParent.getName == "sources") p.getParent.getParent.toString else p.toString
+  }
+
+  /** The keys one source writes. */
+  final case class Source(id: String) {
+    def mappingKey: String = MappingPrefix + id
+    def localityKey: String = LocalityPrefix + id
+    def controlNamespace: String = s"control-$id"
+  }
+
+  /** The source whose mapping is stored under `key` (namespace [[MappingNamespace]]), if it is one. */
+  def mappingSource(key: String): Option[String] = Some(key).filter(_.startsWith(MappingPrefix)).map(_.stripPrefix(MappingPrefix))
+
+  /** The source whose locality is stored under `key` (namespace [[LocalityNamespace]]), if it is one. */
+  def localitySource(key: String): Option[String] = Some(key).filter(_.startsWith(LocalityPrefix)).map(_.stripPrefix(LocalityPrefix))
+
+  /** Where the first offset of a source is kept: (namespace, key) in a store rooted at the source's checkpoint. */
+  val InitialOffset: (String, String) = ("streamctl", "initial-offset")
+}
