@@ -112,4 +112,4 @@ def end_of_stream(query: StreamingQuery) -> None:
 
 def _controls():  # a py4j JavaObject
     # A StreamingQuery does not expose its session; the driver JVM is the same for every session.
-    return jvm(SparkSession.active()).streamctl.spark.QueryControls
+    return jvm(SparkSession.active()).streamctl.spark.QueryControlRegistry

@@ -21,7 +21,7 @@ import streamctl.system.SSP
  * val next  = ControlStates.merge(Seq(previous, resultOfTask0, resultOfTask1))
  * val json  = ControlStates.toJson(next)                 // nest into the Offset JSON
  * val again = ControlStates.fromJson(json, "offset log batch 12")
- * ControlStates.allEndOfStream(next)
+ * ControlStates.allEndOfStream(next.keys, next.get)
  * }}}
  */
 object ControlStates {
@@ -37,13 +37,11 @@ object ControlStates {
   }
 
   /**
-   * A task's watermark over its intermediate SSPs' states ([[WatermarkSummary]] has the rule):
-   * the minimum over those still live, undefined while any of them is undefined.
+   * True when there is at least one of `ssps` and every one is at end-of-stream by
+   * `stateOf` (an SSP without a state, such as a plain stream's, never is): nothing more can come.
    */
-  def taskWatermark(states: Iterable[ControlState]): Option[Long] = WatermarkSummary.of(states).watermark
-
-  /** True when there is at least one SSP and every one is at end-of-stream. */
-  def allEndOfStream(states: States): Boolean = states.nonEmpty && states.valuesIterator.forall(_.isEndOfStream)
+  def allEndOfStream(ssps: Iterable[SSP], stateOf: SSP => Option[ControlState]): Boolean =
+    ssps.nonEmpty && ssps.forall(s => stateOf(s).exists(_.isEndOfStream))
 
   /** `{"kafka/orders/0":{"n":3,...},...}`, keys sorted so equal states give equal text. */
   def toJson(states: States): ObjectNode = {

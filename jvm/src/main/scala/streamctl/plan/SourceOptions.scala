@@ -5,7 +5,7 @@ import streamctl.chooser.{ChooserConfig, ChooserFactory}
 import streamctl.config.{OptionSet, OptionSpec}
 import streamctl.control.ControlOptions
 import streamctl.grouper.GrouperConfig
-import streamctl.locality.LocalityOptions
+import streamctl.locality.LocalityStep
 import streamctl.system.{BrokerWait, KafkaParams}
 
 /**
@@ -58,7 +58,7 @@ final case class SourceOptions(raw: Map[String, String]) {
   ChooserFactory.validate(chooser)
   val intermediateStreams: Set[String] = options.streams(ControlOptions.Intermediate, streams).collect { case (s, true) => s }.toSet
   val stopOnEndOfStream: Boolean = options(ControlOptions.StopOnEndOfStream)
-  val hostAffinity: Boolean = options(LocalityOptions.HostAffinity)
+  val hostAffinity: Boolean = options(LocalityStep.HostAffinity)
 }
 
 object SourceOptions {
@@ -77,7 +77,7 @@ object SourceOptions {
   /** Every option of the source, from every feature. */
   val Registry: OptionSet = new OptionSet("format(\"streamctl\")",
     Seq(Streams, MaxRecordsPerBatch, MetadataStorePath, StartingOffsets, FailOnDataLoss, PollTimeoutMs,
-      ControlOptions.StopOnEndOfStream, LocalityOptions.HostAffinity) ++
+      ControlOptions.StopOnEndOfStream, LocalityStep.HostAffinity) ++
       GrouperConfig.Registry.specs ++ ChooserConfig.Registry.specs,
     Seq(ControlOptions.Intermediate) ++ GrouperConfig.Registry.streamProperties ++ ChooserConfig.Registry.streamProperties,
     GrouperConfig.Registry.userClasses ++ ChooserConfig.Registry.userClasses,

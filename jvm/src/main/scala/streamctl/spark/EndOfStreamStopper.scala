@@ -5,8 +5,9 @@ import org.slf4j.LoggerFactory
 
 /**
  * Stops a query whose every input reached end-of-stream (option `stop.on.end.of.stream`,
- * default true). Fed by [[StreamctlQueryListener]] with each progress report: once every
- * source of the query is a streamctl source reporting `endOfStream`, a daemon thread waits
+ * default true). Fed by [[StreamctlQueryListener]] with each progress report: once the query's
+ * control says every source of the query is a streamctl source whose inputs are all at
+ * end-of-stream ([[QueryControl.endOfStreamReached]]), a daemon thread waits
  * until the query is idle (its sources admit nothing more, so the only batches left are
  * Spark's own, e.g. one that closes windows) and then stops it. Stopping an idle query
  * interrupts no batch; the sources' stop sends end-of-stream downstream before
@@ -21,18 +22,13 @@ object EndOfStreamStopper {
   private val stopping = java.util.concurrent.ConcurrentHashMap.newKeySet[java.util.UUID]()
 
   def onProgress(p: StreamingQueryProgress): Unit = {
-    val sources = p.sources
-    val allEnded = sources.nonEmpty && sources.forall { s =>
-      s.description.startsWith(StreamctlSourceDescriptionPrefix) && s.metrics.get("endOfStream") == "true"
-    }
-    if (allEnded && QueryControls.get(p.id.toString).exists(_.stopOnEndOfStream) && stopping.add(p.runId)) {
+    val ended = QueryControlRegistry.get(p.id.toString).exists(_.endOfStreamReached(p.sources.length))
+    if (ended && stopping.add(p.runId)) {
       val t = new Thread(() => stopWhenIdle(p), s"streamctl-end-of-stream-${p.id}")
       t.setDaemon(true)
       t.start()
     }
   }
-
-  val StreamctlSourceDescriptionPrefix = "streamctl["
 
   private def stopWhenIdle(p: StreamingQueryProgress): Unit =
     try QueryLookup.find(p.id.toString).filter(_.isActive).foreach { q =>

@@ -28,20 +28,22 @@ final class IntermediateWriteBuilder(info: LogicalWriteInfo) extends WriteBuilde
       IntermediateWriterFactory(options.kafka, options.stream, partitions(options.stream), layout)
     }
 
-    // Control messages of the query go out from the driver: an active message before the writers
-    // start (after an idle spell), watermarks and end-of-stream after the writers committed.
+    // Control messages of the query go out from the driver, through its QueryControl: an active
+    // message before the writers start (after an idle spell), watermarks and end-of-stream after
+    // the writers committed. Outside a streaming query there is none, and nothing is sent.
     override def toStreaming: StreamingWrite = new StreamingWrite {
-      private val control = SinkControl(raw)
+      private val query = QueryControlRegistry.current()
+      query.foreach(_.addSinkFor(raw))
       override def createStreamingWriterFactory(info: PhysicalWriteInfo): StreamingDataWriterFactory = {
-        control.batchStarted()
+        query.foreach(_.batchStarted(QueryLookup.currentBatchId.getOrElse(-1L)))
         factory
       }
       override def commit(epochId: Long, messages: Array[WriterCommitMessage]): Unit =
-        control.batchCommitted(epochId, wroteData = messages.exists {
+        query.foreach(_.batchCommitted(epochId, wroteData = messages.exists {
           case m: IntermediateCommitMessage => m.records > 0
           case _ => false
-        })
-      override def abort(epochId: Long, messages: Array[WriterCommitMessage]): Unit = control.batchAborted(epochId)
+        }))
+      override def abort(epochId: Long, messages: Array[WriterCommitMessage]): Unit = query.foreach(_.batchAborted(epochId))
     }
 
     override def toBatch: BatchWrite = new BatchWrite {

@@ -7,13 +7,14 @@ import org.apache.spark.streamctl.SparkQuerySink
 import org.slf4j.LoggerFactory
 
 import streamctl.StreamctlException
+import streamctl.control.{ControlMessageSender, ControlSink, ControlSource, ControlledQuery, InputsEnded, SinkOptions}
 
 /**
  * In-band control of one run of one streaming query, on the driver: what its streamctl
  * sources say about their inputs and upstream watermark, and the control messages its
  * streamctl sink sends. It exists from the run's start: the query listener creates it when
  * the query starts (on the query's own thread, before any source or batch), and so does the
- * first streamctl source or sink that asks ([[QueryControls.current]]). At creation it finds
+ * first streamctl source or sink that asks ([[QueryControlRegistry.current]]). At creation it finds
  * the query's sink (`writeStream.format("streamctl")`, through [[org.apache.spark.streamctl.SparkQuerySink]])
  * so that a run that executes no batch still knows where its end-of-stream goes.
  *
@@ -25,7 +26,7 @@ import streamctl.StreamctlException
  * [[completeEnd]] after `streamctl.end_of_stream(query)` stopped it.
  *
  * {{{
- * val control = QueryControls.current()                 // in a source or sink, on the query thread
+ * val control = QueryControlRegistry.current()          // in a source or sink, on the query thread
  * control.foreach(_.addSource(this))
  * }}}
  */
@@ -34,12 +35,12 @@ final class QueryControl private[spark] (
     /** The run this control belongs to, when known. */
     val runId: Option[String],
     private[spark] val thread: Thread,
-    lookup: => Option[StreamingQuery]) {
-  import QueryControl._
+    lookup: => Option[StreamingQuery]) extends ControlledQuery {
 
   private val log = LoggerFactory.getLogger(classOf[QueryControl])
 
   private val sources = mutable.LinkedHashMap.empty[ControlSource, Option[InputsEnded]]
+  private val atEndOfStream = mutable.Set.empty[ControlSource]
   private val sinks = mutable.ArrayBuffer.empty[(ControlSink, Boolean)]
   private var inFlight: Option[Long] = None
   private var endSent = false
@@ -52,7 +53,7 @@ final class QueryControl private[spark] (
   private[spark] def findSink(): Unit =
     query.flatMap(SparkQuerySink.of) match {
       case Some(t: StreamctlTable) =>
-        try SinkControl.register(this, t.options)
+        try addSinkFor(t.options)
         catch {
           // The sink's write reports bad options when it is built; here they only mean "unknown sink".
           case e: StreamctlException => sinkUnknown = Some(e.getMessage)
@@ -60,7 +61,19 @@ final class QueryControl private[spark] (
       case _ =>
     }
 
-  def addSource(source: ControlSource): Unit = synchronized(sources.update(source, None))
+  override def addSource(source: ControlSource): Unit = synchronized(sources.update(source, None))
+
+  /**
+   * Makes this query send the control messages of the sink with these `writeStream` options
+   * (once per stream: Spark builds a sink's write at every batch).
+   */
+  def addSinkFor(raw: Map[String, String]): Unit = {
+    val options = SinkOptions(raw)
+    addSink((options.kafka.bootstrapServers, options.stream), options.endOfStreamAfterAvailableNow) {
+      new ControlMessageSender(options.kafka, options.stream, () => options.producerName.getOrElse(defaultProducerName),
+        options.producerCount, options.idleTimeoutMs, () => running)
+    }
+  }
 
   /**
    * Registers the sink writing `target` (servers, stream) once: Spark builds the sink's write at
@@ -87,16 +100,27 @@ final class QueryControl private[spark] (
   def defaultProducerName: String = query.flatMap(q => Option(q.name)).getOrElse(s"query-$queryId")
 
   /** `streamctl.end_of_stream(query)` asked: sources admit no more data from now on. */
-  def endRequested: Boolean = endWanted
+  override def endRequested: Boolean = endWanted
 
   /** The run is still going: its query is active and this is its run. */
   def running: Boolean = query.exists(q => q.isActive && runId.forall(_ == q.runId.toString))
 
   def stopOnEndOfStream: Boolean = synchronized(sources.nonEmpty && sources.keys.forall(_.stopOnEndOfStream))
 
-  /** A source planned a batch: `ended` when its inputs ended, `newData` when the batch reads something. */
-  def sourcePlanned(source: ControlSource, ended: Option[InputsEnded], newData: Boolean): Unit =
+  override def sourcePlanned(source: ControlSource, ended: Option[InputsEnded], newData: Boolean): Unit =
     synchronized(sources.update(source, if (newData) None else ended))
+
+  override def sourceAtEndOfStream(source: ControlSource, atEnd: Boolean): Unit =
+    synchronized(if (atEnd) atEndOfStream += source else atEndOfStream -= source)
+
+  /**
+   * The query should stop by itself: it wants to stop at end-of-stream, its `querySources`
+   * sources (as many as Spark reports) are all streamctl sources, and each one's inputs are all
+   * at end-of-stream after the batch it last reported on.
+   */
+  def endOfStreamReached(querySources: Int): Boolean = synchronized {
+    stopOnEndOfStream && sources.size == querySources && sources.keys.forall(atEndOfStream.contains)
+  }
 
   /** A batch is about to write: sinks coming back from idle say so before the writers start. */
   def batchStarted(epoch: Long): Unit = {
@@ -135,7 +159,7 @@ final class QueryControl private[spark] (
   }
 
   /** Called by each streamctl source as the query stops, on its thread. */
-  def sourceStopped(): Unit =
+  override def sourceStopped(): Unit =
     try {
       val reasons = synchronized {
         if (endSent || inFlight.isDefined || sources.isEmpty || sources.values.exists(_.isEmpty)) None
@@ -146,7 +170,7 @@ final class QueryControl private[spark] (
         if (query.exists(_.exception.isDefined)) log.warn(s"Query $queryId failed; end-of-stream not sent")
         else sendEndOfStream(r)
       }
-      if (!endWanted) QueryControls.forget(this)
+      if (!endWanted) QueryControlRegistry.forget(this)
     } catch {
       // Spark only logs a source's stop failure as a warning; say plainly what did not happen.
       case e: Exception =>
@@ -212,27 +236,6 @@ final class QueryControl private[spark] (
   override def toString: String = s"QueryControl($queryId${runId.fold("")(r => s", run $r")})"
 }
 
-object QueryControl {
-  /** What a streamctl source tells the query's control. */
-  trait ControlSource {
-    def hasIntermediateStreams: Boolean
-    /** The freshest watermark over the source's intermediate SSPs, if defined. */
-    def upstreamWatermark: Option[Long]
-    def stopOnEndOfStream: Boolean
-  }
-}
-
-/** Why a source's inputs ended. */
-sealed trait InputsEnded
-object InputsEnded {
-  /** Every SSP of the source is an intermediate SSP at end-of-stream. */
-  case object EndOfStream extends InputsEnded { override def toString = "end-of-stream on every input SSP" }
-  /** A `Trigger.AvailableNow` run read everything up to its target. */
-  case object AvailableNow extends InputsEnded { override def toString = "Trigger.AvailableNow reached its target" }
-  /** `streamctl.end_of_stream(query)`. */
-  case object Requested extends InputsEnded { override def toString = "end_of_stream() was called" }
-}
-
 /**
  * The [[QueryControl]] of each running query, by query id. A restarted query runs on a new
  * thread and gets a fresh one (the previous run's is closed).
@@ -242,12 +245,12 @@ object InputsEnded {
  * it is created, so `end_of_stream` takes effect whenever it is called.
  *
  * {{{
- * QueryControls.current()              // the control of the query running on this thread
- * QueryControls.requestEnd(queryId, runId)    // from Python: streamctl.end_of_stream(query)
- * QueryControls.completeEnd(queryId, runId)   // ... after it stopped
+ * QueryControlRegistry.current()              // the control of the query running on this thread
+ * QueryControlRegistry.requestEnd(queryId, runId)    // from Python: streamctl.end_of_stream(query)
+ * QueryControlRegistry.completeEnd(queryId, runId)   // ... after it stopped
  * }}}
  */
-object QueryControls {
+object QueryControlRegistry {
   private val byQuery = new java.util.concurrent.ConcurrentHashMap[String, QueryControl]()
   /** Query id -> run id of end requests no control has taken up yet. */
   private val pendingEnds = mutable.HashMap.empty[String, String]

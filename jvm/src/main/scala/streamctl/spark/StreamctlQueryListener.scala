@@ -16,11 +16,11 @@ import org.slf4j.LoggerFactory
 class StreamctlQueryListener extends StreamingQueryListener {
   private val log = LoggerFactory.getLogger(classOf[StreamctlQueryListener])
 
-  override def onQueryStarted(event: QueryStartedEvent): Unit = QueryControls.queryStarted(event.id.toString)
+  override def onQueryStarted(event: QueryStartedEvent): Unit = QueryControlRegistry.queryStarted(event.id.toString)
 
   override def onQueryProgress(event: QueryProgressEvent): Unit = {
     val p = event.progress
-    p.sources.filter(_.description.startsWith("streamctl")).foreach { s =>
+    p.sources.filter(_.description.startsWith(StreamctlMicroBatchStream.DescriptionPrefix)).foreach { s =>
       val behind = Option(s.metrics.get("maxOffsetsBehindLatest")).getOrElse("?")
       log.info(s"query ${Option(p.name).getOrElse(p.id)} batch ${p.batchId}: ${s.description} read ${s.numInputRows} records, " +
         s"at most $behind behind head")
@@ -29,5 +29,5 @@ class StreamctlQueryListener extends StreamingQueryListener {
   }
 
   override def onQueryTerminated(event: QueryTerminatedEvent): Unit =
-    QueryControls.queryTerminated(event.id.toString, event.runId.toString)
+    QueryControlRegistry.queryTerminated(event.id.toString, event.runId.toString)
 }

@@ -1,42 +1,49 @@
 package streamctl.spark
 
 import org.apache.spark.sql.catalyst.InternalRow
-import streamctl.plan.ReaderConfig
 import org.apache.spark.sql.connector.read.PartitionReader
 
 import streamctl.chooser.ChooserFactory
+import streamctl.control.{ControlResults, TaskControlReader}
+import streamctl.plan.{ReaderConfig, TaskRead}
 import streamctl.system.{ConsumerPool, EnvelopeDecoder, KafkaTaskReader}
 
 /**
- * Reads one task of one batch on an executor. The consumer comes from the executor's
- * [[ConsumerPool]] and goes back there after a clean read; after a failure it is closed,
- * since its state is unknown.
+ * Reads one task of one batch on an executor, one way: Kafka reader -> control decoding ->
+ * chooser -> row. The consumer comes from the executor's [[ConsumerPool]] and goes back there
+ * after a clean read; after a failure it is closed, since its state is unknown.
  */
-final class TaskPartitionReader(partition: TaskInputPartition, config: ReaderConfig, runs: TaskRuns)
-  extends PartitionReader[InternalRow] {
-  private val (consumer, reused) = ConsumerPool.acquireNoting(config.kafka, partition.task)
-  runs.record(partition.task, reused) // where the task ran, for host affinity's metrics
+final class TaskPartitionReader(read: TaskRead, config: ReaderConfig, reports: ReaderAccumulator,
+                                controlResults: () => ControlResults) extends PartitionReader[InternalRow] {
+  private val (consumer, reused) = ConsumerPool.acquireNoting(config.kafka, read.task)
+  reports.ran(read.task, reused) // where the task ran, for host affinity's metrics
   private var healthy = false
-  private val control = TaskControlReader(partition, config.intermediateStreams)
+  private val control = TaskControlReader(read.task, read.ranges, read.control, config.intermediateStreams)
   private val reader =
-    try new KafkaTaskReader(partition.ranges, consumer, ChooserFactory.forReader(config.chooser,
-        partition.ranges.filter(_.size > 0).map(r => r.ssp -> r.from).toMap, partition.bootstrapHeads),
+    try new KafkaTaskReader(read.ranges, consumer, ChooserFactory.forReader(config.chooser,
+        read.ranges.filter(_.size > 0).map(r => r.ssp -> r.from).toMap, read.bootstrapHeads),
       config.readWait, config.failOnDataLoss,
-      ssp => control.fold(EnvelopeDecoder.Identity)(_.decoderFor(ssp)), skipped => runs.record(ReadSkip(skipped)))
+      ssp => control.fold(EnvelopeDecoder.Identity)(_.decoderFor(ssp)), reports.skip)
     catch { case e: Throwable => ConsumerPool.closeQuietly(consumer); throw e }
-  private val converter = new EnvelopeRowConverter(partition.task)
+  private val converter = new EnvelopeRowConverter(read.task)
   private var current: InternalRow = _
 
   override def next(): Boolean = {
     val e = reader.next()
-    if (e == null) { control.foreach(_.finish()); healthy = true; false }
-    else { current = converter.toRow(e, control.fold(-1L)(_.watermarkMs(e.ssp))); true }
+    if (e == null) {
+      control.foreach(c => c.finish(states => controlResults().put(c.control.seq, read.task, states)))
+      healthy = true
+      false
+    } else {
+      current = converter.toRow(e, control.fold(-1L)(_.watermarkMs(e.ssp)))
+      true
+    }
   }
 
   override def get(): InternalRow = current
 
   override def close(): Unit = {
     reader.close()
-    if (healthy) ConsumerPool.release(config.kafka, partition.task, consumer) else ConsumerPool.closeQuietly(consumer)
+    if (healthy) ConsumerPool.release(config.kafka, read.task, consumer) else ConsumerPool.closeQuietly(consumer)
   }
 }

@@ -1,10 +1,26 @@
 package streamctl.spark
 
+import org.apache.spark.broadcast.Broadcast
 import org.apache.spark.sql.catalyst.InternalRow
-import streamctl.plan.ReaderConfig
 import org.apache.spark.sql.connector.read.{InputPartition, PartitionReader, PartitionReaderFactory}
+import org.apache.spark.util.SerializableConfiguration
 
-final case class TaskReaderFactory(config: ReaderConfig, runs: TaskRuns) extends PartitionReaderFactory {
+import streamctl.control.ControlResults
+import streamctl.metadata.FileSystemMetadataStore
+import streamctl.plan.ReaderConfig
+
+/**
+ * Makes the reader of each task, on its executor. `storePath`, `controlNamespace` and
+ * `hadoopConf` say where a reader of intermediate streams records its control results.
+ */
+final case class TaskReaderFactory(
+    config: ReaderConfig,
+    reports: ReaderAccumulator,
+    storePath: String,
+    controlNamespace: String,
+    hadoopConf: Broadcast[SerializableConfiguration]) extends PartitionReaderFactory {
+
   override def createReader(partition: InputPartition): PartitionReader[InternalRow] =
-    new TaskPartitionReader(partition.asInstanceOf[TaskInputPartition], config, runs)
+    new TaskPartitionReader(partition.asInstanceOf[TaskInputPartition].read, config, reports,
+      () => new ControlResults(new FileSystemMetadataStore(storePath, hadoopConf.value.value), controlNamespace))
 }

@@ -46,28 +46,30 @@ class ControlStatesTest {
     assertThrows(classOf[StreamctlException], () => ControlStates.merge(Seq(Map(a -> x), Map(a -> y))))
   }
 
-  @Test def taskWatermarkIsTheMinimumOverSsps(): Unit = {
+  @Test def theWatermarkIsTheMinimumOverSsps(): Unit = {
     val w20 = state(WatermarkMessage("p0", 1, 20))
     val w7 = state(WatermarkMessage("p0", 1, 7))
-    assertEquals(Some(7L), ControlStates.taskWatermark(Seq(w20, w7)))
-    assertEquals(None, ControlStates.taskWatermark(Seq(w20, ControlState.empty)), "one SSP not yet defined")
-    assertEquals(None, ControlStates.taskWatermark(Nil), "no intermediate SSPs: no watermark")
+    assertEquals(Some(7L), WatermarkSummary.of(Seq(w20, w7)).watermark)
+    assertEquals(None, WatermarkSummary.of(Seq(w20, ControlState.empty)).watermark, "one SSP not yet defined")
+    assertEquals(None, WatermarkSummary.of(Nil).watermark, "no intermediate SSPs: no watermark")
   }
 
   @Test def endedSspsDoNotHoldTheTaskWatermarkBack(): Unit = {
     val ended5 = state(WatermarkMessage("p0", 1, 5), EndOfStreamMessage("p0", 1))
     val live20 = state(WatermarkMessage("p0", 1, 20))
     val endedNoWm = state(EndOfStreamMessage("p0", 1))
-    assertEquals(Some(20L), ControlStates.taskWatermark(Seq(ended5, live20, endedNoWm)))
+    assertEquals(Some(20L), WatermarkSummary.of(Seq(ended5, live20, endedNoWm)).watermark)
     val ended30 = state(WatermarkMessage("p0", 1, 30), EndOfStreamMessage("p0", 1))
-    assertEquals(Some(30L), ControlStates.taskWatermark(Seq(ended5, ended30)), "all ended: the highest, never backwards")
+    assertEquals(Some(30L), WatermarkSummary.of(Seq(ended5, ended30)).watermark, "all ended: the highest, never backwards")
   }
 
   @Test def allEndOfStream(): Unit = {
-    assertFalse(ControlStates.allEndOfStream(Map.empty))
-    assertFalse(ControlStates.allEndOfStream(Map(a -> s1)))
+    def all(states: ControlStates.States) = ControlStates.allEndOfStream(states.keys, states.get)
+    assertFalse(all(Map.empty))
+    assertFalse(all(Map(a -> s1)))
     val done = state(EndOfStreamMessage("p0", 1))
-    assertTrue(ControlStates.allEndOfStream(Map(a -> done, b -> done)))
+    assertTrue(all(Map(a -> done, b -> done)))
+    assertFalse(ControlStates.allEndOfStream(Seq(a, c), Map(a -> done).get), "an SSP without a state (a plain stream's) never ends")
   }
 
   @Test def mapSerdeRoundTripsWithStableText(): Unit = {

@@ -6,6 +6,7 @@ import org.junit.jupiter.api.Assertions._
 import org.junit.jupiter.api.Test
 
 import streamctl.StreamctlException
+import streamctl.control.{ControlSink, ControlSource, InputsEnded}
 
 class QueryControlTest {
   /** Records what would go to Kafka; the real sender is exercised by the Python tests on a broker. */
@@ -28,7 +29,7 @@ class QueryControlTest {
     q.addSink(sink.target, afterAvailableNow)(sink)
 
   private final class Source(var watermark: Option[Long], intermediate: Boolean = true, stop: Boolean = true)
-    extends QueryControl.ControlSource {
+    extends ControlSource {
     override def hasIntermediateStreams: Boolean = intermediate
     override def upstreamWatermark: Option[Long] = watermark
     override def stopOnEndOfStream: Boolean = stop
@@ -111,26 +112,26 @@ class QueryControlTest {
 
   @Test def anEndRequestedBeforeTheRunHasItsControlIsTakenUpWhenItIsCreated(): Unit = {
     val id = java.util.UUID.randomUUID().toString
-    QueryControls.requestEnd(id, "run-1")
-    val (c, created) = QueryControls.forThread(id, Some("run-1"), None)
+    QueryControlRegistry.requestEnd(id, "run-1")
+    val (c, created) = QueryControlRegistry.forThread(id, Some("run-1"), None)
     try {
       assertTrue(created)
       assertTrue(c.endRequested, "the request made before the control existed applies to it")
-      assertSame(c, QueryControls.forThread(id, Some("run-1"), None)._1, "one control per run and thread")
-    } finally QueryControls.forget(c)
+      assertSame(c, QueryControlRegistry.forThread(id, Some("run-1"), None)._1, "one control per run and thread")
+    } finally QueryControlRegistry.forget(c)
   }
 
   @Test def anEndRequestForOneRunDoesNotEndTheNext(): Unit = {
     val id = java.util.UUID.randomUUID().toString
-    QueryControls.requestEnd(id, "run-1")
+    QueryControlRegistry.requestEnd(id, "run-1")
     var next: QueryControl = null
-    val t = new Thread(() => next = QueryControls.forThread(id, Some("run-2"), None)._1)
+    val t = new Thread(() => next = QueryControlRegistry.forThread(id, Some("run-2"), None)._1)
     t.start()
     t.join()
     try {
       assertFalse(next.endRequested, "the request was for run 1")
-      QueryControls.requestEnd(id, "run-2")
+      QueryControlRegistry.requestEnd(id, "run-2")
       assertTrue(next.endRequested, "an existing control of the run takes the request at once")
-    } finally QueryControls.forget(next)
+    } finally QueryControlRegistry.forget(next)
   }
 }

@@ -1,0 +1,188 @@
+package streamctl.control
+
+import java.util.concurrent.{ScheduledFuture, ScheduledThreadPoolExecutor, ThreadFactory, TimeUnit}
+
+import org.apache.kafka.clients.producer.ProducerRecord
+import org.slf4j.LoggerFactory
+
+import streamctl.StreamctlException
+import streamctl.system.{KafkaParams, KafkaSystemAdmin, ProducerPool}
+
+/**
+ * Sends the control messages of one streamctl sink of a query, from the driver, to every
+ * partition the sink's intermediate stream has at the moment of sending (null key, so they
+ * never disturb keyed data). What to send and when is [[ProducerControl]]'s; this class
+ * asks Kafka for the partition count (one metadata request per send, at most a few per
+ * batch), sends, and runs the idle checks on a shared timer thread. One lock serialises
+ * batch events, idle checks and sends, so an idle message never comes between an active
+ * message and the data after it.
+ *
+ * The producing query is one producer (`producer.count` 1 by default, named after the
+ * query): Spark's writer partitions can change from batch to batch, so they cannot serve as
+ * the fixed set of producers a reader counts. Messages are sent after the batch's writers
+ * have flushed and committed and before Spark commits the batch, so every control message
+ * follows the data it speaks for; the active message that ends an idle spell goes out
+ * before the batch's writers start.
+ *
+ * {{{
+ * val sender = new ControlMessageSender(kafka, "mid", () => "query-7", producerCount = 1, idleTimeoutMs = Some(60000))
+ * sender.batchStarted()
+ * sender.batchCommitted(wroteData = true, watermark = Some(1700000000000L))
+ * sender.endOfStream(watermark = None)   // after the last one
+ * sender.close()                          // the run ended
+ * }}}
+ */
+final class ControlMessageSender(
+    kafka: KafkaParams,
+    val stream: String,
+    producerName: () => String,
+    producerCount: Int,
+    idleTimeoutMs: Option[Long],
+    alive: () => Boolean = () => true) extends ControlSink {
+  import ControlMessageSender._
+
+  private val startMs = System.currentTimeMillis()
+  private var admin: KafkaSystemAdmin = _
+  private var closed = false
+  private var nextCheck: Option[ScheduledFuture[_]] = None
+
+  private lazy val control = new ProducerControl(ControlMessages.forProducer(producerName(), producerCount),
+    idleTimeoutMs, startMs, wire)
+
+  private object wire extends ProducerControl.Wire {
+    override def partitions(): Int = {
+      if (admin == null) admin = KafkaSystemAdmin(kafka)
+      admin.partitionCounts(Set(stream)).getOrElse(stream, throw StreamctlException(
+        s"Stream '$stream' does not exist on Kafka at ${kafka.bootstrapServers}: control messages of producer " +
+          s"'${control.messages.taskName}' cannot be sent"))
+    }
+
+    override def send(value: Array[Byte], partitions: Range, what: String): Unit = {
+      val producer = ProducerPool.acquire(kafka)
+      var failed = true
+      try {
+        val sent = partitions.map { p =>
+          p -> producer.send(new ProducerRecord[Array[Byte], Array[Byte]](stream, Integer.valueOf(p), null, value))
+        }
+        producer.flush()
+        sent.foreach { case (p, future) =>
+          try future.get(kafka.deliveryTimeoutMs, TimeUnit.MILLISECONDS)
+          catch {
+            case e: Exception => throw kafka.sendFailed(
+              s"sending $what of producer '${control.messages.taskName}' to stream '$stream' partition $p", Option(e.getCause).getOrElse(e))
+          }
+        }
+        failed = false
+      } finally ProducerPool.release(kafka, producer, failed)
+    }
+  }
+
+  /** Starts the idle checks of this run (a run that writes nothing still declares itself idle). */
+  def start(): Unit = synchronized(schedule())
+
+  override def batchStarted(): Unit = synchronized {
+    cancelCheck()
+    control.batchStarted()
+  }
+
+  override def batchCommitted(wroteData: Boolean, watermark: Option[Long]): Unit = synchronized {
+    try control.batchCommitted(System.currentTimeMillis(), wroteData, watermark)
+    finally schedule()
+  }
+
+  override def batchAborted(): Unit = synchronized {
+    control.batchAborted()
+    schedule()
+  }
+
+  override def endOfStream(watermark: Option[Long]): Unit = synchronized {
+    cancelCheck()
+    control.endOfStream(watermark)
+    closed = true // nothing more to say after end-of-stream, and no idle check either
+  }
+
+  override def runFinished(): Unit = synchronized {
+    cancelCheck()
+    control.runFinished(System.currentTimeMillis())
+    closed = true
+  }
+
+  override def producer: String = control.messages.taskName
+
+  override def target: (String, String) = (kafka.bootstrapServers, stream)
+
+  override def close(): Unit = synchronized {
+    closed = true
+    cancelCheck()
+    if (admin != null) {
+      admin.close()
+      admin = null
+    }
+  }
+
+  private def check(): Unit = synchronized {
+    nextCheck = None
+    if (!closed) {
+      if (!alive()) close()
+      else try {
+        control.tick(System.currentTimeMillis())
+        schedule()
+      } catch {
+        case e: Exception =>
+          log.warn(s"Idle check of producer '$producer' on stream '$stream' failed (retried): ${e.getMessage}")
+          schedule(retry = true)
+      }
+    }
+  }
+
+  private def schedule(retry: Boolean = false): Unit = {
+    cancelCheck()
+    if (!closed) control.nextCheckMs.foreach { at =>
+      val delay = if (retry) math.min(idleTimeoutMs.getOrElse(RetryMs), RetryMs) else math.max(0L, at - System.currentTimeMillis())
+      nextCheck = Some(timer.schedule((() => check()): Runnable, delay, TimeUnit.MILLISECONDS))
+    }
+  }
+
+  private def cancelCheck(): Unit = {
+    nextCheck.foreach(_.cancel(false))
+    nextCheck = None
+  }
+
+  override def toString: String = s"ControlMessageSender($stream, ${control.messages})"
+}
+
+object ControlMessageSender {
+  private val log = LoggerFactory.getLogger(classOf[ControlMessageSender])
+  private val RetryMs = 10000L
+
+  // One daemon thread for every query's idle checks: each check is a metadata request and at
+  // most one send, and they are rare (one per idle timeout per producer).
+  private lazy val timer: ScheduledThreadPoolExecutor = {
+    val factory: ThreadFactory = r => {
+      val t = new Thread(r, "streamctl-idle-checks")
+      t.setDaemon(true)
+      t
+    }
+    val executor = new ScheduledThreadPoolExecutor(1, factory)
+    executor.setRemoveOnCancelPolicy(true)
+    executor
+  }
+}
+
+/** Where a query's control messages go: one intermediate stream, as one producer. */
+trait ControlSink {
+  def stream: String
+  def producer: String
+  /** Two sinks with the same target are the same sink. */
+  def target: (String, String)
+  /** A batch is about to write (before its writers start). */
+  def batchStarted(): Unit
+  /** The batch's writers committed; `watermark`: the query's watermark to send downstream if it advanced. */
+  def batchCommitted(wroteData: Boolean, watermark: Option[Long]): Unit
+  def batchAborted(): Unit
+  def endOfStream(watermark: Option[Long]): Unit
+  /** The run finished its inputs but the stream goes on (a scheduled `Trigger.AvailableNow` run): idle until the next. */
+  def runFinished(): Unit
+  /** The run ended: no more idle checks, connections closed (a later send opens them again). */
+  def close(): Unit
+}

@@ -1,0 +1,41 @@
+package streamctl.control
+
+import com.fasterxml.jackson.databind.JsonNode
+
+import streamctl.{Json, StreamctlException}
+import streamctl.control.ControlStates.States
+import streamctl.plan.StateCodec
+
+/**
+ * The control part of a source's offset (state `control`): the batch counter `seq` of
+ * the batch that ends at the offset, and the control states of the source's intermediate
+ * SSPs at that batch's start (after the previous batch). Readers of batch `seq` start from
+ * `states` and record their results under `seq`; planning batch `seq + 1` merges them in.
+ *
+ * {{{
+ * {"seq":7,"ssps":{"kafka/mid/0":{"n":3,"eos":["p0"],"wm":{"p1":10}}}}
+ * }}}
+ */
+final case class ControlOffset(seq: Long, states: States)
+
+object ControlOffset {
+  /** What a query's first offset carries: no batch yet, nothing heard. */
+  val initial: ControlOffset = ControlOffset(0L, Map.empty)
+
+  object Codec extends StateCodec[ControlOffset] {
+    val key = "control"
+
+    def write(c: ControlOffset): JsonNode = {
+      val node = Json.obj()
+      node.put("seq", c.seq)
+      node.set[JsonNode]("ssps", ControlStates.toJson(c.states))
+      node
+    }
+
+    def read(node: JsonNode, what: String): ControlOffset = {
+      val seq = Json.field(node, "seq", what)
+      if (!seq.canConvertToLong || seq.asLong < 0) throw StreamctlException(s"Bad 'seq' in $what: $seq")
+      ControlOffset(seq.asLong, ControlStates.fromJson(Json.field(node, "ssps", what), what))
+    }
+  }
+}

@@ -1,0 +1,26 @@
+package streamctl.control
+
+import streamctl.control.ControlStates.States
+import streamctl.system.SSP
+
+/**
+ * What the driver hands one task of one batch for in-band control: the batch's number
+ * (`seq`, under which the task records its result, see [[ControlResults]]), the start states
+ * of the task's intermediate SSPs (the state after the previous batch, from the end offset),
+ * and a summary of every other intermediate SSP of the source at that point. Serializable; the
+ * states travel as JSON because [[ControlState]] is a plain value class.
+ *
+ * {{{
+ * val tc = TaskControl(seq = 7, ControlStates.write(myStates), others)
+ * tc.startStates                         // on the executor
+ * }}}
+ */
+final case class TaskControl(seq: Long, startJson: String, others: WatermarkSummary) {
+  @transient lazy val startStates: States = ControlStates.parse(startJson, s"control start state of batch $seq")
+}
+
+object TaskControl {
+  /** The intermediate SSPs of a task, with their start states (empty for those without one yet). */
+  def startOf(states: States, ssps: Iterable[SSP]): States =
+    ssps.iterator.flatMap(s => states.get(s).map(s -> _)).toMap
+}

@@ -1,0 +1,130 @@
+package streamctl.plan
+
+import scala.jdk.CollectionConverters._
+
+import com.fasterxml.jackson.databind.JsonNode
+
+import streamctl.{Json, StreamctlException}
+import streamctl.system.{Recreation, SSP, SkippedRange, StreamDescription}
+
+/**
+ * Records a query skipped because they were gone, kept in the source's offset (state
+ * `dataLoss`): the totals since the query's checkpoint began, and what the batch
+ * ending at that offset skipped when it was planned. Being in the offset log, the ranges say
+ * why a batch began where it did, a replay neither repeats nor forgets them, and the totals
+ * survive restarts.
+ *
+ * {{{
+ * {"recordsSkipped":500,"streamsRecreated":1,
+ *  "skipped":[{"ssp":"kafka/orders/0","from":1000,"until":1500}],
+ *  "recreated":[{"stream":"orders","before":"Rk7Hz...","now":"a0P9q..."}]}
+ * }}}
+ */
+final case class DataLoss(recordsSkipped: Long, streamsRecreated: Long, skipped: Seq[SkippedRange], recreated: Seq[Recreation]) {
+  def isEmpty: Boolean = recordsSkipped == 0 && streamsRecreated == 0 && skipped.isEmpty && recreated.isEmpty
+
+  /** The totals, for the next batch: what this one skipped is its own. */
+  def carried: DataLoss = copy(skipped = Nil, recreated = Nil)
+
+  /** Ranges the planner moves past in this batch. */
+  def skip(ranges: Seq[SkippedRange]): DataLoss =
+    copy(recordsSkipped = recordsSkipped + ranges.iterator.map(_.records).sum, skipped = skipped ++ ranges)
+
+  /** Ranges readers found gone while reading an earlier batch: counted, already logged where they were found. */
+  def skippedWhileReading(ranges: Seq[SkippedRange]): DataLoss =
+    copy(recordsSkipped = recordsSkipped + ranges.iterator.map(_.records).sum)
+
+  def recreate(streams: Seq[Recreation]): DataLoss =
+    copy(streamsRecreated = streamsRecreated + streams.size, recreated = recreated ++ streams)
+
+}
+
+object DataLoss {
+  val empty: DataLoss = DataLoss(0, 0, Nil, Nil)
+
+  /**
+   * For each SSP whose position is before the oldest offset still on the broker, the offsets
+   * in between. `positions` holds the least position of each SSP over the tasks reading it.
+   */
+  def gaps(positions: Map[SSP, Long], oldest: Map[SSP, Long]): Seq[SkippedRange] =
+    positions.toSeq.sortBy(_._1).flatMap { case (ssp, at) =>
+      oldest.get(ssp).filter(_ > at).map(o => SkippedRange(ssp, at, o))
+    }
+
+  object Codec extends StateCodec[DataLoss] {
+    val key = "dataLoss"
+
+    override def isEmpty(d: DataLoss): Boolean = d.isEmpty
+
+    def write(d: DataLoss): JsonNode = {
+      val root = Json.obj()
+      root.put("recordsSkipped", d.recordsSkipped)
+      root.put("streamsRecreated", d.streamsRecreated)
+      if (d.skipped.nonEmpty) {
+        val s = root.putArray("skipped")
+        d.skipped.sortBy(r => (r.ssp, r.from)).foreach(r => s.addObject().put("ssp", r.ssp.key).put("from", r.from).put("until", r.until))
+      }
+      if (d.recreated.nonEmpty) {
+        val c = root.putArray("recreated")
+        d.recreated.sortBy(_.stream).foreach(r => c.addObject().put("stream", r.stream).put("before", r.before).put("now", r.now))
+      }
+      root
+    }
+
+    def read(node: JsonNode, what: String): DataLoss = {
+      def list(name: String) = Option(node.get(name)).map(_.elements().asScala.toSeq).getOrElse(Nil)
+      DataLoss(
+        Json.field(node, "recordsSkipped", what).asLong(),
+        Json.field(node, "streamsRecreated", what).asLong(),
+        list("skipped").map(r => SkippedRange(SSP.parse(Json.field(r, "ssp", what).asText()),
+          Json.field(r, "from", what).asLong(), Json.field(r, "until", what).asLong())),
+        list("recreated").map(r => Recreation(Json.field(r, "stream", what).asText(),
+          Json.field(r, "before", what).asText(), Json.field(r, "now", what).asText())))
+    }
+  }
+}
+
+/**
+ * The Kafka topic ID of each stream a source reads, recorded with its offsets (state
+ * `streamIds`): offsets only mean something in the topic they were read from, and
+ * a topic deleted and created again under the same name gets a new ID. A checkpoint written
+ * before IDs were recorded has none; they are recorded at the next check without complaint.
+ *
+ * {{{
+ * val recorded = StreamIds(Map("orders" -> "Rk7HzQ0xT0yH9cQm1sJ5Ag"))
+ * recorded.recreatedIn(admin.describeStreams(Set("orders"))) // Seq(Recreation(...)) when the ID changed
+ * }}}
+ */
+final case class StreamIds(ids: Map[String, String]) {
+  /** Streams whose ID differs now from the recorded one. */
+  def recreatedIn(now: Map[String, StreamDescription]): Seq[Recreation] =
+    ids.toSeq.sorted.flatMap { case (stream, before) =>
+      now.get(stream).flatMap(_.id).filter(_ != before).map(Recreation(stream, before, _))
+    }
+
+  /** The IDs to record after `now` was seen: its IDs win; a stream it has no ID for keeps the recorded one. */
+  def updated(now: Map[String, StreamDescription]): StreamIds =
+    StreamIds(ids ++ now.collect { case (s, StreamDescription(_, Some(id))) => s -> id })
+
+}
+
+object StreamIds {
+  val empty: StreamIds = StreamIds(Map.empty)
+
+  object Codec extends StateCodec[StreamIds] {
+    val key = "streamIds"
+
+    override def isEmpty(s: StreamIds): Boolean = s.ids.isEmpty
+
+    def write(s: StreamIds): JsonNode = {
+      val root = Json.obj()
+      s.ids.toSeq.sorted.foreach { case (stream, id) => root.put(stream, id) }
+      root
+    }
+
+    def read(node: JsonNode, what: String): StreamIds = {
+      if (!node.isObject) throw StreamctlException(s"Malformed $what: expected a JSON object of stream -> topic ID")
+      StreamIds(node.properties().asScala.map(e => e.getKey -> e.getValue.asText()).toMap)
+    }
+  }
+}

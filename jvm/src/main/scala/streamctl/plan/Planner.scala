@@ -1,0 +1,173 @@
+package streamctl.plan
+
+import streamctl.Json
+import streamctl.chooser.AdmissionStep
+import streamctl.control.{ControlStep, ControlledQuery, TaskControl}
+import streamctl.grouper.GroupingStep
+import streamctl.locality.{ExecutorId, LocalityStep, TaskLocalityStore}
+import streamctl.metadata.{MetadataStore, StoreLayout}
+import streamctl.startpoint.StartpointStep
+import streamctl.system.{SSP, SspRange, StreamCheck, SystemAdmin}
+
+/**
+ * Plans a streamctl source's micro-batches from broker offsets: the whole of what Spark's
+ * `MicroBatchStream` does on the driver, without Spark (`spark.StreamctlMicroBatchStream`
+ * only converts Spark's types). The driver never sees record contents: it decides per task and
+ * SSP where each batch begins and ends and hands the executors exact offset ranges. Everything
+ * a replay needs is in the positions Spark logs ([[SourcePosition]]); the planner keeps no state
+ * a restart would need.
+ *
+ * A batch is planned as one chain of [[PlanningStep]]s ([[latestOffset]]):
+ * {{{
+ *   begins:  recreated streams -> grouping -> startpoints -> retention gaps -> broker heads
+ *   ends:    truncation check -> admission (budget, chooser policy) -> in-band control
+ * }}}
+ *
+ * {{{
+ * val planner = new Planner(options, admin, store, storePath, StoreLayout.Source("0"), initialOffset,
+ *   () => executors, reports, query = None)
+ * val first = planner.initialPosition()
+ * val next = planner.latestOffset(first, budget = Some(10000))
+ * planner.planReads(first, next)   // one TaskRead per task with something to read
+ * planner.commit(next)
+ * }}}
+ *
+ * @param executors the live executors, for host affinity (empty: no preferred locations)
+ * @param reports   what the readers of earlier batches reported
+ * @param query     the query's in-band control, when the source runs in a streaming query
+ * @param clockMs   a monotonic clock (ms) for how often Kafka is asked about the streams
+ */
+final class Planner(
+    options: SourceOptions,
+    admin: SystemAdmin,
+    store: => MetadataStore,
+    storeLocation: String,
+    keys: StoreLayout.Source,
+    initialOffset: InitialOffset,
+    executors: () => Seq[ExecutorId],
+    reports: ReaderReports,
+    query: Option[ControlledQuery],
+    clockMs: () => Long = () => System.nanoTime() / 1000000L) {
+
+  private val streamCheck = new StreamCheck(admin, options.streams, options.grouping.checkIntervalMs, clockMs)
+  private val dataLoss = new DataLossStep(admin, options.failOnDataLoss)
+  private val grouping = new GroupingStep(options.grouping, admin, store, keys.mappingKey)
+  private val startpoints = new StartpointStep(() => store, admin, options.streams, storeLocation)
+  private val heads: PlanningStep = (plan: BatchPlan, _: PlanningContext) => plan.copy(heads = admin.upcomingOffsets(plan.ssps))
+  private val admission = new AdmissionStep(options.chooser, admin)
+  private val control = new ControlStep(options.intermediateStreams, options.stopOnEndOfStream, store, keys.controlNamespace, query)
+  private lazy val localityStore = new TaskLocalityStore(store, keys.localityKey)
+  private val locality = new LocalityStep(options.hostAffinity, executors, () => localityStore, reports)
+
+  /** Where each SSP begins: the steps that may move a beginning, then the broker's heads. */
+  private val begins: Seq[PlanningStep] = Seq(dataLoss.recreations, grouping, startpoints, dataLoss.gaps, heads)
+  /** Where each SSP ends, and what the end offset carries. */
+  private val ends: Seq[PlanningStep] = Seq(dataLoss.truncation, admission, control)
+
+  @volatile private var availableNowTarget: Option[Map[SSP, Long]] = None
+  @volatile private var lastHeads: Map[SSP, Long] = Map.empty
+
+  /** The query's first position: read back if an earlier run of batch 0 wrote it, else from the broker now. */
+  def initialPosition(): SourcePosition = initialOffset.getOrCreate {
+    // Not counted as the planner's check: the first planning of every run asks again (see latestOffset).
+    val described = streamCheck.describe()
+    val mapping = grouping.initial(described)
+    val start = options.startingOffsets match {
+      case "earliest" => admin.oldestOffsets(mapping.ssps)
+      case _ => admin.upcomingOffsets(mapping.ssps)
+    }
+    control.initialize(dataLoss.initialize(grouping.initialPosition(mapping, start), described))
+  }
+
+  /**
+   * Plans the batch that begins at `previous` (the previous batch's end, already in the offset
+   * log) with the record budget `budget`; returns `previous` itself when there is nothing new
+   * (no batch). Beginnings that differ from `previous`'s positions go into the end's `starts`.
+   */
+  def latestOffset(previous: SourcePosition, budget: Option[Long]): SourcePosition = {
+    if (control.holdsBack(previous)) return previous
+    // Always Some at the first planning of a run, so a run's one-shot steps (startpoints) never
+    // see the planning repeated below.
+    val described = streamCheck.ifDue()
+    def begin(d: Option[Map[String, streamctl.system.StreamDescription]]): (BatchPlan, PlanningContext) = {
+      val ctx = PlanningContext(d, availableNowTarget, budget, reports.skipped)
+      (chain(begins, BatchPlan(previous), ctx), ctx)
+    }
+    val (begun, ctx) = begin(described) match {
+      // A partition that ends before our position lost records we counted on: ask Kafka about
+      // the streams now, so a recreated topic is told from a truncated one in this batch.
+      case (plan, _) if described.isEmpty && DataLossStep.behind(plan).nonEmpty => begin(Some(streamCheck.now()))
+      case done => done
+    }
+    lastHeads = begun.heads
+    val next = chain(ends, begun, ctx).end
+    if (next == previous) previous
+    else {
+      dataLoss.planned(next)
+      next
+    }
+  }
+
+  /** The broker's heads as the last planning saw them (query progress shows them as `latestOffset`). */
+  def reportedHeads: Map[SSP, Long] = lastHeads
+
+  /** `Trigger.AvailableNow`: the batches of this run read up to the offsets current now. */
+  def prepareForTriggerAvailableNow(): Unit =
+    availableNowTarget = Some(admin.upcomingOffsets(
+      streamCheck.describe().toSeq.flatMap { case (s, d) => (0 until d.partitions).map(p => SSP.kafka(s, p)) }.toSet))
+
+  /** What each task reads in the batch from `start` to `end`, with where it would like to run. */
+  def planReads(start: SourcePosition, end: SourcePosition): Seq[TaskRead] = {
+    val bootstrapHeads = end.state.chooser.bootstrapHeads
+    val placement = locality.plan(end.json, end.tasks.keys.toSeq)
+    control.planned(end)
+    end.tasks.toSeq.sortBy(_._1).flatMap { case (task, positions) =>
+      val ranges = positions.toSeq.sortBy(_._1).map { case (ssp, until) =>
+        val from = end.startOf(start, task, ssp).getOrElse(until)
+        SspRange(ssp, math.min(from, until), until)
+      }.filter(_.size > 0)
+      if (ranges.isEmpty) None
+      else Some(TaskRead(task.name, ranges, placement.preferredLocations(task),
+        bootstrapHeads.filter(h => ranges.exists(_.ssp == h._1)), control.forTask(end, task)))
+    }
+  }
+
+  /** Spark committed the batch that ends at `end`. */
+  def commit(end: SourcePosition): Unit = (begins ++ ends).foreach(_.committed(end))
+
+  /** The progress metrics after the batch ending at `consumed`. */
+  def metrics(consumed: Option[SourcePosition]): Map[String, String] = consumed match {
+    case None => locality.metrics
+    case Some(c) =>
+      val loss = dataLoss.metrics(c, reports.skipped)
+      if (lastHeads.isEmpty) locality.metrics ++ loss
+      else {
+        val behind = c.minPositions.map { case (ssp, o) => ssp -> math.max(0L, lastHeads.getOrElse(ssp, o) - o) }
+        val perSsp = Json.obj()
+        behind.toSeq.sortBy(_._1).foreach { case (ssp, b) => perSsp.put(ssp.toString, b) }
+        Map(
+          "minOffsetsBehindLatest" -> behind.values.min.toString,
+          "maxOffsetsBehindLatest" -> behind.values.max.toString,
+          "avgOffsetsBehindLatest" -> (behind.values.sum.toDouble / behind.size).toString,
+          "recordsBehindHead" -> Json.write(perSsp)) ++ loss ++ locality.metrics ++ control.metrics(c)
+      }
+  }
+
+  /** The query stops: it may now send end-of-stream downstream. */
+  def stop(): Unit = control.stopped()
+
+  private def chain(steps: Seq[PlanningStep], plan: BatchPlan, ctx: PlanningContext): BatchPlan =
+    steps.foldLeft(plan)((p, step) => step(p, ctx))
+}
+
+/**
+ * One task's read in one batch, as the planner hands it to an executor: the SSP ranges it
+ * reads, where it would like to run, the start-time head of each bootstrap SSP it reads (for its
+ * chooser) and its in-band control start.
+ */
+final case class TaskRead(
+    task: String,
+    ranges: Seq[SspRange],
+    locations: Array[String],
+    bootstrapHeads: Map[SSP, Long] = Map.empty,
+    control: Option[TaskControl] = None)

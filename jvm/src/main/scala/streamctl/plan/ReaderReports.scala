@@ -1,0 +1,24 @@
+package streamctl.plan
+
+import streamctl.system.SkippedRange
+
+/** One task read on one executor: where it ran, and whether the executor's consumer pool had a consumer for it. */
+final case class ReaderRun(task: String, executorId: String, consumerReused: Boolean)
+
+/**
+ * What the readers of a source told the driver about the batches they read: where each task ran
+ * (for host affinity's metrics) and the records they found gone and skipped (for the data loss
+ * totals). In Spark, an accumulator (`spark.ReaderAccumulator`): a reader's reports arrive when
+ * its Spark task succeeds, so the driver reads a batch's reports once it has run.
+ *
+ * {{{
+ * reports.clear()     // as a new batch is planned
+ * reports.runs        // after it ran
+ * }}}
+ */
+trait ReaderReports {
+  def runs: Seq[ReaderRun]
+  /** Ranges readers skipped, each once (Spark reads a batch again for every action a `foreachBatch` runs). */
+  def skipped: Seq[SkippedRange]
+  def clear(): Unit
+}

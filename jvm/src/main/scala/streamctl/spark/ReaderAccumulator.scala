@@ -1,0 +1,45 @@
+package streamctl.spark
+
+import scala.jdk.CollectionConverters._
+
+import org.apache.spark.{SparkContext, SparkEnv}
+import org.apache.spark.util.CollectionAccumulator
+
+import streamctl.plan.{ReaderReports, ReaderRun}
+import streamctl.system.SkippedRange
+
+/**
+ * Carries the readers' reports ([[ReaderRun]]s and [[SkippedRange]]s) back to the driver with a
+ * Spark accumulator: the public way for Spark tasks to report facts to the driver. Spark merges
+ * a task's additions when it succeeds (failed attempts are dropped), before the batch ends.
+ *
+ * {{{
+ * val reports = ReaderAccumulator.register(spark.sparkContext) // on the driver; ships inside the reader factory
+ * reports.ran("Partition 0", reused = true)                    // in a reader, on an executor
+ * reports.runs                                                 // on the driver, after the batch ran
+ * }}}
+ */
+final class ReaderAccumulator private (accumulator: CollectionAccumulator[AnyRef]) extends ReaderReports with Serializable {
+
+  /** Called by a reader: `task` runs on this executor. */
+  def ran(task: String, reused: Boolean): Unit = accumulator.add(ReaderRun(task, SparkEnv.get.executorId, reused))
+
+  /** Called by a reader: it skipped records gone from the broker. */
+  def skip(range: SkippedRange): Unit = accumulator.add(range)
+
+  override def clear(): Unit = accumulator.reset()
+
+  override def runs: Seq[ReaderRun] = reports.collect { case r: ReaderRun => r }
+
+  override def skipped: Seq[SkippedRange] = reports.collect { case r: SkippedRange => r }.distinct
+
+  private def reports: Seq[AnyRef] = accumulator.value.asScala.toList
+}
+
+object ReaderAccumulator {
+  def register(sc: SparkContext): ReaderAccumulator = {
+    val accumulator = new CollectionAccumulator[AnyRef]
+    sc.register(accumulator) // unnamed: kept out of the UI, it is bookkeeping
+    new ReaderAccumulator(accumulator)
+  }
+}

@@ -1,0 +1,62 @@
+package streamctl.plan
+
+import org.junit.jupiter.api.Assertions._
+import org.junit.jupiter.api.Test
+
+import streamctl.StreamctlException
+import streamctl.chooser.ChooserState
+import streamctl.grouper.TaskName
+import streamctl.system.SSP
+
+class SourcePositionTest {
+  private val a0 = SSP.kafka("a", 0)
+  private val a1 = SSP.kafka("a", 1)
+  private val t0 = TaskName("Partition 0")
+  private val t1 = TaskName("Partition 1")
+
+  @Test def jsonRoundTripsAndIsDeterministic(): Unit = {
+    val o = SourcePosition(Map(t1 -> Map(a1 -> 7L), t0 -> Map(a0 -> 3L)), SourceState(chooser = ChooserState(Map.empty, Some(1L))),
+      Map(t0 -> Map(a0 -> 1L)))
+    val again = SourcePosition(Map(t0 -> Map(a0 -> 3L), t1 -> Map(a1 -> 7L)), o.state, o.starts)
+    assertEquals(o.json, again.json)
+    assertEquals(o, SourcePosition.parse(o.json))
+    assertTrue(o.json.indexOf("Partition 0") < o.json.indexOf("Partition 1"))
+  }
+
+  @Test def newerVersionIsRefused(): Unit = {
+    val e = assertThrows(classOf[StreamctlException], () => SourcePosition.parse("""{"version":2,"tasks":{}}"""))
+    assertTrue(e.getMessage.contains("version 2"))
+  }
+
+  @Test def stateAStreamctlDoesNotKnowIsRefused(): Unit = {
+    val e = assertThrows(classOf[StreamctlException],
+      () => SourcePosition.parse("""{"version":1,"tasks":{},"state":{"fancy":{}}}"""))
+    assertTrue(e.getMessage.startsWith("Unknown state 'fancy' in the streamctl offset in the query checkpoint"), e.getMessage)
+  }
+
+  @Test def broadcastSspKeepsOnePositionPerTask(): Unit = {
+    val o = SourcePosition(Map(t0 -> Map(a0 -> 3L), t1 -> Map(a0 -> 9L)))
+    assertEquals(Map(a0 -> 3L), o.minPositions)
+  }
+
+  @Test def planRecordsOnlyBeginningsThatDifferFromThePreviousOffset(): Unit = {
+    val previous = SourcePosition(Map(t0 -> Map(a0 -> 10L), t1 -> Map(a1 -> 20L)))
+    val plan = BatchPlan(previous).begin(t0, a0, 4L).begin(t1, a1, 20L).begin(t1, SSP.kafka("a", 3), 0L)
+    val end = plan.end((_, _, b) => b + 5)
+    assertEquals(Map(t0 -> Map(a0 -> 9L), t1 -> Map(a1 -> 25L, SSP.kafka("a", 3) -> 5L)), end.tasks)
+    assertEquals(Map(t0 -> Map(a0 -> 4L), t1 -> Map(SSP.kafka("a", 3) -> 0L)), end.starts)
+    assertEquals(Some(4L), end.startOf(previous, t0, a0))
+    assertEquals(Some(20L), end.startOf(previous, t1, a1))
+    // A replay plans from the logged offsets alone.
+    assertEquals(end, SourcePosition.parse(end.json))
+  }
+
+  @Test def aBatchEndsWhereAdmissionSaysUnlessTheBrokerEndsBeforeItBegins(): Unit = {
+    val previous = SourcePosition(Map(t0 -> Map(a0 -> 10L), t1 -> Map(a1 -> 20L)))
+    val plan = BatchPlan(previous).copy(heads = Map(a0 -> 50L, a1 -> 15L), ends = Map(a0 -> 30L, a1 -> 25L))
+    assertEquals(Map(t0 -> Map(a0 -> 30L), t1 -> Map(a1 -> 15L)), plan.end.tasks)
+    assertEquals(Map(a0 -> 50L, a1 -> 15L), plan.reachable(None))
+    assertEquals(Map(a0 -> 10L, a1 -> 15L), plan.copy(held = Set(a0)).reachable(None), "a held SSP ends where it begins")
+    assertEquals(Map(a0 -> 40L, a1 -> 0L), plan.reachable(Some(Map(a0 -> 40L))), "the AvailableNow target caps, and had nothing of a1")
+  }
+}
