@@ -9,7 +9,10 @@ import streamctl.system.{Envelope, SSP}
  *    and offers the next envelope of an SSP only after the previous one was chosen;
  *  - `choose` returns the next envelope, or null when it has none it wants to give
  *    (null rather than Option: this is the per-record hot path);
- *  - an envelope is never returned twice.
+ *  - an envelope is never returned twice;
+ *  - an envelope is valid until the next envelope of its SSP is offered: the reader refills
+ *    one envelope per SSP instead of allocating one per message, so a chooser keeps no
+ *    reference to an envelope it has returned (copy what it needs, e.g. `payload`, first).
  *
  * {{{
  * val c = new RoundRobinChooser

@@ -7,9 +7,9 @@ import streamctl.system.{Envelope, EnvelopeDecoder, SSP, SspRange}
 /**
  * In-band control for one task of one batch, on the executor: the decoding step of the reader
  * path (Kafka reader -> this -> chooser -> row). Records of the task's intermediate SSPs go
- * through [[decoderFor]]: a user record loses its type byte and goes on, a control message
- * updates the SSP's bookkeeping ([[ControlState]]) and goes no further. Single-threaded, like
- * the reader.
+ * through [[decoderFor]]: a user record goes on with its value past the type byte (in place,
+ * nothing copied), a control message updates the SSP's bookkeeping ([[ControlState]]) and goes
+ * no further. Single-threaded, like the reader.
  *
  * Every row of an intermediate stream carries [[watermarkMs]]: the query's upstream watermark
  * as far as this task knows it, by the rule of [[WatermarkSummary]] over every intermediate SSP
@@ -56,14 +56,15 @@ final class TaskControlReader private (val control: TaskControl, intermediate: I
   private final class Channel(ssp: SSP, initial: ControlState) extends EnvelopeDecoder {
     var state: ControlState = initial
 
-    override def decode(e: Envelope): Envelope =
+    override def accept(e: Envelope): Boolean =
       if (IntermediateMessage.typeOf(ssp, e.offset, e.value) == IntermediateMessage.UserType) {
         if (state.isEndOfStream) state.checkData(ssp, e.offset)
-        new Envelope(e.ssp, e.offset, e.timestamp, e.key, IntermediateMessage.userPayload(e.value), e.headerKeys, e.headerValues)
+        e.skipValueBytes(IntermediateMessage.PayloadOffset)
+        true
       } else {
         state = state(IntermediateMessage.decodeControl(ssp, e.offset, e.value), ssp, e.offset).state
         rowWatermark = computeWatermark()
-        null
+        false
       }
   }
 }

@@ -1,16 +1,28 @@
 package streamctl.spark
 
 import org.apache.spark.sql.catalyst.InternalRow
-import org.apache.spark.sql.catalyst.expressions.{GenericInternalRow, UnsafeProjection}
-import org.apache.spark.sql.catalyst.util.GenericArrayData
+import org.apache.spark.sql.catalyst.expressions.codegen.{UnsafeArrayWriter, UnsafeRowWriter}
 import org.apache.spark.unsafe.types.UTF8String
 
 import streamctl.system.Envelope
 
-/** Turns envelopes into rows of [[SourceSchema]]; one per reader, reusing its buffers. */
+/**
+ * Turns envelopes into rows of [[SourceSchema]], the last step of the reader path: the bytes go
+ * straight from the Kafka consumer's arrays into the row (an intermediate stream's value from
+ * after its framing byte), through one reused `UnsafeRowWriter`, so a record costs no
+ * allocation here (a record with headers pays for its header names). One per reader; the row
+ * returned is valid until the next call, as Spark expects of a `PartitionReader`.
+ *
+ * {{{
+ * val converter = new EnvelopeRowConverter("Partition 0")
+ * val row = converter.toRow(envelope, watermarkMs = -1L)   // -1: no watermark (null)
+ * }}}
+ */
 final class EnvelopeRowConverter(task: String) {
-  private val row = new GenericInternalRow(SourceSchema.schema.length)
-  private val project = UnsafeProjection.create(SourceSchema.schema)
+  private val row = new UnsafeRowWriter(SourceSchema.FieldCount, 256)
+  // array<struct<key:string,value:binary>>: an element is the (offset, size) of its struct, 8 bytes.
+  private val headers = new UnsafeArrayWriter(row, 8)
+  private val header = new UnsafeRowWriter(headers, 2)
   private val taskName = UTF8String.fromString(task)
   private val streamNames = new java.util.HashMap[String, UTF8String]()
 
@@ -27,18 +39,33 @@ final class EnvelopeRowConverter(task: String) {
   }
 
   def toRow(e: Envelope, watermarkMs: Long): InternalRow = {
-    row.update(0, e.key)
-    row.update(1, e.value)
-    row.update(2, streamName(e.ssp.stream))
-    row.setInt(3, e.ssp.partition)
-    row.setLong(4, e.offset)
-    if (e.timestamp >= 0) row.setLong(5, e.timestamp * 1000L) else row.setNullAt(5)
-    if (e.headerKeys == null) row.setNullAt(6)
-    else row.update(6, new GenericArrayData(e.headerKeys.indices.map { i =>
-      new GenericInternalRow(Array[Any](UTF8String.fromString(e.headerKeys(i)), e.headerValues(i)))
-    }.toArray[Any]))
-    row.update(7, taskName)
-    if (watermarkMs >= 0) row.setLong(8, watermarkMs * 1000L) else row.setNullAt(8)
-    project(row)
+    row.reset()
+    row.zeroOutNullBytes()
+    if (e.key == null) row.setNullAt(0) else row.write(0, e.key)
+    if (e.value == null) row.setNullAt(1) else row.write(1, e.value, e.valueOffset, e.valueLength)
+    row.write(2, streamName(e.ssp.stream))
+    row.write(3, e.ssp.partition)
+    row.write(4, e.offset)
+    if (e.timestamp >= 0) row.write(5, e.timestamp * 1000L) else row.setNullAt(5)
+    val hs = e.headers
+    if (hs.length == 0) row.setNullAt(6)
+    else {
+      val start = row.cursor()
+      headers.initialize(hs.length)
+      var i = 0
+      while (i < hs.length) {
+        val elementStart = headers.cursor()
+        header.resetRowWriter()
+        header.write(0, UTF8String.fromString(hs(i).key()))
+        val v = hs(i).value()
+        if (v == null) header.setNullAt(1) else header.write(1, v)
+        headers.setOffsetAndSizeFromPreviousCursor(i, elementStart)
+        i += 1
+      }
+      row.setOffsetAndSizeFromPreviousCursor(6, start)
+    }
+    row.write(7, taskName)
+    if (watermarkMs >= 0) row.write(8, watermarkMs * 1000L) else row.setNullAt(8)
+    row.getRow
   }
 }

@@ -7,6 +7,7 @@ import org.apache.spark.sql.connector.write.{DataWriter, DataWriterFactory, Writ
 import org.apache.spark.sql.connector.write.streaming.StreamingDataWriterFactory
 
 import streamctl.StreamctlException
+import streamctl.control.IntermediateMessage
 import streamctl.system.{KafkaParams, ProducerPool}
 
 final case class IntermediateWriterFactory(kafka: KafkaParams, stream: String, partitions: Int, layout: RowLayout)
@@ -17,8 +18,8 @@ final case class IntermediateWriterFactory(kafka: KafkaParams, stream: String, p
   override def createWriter(partitionId: Int, taskId: Long, epochId: Long): DataWriter[InternalRow] = new IntermediateDataWriter(this)
 }
 
-/** What one writer task wrote: records in all, and per partition of the stream where the sink chose it. */
-final case class IntermediateCommitMessage(stream: String, records: Long, recordsPerPartition: Map[Int, Long])
+/** How many records one writer partition wrote: the query's control hears whether a batch wrote any. */
+final case class IntermediateCommitMessage(records: Long)
   extends WriterCommitMessage
 
 /**
@@ -29,7 +30,6 @@ final case class IntermediateCommitMessage(stream: String, records: Long, record
 final class IntermediateDataWriter(f: IntermediateWriterFactory) extends DataWriter[InternalRow] {
   private val producer = ProducerPool.acquire(f.kafka)
   @volatile private var failure: Exception = _
-  private val counts = new Array[Long](f.partitions)
   private var records = 0L
   private val callback: Callback = (_: RecordMetadata, e: Exception) => if (e != null && failure == null) failure = e
 
@@ -43,9 +43,7 @@ final class IntermediateDataWriter(f: IntermediateWriterFactory) extends DataWri
       if (row.isNullAt(l.value)) Array.emptyByteArray
       else if (l.valueIsString) row.getUTF8String(l.value).getBytes else row.getBinary(l.value)
     val partition = choosePartition(row, key)
-    val framed = new Array[Byte](payload.length + 1) // byte 0 = user message
-    System.arraycopy(payload, 0, framed, 1, payload.length)
-    if (partition >= 0) counts(partition) += 1
+    val framed = IntermediateMessage.frameUser(payload)
     records += 1
     producer.send(new ProducerRecord[Array[Byte], Array[Byte]](f.stream, if (partition >= 0) Integer.valueOf(partition) else null, key, framed), callback)
   }
@@ -66,7 +64,7 @@ final class IntermediateDataWriter(f: IntermediateWriterFactory) extends DataWri
   override def commit(): WriterCommitMessage = {
     producer.flush()
     if (failure != null) throw sendFailed()
-    IntermediateCommitMessage(f.stream, records, counts.indices.filter(counts(_) > 0).map(i => i -> counts(i)).toMap)
+    IntermediateCommitMessage(records)
   }
 
   override def abort(): Unit = ()

@@ -18,4 +18,8 @@ object SourceSchema {
     .add("headers", ArrayType(HeaderType, containsNull = false), nullable = true)
     .add("task", StringType, nullable = false)
     .add("watermark", TimestampType, nullable = true)
+
+  /** How many columns a row has (a constant, so that row writers need not load Spark's type classes). */
+  final val FieldCount = 9
+  require(schema.length == FieldCount)
 }

@@ -1,14 +1,16 @@
 package streamctl.system
 
 /**
- * Turns a raw record of an SSP into the envelope the task sees, or null to drop it
- * (a control message consumed by the decoder). Plain streams pass records through;
- * intermediate streams strip their framing.
+ * The step between reading a record and offering it to the chooser: `accept` looks at the
+ * envelope just filled with a record of its SSP and says whether it goes on. Plain streams pass
+ * every record; an intermediate stream's decoder (`control.TaskControlReader`) moves the value
+ * past the framing byte of a user message, and consumes a control message (false). It works
+ * in place: no allocation per record.
  */
 trait EnvelopeDecoder {
-  def decode(envelope: Envelope): Envelope
+  def accept(envelope: Envelope): Boolean
 }
 
 object EnvelopeDecoder {
-  val Identity: EnvelopeDecoder = (e: Envelope) => e
+  val Identity: EnvelopeDecoder = (_: Envelope) => true
 }

@@ -20,7 +20,9 @@ import streamctl.chooser.{MessageChooser, TaskChooser}
  * batch is read in the same order.
  *
  * The chooser comes registered with the ranges' SSPs and started
- * ([[streamctl.chooser.ChooserFactory.forReader]]). When it is a [[TaskChooser]], the reader
+ * ([[streamctl.chooser.ChooserFactory.forReader]]). Each record goes through its SSP's decoder
+ * ([[EnvelopeDecoder]]: the control decoding of intermediate streams) before the chooser sees it;
+ * each SSP has one [[Envelope]], refilled in place. When the chooser is a [[TaskChooser]], the reader
  * also tells it how far an SSP got without an envelope (a range that ends, a record the
  * decoder consumed), which is what lets a bootstrap SSP count as caught up. A chooser that
  * returns nothing while envelopes are outstanding fails the read: committing the batch
@@ -61,6 +63,8 @@ final class KafkaTaskReader(
   }
   private val until = active.map(_.until)
   private val decoder = active.map(r => decoders(r.ssp))
+  // One envelope per SSP, refilled with its next record once the chooser chose the previous one.
+  private val envelope = active.map(r => new Envelope(r.ssp))
   private val byEnvelopeSsp: java.util.Map[SSP, Integer] = {
     val m = new java.util.HashMap[SSP, Integer]()
     active.indices.foreach(i => m.put(active(i).ssp, i))
@@ -91,7 +95,7 @@ final class KafkaTaskReader(
     byEnvelopeSsp.get(ssp).intValue()
   }
 
-  /** The next envelope in chooser order, or null when every range is read. */
+  /** The next envelope in chooser order, or null when every range is read; valid until the next call. */
   def next(): Envelope = {
     var waitingSince = -1L
     while (true) {
@@ -151,10 +155,10 @@ final class KafkaTaskReader(
       val r = buf.get(bufferPos(i))
       bufferPos(i) += 1
       if (r.offset() >= until(i)) { finish(i); return true }
-      val e = decoder(i).decode(toEnvelope(active(i).ssp, r))
+      val e = envelope(i).fill(r.offset(), r.timestamp(), r.key(), r.value(), r.headers().toArray)
       // The last record of the range: nothing more will be offered for this SSP.
       val last = r.offset() + 1 >= until(i)
-      if (e != null) {
+      if (decoder(i).accept(e)) {
         pending(i) = true
         chooser.update(e)
         // Reported after the update, so that a bootstrap SSP catches up only once its last envelope is chosen.
@@ -231,12 +235,6 @@ final class KafkaTaskReader(
       if (first > off && first < until(j)) consumer.seek(tp, first)
       else finish(j) // nothing of this range is left on the broker
     }
-  }
-
-  private def toEnvelope(ssp: SSP, r: ConsumerRecord[Array[Byte], Array[Byte]]): Envelope = {
-    val hs = r.headers().toArray
-    if (hs.length == 0) new Envelope(ssp, r.offset(), r.timestamp(), r.key(), r.value())
-    else new Envelope(ssp, r.offset(), r.timestamp(), r.key(), r.value(), hs.map(_.key()), hs.map(_.value()))
   }
 }
 

@@ -21,7 +21,7 @@ class TaskControlReaderTest {
 
   /** Reads one record; true when it is a user record (a row), false when control consumed it. */
   private def read(r: TaskControlReader, ssp: SSP, offset: Long, value: Array[Byte]): Boolean =
-    r.decoderFor(ssp).decode(new Envelope(ssp, offset, -1L, null, value)) != null
+    r.decoderFor(ssp).accept(new Envelope(ssp, offset, -1L, null, value))
 
   private def watermark(r: TaskControlReader): Option[Long] = Some(r.watermarkMs(m0)).filter(_ >= 0)
 
@@ -42,6 +42,15 @@ class TaskControlReaderTest {
     assertEquals(Some(30L), watermark(t))
   }
 
+  @Test def aUserRecordGoesOnWithoutItsFramingAndNothingCopied(): Unit = {
+    val t = reader(Seq(m0))
+    val e = new Envelope(m0, 3, -1L, null, data)
+    assertTrue(t.decoderFor(m0).accept(e))
+    assertSame(data, e.value)
+    assertEquals(IntermediateMessage.PayloadOffset, e.valueOffset)
+    assertEquals("row", new String(e.payload))
+  }
+
   @Test def theRowWatermarkHoldsToTheSourcesOtherSsps(): Unit = {
     val behind = Seq(WatermarkMessage("p0", 1, 7)).foldLeft(ControlState.empty)((s, m) => s(m, m1, 0).state)
     val t = reader(Seq(m0), others = WatermarkSummary.of(Seq(behind)))
@@ -53,7 +62,10 @@ class TaskControlReaderTest {
     val t = TaskControlReader("Partition 0", Seq(SspRange(m0, 0, 9), SspRange(plain, 0, 9)),
       Some(TaskControl(1, "{}", WatermarkSummary.empty)), Set("mid")).get
     val raw = "not framed".getBytes
-    assertSame(raw, t.decoderFor(plain).decode(new Envelope(plain, 5, -1L, null, raw)).value)
+    val e = new Envelope(plain, 5, -1L, null, raw)
+    assertTrue(t.decoderFor(plain).accept(e))
+    assertSame(raw, e.value)
+    assertEquals(0, e.valueOffset)
     assertEquals(-1L, t.watermarkMs(plain))
     assertEquals(Set(m0), t.state.keySet)
   }
