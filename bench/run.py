@@ -20,7 +20,9 @@ from bench import control_overhead, memory, pipeline, read_throughput, write_thr
 from bench.common import bench_session, jvm_classpath, report, table
 from streamctl_testing import kafka, kafka_broker
 
-JVM_BENCHES = ["ChooserBench", "GrouperBench", "StartpointBench", "ControlBench", "HostAffinityBench", "ReaderPathBench"]
+JVM_BENCHES = [
+    "ChooserBench", "GrouperBench", "StartpointBench", "ControlBench", "HostAffinityBench", "ReaderPathBench",
+]
 
 
 def machine() -> str:

@@ -36,6 +36,11 @@ def delete_stream(spark: SparkSession, servers: str, stream: str) -> None:
     _tools(spark).deleteStream(servers, stream)
 
 
+def topic_id(spark: SparkSession, servers: str, stream: str) -> str:
+    """The Kafka topic ID of ``stream``, as streamctl records it in a query's offsets."""
+    return str(_tools(spark).topicId(servers, stream))
+
+
 def upcoming_offsets(spark: SparkSession, servers: str, stream: str) -> dict[int, int]:
     """The next offset of each partition of ``stream``."""
     return {int(p): int(o) for p, o in _tools(spark).upcomingOffsets(servers, stream).items()}

@@ -69,6 +69,11 @@ object KafkaTools {
 
   def partitionCount(servers: String, stream: String): Int = withAdmin(servers)(_.partitionCounts(Set(stream))(stream))
 
+  /** The Kafka topic ID of `stream`, as streamctl records it in a query's offsets. */
+  def topicId(servers: String, stream: String): String =
+    withAdmin(servers)(_.describeStreams(Set(stream))(stream).id.getOrElse(
+      throw StreamctlException(s"Kafka at $servers has no topic ID for stream '$stream'")))
+
   /** Next offset of every partition of `stream`, by partition. */
   def upcomingOffsets(servers: String, stream: String): java.util.Map[Integer, java.lang.Long] = withAdmin(servers) { a =>
     val n = a.partitionCounts(Set(stream))(stream)
