@@ -1,0 +1,151 @@
+package streamctl.plan
+
+import org.junit.jupiter.api.Assertions._
+import org.junit.jupiter.api.Test
+
+import streamctl.control.{ControlResults, ControlState, EndOfStreamMessage}
+import streamctl.grouper.TaskName
+import streamctl.locality.ExecutorId
+import streamctl.metadata.{InMemoryMetadataStore, StoreLayout}
+import streamctl.startpoint.{FakeSystemAdmin, Startpoint, StartpointKey, StartpointManager}
+import streamctl.system.{SSP, SkippedRange}
+
+/**
+ * Batch planning as Spark drives it (initial offset, then latestOffset / planInputPartitions /
+ * commit per batch), over a system and a metadata store held in memory: no broker, no Spark.
+ */
+class PlannerTest {
+  private val admin = new FakeSystemAdmin
+  private val store = new InMemoryMetadataStore
+  private val sourceCheckpoint = new InMemoryMetadataStore
+  private val keys = StoreLayout.Source("0")
+  private var clock = 0L
+  private val p0 = TaskName("Partition 0")
+  private val p1 = TaskName("Partition 1")
+  private def orders(p: Int) = SSP.kafka("orders", p)
+  private def backfill(p: Int) = SSP.kafka("backfill", p)
+  private val mid = SSP.kafka("mid", 0)
+
+  private object reports extends ReaderReports {
+    override def runs: Seq[ReaderRun] = Nil
+    override def skipped: Seq[SkippedRange] = Nil
+    override def clear(): Unit = ()
+  }
+
+  /** Appends `n` records (timestamps 0, 1, ...) to the partition. */
+  private def write(ssp: SSP, n: Int): Unit = {
+    val before = admin.upcomingOffsets(Set(ssp)).getOrElse(ssp, 0L).toInt
+    admin.add(ssp, 0, (0 until before + n).map(_.toLong))
+  }
+
+  /** A run of a query: Spark builds a new source, hence a new planner, at every start. */
+  private def planner(streams: String, options: (String, String)*): Planner =
+    new Planner(SourceOptions(Map("kafka.bootstrap.servers" -> "127.0.0.1:1", "streams" -> streams,
+      "starting.offsets" -> "earliest", "partition.check.interval" -> "1s") ++ options),
+      admin, store, "mem://store", keys, new InitialOffset(() => sourceCheckpoint),
+      () => Seq(ExecutorId("1", "h1"), ExecutorId("2", "h2")), reports, query = None, clockMs = () => clock)
+
+  /** Plans and "runs" the next batch: Spark logs `end`, runs the reads and commits. */
+  private def batch(planner: Planner, start: SourcePosition, budget: Option[Long] = None): (SourcePosition, Seq[TaskRead]) = {
+    val end = planner.latestOffset(start, budget)
+    val reads = planner.planReads(start, end)
+    planner.commit(end)
+    (end, reads)
+  }
+
+  private def ranges(reads: Seq[TaskRead]): Map[(String, SSP), (Long, Long)] =
+    reads.flatMap(r => r.ranges.map(x => (r.task, x.ssp) -> (x.from, x.until))).toMap
+
+  @Test def theBudgetIsSharedAndAGrownStreamJoinsItsTasksAfterTheOlderPartitions(): Unit = {
+    write(orders(0), 10); write(orders(1), 10)
+    val q = planner("orders")
+    val start = q.initialPosition()
+    assertEquals(Map(p0 -> Map(orders(0) -> 0L), p1 -> Map(orders(1) -> 0L)), start.tasks)
+
+    val (b1, r1) = batch(q, start, budget = Some(8))
+    assertEquals(Map((p0.name, orders(0)) -> (0L, 4L), (p1.name, orders(1)) -> (0L, 4L)), ranges(r1), "fair share of 8")
+
+    // The stream doubles; the next check (after partition.check.interval) sees it.
+    write(orders(2), 3); write(orders(3), 3)
+    clock += 1000
+    val (b2, r2) = batch(q, b1, budget = Some(100))
+    assertEquals(Map(p0 -> Map(orders(0) -> 10L, orders(2) -> 0L), p1 -> Map(orders(1) -> 10L, orders(3) -> 0L)), b2.tasks,
+      "new partitions join the tasks of their origin and wait until the older ones passed the growth")
+    assertEquals(Map(p0 -> Map(orders(2) -> 0L), p1 -> Map(orders(3) -> 0L)), b2.starts)
+    assertEquals(Set(orders(2), orders(3)), b2.state.grouping.holds.keySet)
+    assertEquals(Map((p0.name, orders(0)) -> (4L, 10L), (p1.name, orders(1)) -> (4L, 10L)), ranges(r2))
+
+    val (b3, r3) = batch(q, b2, budget = Some(100))
+    assertEquals(Map((p0.name, orders(2)) -> (0L, 3L), (p1.name, orders(3)) -> (0L, 3L)), ranges(r3))
+    assertTrue(b3.state.grouping.holds.isEmpty)
+    assertSame(b3, q.latestOffset(b3, Some(100)), "nothing new: no batch")
+  }
+
+  @Test def priorityTiersTakeTheBudgetFirst(): Unit = {
+    write(orders(0), 10); write(backfill(0), 10)
+    val q = planner("orders,backfill", "stream.orders.priority" -> "1")
+    val (b1, r1) = batch(q, q.initialPosition(), budget = Some(6))
+    assertEquals(Map((p0.name, orders(0)) -> (0L, 6L)), ranges(r1))
+    val (_, r2) = batch(q, b1, budget = Some(6))
+    assertEquals(Map((p0.name, orders(0)) -> (6L, 10L), (p0.name, backfill(0)) -> (0L, 2L)), ranges(r2))
+  }
+
+  @Test def aStartpointAppliesAtTheNextRunAndIsDeletedOnceItsBatchCommitted(): Unit = {
+    write(orders(0), 10); write(orders(1), 10)
+    val first = planner("orders")
+    val (b1, _) = batch(first, first.initialPosition())
+
+    new StartpointManager(store).write(orders(0), Startpoint.specific(2)) // the query is stopped
+    val restarted = planner("orders")
+    val b2 = restarted.latestOffset(b1, None)
+    assertEquals(Map(p0 -> Map(orders(0) -> 2L)), b2.starts)
+    assertEquals(Set((orders(0), p0)), b2.state.startpoints.applied.keySet)
+    assertEquals(Map((p0.name, orders(0)) -> (2L, 10L)), ranges(restarted.planReads(b1, b2)))
+    val fannedOut = StartpointKey(orders(0), p0).storeKey
+    assertEquals(Seq(fannedOut), store.keys(StoreLayout.StartpointsNamespace), "fanned out to the task, not deleted yet")
+
+    restarted.commit(b2)
+    assertEquals(Nil, store.keys(StoreLayout.StartpointsNamespace))
+    write(orders(0), 1)
+    val b3 = restarted.latestOffset(b2, None)
+    assertTrue(b3.starts.isEmpty && b3.state.startpoints.isEmpty, "applied once")
+  }
+
+  @Test def theReadersControlResultsAreMergedIntoTheNextOffset(): Unit = {
+    write(mid, 10)
+    val q = planner("mid", "stream.mid.intermediate" -> "true")
+    val start = q.initialPosition()
+    val (b1, r1) = batch(q, start)
+    assertEquals(Some(1L), b1.state.control.map(_.seq))
+    val control = r1.head.control.get
+    assertEquals(1L, control.seq)
+
+    // The task's reader heard the only producer end the stream, and recorded it for batch 1.
+    val ended = ControlState.empty(EndOfStreamMessage("p0", 1), mid, 9).state
+    new ControlResults(store, keys.controlNamespace).put(control.seq, r1.head.task, Map(mid -> ended))
+    assertEquals("true", q.metrics(Some(b1))("endOfStream"))
+
+    write(mid, 1)
+    val (b2, r2) = batch(q, b1)
+    assertEquals(Some(ControlState.empty(EndOfStreamMessage("p0", 1), mid, 9).state), b2.state.control.flatMap(_.states.get(mid)))
+    assertEquals(2L, r2.head.control.get.seq)
+    assertTrue(new ControlResults(store, keys.controlNamespace).load(1).isEmpty, "merged into the log, then deleted")
+  }
+
+  @Test def aReplayAfterARestartPlansTheSameBatch(): Unit = {
+    write(orders(0), 10); write(orders(1), 10)
+    val q = planner("orders", "max.records.per.batch" -> "5")
+    val start = q.initialPosition()
+    val end = q.latestOffset(start, Some(5))
+    val reads = q.planReads(start, end)
+
+    // Crash before the commit: the new run reads the first offset back, and the logged end plans the same reads.
+    val again = planner("orders", "max.records.per.batch" -> "5")
+    assertEquals(start, again.initialPosition(), "batch 0 replays from the stored first offset")
+    val replayed = again.planReads(start, end)
+    assertEquals(ranges(reads), ranges(replayed))
+    assertEquals(reads.map(_.locations.toSeq), replayed.map(_.locations.toSeq), "tasks keep their executors")
+    assertEquals(end, again.latestOffset(start, Some(5)), "and planning it again gives the same batch")
+    assertEquals(5L, reads.flatMap(_.ranges).map(_.size).sum, "within the budget")
+  }
+}
