@@ -52,7 +52,7 @@ final class Planner(
   private val streamCheck = new StreamCheck(admin, options.streams, options.grouping.checkIntervalMs, clockMs)
   private val dataLoss = new DataLossStep(admin, options.failOnDataLoss)
   private val grouping = new GroupingStep(options.grouping, admin, store, keys.mappingKey)
-  private val startpoints = new StartpointStep(() => store, admin, options.streams, storeLocation)
+  private val startpoints = new StartpointStep(() => store, admin, options.streams, storeLocation, options.startpointResolvers)
   private val heads: PlanningStep = (plan: BatchPlan, _: PlanningContext) => plan.copy(heads = admin.upcomingOffsets(plan.ssps))
   private val admission = new AdmissionStep(options.chooser, admin)
   private val control = new ControlStep(options.intermediateStreams, options.stopOnEndOfStream, store, keys.controlNamespace, query)

@@ -6,6 +6,7 @@ import streamctl.config.{OptionSet, OptionSpec}
 import streamctl.control.ControlOptions
 import streamctl.grouper.GrouperConfig
 import streamctl.locality.LocalityStep
+import streamctl.startpoint.{CustomStartpointResolver, StartpointResolver}
 import streamctl.system.{BrokerWait, KafkaParams}
 
 /**
@@ -59,6 +60,7 @@ final case class SourceOptions(raw: Map[String, String]) {
   val intermediateStreams: Set[String] = options.streams(ControlOptions.Intermediate, streams).collect { case (s, true) => s }.toSet
   val stopOnEndOfStream: Boolean = options(ControlOptions.StopOnEndOfStream)
   val hostAffinity: Boolean = options(LocalityStep.HostAffinity)
+  val startpointResolvers: Seq[CustomStartpointResolver] = StartpointResolver.customResolvers(options)
 }
 
 object SourceOptions {
@@ -77,7 +79,7 @@ object SourceOptions {
   /** Every option of the source, from every feature. */
   val Registry: OptionSet = new OptionSet("format(\"streamctl\")",
     Seq(Streams, MaxRecordsPerBatch, MetadataStorePath, StartingOffsets, FailOnDataLoss, PollTimeoutMs,
-      ControlOptions.StopOnEndOfStream, LocalityStep.HostAffinity) ++
+      ControlOptions.StopOnEndOfStream, LocalityStep.HostAffinity, StartpointResolver.Resolvers) ++
       GrouperConfig.Registry.specs ++ ChooserConfig.Registry.specs,
     Seq(ControlOptions.Intermediate) ++ GrouperConfig.Registry.streamProperties ++ ChooserConfig.Registry.streamProperties,
     GrouperConfig.Registry.userClasses ++ ChooserConfig.Registry.userClasses,

@@ -7,13 +7,19 @@ import streamctl.system.{SSP, SystemAdmin}
  * (one call per resolution, so a resolver can batch its own lookups). Offsets it returns
  * are range-checked like specific offsets.
  *
+ * A query applies custom startpoints of the kinds its option `startpoint.resolvers` names
+ * resolvers for (fully qualified class names, comma-separated, on the Spark classpath; each
+ * with a public constructor taking the query's options, as a `Map[String, String]` or a
+ * `java.util.Map`, or none). A custom startpoint of another kind stops the query from starting,
+ * naming it, and stays in the store.
+ *
  * {{{
- * object FromHeaderMark extends CustomStartpointResolver {
+ * class FromHeaderMark extends CustomStartpointResolver {
  *   val kind = "header-mark"
  *   def resolve(startpoints: Map[SSP, Startpoint.Custom], admin: SystemAdmin) =
  *     startpoints.map { case (ssp, c) => ssp -> lookUpMark(ssp, c.payload) }
  * }
- * new StartpointResolver(admin, Seq(FromHeaderMark))
+ * // .option("startpoint.resolvers", "com.acme.FromHeaderMark")
  * }}}
  */
 trait CustomStartpointResolver {

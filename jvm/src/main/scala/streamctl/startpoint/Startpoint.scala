@@ -11,14 +11,11 @@ import streamctl.StreamctlException
  *
  * {{{
  * val rewind = Startpoint.timestamp(System.currentTimeMillis() - 3600000L)
- * rewind.accept(visitor)
  * Startpoint.specific(-1) // StreamctlException: offset must be >= 0
  * }}}
  */
 sealed trait Startpoint extends Product with Serializable {
   def creationTimeMs: Long
-
-  def accept[R](visitor: StartpointVisitor[R]): R
 
   /** Short human form for tables and errors, e.g. `timestamp 2024-05-01T10:00:00Z`. */
   def describe: String
@@ -28,7 +25,6 @@ object Startpoint {
   /** Start at exactly this offset; it must lie in the partition's [oldest, upcoming]. */
   final case class Specific(offset: Long, creationTimeMs: Long) extends Startpoint {
     if (offset < 0) throw StreamctlException(s"Invalid specific startpoint: offset $offset is negative (offsets start at 0)")
-    override def accept[R](v: StartpointVisitor[R]): R = v.visitSpecific(this)
     override def describe: String = s"offset $offset"
   }
 
@@ -36,31 +32,28 @@ object Startpoint {
   final case class Timestamp(epochMs: Long, creationTimeMs: Long) extends Startpoint {
     if (epochMs < 0)
       throw StreamctlException(s"Invalid timestamp startpoint: $epochMs ms is negative (before 1970-01-01T00:00:00Z)")
-    override def accept[R](v: StartpointVisitor[R]): R = v.visitTimestamp(this)
     override def describe: String = s"timestamp ${Instant.ofEpochMilli(epochMs)}"
   }
 
   /** Start at the oldest message still on the broker. */
   final case class Oldest(creationTimeMs: Long) extends Startpoint {
-    override def accept[R](v: StartpointVisitor[R]): R = v.visitOldest(this)
     override def describe: String = "oldest"
   }
 
   /** Start after the last message: only messages written from now on are read. */
   final case class Upcoming(creationTimeMs: Long) extends Startpoint {
-    override def accept[R](v: StartpointVisitor[R]): R = v.visitUpcoming(this)
     override def describe: String = "upcoming"
   }
 
   /**
-   * A system-specific position, resolved by the [[CustomStartpointResolver]] registered
-   * for `kind`. `payload` is opaque to streamctl (often JSON) and stored verbatim.
+   * A system-specific position, resolved when the query starts by the
+   * [[CustomStartpointResolver]] of its `kind` (option `startpoint.resolvers` names them).
+   * `payload` is opaque to streamctl (often JSON) and stored verbatim.
    */
   final case class Custom(kind: String, payload: String, creationTimeMs: Long) extends Startpoint {
     if (kind == null || !KindPattern.matches(kind))
       throw StreamctlException(s"Invalid custom startpoint kind '$kind': use letters, digits, '.', '_' or '-'")
     if (payload == null) throw StreamctlException(s"Invalid custom startpoint of kind '$kind': payload is null")
-    override def accept[R](v: StartpointVisitor[R]): R = v.visitCustom(this)
     override def describe: String = s"custom $kind"
   }
 

@@ -16,7 +16,8 @@ import streamctl.system.{SSP, SystemAdmin}
  *
  * `admin` is optional: without it nothing is resolved (resolution happens when the query
  * restarts); with it, `set` first resolves what it writes, so an offset beyond the end or a
- * partition that does not exist fails now rather than at the query's next start.
+ * partition that does not exist fails now rather than at the query's next start. A custom
+ * startpoint is only resolved by the query (its resolvers are the query's option).
  *
  * {{{
  * val commands = new StartpointCommands(store, Some(kafkaAdmin), "/chk/q1/streamctl")
@@ -82,7 +83,12 @@ class StartpointCommands(store: MetadataStore, admin: Option[SystemAdmin], locat
   private def planned(stream: String, partition: java.lang.Integer, task: String, startpoint: Startpoint): (Seq[StartpointKey], Map[SSP, Resolution]) = {
     if (startpoint == null) throw StreamctlException("No startpoint given")
     val keys = keysFor(stream, partition, task)
-    (keys, admin.map(a => new StartpointResolver(a).resolve(keys.map(_.ssp -> startpoint).toMap)).getOrElse(Map.empty))
+    // A custom startpoint is resolved by the query's own resolvers (option startpoint.resolvers), when it starts.
+    val resolved = startpoint match {
+      case _: Startpoint.Custom => Map.empty[SSP, Resolution]
+      case _ => admin.map(a => new StartpointResolver(a).resolve(keys.map(_.ssp -> startpoint).toMap)).getOrElse(Map.empty)
+    }
+    (keys, resolved)
   }
 
   private def keysFor(stream: String, partition: java.lang.Integer, task: String): Seq[StartpointKey] = {

@@ -24,15 +24,14 @@ object StartpointJson {
   def write(startpoint: Startpoint): String = {
     val node = Json.obj()
     node.put("version", Version)
-    startpoint.accept(new StartpointVisitor[Unit] {
-      def visitSpecific(s: Specific): Unit = { node.put("type", "specific"); node.put("creationTime", s.creationTimeMs); node.put("offset", s.offset) }
-      def visitTimestamp(s: Timestamp): Unit = { node.put("type", "timestamp"); node.put("creationTime", s.creationTimeMs); node.put("timestamp", s.epochMs) }
-      def visitOldest(s: Oldest): Unit = { node.put("type", "oldest"); node.put("creationTime", s.creationTimeMs) }
-      def visitUpcoming(s: Upcoming): Unit = { node.put("type", "upcoming"); node.put("creationTime", s.creationTimeMs) }
-      def visitCustom(s: Custom): Unit = {
-        node.put("type", "custom"); node.put("creationTime", s.creationTimeMs); node.put("kind", s.kind); node.put("payload", s.payload)
-      }
-    })
+    node.put("type", typeName(startpoint))
+    node.put("creationTime", startpoint.creationTimeMs)
+    startpoint match {
+      case s: Specific => node.put("offset", s.offset)
+      case t: Timestamp => node.put("timestamp", t.epochMs)
+      case _: Oldest | _: Upcoming =>
+      case c: Custom => node.put("kind", c.kind).put("payload", c.payload)
+    }
     Json.write(node)
   }
 
@@ -58,6 +57,14 @@ object StartpointJson {
       // A field that parses but breaks a constructor rule (negative offset) is corruption too.
       case e: StreamctlException if !e.getMessage.contains(what) => throw StreamctlException(s"Corrupt startpoint in $what: ${e.getMessage}", e)
     }
+  }
+
+  private def typeName(startpoint: Startpoint): String = startpoint match {
+    case _: Specific => "specific"
+    case _: Timestamp => "timestamp"
+    case _: Oldest => "oldest"
+    case _: Upcoming => "upcoming"
+    case _: Custom => "custom"
   }
 
   private def long(node: JsonNode, name: String, what: String): Long = {

@@ -2,7 +2,8 @@ package streamctl.startpoint
 
 import scala.collection.mutable
 
-import streamctl.StreamctlException
+import streamctl.{StreamctlException, UserClass}
+import streamctl.config.{OptionSpec, Options}
 import streamctl.grouper.TaskName
 import streamctl.startpoint.Startpoint._
 import streamctl.system.{SSP, SystemAdmin}
@@ -19,7 +20,7 @@ import streamctl.system.{SSP, SystemAdmin}
  *  - oldest / upcoming: the partition's first / next offset;
  *  - specific (and custom results): must lie in [oldest, upcoming], else an error naming
  *    the SSP, the offset and the valid range;
- *  - custom: the [[CustomStartpointResolver]] registered for its kind, else an error.
+ *  - custom: the [[CustomStartpointResolver]] for its kind (option `startpoint.resolvers`), else an error.
  * Every problem found is reported in one error, so a user fixes them all in one go.
  *
  * {{{
@@ -58,7 +59,7 @@ class StartpointResolver(admin: SystemAdmin, customResolvers: Seq[CustomStartpoi
     if (startpoints.isEmpty) return Map.empty
     val problems = mutable.ArrayBuffer.empty[String]
 
-    // Plan: which lookups each SSP needs, collected by a visitor so a new type cannot be missed.
+    // Plan: which lookups each SSP needs (the match is over a sealed type: a new type cannot be missed).
     val needOldest = mutable.HashSet.empty[SSP]
     val needUpcoming = mutable.HashSet.empty[SSP]
     val timestamps = mutable.HashMap.empty[SSP, mutable.LinkedHashSet[Long]]
@@ -69,22 +70,22 @@ class StartpointResolver(admin: SystemAdmin, customResolvers: Seq[CustomStartpoi
       if (ssp.system != admin.system) {
         problems += s"${label(k)}: system '${ssp.system}' is not '${admin.system}', the system this resolver asks"
         unplannable += k
-      } else sp.accept(new StartpointVisitor[Unit] {
-        def visitSpecific(s: Specific): Unit = { needOldest += ssp; needUpcoming += ssp }
-        def visitTimestamp(s: Timestamp): Unit = { timestamps.getOrElseUpdate(ssp, mutable.LinkedHashSet.empty) += s.epochMs; needUpcoming += ssp }
-        def visitOldest(s: Oldest): Unit = needOldest += ssp
-        def visitUpcoming(s: Upcoming): Unit = needUpcoming += ssp
-        def visitCustom(s: Custom): Unit = {
-          if (!customByKind.contains(s.kind)) {
-            problems += s"${label(k)}: no resolver registered for custom startpoint kind '${s.kind}'" +
-              (if (customByKind.isEmpty) "" else s" (registered: ${customByKind.keys.toSeq.sorted.mkString(", ")})")
+      } else sp match {
+        case _: Specific => needOldest += ssp; needUpcoming += ssp
+        case t: Timestamp => timestamps.getOrElseUpdate(ssp, mutable.LinkedHashSet.empty) += t.epochMs; needUpcoming += ssp
+        case _: Oldest => needOldest += ssp
+        case _: Upcoming => needUpcoming += ssp
+        case c: Custom =>
+          if (!customByKind.contains(c.kind)) {
+            problems += s"${label(k)}: no resolver for custom startpoint kind '${c.kind}'" +
+              (if (customByKind.isEmpty) s"; name a class resolving it in option '${StartpointResolver.Resolvers.name}'"
+               else s" (resolvers for: ${customByKind.keys.toSeq.sorted.mkString(", ")})")
             unplannable += k
           } else {
-            customs.getOrElseUpdate(s.kind, mutable.HashMap.empty).getOrElseUpdate(ssp, mutable.LinkedHashSet.empty) += s
+            customs.getOrElseUpdate(c.kind, mutable.HashMap.empty).getOrElseUpdate(ssp, mutable.LinkedHashSet.empty) += c
             needOldest += ssp; needUpcoming += ssp
           }
-        }
-      })
+      }
     }
 
     // Timestamps first, upcoming offsets after: the end can only have grown in between, so
@@ -114,21 +115,21 @@ class StartpointResolver(admin: SystemAdmin, customResolvers: Seq[CustomStartpoi
     val out = Map.newBuilder[K, Resolution]
     startpoints.iterator.filterNot(e => unplannable.contains(e._1)).foreach { case (k, sp) =>
       val ssp = sspOf(k)
-      val resolved: Option[Resolution] = sp.accept(new StartpointVisitor[Option[Resolution]] {
-        def visitSpecific(s: Specific) = { inRange(k, ssp, s.offset, "offset"); Some(Resolution(ssp, s, s.offset, beyondData = false)) }
-        def visitTimestamp(s: Timestamp) = byTimestamp.get((ssp, s.epochMs)) match {
+      val resolved: Option[Resolution] = sp match {
+        case s: Specific => inRange(k, ssp, s.offset, "offset"); Some(Resolution(ssp, s, s.offset, beyondData = false))
+        case t: Timestamp => byTimestamp.get((ssp, t.epochMs)) match {
           case Some(o) =>
             val end = lookup(upcoming, ssp, k)
-            Some(Resolution(ssp, s, o, beyondData = end >= 0 && o >= end))
+            Some(Resolution(ssp, t, o, beyondData = end >= 0 && o >= end))
           case None => missing.getOrElseUpdate(ssp, label(k)); None
         }
-        def visitOldest(s: Oldest) = Some(Resolution(ssp, s, lookup(oldest, ssp, k), beyondData = false))
-        def visitUpcoming(s: Upcoming) = Some(Resolution(ssp, s, lookup(upcoming, ssp, k), beyondData = false))
-        def visitCustom(s: Custom) = byCustom(s.kind).get((ssp, s)) match {
-          case Some(o) => inRange(k, ssp, o, s"custom startpoint '${s.kind}' resolved to offset"); Some(Resolution(ssp, s, o, beyondData = false))
-          case None    => problems += s"${label(k)}: the resolver of custom startpoint kind '${s.kind}' returned no offset"; None
+        case o: Oldest => Some(Resolution(ssp, o, lookup(oldest, ssp, k), beyondData = false))
+        case u: Upcoming => Some(Resolution(ssp, u, lookup(upcoming, ssp, k), beyondData = false))
+        case c: Custom => byCustom(c.kind).get((ssp, c)) match {
+          case Some(o) => inRange(k, ssp, o, s"custom startpoint '${c.kind}' resolved to offset"); Some(Resolution(ssp, c, o, beyondData = false))
+          case None => problems += s"${label(k)}: the resolver of custom startpoint kind '${c.kind}' returned no offset"; None
         }
-      })
+      }
       resolved.foreach(r => out += k -> r)
     }
     missing.foreach { case (ssp, who) => problems += s"$who: ${whyNoOffsets(ssp)}" }
@@ -178,4 +179,12 @@ class StartpointResolver(admin: SystemAdmin, customResolvers: Seq[CustomStartpoi
 object StartpointResolver {
   /** Errors list this many problems, then a count: enough to see a pattern, not a wall. */
   private val MaxListed = 20
+
+  val Resolvers: OptionSpec[Seq[String]] = OptionSpec.classNames("startpoint.resolvers",
+    "CustomStartpointResolver classes, comma-separated: the custom startpoint kinds this query can apply")
+
+  /** The resolvers option `startpoint.resolvers` names, made with the query's options (a bad class fails the query's start). */
+  def customResolvers(options: Options): Seq[CustomStartpointResolver] =
+    options.get(Resolvers).getOrElse(Nil).map(c =>
+      UserClass.instantiate(Resolvers.name, c, classOf[CustomStartpointResolver], options.canonical))
 }

@@ -35,8 +35,8 @@ import streamctl.system.{SSP, SystemAdmin}
  * step.committed(end)                       // in commit(end)
  * }}}
  */
-final class StartpointStep(store: () => MetadataStore, admin: SystemAdmin, streams: Seq[String], storeLocation: String)
-    extends PlanningStep {
+final class StartpointStep(store: () => MetadataStore, admin: SystemAdmin, streams: Seq[String], storeLocation: String,
+                           customResolvers: Seq[CustomStartpointResolver] = Nil) extends PlanningStep {
   import StartpointStep._
 
   private var firstPlanningDone = false
@@ -57,7 +57,7 @@ final class StartpointStep(store: () => MetadataStore, admin: SystemAdmin, strea
     val fanOut = explained("cannot be read")(manager.planFanOut(grouping))
     // Resolved before fan-out writes anything, so a refused startpoint leaves the store exactly as
     // the user wrote it, and the error names the key they wrote.
-    val resolved = explained("cannot be resolved")(new StartpointResolver(admin).resolveForTasks(
+    val resolved = explained("cannot be resolved")(new StartpointResolver(admin, customResolvers).resolveForTasks(
       fanOut.result.startpoints, k => s"key '${fanOut.origin(k).storeKey}'"))
     explained("cannot be written")(manager.applyFanOut(fanOut))
     firstPlanningDone = true

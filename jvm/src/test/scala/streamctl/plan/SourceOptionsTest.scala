@@ -105,4 +105,11 @@ class SourceOptionsTest {
     val e = assertThrows(classOf[StreamctlException], () => options("job.name" -> "nightly"))
     assertTrue(e.getMessage.startsWith("Unknown option 'job.name'"), e.getMessage)
   }
+
+  @Test def startpointResolversAreMadeWhenTheSourceIs(): Unit = {
+    val example = "streamctl.testing.examples.RewindResolver"
+    assertEquals(Seq("rewind"), options("startpoint.resolvers" -> example).startpointResolvers.map(_.kind))
+    val e = assertThrows(classOf[StreamctlException], () => options("startpoint.resolvers" -> s"$example,com.example.Nope"))
+    assertTrue(e.getMessage.contains("Option startpoint.resolvers: class 'com.example.Nope'"), e.getMessage)
+  }
 }

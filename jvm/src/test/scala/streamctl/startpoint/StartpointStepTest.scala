@@ -8,7 +8,7 @@ import streamctl.grouper.TaskName
 import streamctl.metadata.{InMemoryMetadataStore, StoreLayout}
 import streamctl.plan.{BatchPlan, PlanningContext, SourcePosition}
 import streamctl.startpoint.Startpoint._
-import streamctl.system.SSP
+import streamctl.system.{SSP, SystemAdmin}
 
 /**
  * The planning step against an in-memory store and a fake Kafka. A broadcast SSP (read by
@@ -130,5 +130,28 @@ class StartpointStepTest {
     assertEquals(end.state.startpoints, again.state.startpoints)
     assertTrue(again.state.startpoints.applied((rates, t1)).beyondData)
     assertTrue(end.json.contains("\"endOfPartition\":true"), end.json)
+  }
+
+  @Test def aCustomStartpointAppliesThroughTheQuerysResolverForItsKind(): Unit = {
+    val fromEnd = new CustomStartpointResolver {
+      override val kind = "from-end"
+      override def resolve(startpoints: Map[SSP, Custom], admin: SystemAdmin): Map[SSP, Long] = {
+        val ends = admin.upcomingOffsets(startpoints.keySet)
+        startpoints.map { case (ssp, c) => ssp -> (ends(ssp) - c.payload.toLong) }
+      }
+    }
+    manager.write(orders0, Custom("from-end", "3", 1))
+    val end = endOf(new StartpointStep(() => store, admin, Seq("orders", "rates"), "mem://store", Seq(fromEnd))(
+      BatchPlan(previous), PlanningContext()))
+    assertEquals(Map(t0 -> Map(orders0 -> 9L)), end.starts, "orders-0 ends at 12")
+    assertEquals(Custom("from-end", "3", 1), end.state.startpoints.applied((orders0, t0)).startpoint)
+  }
+
+  @Test def aCustomStartpointWithoutAResolverStopsTheStartNamingTheOption(): Unit = {
+    manager.write(orders0, Custom("from-end", "3", 1))
+    val m = assertThrows(classOf[StreamctlException], () => step()(BatchPlan(previous), PlanningContext())).getMessage
+    assertTrue(m.contains("no resolver for custom startpoint kind 'from-end'; name a class resolving it in option " +
+      "'startpoint.resolvers'"), m)
+    assertEquals(Some(Custom("from-end", "3", 1)), manager.read(orders0), "left in the store as written")
   }
 }

@@ -29,19 +29,6 @@ class StartpointTest {
     assertTrue(sp.creationTimeMs >= before && sp.creationTimeMs <= System.currentTimeMillis())
   }
 
-  @Test def visitorDispatchesOnType(): Unit = {
-    val name = new StartpointVisitor[String] {
-      def visitSpecific(s: Specific) = s"specific ${s.offset}"
-      def visitTimestamp(s: Timestamp) = s"timestamp ${s.epochMs}"
-      def visitOldest(s: Oldest) = "oldest"
-      def visitUpcoming(s: Upcoming) = "upcoming"
-      def visitCustom(s: Custom) = s"custom ${s.kind}"
-    }
-    assertEquals(
-      Seq("specific 4", "timestamp 9", "oldest", "upcoming", "custom k"),
-      Seq(Specific(4, 0), Timestamp(9, 0), Oldest(0), Upcoming(0), Custom("k", "", 0)).map(_.accept(name)))
-  }
-
   @Test def describeIsReadable(): Unit = {
     assertEquals("timestamp 2024-05-01T10:00:00Z", Timestamp(1714557600000L, 0).describe)
     assertEquals("offset 7", Specific(7, 0).describe)
