@@ -81,7 +81,7 @@ object ControlBench {
         var s = start; var i = 0; var acc = 0L
         while (i < n) {
           val m = decoded(i & 4095)
-          val step = s(WatermarkMessage(m.taskName, producers, m.timestamp + i), ssp, i)
+          val step = s(WatermarkMessage(m.producer, producers, m.timestamp + i), ssp, i)
           s = step.state
           if (step.watermarkAdvanced) acc += 1
           i += 1
@@ -90,7 +90,7 @@ object ControlBench {
       }
       report(s"decodeControl (JSON), watermark, producer names of $producers", controls) { n =>
         var i = 0; var acc = 0L
-        while (i < n) { acc += IntermediateMessage.decodeControl(ssp, i, encoded(i & 4095)).taskCount; i += 1 }
+        while (i < n) { acc += IntermediateMessage.decodeControl(ssp, i, encoded(i & 4095)).producerCount; i += 1 }
         acc
       }
       for (ssps <- Seq(1, 16)) {
@@ -123,9 +123,9 @@ object ControlBench {
   }
 
   /** The control decoding of a task reading `ssps` (of stream `mid`), from `start`. */
-  private def readerOf(ssps: Seq[SSP], start: ControlStates.States): TaskControlReader =
+  private def readerOf(ssps: Seq[SSP], start: SspControlStates.States): TaskControlReader =
     TaskControlReader("Partition 0", ssps.map(SspRange(_, 0L, Long.MaxValue)),
-      Some(TaskControl(1, ControlStates.write(start), WatermarkSummary.empty)), Set("mid")).get
+      Some(TaskControl(1, SspControlStates.write(start), WatermarkSummary.empty)), Set("mid")).get
 
   /** Prints and returns the median ns per op. */
   private def report(name: String, ops: Int)(body: Int => Long): Double = {

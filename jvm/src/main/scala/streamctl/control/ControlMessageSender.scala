@@ -46,15 +46,14 @@ final class ControlMessageSender(
   private var closed = false
   private var nextCheck: Option[ScheduledFuture[_]] = None
 
-  private lazy val control = new ProducerControl(ControlMessages.forProducer(producerName(), producerCount),
+  private lazy val control = new ProducerControl(ControlEncoder.forProducer(producerName(), producerCount),
     idleTimeoutMs, startMs, wire)
 
   private object wire extends ProducerControl.Wire {
     override def partitions(): Int = {
       if (admin == null) admin = KafkaSystemAdmin(kafka)
-      admin.partitionCounts(Set(stream)).getOrElse(stream, throw StreamctlException(
-        s"Stream '$stream' does not exist on Kafka at ${kafka.bootstrapServers}: control messages of producer " +
-          s"'${control.messages.taskName}' cannot be sent"))
+      admin.partitionCountOf(stream, s"at ${kafka.bootstrapServers}: control messages of producer " +
+        s"'${control.messages.producer}' cannot be sent")
     }
 
     override def send(value: Array[Byte], partitions: Range, what: String): Unit = {
@@ -69,7 +68,7 @@ final class ControlMessageSender(
           try future.get(kafka.deliveryTimeoutMs, TimeUnit.MILLISECONDS)
           catch {
             case e: Exception => throw kafka.sendFailed(
-              s"sending $what of producer '${control.messages.taskName}' to stream '$stream' partition $p", Option(e.getCause).getOrElse(e))
+              s"sending $what of producer '${control.messages.producer}' to stream '$stream' partition $p", Option(e.getCause).getOrElse(e))
           }
         }
         failed = false
@@ -107,7 +106,7 @@ final class ControlMessageSender(
     closed = true
   }
 
-  override def producer: String = control.messages.taskName
+  override def producer: String = control.messages.producer
 
   override def target: (String, String) = (kafka.bootstrapServers, stream)
 

@@ -3,7 +3,7 @@ package streamctl.control
 import com.fasterxml.jackson.databind.JsonNode
 
 import streamctl.{Json, StreamctlException}
-import streamctl.control.ControlStates.States
+import streamctl.control.SspControlStates.States
 import streamctl.plan.StateCodec
 
 /**
@@ -28,14 +28,14 @@ object ControlOffset {
     def write(c: ControlOffset): JsonNode = {
       val node = Json.obj()
       node.put("seq", c.seq)
-      node.set[JsonNode]("ssps", ControlStates.toJson(c.states))
+      node.set[JsonNode]("ssps", SspControlStates.toJson(c.states))
       node
     }
 
     def read(node: JsonNode, what: String): ControlOffset = {
       val seq = Json.field(node, "seq", what)
       if (!seq.canConvertToLong || seq.asLong < 0) throw StreamctlException(s"Bad 'seq' in $what: $seq")
-      ControlOffset(seq.asLong, ControlStates.fromJson(Json.field(node, "ssps", what), what))
+      ControlOffset(seq.asLong, SspControlStates.fromJson(Json.field(node, "ssps", what), what))
     }
   }
 }

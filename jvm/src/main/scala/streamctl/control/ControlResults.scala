@@ -1,7 +1,7 @@
 package streamctl.control
 
 import streamctl.StreamctlException
-import streamctl.control.ControlStates.States
+import streamctl.control.SspControlStates.States
 import streamctl.metadata.{MetadataStore, StoreLayout}
 
 /**
@@ -23,7 +23,7 @@ import streamctl.metadata.{MetadataStore, StoreLayout}
 final class ControlResults(store: MetadataStore, val namespace: String) {
 
   def put(seq: Long, task: String, states: States): Unit =
-    store.put(namespace, ControlResults.key(seq, task), ControlStates.write(states))
+    store.put(namespace, ControlResults.key(seq, task), SspControlStates.write(states))
 
   /** Every task result recorded for batch `seq`, by task name. */
   def load(seq: Long): Seq[(String, States)] = {
@@ -32,7 +32,7 @@ final class ControlResults(store: MetadataStore, val namespace: String) {
       val what = s"control results of batch $seq task '${key.substring(prefix.length)}' " +
         s"(metadata store $store, namespace '$namespace')"
       val text = store.get(namespace, key).getOrElse(throw StreamctlException(s"Missing $what"))
-      key.substring(prefix.length) -> ControlStates.parse(text, what)
+      key.substring(prefix.length) -> SspControlStates.parse(text, what)
     }
   }
 

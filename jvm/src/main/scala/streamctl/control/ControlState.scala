@@ -16,17 +16,17 @@ import streamctl.system.SSP
  * exactly after a crash.
  *
  * Rules (DESIGN.md, "Reconciliation"; the only place they are implemented):
- *  - `taskCount` is fixed by the first control message; any other count later, from
+ *  - `producerCount` is fixed by the first control message; any other count later, from
  *    the same producer or another, is an error: counting towards a moving target
  *    would declare end-of-stream too early or never.
- *  - End-of-stream when every one of `taskCount` producers sent end-of-stream.
+ *  - End-of-stream when every one of `producerCount` producers sent end-of-stream.
  *  - Each producer's watermark only moves forward; an older one is ignored, not an error
  *    (a producer replaying a batch resends older watermarks).
  *  - A producer is idle from its idle message until its next active or watermark
  *    message (data messages carry no producer name, so a producer announces its return
  *    before its data). Idle and active messages carry the producer's watermark when it
  *    has one, which counts like a watermark message.
- *  - The SSP watermark is defined once all `taskCount` producers have reported (by a
+ *  - The SSP watermark is defined once all `producerCount` producers have reported (by a
  *    watermark, an idle message or end-of-stream). It is the minimum over the active
  *    producers: neither a producer that ended (it sends nothing more) nor an idle one
  *    holds it back. With no active producer left it is the highest watermark reported
@@ -57,7 +57,7 @@ import streamctl.system.SSP
  */
 final class ControlState private (
     /** Producer task count announced by the control messages; 0 until the first one. */
-    val taskCount: Int,
+    val producerCount: Int,
     val endOfStreamProducers: SortedSet[String],
     /** Latest watermark per producer, epoch ms. */
     val producerWatermarks: SortedMap[String, Long],
@@ -72,7 +72,7 @@ final class ControlState private (
   /** Distinct producers heard from (by watermark, idle message or end-of-stream). */
   val producers: Int = known.size
 
-  def isEndOfStream: Boolean = taskCount > 0 && endOfStreamProducers.size == taskCount
+  def isEndOfStream: Boolean = producerCount > 0 && endOfStreamProducers.size == producerCount
 
   private def isIdleProducer(p: String): Boolean =
     !endOfStreamProducers.contains(p) && idleAt.get(p).exists(i => activeAt.get(p).forall(_ < i))
@@ -85,7 +85,7 @@ final class ControlState private (
   def idleProducers: SortedSet[String] = known.filter(isIdleProducer)
 
   private val reconciled: Option[Long] =
-    if (taskCount == 0 || producers < taskCount) None
+    if (producerCount == 0 || producers < producerCount) None
     else if (activeProducers.nonEmpty) {
       // A producer known only from an idle message that came back without a watermark has none yet.
       if (activeProducers.forall(producerWatermarks.contains)) Some(activeProducers.iterator.map(producerWatermarks).min)
@@ -99,7 +99,7 @@ final class ControlState private (
   val watermark: Option[Long] = floor.orElse(reconciled)
 
   /** Every producer reported and none is active, yet not every one ended: nothing is on its way for now. */
-  def isIdle: Boolean = taskCount > 0 && producers >= taskCount && !isEndOfStream && activeProducers.isEmpty
+  def isIdle: Boolean = producerCount > 0 && producers >= producerCount && !isEndOfStream && activeProducers.isEmpty
 
   def endOfStreamCount: Int = endOfStreamProducers.size
   def watermarkCount: Int = producerWatermarks.size
@@ -109,15 +109,15 @@ final class ControlState private (
    * SSP watermark advanced, which is when a new watermark is to be emitted.
    */
   def apply(message: ControlMessage, ssp: SSP, offset: Long): ControlState.Applied = {
-    val producer = message.taskName
-    if (taskCount != 0 && message.taskCount != taskCount)
+    val producer = message.producer
+    if (producerCount != 0 && message.producerCount != producerCount)
       throw ControlErrors.at(ssp, offset,
-        s"producer '$producer' says taskCount ${message.taskCount}, but earlier control messages on this partition " +
-          s"said $taskCount; the upstream query changed its parallelism without starting a new intermediate stream " +
+        s"producer '$producer' says taskCount ${message.producerCount}, but earlier control messages on this partition " +
+          s"said $producerCount; the upstream query changed its parallelism without starting a new intermediate stream " +
           "(or two queries write to it)")
-    if (!known.contains(producer) && producers >= message.taskCount)
+    if (!known.contains(producer) && producers >= message.producerCount)
       throw ControlErrors.at(ssp, offset,
-        s"control message from producer '$producer', but all ${message.taskCount} producers are already known " +
+        s"control message from producer '$producer', but all ${message.producerCount} producers are already known " +
           s"(${known.mkString(", ")}); more producer names than taskCount")
 
     val ended = endOfStreamProducers.contains(producer)
@@ -130,7 +130,7 @@ final class ControlState private (
     def next(eos: SortedSet[String] = endOfStreamProducers, wm: SortedMap[String, Long] = producerWatermarks,
              idle: SortedMap[String, Long] = idleAt, active: SortedMap[String, Long] = activeAt): ControlState =
       if ((eos eq endOfStreamProducers) && (wm eq producerWatermarks) && (idle eq idleAt) && (active eq activeAt)) this
-      else new ControlState(message.taskCount, eos, wm, idle, active, watermark)
+      else new ControlState(message.producerCount, eos, wm, idle, active, watermark)
 
     val after = message match {
       case _ if ended => this // a replayed end-of-stream, or anything after it
@@ -150,7 +150,7 @@ final class ControlState private (
   def checkData(ssp: SSP, offset: Long): Unit =
     if (isEndOfStream)
       throw ControlErrors.at(ssp, offset,
-        s"data message after end-of-stream: all $taskCount producers (${endOfStreamProducers.mkString(", ")}) " +
+        s"data message after end-of-stream: all $producerCount producers (${endOfStreamProducers.mkString(", ")}) " +
           "sent end-of-stream earlier on this partition, so a producer wrote after its end-of-stream " +
           "(an upstream batch replayed without transactions, or a second query writing to the stream?)")
 
@@ -164,11 +164,11 @@ final class ControlState private (
    * below either input's.
    */
   def merge(other: ControlState, ssp: SSP): ControlState = {
-    if (taskCount != 0 && other.taskCount != 0 && taskCount != other.taskCount)
+    if (producerCount != 0 && other.producerCount != 0 && producerCount != other.producerCount)
       throw StreamctlException(
         s"Intermediate ${ControlErrors.where(ssp)}: control states to combine disagree on taskCount " +
-          s"($taskCount vs ${other.taskCount})")
-    val count = math.max(taskCount, other.taskCount)
+          s"($producerCount vs ${other.producerCount})")
+    val count = math.max(producerCount, other.producerCount)
     val merged = new ControlState(count, endOfStreamProducers ++ other.endOfStreamProducers,
       ControlState.maxByKey(producerWatermarks, other.producerWatermarks), ControlState.maxByKey(idleAt, other.idleAt),
       ControlState.maxByKey(activeAt, other.activeAt), (watermark ++ other.watermark).maxOption)
@@ -182,7 +182,7 @@ final class ControlState private (
   /** Compact JSON: `{"n":3,"eos":["p0"],"wm":{"p1":10}}` plus `idle`, `active` and `floor` once a producer was idle. */
   def toJson: ObjectNode = {
     val node = Json.obj()
-    if (taskCount != 0) node.put("n", taskCount)
+    if (producerCount != 0) node.put("n", producerCount)
     if (endOfStreamProducers.nonEmpty) {
       val eos = node.putArray("eos")
       endOfStreamProducers.foreach(p => eos.add(p))
@@ -203,15 +203,15 @@ final class ControlState private (
 
   override def equals(other: Any): Boolean = other match {
     case o: ControlState =>
-      taskCount == o.taskCount && endOfStreamProducers == o.endOfStreamProducers &&
+      producerCount == o.producerCount && endOfStreamProducers == o.endOfStreamProducers &&
         producerWatermarks == o.producerWatermarks && idleAt == o.idleAt && activeAt == o.activeAt && floor == o.floor
     case _ => false
   }
 
-  override def hashCode: Int = (taskCount, endOfStreamProducers, producerWatermarks, idleAt, activeAt, floor).##
+  override def hashCode: Int = (producerCount, endOfStreamProducers, producerWatermarks, idleAt, activeAt, floor).##
 
   override def toString: String =
-    s"ControlState(taskCount=$taskCount, eos=${endOfStreamProducers.mkString("[", ",", "]")}, " +
+    s"ControlState(producerCount=$producerCount, eos=${endOfStreamProducers.mkString("[", ",", "]")}, " +
       s"watermarks=${producerWatermarks.mkString("{", ",", "}")}, idle=${idleProducers.mkString("[", ",", "]")}, " +
       s"watermark=${watermark.getOrElse("none")})"
 }

@@ -1,7 +1,7 @@
 package streamctl.control
 
 import streamctl.Json
-import streamctl.control.ControlStates.States
+import streamctl.control.SspControlStates.States
 import streamctl.grouper.TaskName
 import streamctl.metadata.MetadataStore
 import streamctl.plan.{BatchPlan, PlanningContext, PlanningStep, SourcePosition}
@@ -95,7 +95,7 @@ final class ControlStep(
       val ctl = end.state.control.getOrElse(ControlOffset.initial)
       val others = WatermarkSummary.of(end.ssps.iterator.filter(s => isIntermediate(s) && !own.contains(s))
         .map(ctl.states.getOrElse(_, ControlState.empty)).toSeq)
-      Some(TaskControl(ctl.seq, ControlStates.write(TaskControl.startOf(ctl.states, own)), others))
+      Some(TaskControl(ctl.seq, SspControlStates.write(TaskControl.startOf(ctl.states, own)), others))
     }
   }
 
@@ -128,7 +128,7 @@ final class ControlStep(
     consumed.ssps.filter(isIntermediate).toSeq.sorted.foreach { ssp =>
       val s = states.getOrElse(ssp, ControlState.empty)
       val n = perSsp.putObject(ssp.toString)
-      n.put("taskCount", s.taskCount)
+      n.put("taskCount", s.producerCount)
       n.put("producers", s.producers)
       n.put("endOfStream", s.endOfStreamCount)
       n.put("idle", s.idleProducers.size)
@@ -148,7 +148,7 @@ final class ControlStep(
   private def statesAfter(ctl: ControlOffset): States = fresh match {
     case Some((seq, states)) if seq == ctl.seq => states
     case _ =>
-      val merged = ControlStates.merge(ctl.states +: results.load(ctl.seq).map(_._2))
+      val merged = SspControlStates.merge(ctl.states +: results.load(ctl.seq).map(_._2))
       fresh = Some(ctl.seq -> merged)
       merged
   }
@@ -158,7 +158,7 @@ final class ControlStep(
 
   /** Every SSP of the source is intermediate and at end-of-stream: nothing more can come. */
   private def allEndOfStream(states: States, ssps: Set[SSP]): Boolean =
-    ControlStates.allEndOfStream(ssps, s => if (isIntermediate(s)) states.get(s) else None)
+    SspControlStates.allEndOfStream(ssps, s => if (isIntermediate(s)) states.get(s) else None)
 
   private def endedByTarget(next: SourcePosition, target: Option[Map[SSP, Long]]): Option[InputsEnded] =
     target.filter(t => next.minPositions.forall { case (s, o) => t.get(s).forall(o >= _) }).map(_ => InputsEnded.AvailableNow)

@@ -59,24 +59,24 @@ object IntermediateMessage {
     out
   }
 
-  def watermark(taskName: String, taskCount: Int, timestamp: Long): Array[Byte] =
-    encode(WatermarkMessage(taskName, taskCount, timestamp))
+  def watermark(producer: String, producerCount: Int, timestamp: Long): Array[Byte] =
+    encode(WatermarkMessage(producer, producerCount, timestamp))
 
-  def endOfStream(taskName: String, taskCount: Int): Array[Byte] =
-    encode(EndOfStreamMessage(taskName, taskCount))
+  def endOfStream(producer: String, producerCount: Int): Array[Byte] =
+    encode(EndOfStreamMessage(producer, producerCount))
 
-  def idle(taskName: String, taskCount: Int, watermark: Option[Long]): Array[Byte] =
-    encode(IdleMessage(taskName, taskCount, watermark))
+  def idle(producer: String, producerCount: Int, watermark: Option[Long]): Array[Byte] =
+    encode(IdleMessage(producer, producerCount, watermark))
 
-  def active(taskName: String, taskCount: Int, watermark: Option[Long]): Array[Byte] =
-    encode(ActiveMessage(taskName, taskCount, watermark))
+  def active(producer: String, producerCount: Int, watermark: Option[Long]): Array[Byte] =
+    encode(ActiveMessage(producer, producerCount, watermark))
 
   def encode(message: ControlMessage): Array[Byte] = {
-    checkProducer(message.taskName, message.taskCount)
+    checkProducer(message.producer, message.producerCount)
     val node = Json.obj()
     node.put("version", Version)
-    node.put("taskName", message.taskName)
-    node.put("taskCount", message.taskCount)
+    node.put("taskName", message.producer)
+    node.put("taskCount", message.producerCount)
     val typeByte = message match {
       case w: WatermarkMessage =>
         node.put("timestamp", w.timestamp)
@@ -95,11 +95,11 @@ object IntermediateMessage {
     out.toByteArray
   }
 
-  private[control] def checkProducer(taskName: String, taskCount: Int): Unit = {
-    if (taskName == null || taskName.isEmpty)
-      throw StreamctlException("A control message needs a non-empty producer task name")
-    if (taskCount < 1)
-      throw StreamctlException(s"Producer '$taskName': taskCount must be at least 1, got $taskCount")
+  private[control] def checkProducer(producer: String, producerCount: Int): Unit = {
+    if (producer == null || producer.isEmpty)
+      throw StreamctlException("A control message needs a non-empty producer name")
+    if (producerCount < 1)
+      throw StreamctlException(s"Producer '$producer': taskCount must be at least 1, got $producerCount")
   }
 
   // ---------------------------------------------------------------- decoding
@@ -147,12 +147,12 @@ object IntermediateMessage {
       throw bad(s"has version $version, newer than the version $Version this reader supports; upgrade streamctl in the consuming query")
     if (version < 1) throw bad(s"has invalid version $version")
 
-    val taskName = node.get("taskName") match {
+    val producer = node.get("taskName") match {
       case n if n != null && n.isTextual && !n.asText.isEmpty => n.asText
       case _ => throw bad("needs a non-empty string 'taskName'")
     }
-    val taskCount = intField(node, "taskCount", bad)
-    if (taskCount < 1) throw bad(s"has taskCount $taskCount, must be at least 1")
+    val producerCount = intField(node, "taskCount", bad)
+    if (producerCount < 1) throw bad(s"has taskCount $producerCount, must be at least 1")
 
     val timestamp = Option(node.get("timestamp")).map { ts =>
       if (!ts.isIntegralNumber || !ts.canConvertToLong) throw bad("has a 'timestamp' that is not an integer (epoch ms)")
@@ -160,10 +160,10 @@ object IntermediateMessage {
     }
     t match {
       case WatermarkType =>
-        WatermarkMessage(taskName, taskCount, timestamp.getOrElse(throw bad("needs an integer 'timestamp' (epoch ms)")))
-      case EndOfStreamType => EndOfStreamMessage(taskName, taskCount)
-      case IdleType => IdleMessage(taskName, taskCount, timestamp)
-      case _ => ActiveMessage(taskName, taskCount, timestamp)
+        WatermarkMessage(producer, producerCount, timestamp.getOrElse(throw bad("needs an integer 'timestamp' (epoch ms)")))
+      case EndOfStreamType => EndOfStreamMessage(producer, producerCount)
+      case IdleType => IdleMessage(producer, producerCount, timestamp)
+      case _ => ActiveMessage(producer, producerCount, timestamp)
     }
   }
 

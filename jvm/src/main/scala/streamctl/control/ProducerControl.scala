@@ -29,7 +29,7 @@ package streamctl.control
  * that follows it.
  *
  * {{{
- * val control = new ProducerControl(ControlMessages.forProducer("by_user", 1), idleTimeoutMs = Some(60000), startMs = now, wire)
+ * val control = new ProducerControl(ControlEncoder.forProducer("by_user", 1), idleTimeoutMs = Some(60000), startMs = now, wire)
  * control.batchStarted()                                            // before the writers run
  * control.batchCommitted(now, wroteData = true, watermark = Some(w)) // after they committed
  * control.tick(now)                                                 // at control.nextCheckMs
@@ -37,7 +37,7 @@ package streamctl.control
  * }}}
  */
 final class ProducerControl(
-    val messages: ControlMessages,
+    val messages: ControlEncoder,
     val idleTimeoutMs: Option[Long],
     startMs: Long,
     wire: ProducerControl.Wire) {
@@ -141,7 +141,7 @@ final class ProducerControl(
       }
   }
 
-  override def toString: String = s"ProducerControl(${messages.taskName} of ${messages.taskCount})"
+  override def toString: String = s"ProducerControl(${messages.producer} of ${messages.producerCount})"
 }
 
 object ProducerControl {

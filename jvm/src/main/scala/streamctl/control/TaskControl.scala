@@ -1,6 +1,6 @@
 package streamctl.control
 
-import streamctl.control.ControlStates.States
+import streamctl.control.SspControlStates.States
 import streamctl.system.SSP
 
 /**
@@ -11,12 +11,12 @@ import streamctl.system.SSP
  * states travel as JSON because [[ControlState]] is a plain value class.
  *
  * {{{
- * val tc = TaskControl(seq = 7, ControlStates.write(myStates), others)
+ * val tc = TaskControl(seq = 7, SspControlStates.write(myStates), others)
  * tc.startStates                         // on the executor
  * }}}
  */
 final case class TaskControl(seq: Long, startJson: String, others: WatermarkSummary) {
-  @transient lazy val startStates: States = ControlStates.parse(startJson, s"control start state of batch $seq")
+  @transient lazy val startStates: States = SspControlStates.parse(startJson, s"control start state of batch $seq")
 }
 
 object TaskControl {

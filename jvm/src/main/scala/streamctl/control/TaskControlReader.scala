@@ -1,7 +1,7 @@
 package streamctl.control
 
 import streamctl.StreamctlException
-import streamctl.control.ControlStates.States
+import streamctl.control.SspControlStates.States
 import streamctl.system.{Envelope, EnvelopeDecoder, SSP, SspRange}
 
 /**

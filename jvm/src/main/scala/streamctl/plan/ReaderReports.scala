@@ -9,7 +9,7 @@ final case class ReaderRun(task: String, executorId: String, consumerReused: Boo
  * What the readers of a source told the driver about the batches they read: where each task ran
  * (for host affinity's metrics) and the records they found gone and skipped (for the data loss
  * totals). In Spark, an accumulator (`spark.ReaderAccumulator`): a reader's reports arrive when
- * its Spark task succeeds, so the driver reads a batch's reports once it has run.
+ * its reader attempt succeeds, so the driver reads a batch's reports once it has run.
  *
  * {{{
  * reports.clear()     // as a new batch is planned

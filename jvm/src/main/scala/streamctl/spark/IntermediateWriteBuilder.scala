@@ -24,8 +24,8 @@ final class IntermediateWriteBuilder(info: LogicalWriteInfo) extends WriteBuilde
   override def build(): Write = new Write {
     private lazy val factory = {
       val admin = KafkaSystemAdmin(options.kafka)
-      val partitions = try admin.partitionCounts(Set(options.stream)) finally admin.close()
-      IntermediateWriterFactory(options.kafka, options.stream, partitions(options.stream), layout)
+      val partitions = try admin.partitionCountOf(options.stream, "option 'stream' of the sink") finally admin.close()
+      IntermediateWriterFactory(options.kafka, options.stream, partitions, layout)
     }
 
     // Control messages of the query go out from the driver, through its QueryControl: an active

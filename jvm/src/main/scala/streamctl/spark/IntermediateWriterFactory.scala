@@ -13,9 +13,9 @@ import streamctl.system.{KafkaParams, ProducerPool}
 final case class IntermediateWriterFactory(kafka: KafkaParams, stream: String, partitions: Int, layout: RowLayout)
   extends DataWriterFactory with StreamingDataWriterFactory {
 
-  override def createWriter(partitionId: Int, taskId: Long): DataWriter[InternalRow] = new IntermediateDataWriter(this)
+  override def createWriter(writerPartition: Int, attemptId: Long): DataWriter[InternalRow] = new IntermediateDataWriter(this)
 
-  override def createWriter(partitionId: Int, taskId: Long, epochId: Long): DataWriter[InternalRow] = new IntermediateDataWriter(this)
+  override def createWriter(writerPartition: Int, attemptId: Long, epochId: Long): DataWriter[InternalRow] = new IntermediateDataWriter(this)
 }
 
 /** How many records one writer partition wrote: the query's control hears whether a batch wrote any. */

@@ -10,8 +10,8 @@ import streamctl.system.SkippedRange
 
 /**
  * Carries the readers' reports ([[ReaderRun]]s and [[SkippedRange]]s) back to the driver with a
- * Spark accumulator: the public way for Spark tasks to report facts to the driver. Spark merges
- * a task's additions when it succeeds (failed attempts are dropped), before the batch ends.
+ * Spark accumulator: the public way for code on executors to report facts to the driver. Spark merges
+ * a reader attempt's additions when it succeeds (failed attempts are dropped), before the batch ends.
  *
  * {{{
  * val reports = ReaderAccumulator.register(spark.sparkContext) // on the driver; ships inside the reader factory

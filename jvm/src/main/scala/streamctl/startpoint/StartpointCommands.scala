@@ -96,7 +96,7 @@ class StartpointCommands(store: MetadataStore, admin: Option[SystemAdmin], locat
     if (task != null && task.isEmpty) throw StreamctlException(s"Empty task name for stream '$stream': omit it for every task reading the partition")
     val partitions = admin match {
       case Some(a) =>
-        val count = a.partitionCounts(Set(stream)).getOrElse(stream, throw StreamctlException(s"Stream '$stream' does not exist in system '${a.system}'"))
+        val count = a.partitionCountOf(stream, "the stream of the startpoint")
         if (partition == null) 0 until count
         else if (partition < 0 || partition >= count)
           throw StreamctlException(s"Partition $partition of stream '$stream' does not exist (it has $count partition${if (count == 1) "" else "s"})")

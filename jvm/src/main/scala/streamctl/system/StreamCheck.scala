@@ -1,7 +1,5 @@
 package streamctl.system
 
-import streamctl.StreamctlException
-
 /**
  * Asks the system about the streams a source reads (partition counts and identities, in one
  * request) at most every `intervalMs`, and always the first time: the first planning after
@@ -36,11 +34,5 @@ final class StreamCheck(
   }
 
   /** Asks now, for a caller outside planning: the schedule, and so the next planning's check, stays as it was. */
-  def describe(): Map[String, StreamDescription] = {
-    val described = admin.describeStreams(streams.toSet)
-    streams.foreach { s =>
-      if (!described.contains(s)) throw StreamctlException(s"Stream '$s' does not exist on Kafka (option 'streams')")
-    }
-    described
-  }
+  def describe(): Map[String, StreamDescription] = admin.describeExisting(streams, "option 'streams'")
 }

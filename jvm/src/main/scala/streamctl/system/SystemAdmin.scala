@@ -1,5 +1,7 @@
 package streamctl.system
 
+import streamctl.StreamctlException
+
 /**
  * What the planner needs to know about a system, answered by its admin side.
  * Offsets follow Kafka's meaning: `oldest` is the first offset still on the broker,
@@ -19,6 +21,24 @@ trait SystemAdmin {
    */
   def describeStreams(streams: Set[String]): Map[String, StreamDescription] =
     partitionCounts(streams).map { case (s, n) => s -> StreamDescription(n, None) }
+
+  /**
+   * [[describeStreams]] of `streams`, each of which must exist: the one check, for every caller,
+   * that fails naming the stream and `why` it was asked for.
+   *
+   * {{{
+   * admin.describeExisting(Seq("orders"), "option 'streams'")
+   * // StreamctlException: Stream 'orders' does not exist on Kafka (option 'streams')
+   * }}}
+   */
+  final def describeExisting(streams: Seq[String], why: String): Map[String, StreamDescription] = {
+    val described = describeStreams(streams.toSet)
+    streams.find(!described.contains(_)).foreach(s => throw StreamctlException(s"Stream '$s' does not exist on Kafka ($why)"))
+    described
+  }
+
+  /** The partition count of `stream`, which must exist (see [[describeExisting]]). */
+  final def partitionCountOf(stream: String, why: String): Int = describeExisting(Seq(stream), why)(stream).partitions
 
   def oldestOffsets(ssps: Set[SSP]): Map[SSP, Long]
 

@@ -144,7 +144,7 @@ class ControlStateTest {
 
   @Test def producerCountsForMetrics(): Unit = {
     val s = run(ControlState.empty, wm("p1", 10), wm("p2", 3), eos("p2"))
-    assertEquals(3, s.taskCount)
+    assertEquals(3, s.producerCount)
     assertEquals(2, s.producers)
     assertEquals(1, s.endOfStreamCount)
     assertEquals(2, s.watermarkCount)

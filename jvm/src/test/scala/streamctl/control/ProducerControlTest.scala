@@ -28,7 +28,7 @@ class ProducerControlTest {
     def clear(): Unit = received.clear()
   }
 
-  private val messages = ControlMessages.forProducer("by_user", 1)
+  private val messages = ControlEncoder.forProducer("by_user", 1)
 
   @Test def watermarksGoToEveryPartitionTheStreamHasNowAndNewPartitionsCatchUp(): Unit = {
     val stream = new FakeStream(2)

@@ -14,10 +14,10 @@ class TaskControlReaderTest {
   private def wm(p: String, ts: Long) = IntermediateMessage.watermark(p, 2, ts)
   private def eos(p: String) = IntermediateMessage.endOfStream(p, 2)
 
-  private def reader(ssps: Seq[SSP], start: ControlStates.States = Map.empty,
+  private def reader(ssps: Seq[SSP], start: SspControlStates.States = Map.empty,
                      others: WatermarkSummary = WatermarkSummary.empty): TaskControlReader =
     TaskControlReader("Partition 0", ssps.map(SspRange(_, 0, 100)),
-      Some(TaskControl(1, ControlStates.write(start), others)), Set("mid")).get
+      Some(TaskControl(1, SspControlStates.write(start), others)), Set("mid")).get
 
   /** Reads one record; true when it is a user record (a row), false when control consumed it. */
   private def read(r: TaskControlReader, ssp: SSP, offset: Long, value: Array[Byte]): Boolean =
@@ -76,17 +76,17 @@ class TaskControlReaderTest {
     read(first, m0, 0, data)
     read(first, m0, 1, eos("p0"))
     read(first, m1, 0, eos("p0"))
-    assertFalse(ControlStates.allEndOfStream(first.state.keys, first.state.get))
-    val checkpointed = ControlStates.write(ControlStates.merge(Seq(first.state)))
+    assertFalse(SspControlStates.allEndOfStream(first.state.keys, first.state.get))
+    val checkpointed = SspControlStates.write(SspControlStates.merge(Seq(first.state)))
 
     // crash; batch 2 starts from the offset log
-    val second = reader(Seq(m0, m1), ControlStates.parse(checkpointed, "offset log"))
+    val second = reader(Seq(m0, m1), SspControlStates.parse(checkpointed, "offset log"))
     assertTrue(read(second, m0, 2, data))
     read(second, m0, 3, eos("p1"))
     assertTrue(second.state(m0).isEndOfStream)
-    assertFalse(ControlStates.allEndOfStream(second.state.keys, second.state.get))
+    assertFalse(SspControlStates.allEndOfStream(second.state.keys, second.state.get))
     read(second, m1, 1, eos("p1"))
-    assertTrue(ControlStates.allEndOfStream(second.state.keys, second.state.get))
+    assertTrue(SspControlStates.allEndOfStream(second.state.keys, second.state.get))
 
     val e = assertThrows(classOf[StreamctlException], () => read(second, m0, 4, data))
     assertTrue(e.getMessage.contains("stream 'mid' partition 0 offset 4"), e.getMessage)
@@ -111,7 +111,7 @@ class TaskControlReaderTest {
   }
 
   @Test def finishRecordsOnlyWhatTheBatchChanged(): Unit = {
-    var recorded = Seq.empty[ControlStates.States]
+    var recorded = Seq.empty[SspControlStates.States]
     val quiet = reader(Seq(m0))
     read(quiet, m0, 0, data)
     quiet.finish(recorded :+= _)

@@ -8,7 +8,7 @@ import org.apache.hadoop.conf.Configuration
 import org.junit.jupiter.api.Assertions._
 import org.junit.jupiter.api.Test
 
-import streamctl.control.{ControlOffset, ControlResults, ControlStates}
+import streamctl.control.{ControlOffset, ControlResults, SspControlStates}
 import streamctl.grouper.{TaskMapping, TaskName}
 import streamctl.locality.TaskLocalityStore
 import streamctl.metadata.{FileSystemMetadataStore, StoreLayout}
@@ -55,7 +55,7 @@ class CheckpointCompatibilityTest {
     assertEquals(Some(15L), last.state.control.map(_.seq))
     mid.foreach { s =>
       val st = last.state.control.get.states(s)
-      assertEquals((2, 1, Set("p1")), (st.taskCount, st.endOfStreamCount, st.idleProducers.toSet))
+      assertEquals((2, 1, Set("p1")), (st.producerCount, st.endOfStreamCount, st.idleProducers.toSet))
       assertEquals(Some(1700000000009L), st.watermark)
     }
     assertEquals(2L, last.state.dataLoss.recordsSkipped)
@@ -74,7 +74,7 @@ class CheckpointCompatibilityTest {
     val pending = new ControlResults(store, keys.controlNamespace).load(15)
     assertEquals(Seq("Partition 0", "Partition 1"), pending.map(_._1).sorted)
     val logged15 = SourcePosition.parse(logged.last._2).state.control.getOrElse(ControlOffset.initial)
-    val merged = ControlStates.merge(logged15.states +: pending.map(_._2))
+    val merged = SspControlStates.merge(logged15.states +: pending.map(_._2))
     mid.foreach(s => assertEquals(Some(1700000000010L), merged(s).watermark))
   }
 }

@@ -4,7 +4,7 @@ import scala.jdk.CollectionConverters._
 
 import org.apache.kafka.clients.producer.{KafkaProducer, ProducerRecord}
 
-import streamctl.control.{ControlMessages, IntermediateMessage}
+import streamctl.control.{ControlEncoder, IntermediateMessage}
 import streamctl.system.KafkaParams
 
 /**
@@ -33,16 +33,16 @@ object IntermediateTools {
 
   def sendWatermark(servers: String, stream: String, partitions: java.util.List[Integer], producer: String,
                     producerCount: Int, timestampMs: Long): Unit =
-    send(servers, stream, partitions, ControlMessages.forProducer(producer, producerCount).watermark(timestampMs))
+    send(servers, stream, partitions, ControlEncoder.forProducer(producer, producerCount).watermark(timestampMs))
 
   def sendEndOfStream(servers: String, stream: String, partitions: java.util.List[Integer], producer: String,
                       producerCount: Int): Unit =
-    send(servers, stream, partitions, ControlMessages.forProducer(producer, producerCount).endOfStream)
+    send(servers, stream, partitions, ControlEncoder.forProducer(producer, producerCount).endOfStream)
 
   /** An idle message, or with `idle` false an active one; a null `watermarkMs` means the producer has none. */
   def sendIdleStatus(servers: String, stream: String, partitions: java.util.List[Integer], producer: String,
                      producerCount: Int, idle: Boolean, watermarkMs: java.lang.Long): Unit = {
-    val messages = ControlMessages.forProducer(producer, producerCount)
+    val messages = ControlEncoder.forProducer(producer, producerCount)
     val watermark = Option(watermarkMs).map(_.longValue)
     send(servers, stream, partitions, if (idle) messages.idle(watermark) else messages.active(watermark))
   }

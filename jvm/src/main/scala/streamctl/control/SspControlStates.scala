@@ -18,13 +18,13 @@ import streamctl.system.SSP
  * (every task result started from it) and keeps SSPs no task read this batch.
  *
  * {{{
- * val next  = ControlStates.merge(Seq(previous, resultOfTask0, resultOfTask1))
- * val json  = ControlStates.toJson(next)                 // nest into the Offset JSON
- * val again = ControlStates.fromJson(json, "offset log batch 12")
- * ControlStates.allEndOfStream(next.keys, next.get)
+ * val next  = SspControlStates.merge(Seq(previous, resultOfTask0, resultOfTask1))
+ * val json  = SspControlStates.toJson(next)                 // nest into the Offset JSON
+ * val again = SspControlStates.fromJson(json, "offset log batch 12")
+ * SspControlStates.allEndOfStream(next.keys, next.get)
  * }}}
  */
-object ControlStates {
+object SspControlStates {
   type States = Map[SSP, ControlState]
 
   /** Order-independent and idempotent combination of per-task (or per-batch) results. */

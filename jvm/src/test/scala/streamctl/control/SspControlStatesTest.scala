@@ -6,7 +6,7 @@ import org.junit.jupiter.api.Test
 import streamctl.StreamctlException
 import streamctl.system.SSP
 
-class ControlStatesTest {
+class SspControlStatesTest {
   private val a = SSP.kafka("mid", 0)
   private val b = SSP.kafka("mid", 1)
   private val c = SSP.kafka("other", 0)
@@ -20,10 +20,10 @@ class ControlStatesTest {
 
   @Test def mergeIsOrderIndependentAndIdempotent(): Unit = {
     val maps = Seq(Map(a -> s1, b -> s2), Map(a -> s2), Map(a -> s3, c -> s1), Map(b -> ControlState.empty))
-    val reference = ControlStates.merge(maps)
-    for (p <- maps.permutations) assertEquals(reference, ControlStates.merge(p))
-    assertEquals(reference, ControlStates.merge(Seq(reference, reference)))
-    assertEquals(reference, ControlStates.merge(reference +: maps))
+    val reference = SspControlStates.merge(maps)
+    for (p <- maps.permutations) assertEquals(reference, SspControlStates.merge(p))
+    assertEquals(reference, SspControlStates.merge(Seq(reference, reference)))
+    assertEquals(reference, SspControlStates.merge(reference +: maps))
     // per producer: p0 ended (s3), p1 ended (s1), latest watermarks p0=15, p1=3
     assertTrue(reference(a).isEndOfStream)
     assertEquals(Map("p0" -> 15L, "p1" -> 3L), reference(a).producerWatermarks)
@@ -32,18 +32,18 @@ class ControlStatesTest {
   }
 
   @Test def mergingTheSameReadFromTwoTasksChangesNothing(): Unit =
-    assertEquals(Map(a -> s1), ControlStates.merge(Seq(Map(a -> s1), Map(a -> s1))))
+    assertEquals(Map(a -> s1), SspControlStates.merge(Seq(Map(a -> s1), Map(a -> s1))))
 
   @Test def mergeWithConflictingTaskCountsFails(): Unit = {
     val other = ControlState.empty(EndOfStreamMessage("p0", 3), a, 0).state
-    val e = assertThrows(classOf[StreamctlException], () => ControlStates.merge(Seq(Map(a -> s1), Map(a -> other))))
+    val e = assertThrows(classOf[StreamctlException], () => SspControlStates.merge(Seq(Map(a -> s1), Map(a -> other))))
     assertTrue(e.getMessage.contains("stream 'mid' partition 0"), e.getMessage)
   }
 
   @Test def mergeWithTooManyProducersFails(): Unit = {
     val x = state(WatermarkMessage("p0", 2, 1), WatermarkMessage("p1", 2, 1))
     val y = ControlState.empty(WatermarkMessage("p9", 2, 1), a, 0).state
-    assertThrows(classOf[StreamctlException], () => ControlStates.merge(Seq(Map(a -> x), Map(a -> y))))
+    assertThrows(classOf[StreamctlException], () => SspControlStates.merge(Seq(Map(a -> x), Map(a -> y))))
   }
 
   @Test def theWatermarkIsTheMinimumOverSsps(): Unit = {
@@ -64,27 +64,27 @@ class ControlStatesTest {
   }
 
   @Test def allEndOfStream(): Unit = {
-    def all(states: ControlStates.States) = ControlStates.allEndOfStream(states.keys, states.get)
+    def all(states: SspControlStates.States) = SspControlStates.allEndOfStream(states.keys, states.get)
     assertFalse(all(Map.empty))
     assertFalse(all(Map(a -> s1)))
     val done = state(EndOfStreamMessage("p0", 1))
     assertTrue(all(Map(a -> done, b -> done)))
-    assertFalse(ControlStates.allEndOfStream(Seq(a, c), Map(a -> done).get), "an SSP without a state (a plain stream's) never ends")
+    assertFalse(SspControlStates.allEndOfStream(Seq(a, c), Map(a -> done).get), "an SSP without a state (a plain stream's) never ends")
   }
 
   @Test def mapSerdeRoundTripsWithStableText(): Unit = {
     val m = Map(b -> s2, a -> s1, c -> ControlState.empty)
-    val text = ControlStates.write(m)
-    assertEquals(text, ControlStates.write(Map(c -> ControlState.empty, a -> s1, b -> s2)))
+    val text = SspControlStates.write(m)
+    assertEquals(text, SspControlStates.write(Map(c -> ControlState.empty, a -> s1, b -> s2)))
     assertTrue(text.startsWith("""{"kafka/mid/0":"""), text)
-    assertEquals(m, ControlStates.parse(text, "test"))
+    assertEquals(m, SspControlStates.parse(text, "test"))
   }
 
   @Test def mapSerdeErrorsNameTheSsp(): Unit = {
     val e = assertThrows(classOf[StreamctlException],
-      () => ControlStates.parse("""{"kafka/mid/1":{"n":"x"}}""", "offset log batch 3"))
+      () => SspControlStates.parse("""{"kafka/mid/1":{"n":"x"}}""", "offset log batch 3"))
     assertTrue(e.getMessage.contains("offset log batch 3") && e.getMessage.contains("partition 1"), e.getMessage)
-    val k = assertThrows(classOf[StreamctlException], () => ControlStates.parse("""{"nope":{}}""", "batch 3"))
+    val k = assertThrows(classOf[StreamctlException], () => SspControlStates.parse("""{"nope":{}}""", "batch 3"))
     assertTrue(k.getMessage.contains("batch 3") && k.getMessage.contains("'nope'"), k.getMessage)
   }
 }

@@ -4,14 +4,13 @@ import org.junit.jupiter.api.Assertions._
 import org.junit.jupiter.api.Test
 
 import streamctl.StreamctlException
-import streamctl.grouper.TaskName
 import streamctl.system.SSP
 
-class ControlMessagesTest {
+class ControlEncoderTest {
   private val ssp = SSP.kafka("mid", 0)
 
   @Test def producerMessagesDecodeToItsIdentity(): Unit = {
-    val control = ControlMessages.forProducer(TaskName("Partition 2"), 4)
+    val control = ControlEncoder.forProducer("Partition 2", 4)
     assertEquals(WatermarkMessage("Partition 2", 4, 99L), IntermediateMessage.decode(ssp, 0, control.watermark(99L)))
     assertEquals(EndOfStreamMessage("Partition 2", 4), IntermediateMessage.decode(ssp, 1, control.endOfStream))
     assertEquals(IdleMessage("Partition 2", 4, Some(7L)), IntermediateMessage.decode(ssp, 2, control.idle(Some(7L))))
@@ -19,7 +18,7 @@ class ControlMessagesTest {
   }
 
   @Test def badIdentityFails(): Unit = {
-    assertThrows(classOf[StreamctlException], () => ControlMessages.forProducer("p", 0))
-    assertThrows(classOf[StreamctlException], () => ControlMessages.forProducer("", 1))
+    assertThrows(classOf[StreamctlException], () => ControlEncoder.forProducer("p", 0))
+    assertThrows(classOf[StreamctlException], () => ControlEncoder.forProducer("", 1))
   }
 }
