@@ -16,16 +16,10 @@ import streamctl.system.{SSP, SystemAdmin}
 final class AdminTimeIndex(admin: SystemAdmin, ssps: Set[SSP]) {
   private var time = Long.MinValue
   private var answer: Map[SSP, Long] = Map.empty
-  private var requests = 0
-
-  /** Broker requests made so far. */
-  def requestCount: Int = requests
-
   val offsetForTime: (SSP, Long) => Long = (ssp, t) => {
     if (t != time) {
       answer = admin.offsetsForTimestamps(ssps.map(_ -> t).toMap)
       time = t
-      requests += 1
     }
     answer.getOrElse(ssp, -1L)
   }

@@ -157,8 +157,6 @@ final class Options private[config] (val raw: Map[String, String], set: OptionSe
   def apply[T](spec: OptionSpec[T]): T = get(spec).orElse(spec.default).getOrElse(
     throw StreamctlException(s"Option '${spec.name}' is required: ${spec.doc}"))
 
-  def isSet(spec: OptionSpec[_]): Boolean = bySpecName.contains(spec.name)
-
   /**
    * `property` of each stream that sets it, by stream name as written. A stream that is not
    * one of `streams` is an error: the setting would do nothing.

@@ -5,7 +5,6 @@ import java.util.concurrent.{ScheduledFuture, ScheduledThreadPoolExecutor, Threa
 import org.apache.kafka.clients.producer.ProducerRecord
 import org.slf4j.LoggerFactory
 
-import streamctl.StreamctlException
 import streamctl.system.{KafkaParams, KafkaSystemAdmin, ProducerPool}
 
 /**

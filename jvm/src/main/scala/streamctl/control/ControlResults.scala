@@ -2,11 +2,11 @@ package streamctl.control
 
 import streamctl.StreamctlException
 import streamctl.control.SspControlStates.States
-import streamctl.metadata.{MetadataStore, StoreLayout}
+import streamctl.metadata.MetadataStore
 
 /**
  * Where readers leave the control bookkeeping of one (batch, task) for the driver: one
- * metadata store key `<seq>/<task>` in the source's namespace ([[StoreLayout]]), holding the task's
+ * metadata store key `<seq>/<task>` in the source's namespace ([[streamctl.metadata.StoreLayout]]), holding the task's
  * intermediate SSP states at the end of its ranges. `seq` is the source's own batch counter
  * (kept in the offset), so a replayed batch writes the same keys again with the same content.
  *

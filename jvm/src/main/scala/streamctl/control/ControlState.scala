@@ -102,7 +102,6 @@ final class ControlState private (
   def isIdle: Boolean = producerCount > 0 && producers >= producerCount && !isEndOfStream && activeProducers.isEmpty
 
   def endOfStreamCount: Int = endOfStreamProducers.size
-  def watermarkCount: Int = producerWatermarks.size
 
   /**
    * Applies a control message read at `offset` of `ssp`. The result says whether the

@@ -110,9 +110,6 @@ final class ProducerControl(
     wire.send(messages.endOfStream, 0 until n, "end-of-stream")
   }
 
-  /** The latest watermark sent, if any. */
-  def watermarkSent: Option[Long] = lastWatermark
-
   private def idleDue(nowMs: Long): Boolean =
     !saidIdle && idleTimeoutMs.exists(t => nowMs - lastDataMs >= t)
 

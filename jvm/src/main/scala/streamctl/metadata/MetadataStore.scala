@@ -32,8 +32,4 @@ object MetadataStore {
   /** A [[FileSystemMetadataStore]] at `uri`; nothing is written until the first put. */
   def open(uri: String, hadoopConf: org.apache.hadoop.conf.Configuration): FileSystemMetadataStore =
     new FileSystemMetadataStore(uri, hadoopConf)
-
-  /** As [[open]], failing now with a clear error when the store cannot be written. */
-  def openWritable(uri: String, hadoopConf: org.apache.hadoop.conf.Configuration): FileSystemMetadataStore =
-    open(uri, hadoopConf).ensureWritable()
 }

@@ -97,10 +97,6 @@ class StartpointManager(store: MetadataStore) {
     plan.result
   }
 
-  /** The task-level startpoints of the current mapping, as [[fanOut]] returned them. */
-  def readFannedOut(taskToSsps: Map[TaskName, Set[SSP]]): Map[(SSP, TaskName), Startpoint] =
-    taskLevelOf(readAll(), readersOf(taskToSsps)).startpoints
-
   /**
    * Step 4: deletes the task-level startpoints a committed batch applied. A key whose
    * startpoint changed since (a user wrote a new one meanwhile) is kept, so the new request

@@ -12,7 +12,6 @@ package streamctl.system
 final case class SSP(system: String, stream: String, partition: Int) {
   /** Stable string form used in offsets and metadata store keys. `/` cannot occur in a Kafka topic name. */
   def key: String = s"$system/$stream/$partition"
-  def systemStream: SystemStream = SystemStream(system, stream)
   override def toString: String = s"$stream-$partition"
 }
 
@@ -29,7 +28,3 @@ object SSP {
   implicit val ordering: Ordering[SSP] = Ordering.by((s: SSP) => (s.system, s.stream, s.partition))
 }
 
-/** A stream of a system, without a partition. */
-final case class SystemStream(system: String, stream: String) {
-  def partition(p: Int): SSP = SSP(system, stream, p)
-}

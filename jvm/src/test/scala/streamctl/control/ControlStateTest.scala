@@ -147,7 +147,7 @@ class ControlStateTest {
     assertEquals(3, s.producerCount)
     assertEquals(2, s.producers)
     assertEquals(1, s.endOfStreamCount)
-    assertEquals(2, s.watermarkCount)
+    assertEquals(2, s.producerWatermarks.size)
   }
 
   @Test def anIdleProducerIsLeftOutOfTheMinimumUntilItSaysItIsBack(): Unit = {

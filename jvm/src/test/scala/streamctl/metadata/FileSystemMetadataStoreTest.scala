@@ -85,7 +85,7 @@ class FileSystemMetadataStoreTest extends MetadataStoreContract {
     val onPut = assertThrows(classOf[StreamctlException], () => bad.put("startpoints", "kafka/orders/3", "{}"))
     assertTrue(onPut.getMessage.contains(file.toString), onPut.getMessage)
     assertTrue(onPut.getMessage.contains("kafka/orders/3"), onPut.getMessage)
-    val early = assertThrows(classOf[StreamctlException], () => MetadataStore.openWritable(root, conf))
+    val early = assertThrows(classOf[StreamctlException], () => MetadataStore.open(root, conf).ensureWritable())
     assertTrue(early.getMessage.contains(root) && early.getMessage.contains("not writable"), early.getMessage)
   }
 
@@ -93,7 +93,7 @@ class FileSystemMetadataStoreTest extends MetadataStoreContract {
     org.junit.jupiter.api.Assumptions.assumeFalse(System.getProperty("user.name") == "root", "root ignores permissions")
     val ro = Files.createDirectory(dir.resolve("ro"))
     ro.toFile.setWritable(false)
-    val e = assertThrows(classOf[StreamctlException], () => MetadataStore.openWritable(ro.resolve("store").toString, conf))
+    val e = assertThrows(classOf[StreamctlException], () => MetadataStore.open(ro.resolve("store").toString, conf).ensureWritable())
     assertTrue(e.getMessage.contains(ro.toString), e.getMessage)
   }
 

@@ -92,14 +92,14 @@ class StartpointManagerTest {
     assertEquals(Seq(StartpointKey(rates, t0), StartpointKey(rates, t1)), manager.list().map(_.key))
   }
 
-  @Test def fanOutIsIdempotentAndReadFannedOutAgrees(): Unit = {
+  @Test def fanOutIsIdempotentAndPlanningItAgainFindsWhatItLeft(): Unit = {
     manager.write(rates, Oldest(1))
     manager.write(orders1, t1, Specific(4, 2))
     val first = manager.fanOut(mapping)
     val keysAfterFirst = store.keys(ns)
     assertEquals(first, manager.fanOut(mapping))
     assertEquals(keysAfterFirst, store.keys(ns))
-    assertEquals(first.startpoints, manager.readFannedOut(mapping))
+    assertEquals(first.startpoints, manager.planFanOut(mapping).result.startpoints)
   }
 
   /** Fails every put after the first `allowed`, like a driver killed mid-way. */
@@ -162,7 +162,7 @@ class StartpointManagerTest {
     fsManager.write(rates, Oldest(1))
     val result = fsManager.fanOut(mapping)
     assertEquals(Map((rates, t0) -> Oldest(1), (rates, t1) -> Oldest(1)), result.startpoints)
-    assertEquals(result.startpoints, new StartpointManager(MetadataStore.open(dir.toUri.toString, new Configuration())).readFannedOut(mapping))
+    assertEquals(result.startpoints, new StartpointManager(MetadataStore.open(dir.toUri.toString, new Configuration())).planFanOut(mapping).result.startpoints)
     fsManager.removeFannedOut(result.startpoints)
     assertEquals(Seq.empty, fsManager.list())
   }
