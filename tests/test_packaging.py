@@ -131,6 +131,20 @@ def test_the_product_jar_holds_no_tooling(product_jar: zipfile.ZipFile) -> None:
     assert [m for m in (b"createStream", b"growStream", b"awaitServed") if m in admin] == []
 
 
+def test_every_class_in_the_spark_package_uses_spark(product_jar: zipfile.ZipFile) -> None:
+    """spark/ only adapts the feature packages to Spark (docs/architecture.md): a class there that
+    refers to nothing of Spark is feature logic in the wrong home. Checked per top-level class, on
+    what the compiled class refers to (an unused import would not count)."""
+    refs: dict[str, set[str]] = {}
+    for name, data in _classes(product_jar).items():
+        if name.startswith("streamctl/spark/"):
+            top = name.removeprefix("streamctl/spark/").removesuffix(".class").split("$")[0]
+            refs.setdefault(top, set()).update(_referenced_classes(data))
+    assert "StreamctlMicroBatchStream" in refs
+    without_spark = sorted(t for t, used in refs.items() if not any(u.startswith("org/apache/spark/") for u in used))
+    assert without_spark == [], "move these to their feature package"
+
+
 def test_the_testing_wheel_carries_the_tooling(testing_wheel: zipfile.ZipFile) -> None:
     names = set(testing_wheel.namelist())
     package = {n.removeprefix("streamctl_testing/") for n in names if n.startswith("streamctl_testing/")}

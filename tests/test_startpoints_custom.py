@@ -12,28 +12,20 @@ from pyspark.errors import StreamingQueryException
 from streamctl import Startpoint, StartpointManager, options
 from streamctl_testing import kafka
 
+from conftest import run_available_now
+
 RESOLVER = "streamctl.testing.examples.RewindResolver"
 
 
 def _run(spark, servers: str, stream: str, checkpoint: str, **extra: str) -> list[tuple[int, int]]:
     """Runs the query to the end (AvailableNow); the (partition, offset) of every row it read."""
-    rows: list[tuple[int, int]] = []
     df = (
         spark.readStream.format("streamctl")
         .options(**options.source(servers, [stream], starting_offsets="earliest"))
         .options(**extra)
         .load()
     )
-    q = (
-        df.writeStream.foreachBatch(lambda b, _i: rows.extend((r.partition, r.offset) for r in b.collect()))
-        .option("checkpointLocation", checkpoint)
-        .trigger(availableNow=True)
-        .start()
-    )
-    q.awaitTermination(180)
-    if q.exception() is not None:
-        raise q.exception()  # type: ignore[misc]
-    return rows
+    return [(r.partition, r.offset) for r in run_available_now(df, checkpoint)]
 
 
 def test_a_custom_startpoint_moves_the_query_through_the_resolver_it_names(spark, servers, make_stream, tmp_path):
