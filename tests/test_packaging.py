@@ -131,18 +131,26 @@ def test_the_product_jar_holds_no_tooling(product_jar: zipfile.ZipFile) -> None:
     assert [m for m in (b"createStream", b"growStream", b"awaitServed") if m in admin] == []
 
 
-def test_every_class_in_the_spark_package_uses_spark(product_jar: zipfile.ZipFile) -> None:
+def test_spark_package_only_adapts(product_jar: zipfile.ZipFile) -> None:
     """spark/ only adapts the feature packages to Spark (docs/architecture.md): a class there that
     refers to nothing of Spark is feature logic in the wrong home. Checked per top-level class, on
     what the compiled class refers to (an unused import would not count)."""
+    classes = _classes(product_jar)
     refs: dict[str, set[str]] = {}
-    for name, data in _classes(product_jar).items():
+    for name, data in classes.items():
         if name.startswith("streamctl/spark/"):
             top = name.removeprefix("streamctl/spark/").removesuffix(".class").split("$")[0]
             refs.setdefault(top, set()).update(_referenced_classes(data))
     assert "StreamctlMicroBatchStream" in refs
     without_spark = sorted(t for t, used in refs.items() if not any(u.startswith("org/apache/spark/") for u in used))
     assert without_spark == [], "move these to their feature package"
+
+    # And the feature packages (and plan/) never reach back into the adapter.
+    adapter = ("streamctl/spark/", "streamctl/shaded/")
+    outside = [n for n in classes if n.startswith("streamctl/") and not n.startswith(adapter)]
+    assert "streamctl/plan/Planner.class" in outside
+    backwards = sorted(n for n in outside if any(u.startswith(adapter[0]) for u in _referenced_classes(classes[n])))
+    assert backwards == []
 
 
 def test_the_testing_wheel_carries_the_tooling(testing_wheel: zipfile.ZipFile) -> None:

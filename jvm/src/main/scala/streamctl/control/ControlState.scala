@@ -15,7 +15,7 @@ import streamctl.system.SSP
  * source's Offset and per (batch, task) in the metadata store) and must come back
  * exactly after a crash.
  *
- * Rules (DESIGN.md, "Reconciliation"; the only place they are implemented):
+ * Rules (docs/control-messages.md, "Consumers"; the only place they are implemented):
  *  - `producerCount` is fixed by the first control message; any other count later, from
  *    the same producer or another, is an error: counting towards a moving target
  *    would declare end-of-stream too early or never.
