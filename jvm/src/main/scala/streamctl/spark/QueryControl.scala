@@ -4,26 +4,22 @@ import scala.collection.mutable
 
 import org.apache.spark.sql.streaming.StreamingQuery
 import org.apache.spark.streamctl.SparkQuerySink
-import org.slf4j.LoggerFactory
 
 import streamctl.StreamctlException
-import streamctl.control.{ControlMessageSender, ControlSink, ControlSource, ControlledQuery, InputsEnded, SinkOptions}
+import streamctl.control.{ControlMessageSender, ControlSink, ControlSource, ControlledQuery, InputsEnded, RunControl, SinkOptions}
 
 /**
- * In-band control of one run of one streaming query, on the driver: what its streamctl
- * sources say about their inputs and upstream watermark, and the control messages its
- * streamctl sink sends. It exists from the run's start: the query listener creates it when
- * the query starts (on the query's own thread, before any source or batch), and so does the
- * first streamctl source or sink that asks ([[QueryControlRegistry.current]]). At creation it finds
- * the query's sink (`writeStream.format("streamctl")`, through [[org.apache.spark.streamctl.SparkQuerySink]])
- * so that a run that executes no batch still knows where its end-of-stream goes.
+ * In-band control of one run of one streaming query, on the driver: adapts Spark's query and
+ * its sink to [[streamctl.control.RunControl]], which decides when the query's watermark and
+ * end-of-stream go downstream (and when the query may stop by itself). This class finds the
+ * query, its name, its event-time watermark and whether it failed, and builds the sink's
+ * [[streamctl.control.ControlMessageSender]].
  *
- * End-of-stream goes downstream once the query's inputs have ended and nothing is left to
- * write: every streamctl source found no new data and its inputs ended in the latest
- * planning round, and no batch has started since (a batch that only flushes state, such as
- * closing windows, would still write). It is sent when the query stops, from
- * [[sourceStopped]], on the query thread before `awaitTermination()` returns, or by
- * [[completeEnd]] after `streamctl.end_of_stream(query)` stopped it.
+ * It exists from the run's start: the query listener creates it when the query starts (on the
+ * query's own thread, before any source or batch), and so does the first streamctl source or
+ * sink that asks ([[QueryControlRegistry.current]]). At creation it finds the query's sink
+ * (`writeStream.format("streamctl")`, through [[org.apache.spark.streamctl.SparkQuerySink]]) so
+ * that a run that executes no batch still knows where its end-of-stream goes.
  *
  * {{{
  * val control = QueryControlRegistry.current()          // in a source or sink, on the query thread
@@ -37,17 +33,16 @@ final class QueryControl private[spark] (
     private[spark] val thread: Thread,
     lookup: => Option[StreamingQuery]) extends ControlledQuery {
 
-  private val log = LoggerFactory.getLogger(classOf[QueryControl])
-
-  private val sources = mutable.LinkedHashMap.empty[ControlSource, Option[InputsEnded]]
-  private val atEndOfStream = mutable.Set.empty[ControlSource]
-  private val sinks = mutable.ArrayBuffer.empty[(ControlSink, Boolean)]
-  private var inFlight: Option[Long] = None
-  private var endSent = false
-  @volatile private var endWanted = false
-  @volatile private var sinkUnknown: Option[String] = None
-
   private lazy val query: Option[StreamingQuery] = lookup
+
+  private def name: Option[String] = query.flatMap(q => Option(q.name))
+
+  private val run = new RunControl(queryId, new RunControl.Query {
+    override def name: Option[String] = QueryControl.this.name
+    override def eventTimeWatermark(running: Option[Long]): Option[Option[Long]] =
+      query.flatMap(QueryLookup.sparkWatermark(_, running))
+    override def failed: Boolean = query.exists(_.exception.isDefined)
+  }, release = () => QueryControlRegistry.forget(this))
 
   /** Registers the query's own streamctl sink, found from the query itself; see [[SparkQuerySink]]. */
   private[spark] def findSink(): Unit =
@@ -56,12 +51,12 @@ final class QueryControl private[spark] (
         try addSinkFor(t.options)
         catch {
           // The sink's write reports bad options when it is built; here they only mean "unknown sink".
-          case e: StreamctlException => sinkUnknown = Some(e.getMessage)
+          case e: StreamctlException => run.sinkUnusable(e.getMessage)
         }
       case _ =>
     }
 
-  override def addSource(source: ControlSource): Unit = synchronized(sources.update(source, None))
+  override def addSource(source: ControlSource): Unit = run.addSource(source)
 
   /**
    * Makes this query send the control messages of the sink with these `writeStream` options
@@ -75,163 +70,49 @@ final class QueryControl private[spark] (
     }
   }
 
-  /**
-   * Registers the sink writing `target` (servers, stream) once: Spark builds the sink's write at
-   * every batch. `endOfStreamAfterAvailableNow`: whether a finished `Trigger.AvailableNow` run
-   * counts as the end of the stream.
-   */
-  def addSink(target: (String, String), endOfStreamAfterAvailableNow: Boolean)(make: => ControlSink): Unit = {
-    val added = synchronized {
-      if (sinks.exists { case (s, _) => s.target == target }) None
-      else {
-        val sink = make
-        sinks += sink -> endOfStreamAfterAvailableNow
-        sinkUnknown = None
-        Some(sink)
-      }
-    }
-    added.foreach {
-      case s: ControlMessageSender => s.start()
-      case _ =>
-    }
-  }
+  /** See [[RunControl.addSink]]. */
+  def addSink(target: (String, String), endOfStreamAfterAvailableNow: Boolean)(make: => ControlSink): Unit =
+    run.addSink(target, endOfStreamAfterAvailableNow)(make)
 
   /** The producer name of a sink that names none: the query name, else its id (both survive restarts). */
-  def defaultProducerName: String = query.flatMap(q => Option(q.name)).getOrElse(s"query-$queryId")
+  def defaultProducerName: String = name.getOrElse(s"query-$queryId")
 
-  /** `streamctl.end_of_stream(query)` asked: sources admit no more data from now on. */
-  override def endRequested: Boolean = endWanted
+  override def endRequested: Boolean = run.endRequested
 
   /** The run is still going: its query is active and this is its run. */
   def running: Boolean = query.exists(q => q.isActive && runId.forall(_ == q.runId.toString))
 
-  def stopOnEndOfStream: Boolean = synchronized(sources.nonEmpty && sources.keys.forall(_.stopOnEndOfStream))
+  def stopOnEndOfStream: Boolean = run.stopOnEndOfStream
 
   override def sourcePlanned(source: ControlSource, ended: Option[InputsEnded], newData: Boolean): Unit =
-    synchronized(sources.update(source, if (newData) None else ended))
+    run.sourcePlanned(source, ended, newData)
 
-  override def sourceAtEndOfStream(source: ControlSource, atEnd: Boolean): Unit =
-    synchronized(if (atEnd) atEndOfStream += source else atEndOfStream -= source)
+  override def sourceAtEndOfStream(source: ControlSource, atEnd: Boolean): Unit = run.sourceAtEndOfStream(source, atEnd)
 
-  /**
-   * The query should stop by itself: it wants to stop at end-of-stream, its `querySources`
-   * sources (as many as Spark reports) are all streamctl sources, and each one's inputs are all
-   * at end-of-stream after the batch it last reported on.
-   */
-  def endOfStreamReached(querySources: Int): Boolean = synchronized {
-    stopOnEndOfStream && sources.size == querySources && sources.keys.forall(atEndOfStream.contains)
-  }
+  /** See [[RunControl.endOfStreamReached]]; `querySources`: the sources in Spark's progress report. */
+  def endOfStreamReached(querySources: Int): Boolean = run.endOfStreamReached(querySources)
 
-  /** A batch is about to write: sinks coming back from idle say so before the writers start. */
-  def batchStarted(epoch: Long): Unit = {
-    synchronized {
-      inFlight = Some(epoch)
-      sources.keys.foreach(sources.update(_, None))
-    }
-    currentSinks.foreach(_._1.batchStarted())
-  }
+  /** From the sink, before the batch's writers start. */
+  def batchStarted(epoch: Long): Unit = run.batchStarted(epoch)
 
-  /** The batch's writers committed: send the query's watermark downstream if it advanced. */
-  def batchCommitted(epoch: Long, wroteData: Boolean): Unit = {
-    synchronized { inFlight = None }
-    val watermark = producerWatermark(Some(epoch))
-    currentSinks.foreach(_._1.batchCommitted(wroteData, watermark))
-  }
+  /** From the sink, once the batch's writers committed. */
+  def batchCommitted(epoch: Long, wroteData: Boolean): Unit = run.batchCommitted(epoch, wroteData)
 
-  /**
-   * The batch's write failed or was cancelled. It still counts as in flight here: some of its
-   * data may be written and will be written again when it is retried, so no end-of-stream may
-   * go out before that.
-   */
-  def batchAborted(epoch: Long): Unit = currentSinks.foreach(_._1.batchAborted())
+  /** From the sink, when the batch's write failed or was cancelled. */
+  def batchAborted(epoch: Long): Unit = run.batchAborted(epoch)
 
-  /**
-   * The watermark this query sends downstream: the minimum over its own event-time
-   * watermark (when it has `withWatermark`) and the upstream watermark of its intermediate
-   * inputs; undefined while any of those is. `running`: the batch being committed, whose own
-   * watermark Spark already applies (its progress report comes only after the commit).
-   */
-  def producerWatermark(running: Option[Long] = None): Option[Long] = {
-    val upstream = synchronized(sources.keys.filter(_.hasIntermediateStreams).toSeq).map(_.upstreamWatermark)
-    val own = query.flatMap(QueryLookup.sparkWatermark(_, running)).toSeq
-    val parts = upstream ++ own
-    if (parts.isEmpty || parts.exists(_.isEmpty)) None else Some(parts.flatten.min)
-  }
+  /** See [[RunControl.producerWatermark]]. */
+  def producerWatermark(running: Option[Long] = None): Option[Long] = run.producerWatermark(running)
 
-  /** Called by each streamctl source as the query stops, on its thread. */
-  override def sourceStopped(): Unit =
-    try {
-      val reasons = synchronized {
-        if (endSent || inFlight.isDefined || sources.isEmpty || sources.values.exists(_.isEmpty)) None
-        else Some(sources.values.flatten.toSet)
-      }
-      reasons.foreach { r =>
-        // A query that failed may still have something to write once restarted.
-        if (query.exists(_.exception.isDefined)) log.warn(s"Query $queryId failed; end-of-stream not sent")
-        else sendEndOfStream(r)
-      }
-      if (!endWanted) QueryControlRegistry.forget(this)
-    } catch {
-      // Spark only logs a source's stop failure as a warning; say plainly what did not happen.
-      case e: Exception =>
-        log.error(s"Query $queryId: end-of-stream was NOT sent downstream: ${e.getMessage}", e)
-    }
+  override def sourceStopped(): Unit = run.sourceStopped()
 
-  /**
-   * After `streamctl.end_of_stream(query)` stopped the query: sends end-of-stream unless already
-   * sent; an error saying why when it cannot.
-   */
-  def completeEnd(): Unit = {
-    val pending = synchronized {
-      if (endSent) false
-      else inFlight match {
-        case Some(epoch) => throw StreamctlException(
-          s"Query $describe stopped while batch $epoch was being written, so end-of-stream was not sent (data of that " +
-            "batch may follow later); restart the query and call end_of_stream again")
-        case None => true
-      }
-    }
-    if (pending) {
-      sinkUnknown.foreach { why =>
-        throw StreamctlException(s"Query $describe: end-of-stream was not sent: its streamctl sink could not be set up: $why")
-      }
-      try sendEndOfStream(Set(InputsEnded.Requested))
-      catch {
-        case e: StreamctlException => throw StreamctlException(s"Query $describe: end-of-stream was not sent: ${e.getMessage}", e)
-      }
-    }
-  }
+  /** After `streamctl.end_of_stream(query)` stopped the query; see [[RunControl.completeEnd]]. */
+  def completeEnd(): Unit = run.completeEnd()
 
-  private[spark] def requestEnd(): Unit = endWanted = true
+  private[spark] def requestEnd(): Unit = run.requestEnd()
 
   /** The run is over: idle checks stop, connections close. */
-  private[spark] def close(): Unit = currentSinks.foreach(_._1.close())
-
-  private def currentSinks: Seq[(ControlSink, Boolean)] = synchronized(sinks.toSeq)
-
-  private def describe: String = query.flatMap(q => Option(q.name)).fold(queryId)(n => s"'$n' ($queryId)")
-
-  private def sendEndOfStream(reasons: Set[InputsEnded]): Unit = {
-    // A sink may decline to treat a finished AvailableNow run as the end (runs repeated on a schedule).
-    val availableNowOnly = reasons.contains(InputsEnded.AvailableNow) && !endWanted
-    val (targets, goingOn) = currentSinks.partition { case (_, afterAvailableNow) =>
-      !availableNowOnly || afterAvailableNow
-    }
-    val watermark = producerWatermark()
-    goingOn.foreach { case (sink, _) =>
-      try sink.runFinished()
-      catch {
-        case e: Exception => log.warn(s"Query $queryId: could not tell readers of stream '${sink.stream}' that it is idle " +
-          s"until its next run: ${e.getMessage}")
-      }
-    }
-    targets.foreach { case (sender, _) =>
-      sender.endOfStream(watermark)
-      log.info(s"Query $queryId: inputs ended (${reasons.mkString(", ")}); sent end-of-stream of producer " +
-        s"'${sender.producer}' to every partition of stream '${sender.stream}'")
-    }
-    synchronized { endSent = true }
-  }
+  private[spark] def close(): Unit = run.close()
 
   override def toString: String = s"QueryControl($queryId${runId.fold("")(r => s", run $r")})"
 }
