@@ -118,9 +118,9 @@ class RunControlTest {
     run.control.sourceStopped()
     assertEquals(Seq("start", "commit false Some(1)"), out.calls.toSeq,
       "a batch may read what the sources planned before it: they must plan again")
-    run.ended(a)
-    run.ended(b)
     run.control.batchStarted(5)
+    run.ended(a) // the sources planned again while batch 5 ran, then its write failed
+    run.ended(b)
     run.control.batchAborted(5)
     run.control.sourceStopped()
     assertEquals("abort", out.calls.last, "a failed batch stays in flight: its retry may write again")
