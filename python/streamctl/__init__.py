@@ -11,24 +11,42 @@ Example::
           .load())
 """
 
-from streamctl import options
-from streamctl.config import LISTENER_CLASS, configure_spark, jar_path
-from streamctl.control import end_of_stream, with_upstream_watermark
-from streamctl.errors import StreamctlException
-from streamctl.locality import describe_locality, live_executors
-from streamctl.startpoints import Startpoint, StartpointManager
-from streamctl.tasks import TaskRow, describe_tasks
+from __future__ import annotations
+
+import importlib
+from typing import Any
 
 __version__ = "0.1.0"
 
+# Where each public name lives. Loaded on first use (PEP 562), so that the `streamctl` command
+# answers --help and usage errors without importing pyspark, which takes seconds.
+_EXPORTS = {
+    "LISTENER_CLASS": "streamctl.config",
+    "configure_spark": "streamctl.config",
+    "jar_path": "streamctl.config",
+    "end_of_stream": "streamctl.control",
+    "with_upstream_watermark": "streamctl.control",
+    "StreamctlException": "streamctl.errors",
+    "describe_locality": "streamctl.locality",
+    "live_executors": "streamctl.locality",
+    "Startpoint": "streamctl.startpoints",
+    "StartpointManager": "streamctl.startpoints",
+    "TaskRow": "streamctl.tasks",
+    "describe_tasks": "streamctl.tasks",
+    "describe": "streamctl.description",
+    "QueryDescription": "streamctl.description",
+}
+
 __all__ = [
     "LISTENER_CLASS",
+    "QueryDescription",
     "Startpoint",
     "StartpointManager",
     "StreamctlException",
     "TaskRow",
     "__version__",
     "configure_spark",
+    "describe",
     "describe_locality",
     "describe_tasks",
     "end_of_stream",
@@ -37,3 +55,18 @@ __all__ = [
     "options",
     "with_upstream_watermark",
 ]
+
+
+def __getattr__(name: str) -> Any:
+    if name == "options":
+        return importlib.import_module("streamctl.options")
+    module = _EXPORTS.get(name)
+    if module is None:
+        raise AttributeError(f"module 'streamctl' has no attribute {name!r}")
+    value = getattr(importlib.import_module(module), name)
+    globals()[name] = value
+    return value
+
+
+def __dir__() -> list[str]:
+    return sorted(set(globals()) | set(__all__))

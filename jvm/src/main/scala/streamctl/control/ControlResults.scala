@@ -36,6 +36,13 @@ final class ControlResults(store: MetadataStore, val namespace: String) {
     }
   }
 
+  /**
+   * The reconciled states after batch `ctl.seq`: the offset's states merged with what the
+   * readers of that batch recorded. What the next batch is planned from, and what
+   * `streamctl describe` shows.
+   */
+  def statesAfter(ctl: ControlOffset): States = SspControlStates.merge(ctl.states +: load(ctl.seq).map(_._2))
+
   def deleteBefore(seq: Long): Unit =
     store.keys(namespace).foreach { key =>
       if (ControlResults.seqOf(key).exists(_ < seq)) store.delete(namespace, key)

@@ -148,7 +148,7 @@ final class ControlStep(
   private def statesAfter(ctl: ControlOffset): States = fresh match {
     case Some((seq, states)) if seq == ctl.seq => states
     case _ =>
-      val merged = SspControlStates.merge(ctl.states +: results.load(ctl.seq).map(_._2))
+      val merged = results.statesAfter(ctl)
       fresh = Some(ctl.seq -> merged)
       merged
   }

@@ -12,6 +12,7 @@ import org.apache.hadoop.fs.Path
  *   grouper/mapping-<source>                    the SSP -> task mapping of source <source>
  *   locality/assignment-<source>                its task -> executor assignment
  *   control-<source>/<seq>/<task>               the readers' control results of batch <seq>
+ *   progress/history-<source>                   its recent batches, for `streamctl report`
  * <query checkpoint>/sources/<source>/          what Spark hands the source: its checkpoint
  *   streamctl/initial-offset                    the query's first offset
  * }}}
@@ -32,6 +33,7 @@ object StoreLayout {
   val StartpointsNamespace = "startpoints"
   val MappingNamespace = "grouper"
   val LocalityNamespace = "locality"
+  val ProgressNamespace = "progress"
 
   private val MappingPrefix = "mapping-"
   private val LocalityPrefix = "assignment-"
@@ -56,10 +58,14 @@ object StoreLayout {
     def mappingKey: String = MappingPrefix + id
     def localityKey: String = LocalityPrefix + id
     def controlNamespace: String = s"control-$id"
+    def progressKey: String = s"history-$id"
   }
 
   /** The source whose mapping is stored under `key` (namespace [[MappingNamespace]]), if it is one. */
   def mappingSource(key: String): Option[String] = Some(key).filter(_.startsWith(MappingPrefix)).map(_.stripPrefix(MappingPrefix))
+
+  /** The source whose progress history is stored under `key` (namespace [[ProgressNamespace]]), if it is one. */
+  def progressSource(key: String): Option[String] = Some(key).filter(_.startsWith("history-")).map(_.stripPrefix("history-"))
 
   /** The source whose locality is stored under `key` (namespace [[LocalityNamespace]]), if it is one. */
   def localitySource(key: String): Option[String] = Some(key).filter(_.startsWith(LocalityPrefix)).map(_.stripPrefix(LocalityPrefix))

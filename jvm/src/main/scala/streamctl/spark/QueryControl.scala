@@ -7,6 +7,7 @@ import org.apache.spark.streamctl.SparkQuerySink
 
 import streamctl.StreamctlException
 import streamctl.control.{ControlMessageSender, ControlSink, ControlSource, ControlledQuery, InputsEnded, RunControl, SinkOptions}
+import streamctl.ops.BatchSummary
 
 /**
  * In-band control of one run of one streaming query, on the driver: adapts Spark's query and
@@ -43,6 +44,16 @@ final class QueryControl private[spark] (
       query.flatMap(QueryLookup.sparkWatermark(_, running))
     override def failed: Boolean = query.exists(_.exception.isDefined)
   }, release = () => QueryControlRegistry.forget(this))
+
+  // Per streamctl source of this run (its progress description): where its batch summaries go.
+  private val recorders = mutable.ArrayBuffer.empty[(String, BatchSummary => Unit)]
+
+  /** The source described as `description` in progress reports keeps its batches with `record`. */
+  def addProgressRecorder(description: String, record: BatchSummary => Unit): Unit = synchronized(recorders += description -> record)
+
+  /** The recorders of sources described as `description`, in the order the sources were created. */
+  def progressRecorders(description: String): Seq[BatchSummary => Unit] =
+    synchronized(recorders.collect { case (d, r) if d == description => r }.toSeq)
 
   /** Registers the query's own streamctl sink, found from the query itself; see [[SparkQuerySink]]. */
   private[spark] def findSink(): Unit =

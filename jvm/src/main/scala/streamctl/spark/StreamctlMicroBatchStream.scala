@@ -9,7 +9,8 @@ import org.apache.spark.sql.connector.read.streaming._
 import org.apache.spark.util.SerializableConfiguration
 
 import streamctl.locality.ExecutorId
-import streamctl.metadata.{FileSystemMetadataStore, StoreLayout}
+import streamctl.metadata.{FileSystemMetadataStore, MetadataStore, StoreLayout}
+import streamctl.ops.ProgressHistory
 import streamctl.plan.{InitialOffset, Planner, ReaderConfig, SourceOptions, SourcePosition}
 import streamctl.system.KafkaSystemAdmin
 
@@ -33,9 +34,15 @@ class StreamctlMicroBatchStream(
   private val reports = ReaderAccumulator.register(sc)
   // Readers record their control results in the store, with the driver's Hadoop settings.
   private lazy val readerConf = sc.broadcast(new SerializableConfiguration(hadoopConf))
+  private val control = QueryControlRegistry.current()
   private val planner = new Planner(options, admin, store, storePath, keys,
     new InitialOffset(() => new FileSystemMetadataStore(sourceCheckpoint, hadoopConf)),
-    () => executors.fold(Seq.empty[ExecutorId])(_.live), reports, QueryControlRegistry.current())
+    () => executors.fold(Seq.empty[ExecutorId])(_.live), reports, control)
+  // The listener hands each batch's summary here, possibly after this source stopped: its own store.
+  control.foreach(_.addProgressRecorder(toString, summary => {
+    val history = MetadataStore.open(storePath, hadoopConf)
+    try new ProgressHistory(history, keys).append(summary) finally history.close()
+  }))
 
   override def initialOffset(): Offset = SourceOffset(planner.initialPosition())
 

@@ -1,0 +1,132 @@
+package streamctl.ops
+
+import scala.jdk.CollectionConverters._
+
+import com.fasterxml.jackson.databind.JsonNode
+import com.fasterxml.jackson.databind.node.ObjectNode
+
+import streamctl.{Json, StreamctlException}
+import streamctl.metadata.{MetadataStore, StoreLayout}
+import streamctl.plan.SourcePosition
+import streamctl.system.SSP
+
+/**
+ * What streamctl decided in one batch of one source, from what the query's progress report
+ * holds (start and end offsets, the broker's heads, the source's metrics): records admitted
+ * per stream, lag per SSP, the query's own event-time watermark, the upstream watermark and
+ * end-of-stream of its intermediate streams, the startpoints the batch applied and the tasks
+ * host affinity moved. It is both the driver's one INFO line per batch ([[line]]) and an entry
+ * of the bounded progress history `streamctl report` draws ([[ProgressHistory]]).
+ *
+ * {{{
+ * val s = BatchSummary.of(batchId = 7, timestampMs, start, end, heads, ownWatermarkMs = None, metrics)
+ * s.line  // "batch 7: admitted orders=500 rates=20; lag max 1200; upstream watermark 2024-05-01T10:00:00Z; ..."
+ * }}}
+ */
+final case class BatchSummary(
+    batchId: Long,
+    timestampMs: Long,
+    admitted: Map[String, Long],
+    lag: Map[SSP, Long],
+    ownWatermarkMs: Option[Long],
+    upstreamWatermarkMs: Option[Long],
+    endOfStream: Boolean,
+    startpoints: Seq[String],
+    tasksMoved: Int) {
+
+  /** The concise log line: only what streamctl decided, nothing about Spark's own work. */
+  def line: String = {
+    val parts = Seq(
+      Some(s"admitted ${if (admitted.isEmpty) "nothing" else admitted.toSeq.sorted.map { case (s, n) => s"$s=$n" }.mkString(" ")}"),
+      Some(if (lag.isEmpty) "lag unknown" else s"lag max ${lag.values.max}"),
+      ownWatermarkMs.map(w => s"watermark ${java.time.Instant.ofEpochMilli(w)}"),
+      upstreamWatermarkMs.map(w => s"upstream watermark ${java.time.Instant.ofEpochMilli(w)}"),
+      if (endOfStream) Some("end-of-stream") else None,
+      if (startpoints.isEmpty) None else Some(s"startpoints applied: ${startpoints.mkString(", ")}"),
+      if (tasksMoved > 0) Some(s"$tasksMoved task(s) moved") else None).flatten
+    s"batch $batchId: ${parts.mkString("; ")}"
+  }
+
+  def toJson: ObjectNode = {
+    val n = Json.obj()
+    n.put("batch", batchId).put("timeMs", timestampMs)
+    val a = n.putObject("admitted")
+    admitted.toSeq.sorted.foreach { case (s, c) => a.put(s, c) }
+    val l = n.putObject("lag")
+    lag.toSeq.sorted.foreach { case (ssp, c) => l.put(ssp.key, c) }
+    ownWatermarkMs.fold(n.putNull("watermarkMs"))(n.put("watermarkMs", _))
+    upstreamWatermarkMs.fold(n.putNull("upstreamWatermarkMs"))(n.put("upstreamWatermarkMs", _))
+    n.put("endOfStream", endOfStream)
+    val sp = n.putArray("startpoints")
+    startpoints.foreach(sp.add)
+    n.put("tasksMoved", tasksMoved)
+    n
+  }
+}
+
+object BatchSummary {
+  /**
+   * @param start the batch's start offset (None for the first batch of a query)
+   * @param heads the broker's head per SSP as the planner last saw them (progress `latestOffset`)
+   * @param metrics the source's progress metrics (`watermark`, `endOfStream`, `tasksMoved`)
+   */
+  def of(batchId: Long, timestampMs: Long, start: Option[SourcePosition], end: SourcePosition, heads: Map[SSP, Long],
+      ownWatermarkMs: Option[Long], metrics: Map[String, String]): BatchSummary = {
+    val admitted = end.tasks.toSeq.flatMap { case (task, ps) =>
+      ps.map { case (ssp, until) =>
+        val from = start.flatMap(s => end.startOf(s, task, ssp)).orElse(end.starts.get(task).flatMap(_.get(ssp))).getOrElse(until)
+        ssp.stream -> math.max(0L, until - from)
+      }
+    }.groupMapReduce(_._1)(_._2)(_ + _)
+    val lag = end.minPositions.collect { case (ssp, o) if heads.contains(ssp) => ssp -> math.max(0L, heads(ssp) - o) }
+    val applied = end.state.startpoints.applied.toSeq.sortBy(_._1._1).map { case ((ssp, task), r) =>
+      s"$ssp (${task.name}) ${r.startpoint.describe} -> offset ${r.offset}"
+    }
+    BatchSummary(batchId, timestampMs, admitted, lag, ownWatermarkMs, metrics.get("watermark").flatMap(_.toLongOption),
+      metrics.get("endOfStream").contains("true"), applied, metrics.get("tasksMoved").flatMap(_.toIntOption).getOrElse(0))
+  }
+
+  /** The heads of a progress report's `latestOffset` (`{"heads":{"kafka/orders/0":42}}`). */
+  def heads(json: String): Map[SSP, Long] =
+    Option(json).filter(_.trim.startsWith("{")).map(Json.parse(_, "a streamctl latestOffset"))
+      .flatMap(n => Option(n.get("heads")))
+      .map(_.properties().asScala.map(e => SSP.parse(e.getKey) -> e.getValue.asLong).toMap).getOrElse(Map.empty)
+}
+
+/**
+ * The last [[ProgressHistory.Limit]] batch summaries of one source, kept in its metadata store
+ * (`progress/history-<source>`) as one JSON value, rewritten per batch: compact and bounded, so
+ * that `streamctl report` can draw recent lag and watermarks without the query running.
+ *
+ * {{{
+ * val history = new ProgressHistory(store, StoreLayout.Source("0"))
+ * history.append(summary)
+ * history.load()   // the entries, oldest first, as JSON
+ * }}}
+ */
+final class ProgressHistory(store: MetadataStore, source: StoreLayout.Source) {
+  import ProgressHistory._
+
+  def append(summary: BatchSummary): Unit = {
+    val kept = load().filter(_.get("batch").asLong < summary.batchId).takeRight(Limit - 1) :+ summary.toJson
+    val root = Json.obj()
+    root.put("version", Version)
+    val arr = root.putArray("batches")
+    kept.foreach(arr.add)
+    store.put(StoreLayout.ProgressNamespace, source.progressKey, Json.write(root))
+  }
+
+  def load(): Seq[JsonNode] = store.get(StoreLayout.ProgressNamespace, source.progressKey).toSeq.flatMap { text =>
+    val what = s"the progress history in ${store.describe(StoreLayout.ProgressNamespace, source.progressKey)}"
+    val root = Json.parse(text, what)
+    val v = Json.field(root, "version", what).asInt
+    if (v > Version) throw StreamctlException(s"$what has version $v; this streamctl knows up to $Version. Upgrade streamctl")
+    Json.field(root, "batches", what).elements().asScala.toSeq
+  }
+}
+
+object ProgressHistory {
+  val Version = 1
+  /** Batches kept per source: enough for a picture of the recent past, small enough to rewrite per batch. */
+  val Limit = 240
+}

@@ -1,0 +1,142 @@
+package streamctl.ops
+
+import java.nio.charset.StandardCharsets
+
+import scala.jdk.CollectionConverters._
+import scala.util.control.NonFatal
+
+import com.fasterxml.jackson.databind.JsonNode
+import com.fasterxml.jackson.databind.node.ObjectNode
+import org.apache.hadoop.conf.Configuration
+
+import streamctl.{Json, StreamctlException}
+import streamctl.grouper.TaskName
+import streamctl.metadata.{FileSystemMetadataStore, MetadataStore, StoreLayout}
+import streamctl.startpoint.StartpointCommands
+import streamctl.system.{KafkaParams, KafkaSystemAdmin, SSP, SystemAdmin}
+
+/**
+ * The operator commands without Spark: a plain `java -cp streamctl.jar:<a few of pyspark's
+ * jars> streamctl.ops.OpsMain <command> <request JSON>` answers in about a second, where a
+ * SparkSession takes ten. The `streamctl` console script (Python, argparse) parses the user's
+ * arguments and hands them over as one JSON object; the answer is JSON on stdout, an error is
+ * one line on stderr and exit code 1 (2 for a bad request).
+ *
+ * Commands: `describe` ([[QueryDescription]]), `reset` ([[ResetPlan]]), `list` and `delete`
+ * ([[StartpointCommands]]), `history` ([[ProgressHistory]] of every source).
+ *
+ * {{{
+ * java -cp ... streamctl.ops.OpsMain describe '{"checkpoint":"/chk/q1","bootstrapServers":"127.0.0.1:9092"}'
+ * }}}
+ */
+object OpsMain {
+  /** How long describe and reset wait for a broker that does not answer. */
+  val BrokerTimeoutMs = 5000L
+
+  def main(args: Array[String]): Unit = {
+    val code =
+      try {
+        if (args.length != 2) throw new IllegalArgumentException("usage: OpsMain <command> <request JSON>")
+        val out = run(args(0), Json.parse(args(1), "the request"))
+        System.out.write(Json.write(out).getBytes(StandardCharsets.UTF_8))
+        System.out.println()
+        System.out.flush()
+        0
+      } catch {
+        case e: StreamctlException => System.err.println(e.getMessage); 1
+        case e: IllegalArgumentException => System.err.println(e.getMessage); 2
+        case NonFatal(e) => System.err.println(s"${e.getClass.getName}: ${e.getMessage}"); 1
+      }
+    // Kafka and Hadoop leave non-daemon threads behind; the answer is out.
+    System.exit(code)
+  }
+
+  def run(command: String, req: JsonNode): JsonNode = {
+    val conf = new Configuration()
+    def text(name: String): Option[String] = Option(req.get(name)).filterNot(_.isNull).map(_.asText).filter(_.nonEmpty)
+    val checkpoint = text("checkpoint")
+    val location = (checkpoint, text("metadataStorePath")) match {
+      case (_, Some(p)) => p
+      case (Some(c), None) => StoreLayout.ofQuery(c)
+      case _ => throw StreamctlException("Give the query's checkpoint (--checkpoint) or its metadata store path (--metadata-store-path)")
+    }
+    lazy val admin: Option[KafkaSystemAdmin] = text("bootstrapServers").map { s =>
+      val options = Option(req.get("kafkaOptions")).toSeq.flatMap(_.properties().asScala.map(e => e.getKey -> e.getValue.asText)).toMap
+      KafkaSystemAdmin(KafkaParams(Map("bootstrap.servers" -> s, "default.api.timeout.ms" -> BrokerTimeoutMs.toString) ++ options))
+    }
+    try command match {
+      case "describe" =>
+        QueryDescription.describe(checkpoint.getOrElse(throw StreamctlException("describe needs the query's checkpoint (--checkpoint)")),
+          text("metadataStorePath"), admin, conf)
+      case "reset" => reset(req, checkpoint, location, admin, conf)
+      case "list" | "delete" =>
+        withCommands(location, admin, conf) { c =>
+          val rows = if (command == "list") c.list() else c.delete(
+            text("topic").getOrElse(throw StreamctlException("delete needs a topic")),
+            Option(req.get("partition")).filterNot(_.isNull).map(p => Int.box(p.asInt)).orNull, text("task").orNull)
+          Json.parse(rows, "the startpoints")
+        }
+      case "history" => history(location, conf)
+      case other => throw new IllegalArgumentException(s"Unknown command '$other' (known: describe, reset, list, delete, history)")
+    } finally admin.foreach(_.close())
+  }
+
+  private def reset(req: JsonNode, checkpoint: Option[String], location: String, admin: => Option[SystemAdmin],
+      conf: Configuration): ObjectNode = {
+    def text(name: String): Option[String] = Option(req.get(name)).filterNot(_.isNull).map(_.asText)
+    val task = text("task").map(TaskName(_))
+    val ck = checkpoint.filter(QueryCheckpoint.exists(_, conf)).map(QueryCheckpoint.read(_, conf))
+    // The committed offset of each SSP: the least over the tasks reading it, or the task's own.
+    val committed: Map[SSP, Long] = ck.flatMap(_.committed).toSeq.flatMap(_.sources.values).flatMap { p =>
+      task.fold(p.minPositions)(t => p.tasks.getOrElse(t, Map.empty))
+    }.groupMapReduce(_._1)(_._2)(math.min)
+    val to: ResetPlan.To = text("to").getOrElse("") match {
+      case "earliest" => ResetPlan.To.Earliest
+      case "latest" => ResetPlan.To.Latest
+      case "offset" => ResetPlan.To.Offset(req.get("value").asLong)
+      case "datetime" => ResetPlan.To.Datetime(ResetPlan.instantMs(req.get("value").asText))
+      case "duration" => ResetPlan.To.ByDuration(req.get("value").asText)
+      case "shift" => ResetPlan.To.ShiftBy(req.get("value").asLong)
+      case "current" => ResetPlan.To.Current
+      case "offsets" => ResetPlan.To.Offsets(req.get("value").elements().asScala.map { r =>
+        SSP.kafka(r.get("topic").asText, r.get("partition").asInt) -> r.get("offset").asLong
+      }.toMap)
+      case other => throw new IllegalArgumentException(s"Unknown reset target '$other'")
+    }
+    val targets: Seq[ResetPlan.Target] =
+      if (req.path("allTopics").asBoolean(false)) {
+        val topics = committed.keys.map(_.stream).toSeq.distinct.sorted
+        if (topics.isEmpty) throw StreamctlException(
+          s"--all-topics: no committed batch in ${checkpoint.getOrElse(location)} says which topics the query reads; name them with --topic")
+        topics.map(ResetPlan.Target(_, None))
+      } else Option(req.get("topics")).toSeq.flatMap(_.elements().asScala).map { t =>
+        ResetPlan.Target(t.get("topic").asText,
+          Option(t.get("partitions")).filterNot(_.isNull).map(_.elements().asScala.map(_.asInt).toSeq))
+      }
+    val steps = ResetPlan.plan(targets, to, task, committed, admin)
+    val execute = req.path("execute").asBoolean(false)
+    if (execute) withCommands(location, admin, conf)(c => ResetPlan.execute(steps, task, c))
+    ResetPlan.json(steps, task, execute, location)
+  }
+
+  private def history(location: String, conf: Configuration): ObjectNode = {
+    val store = MetadataStore.open(location, conf)
+    try {
+      val root = Json.obj()
+      root.put("store", location)
+      val sources = root.putObject("sources")
+      store.keys(StoreLayout.ProgressNamespace).flatMap(StoreLayout.progressSource).sorted.foreach { id =>
+        val arr = sources.putArray(id)
+        new ProgressHistory(store, StoreLayout.Source(id)).load().foreach(arr.add)
+      }
+      if (sources.isEmpty) throw StreamctlException(
+        s"No progress history in the metadata store at $location: has a streamctl query with the streamctl listener run there?")
+      root
+    } finally store.close()
+  }
+
+  private def withCommands[T](location: String, admin: Option[SystemAdmin], conf: Configuration)(f: StartpointCommands => T): T = {
+    val commands = new StartpointCommands(new FileSystemMetadataStore(location, conf), admin, location)
+    try f(commands) finally commands.close()
+  }
+}

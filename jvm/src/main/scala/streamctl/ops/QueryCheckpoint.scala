@@ -1,0 +1,83 @@
+package streamctl.ops
+
+import java.nio.charset.StandardCharsets
+
+import scala.util.Try
+
+import org.apache.hadoop.conf.Configuration
+import org.apache.hadoop.fs.{FileSystem, Path}
+
+import streamctl.{Json, StreamctlException}
+import streamctl.plan.SourcePosition
+
+/**
+ * What a query's checkpoint says about its streamctl sources, read without Spark: the last
+ * committed batch (the newest batch in both the offset log and the commit log), the offsets it
+ * ended at per streamctl source (parsed by [[SourcePosition.parse]], the one parser of
+ * streamctl's offset), the query's event-time watermark for the next batch, and a planned batch
+ * that has not committed yet.
+ *
+ * Spark's offset log file `offsets/<batch>` is `v1`, a metadata JSON line
+ * (`batchWatermarkMs`, `batchTimestampMs`, `conf`), then one line per source of the query in
+ * source order (`-` for a source with no offset); `commits/<batch>` exists once the batch
+ * committed. A source line that is not a streamctl offset (another connector) is skipped.
+ *
+ * {{{
+ * val ck = QueryCheckpoint.read("/chk/q1", new Configuration())
+ * ck.committed.map(_.batchId)              // Some(14)
+ * ck.committed.get.sources("0").tasks      // Map(TaskName("Partition 0") -> Map(kafka/orders/0 -> 42))
+ * }}}
+ */
+final case class QueryCheckpoint(location: String, committed: Option[QueryCheckpoint.Batch], pending: Option[QueryCheckpoint.Batch])
+
+object QueryCheckpoint {
+  /** One batch of the offset log: its end positions per streamctl source id (`sources/<id>`). */
+  final case class Batch(batchId: Long, timestampMs: Long, watermarkMs: Long, sources: Map[String, SourcePosition])
+
+  /**
+   * Reads the checkpoint at `location`. A path that holds no query checkpoint (no offset log)
+   * is an error saying so, unless `allowEmpty` (a query that has not run its first batch).
+   */
+  def read(location: String, hadoopConf: Configuration): QueryCheckpoint = {
+    val root = new Path(location)
+    val fs = root.getFileSystem(hadoopConf)
+    val offsets = batches(fs, new Path(root, "offsets"))
+    val commits = batches(fs, new Path(root, "commits")).toSet
+    val committedId = offsets.filter(commits.contains).maxOption
+    val pendingId = offsets.maxOption.filter(id => !committedId.contains(id))
+    def batch(id: Long): Batch = parseBatch(readText(fs, new Path(root, s"offsets/$id")), s"$location/offsets/$id", id)
+    QueryCheckpoint(location, committedId.map(batch), pendingId.map(batch))
+  }
+
+  /** True when `location` holds a Spark query checkpoint (its `offsets` or `metadata`). */
+  def exists(location: String, hadoopConf: Configuration): Boolean = {
+    val root = new Path(location)
+    val fs = root.getFileSystem(hadoopConf)
+    fs.exists(new Path(root, "offsets")) || fs.exists(new Path(root, "metadata"))
+  }
+
+  private[ops] def parseBatch(text: String, what: String, batchId: Long): Batch = {
+    val lines = text.linesIterator.toVector
+    if (lines.isEmpty || !lines.head.startsWith("v"))
+      throw StreamctlException(s"$what is not a Spark offset log file (no version line)")
+    val meta = lines.lift(1).map(Json.parse(_, s"the metadata line of $what"))
+    def metaLong(name: String): Long = meta.flatMap(m => Option(m.get(name))).map(_.asLong).getOrElse(0L)
+    val sources = lines.drop(2).zipWithIndex.collect {
+      case (line, i) if isStreamctl(line) => i.toString -> SourcePosition.parse(line)
+    }.toMap
+    Batch(batchId, metaLong("batchTimestampMs"), metaLong("batchWatermarkMs"), sources)
+  }
+
+  // A streamctl offset is an object with "version" and "tasks"; Kafka's is a map of topics.
+  private def isStreamctl(line: String): Boolean =
+    line.trim.startsWith("{") && Try(Json.parse(line, "an offset")).toOption.exists(n => n.has("tasks") && n.has("version"))
+
+  private def batches(fs: FileSystem, dir: Path): Seq[Long] =
+    if (!fs.exists(dir)) Seq.empty
+    else fs.listStatus(dir).toSeq.map(_.getPath.getName).flatMap(_.toLongOption)
+
+  private def readText(fs: FileSystem, path: Path): String = {
+    val in = fs.open(path)
+    try new String(in.readAllBytes(), StandardCharsets.UTF_8) finally in.close()
+  }
+}

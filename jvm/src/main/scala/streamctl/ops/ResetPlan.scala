@@ -1,0 +1,163 @@
+package streamctl.ops
+
+import java.time.{Duration, Instant}
+import java.time.format.DateTimeParseException
+
+import com.fasterxml.jackson.databind.node.ObjectNode
+
+import streamctl.{Json, StreamctlException}
+import streamctl.config.Parsers
+import streamctl.grouper.TaskName
+import streamctl.startpoint.{Startpoint, StartpointCommands, StartpointResolver}
+import streamctl.system.{SSP, SystemAdmin}
+
+/**
+ * `streamctl startpoints reset`, modelled on `kafka-consumer-groups --reset-offsets`: which
+ * partitions ([[Target]]: a topic, some of its partitions, or every topic the query reads), where
+ * to ([[To]]), and the plan that shows, per partition, the committed offset and where the query
+ * would start. Nothing is written unless `execute`; then every startpoint is written through
+ * [[StartpointCommands]] (the one writer, with its checks), and the query applies them when it
+ * next starts.
+ *
+ * Relative moves (`--shift-by`, `--to-current`) and `--from-file` rows become `specific`
+ * startpoints at the computed offset, clamped to what the broker still has (as
+ * kafka-consumer-groups does) when the broker is known.
+ *
+ * {{{
+ * val plan = ResetPlan.plan(Seq(Target("orders", None)), To.ShiftBy(-100), task = None, committed, Some(admin))
+ * ResetPlan.json(plan, executed = false, "/chk/q1/streamctl")
+ * ResetPlan.execute(plan, commands)
+ * }}}
+ */
+object ResetPlan {
+  /** A topic and its partitions (None: every partition). */
+  final case class Target(topic: String, partitions: Option[Seq[Int]])
+
+  /** Where to move. */
+  sealed trait To
+  object To {
+    case object Earliest extends To
+    case object Latest extends To
+    final case class Offset(offset: Long) extends To
+    final case class Datetime(epochMs: Long) extends To
+    /** Back by this much from now: `PT1H` (ISO-8601, as kafka-consumer-groups) or `1h`. */
+    final case class ByDuration(text: String) extends To
+    final case class ShiftBy(n: Long) extends To
+    case object Current extends To
+    /** Exact offsets per partition (from a CSV file). */
+    final case class Offsets(offsets: Map[SSP, Long]) extends To
+  }
+
+  /** One partition of the plan: its committed offset, the startpoint and where it resolves. */
+  final case class Step(ssp: SSP, current: Option[Long], startpoint: Startpoint, target: Option[Long], note: String)
+
+  def durationMs(text: String): Long =
+    if (text.trim.toUpperCase(java.util.Locale.ROOT).startsWith("P") || text.trim.startsWith("-P"))
+      try Duration.parse(text.trim).toMillis
+      catch { case _: DateTimeParseException => throw StreamctlException(s"--by-duration '$text' is not an ISO-8601 duration such as PT1H30M or P1D") }
+    else Parsers.durationMs("--by-duration", text)
+
+  /**
+   * The plan for `targets`. `committed`: the committed offset of each SSP the query reads (the
+   * least over its tasks, or `task`'s own); `admin`: the broker, to list partitions and resolve.
+   */
+  def plan(targets: Seq[Target], to: To, task: Option[TaskName], committed: Map[SSP, Long], admin: Option[SystemAdmin],
+      nowMs: Long = System.currentTimeMillis()): Seq[Step] = {
+    val ssps = partitionsOf(targets, to, committed, admin)
+    val wanted: Seq[(SSP, Startpoint)] = ssps.map { ssp =>
+      def from(rel: String): Long = committed.getOrElse(ssp, throw StreamctlException(
+        s"$rel needs the committed offset of $ssp, but the query's checkpoint has none for it (has the query committed a batch reading it?)"))
+      ssp -> (to match {
+        case To.Earliest => Startpoint.oldest()
+        case To.Latest => Startpoint.upcoming()
+        case To.Offset(o) => Startpoint.specific(o)
+        case To.Datetime(ms) => Startpoint.timestamp(ms)
+        case To.ByDuration(d) => Startpoint.timestamp(nowMs - durationMs(d))
+        case To.ShiftBy(n) => Startpoint.specific(from("--shift-by") + n)
+        case To.Current => Startpoint.specific(from("--to-current"))
+        case To.Offsets(m) => Startpoint.specific(m(ssp))
+      })
+    }
+    val relative = to match {
+      case To.ShiftBy(_) | To.Current => true
+      case _ => false
+    }
+    val clamped: Seq[(SSP, Startpoint, String)] = admin match {
+      case Some(a) if relative =>
+        val set = wanted.map(_._1).toSet
+        val (oldest, upcoming) = (a.oldestOffsets(set), a.upcomingOffsets(set))
+        wanted.map { case (ssp, sp: Startpoint.Specific) =>
+          val c = math.max(oldest(ssp), math.min(upcoming(ssp), sp.offset))
+          (ssp, if (c == sp.offset) sp else Startpoint.specific(c), if (c == sp.offset) "" else s"clamped from ${sp.offset}")
+        case (ssp, sp) => (ssp, sp, "")
+        }
+      case _ =>
+        wanted.foreach {
+          case (ssp, Startpoint.Specific(o, _)) if o < 0 => throw StreamctlException(s"$ssp: offset $o is negative")
+          case _ =>
+        }
+        wanted.map { case (ssp, sp) => (ssp, sp, "") }
+    }
+    val resolved = admin.map(a => new StartpointResolver(a).resolve(clamped.map(c => c._1 -> c._2).toMap)).getOrElse(Map.empty)
+    clamped.map { case (ssp, sp, note) =>
+      val r = resolved.get(ssp)
+      val target = r.map(_.offset).orElse(sp match {
+        case s: Startpoint.Specific => Some(s.offset)
+        case _ => None
+      })
+      val notes = Seq(note, if (r.exists(_.beyondData)) "end of the partition: no message at or after that time" else "").filter(_.nonEmpty)
+      Step(ssp, committed.get(ssp), sp, target, notes.mkString("; "))
+    }
+  }
+
+  /** Writes the plan's startpoints through the one startpoint writer. */
+  def execute(steps: Seq[Step], task: Option[TaskName], commands: StartpointCommands): Unit =
+    steps.foreach(s => commands.set(s.ssp.stream, Int.box(s.ssp.partition), task.map(_.name).orNull, s.startpoint))
+
+  def json(steps: Seq[Step], task: Option[TaskName], executed: Boolean, location: String): ObjectNode = {
+    val root = Json.obj()
+    root.put("location", location)
+    root.put("executed", executed)
+    val arr = root.putArray("plan")
+    steps.foreach { s =>
+      val n = arr.addObject()
+      n.put("topic", s.ssp.stream).put("partition", s.ssp.partition)
+      task.fold(n.putNull("task"))(t => n.put("task", t.name))
+      s.current.fold(n.putNull("current"))(n.put("current", _))
+      n.put("startpoint", s.startpoint.describe)
+      s.target.fold(n.putNull("target"))(n.put("target", _))
+      n.put("note", s.note)
+    }
+    root
+  }
+
+  private def partitionsOf(targets: Seq[Target], to: To, committed: Map[SSP, Long], admin: Option[SystemAdmin]): Seq[SSP] = {
+    if (targets.isEmpty) throw StreamctlException("No topic to reset: give --topic, --all-topics or --from-file")
+    val ssps = targets.flatMap { t =>
+      val known = committed.keys.filter(_.stream == t.topic).map(_.partition).toSeq
+      val count = admin.map(_.partitionCountOf(t.topic, "the topic to reset"))
+      t.partitions match {
+        case Some(ps) =>
+          count.foreach { n =>
+            ps.filter(p => p < 0 || p >= n).foreach(p => throw StreamctlException(
+              s"Partition $p of topic '${t.topic}' does not exist (it has $n partition${if (n == 1) "" else "s"})"))
+          }
+          ps.map(SSP.kafka(t.topic, _))
+        case None =>
+          val all = count.map(0 until _).getOrElse(known.sorted)
+          if (all.isEmpty) throw StreamctlException(
+            s"Which partitions of topic '${t.topic}'? The query's checkpoint has none of it: give its partitions (--topic ${t.topic}:0,1) or --bootstrap-servers")
+          all.map(SSP.kafka(t.topic, _))
+      }
+    }.distinct.sorted
+    to match {
+      case To.Offsets(m) => m.keys.toSeq.sorted
+      case _ => ssps
+    }
+  }
+
+  /** Parses `2024-05-01T10:00:00Z` for errors that name the flag; Python hands ISO text through. */
+  def instantMs(text: String): Long =
+    try Instant.parse(text).toEpochMilli
+    catch { case _: DateTimeParseException => throw StreamctlException(s"--to-datetime '$text' is not an ISO-8601 instant such as 2024-05-01T10:00:00Z") }
+}

@@ -1,0 +1,105 @@
+"""Runs the JVM's operator commands (``streamctl.ops.OpsMain``) in a plain JVM, without Spark.
+
+``streamctl describe`` and ``streamctl startpoints`` read a query's checkpoint, its metadata
+store and the broker with the JVM code the query itself uses (one parser of the offsets, one
+writer of startpoints). A SparkSession would take ten seconds to start; a bare ``java`` with the
+streamctl jar and the handful of pyspark's jars it needs answers in about one. Imports only
+the standard library, so that ``streamctl --help`` stays instant.
+
+Example::
+
+    from streamctl import _ops
+    _ops.run("describe", {"checkpoint": "/chk/q1", "bootstrapServers": "127.0.0.1:9092"})
+"""
+
+from __future__ import annotations
+
+import importlib.util
+import json
+import os
+import shutil
+import subprocess
+from pathlib import Path
+from typing import Any
+
+MAIN_CLASS = "streamctl.ops.OpsMain"
+
+# What OpsMain needs from pyspark's jars (kafka-clients is inside streamctl.jar): Scala, Jackson,
+# Hadoop's FileSystem (the checkpoint and the metadata store may be on HDFS or S3), logging, and
+# Spark's JavaUtils for durations.
+_JAR_PREFIXES = (
+    "scala-library-",
+    "jackson-core-",
+    "jackson-databind-",
+    "jackson-annotations-",
+    "jackson-module-scala_",
+    "hadoop-client-api-",
+    "hadoop-client-runtime-",
+    "slf4j-api-",
+    "jcl-over-slf4j-",
+    "log4j-api-",
+    "log4j-core-",
+    "log4j-slf4j2-impl-",
+    "spark-common-utils-java_",
+    "commons-lang3-",
+)
+
+
+class OpsError(Exception):
+    """An error the JVM reported: its one-line message. ``usage`` is True for a malformed request."""
+
+    def __init__(self, message: str, usage: bool = False) -> None:
+        super().__init__(message)
+        self.usage = usage
+
+
+def classpath() -> str:
+    """streamctl.jar and the pyspark jars OpsMain needs, found without importing pyspark (slow)."""
+    here = Path(__file__).parent
+    jar = here / "jars" / "streamctl.jar"
+    if not jar.is_file():
+        raise OpsError(f"streamctl jar not found at {jar}: install the streamctl wheel (./build.sh package builds one)")
+    spec = importlib.util.find_spec("pyspark")
+    if spec is None or not spec.submodule_search_locations:
+        raise OpsError("pyspark is not installed: streamctl's commands use the jars it carries (pip install pyspark)")
+    jars_dir = Path(next(iter(spec.submodule_search_locations))) / "jars"
+    names = sorted(os.listdir(jars_dir)) if jars_dir.is_dir() else []
+    picked = [str(jars_dir / n) for n in names if n.endswith(".jar") and n.startswith(_JAR_PREFIXES)]
+    missing = [p for p in _JAR_PREFIXES if not any(Path(j).name.startswith(p) for j in picked)]
+    if missing:
+        raise OpsError(f"pyspark's jars in {jars_dir} lack {', '.join(missing)}: reinstall pyspark")
+    return os.pathsep.join([str(jar), *picked])
+
+
+def java() -> str:
+    """``$JAVA_HOME/bin/java`` when set (as Spark uses it), else ``java`` on the PATH."""
+    home = os.environ.get("JAVA_HOME")
+    if home and (Path(home) / "bin" / "java").is_file():
+        return str(Path(home) / "bin" / "java")
+    found = shutil.which("java")
+    if not found:
+        raise OpsError("java not found: set JAVA_HOME or put java on the PATH (Spark needs it too)")
+    return found
+
+
+def run(command: str, request: dict[str, Any]) -> Any:
+    """Runs one OpsMain command with ``request`` and returns its JSON answer; raises ``OpsError``
+    with the JVM's message when it fails."""
+    args = [
+        java(),
+        # A short-lived tool: no JIT tiers beyond C1, a small heap, no class data sharing surprises.
+        "-XX:TieredStopAtLevel=1",
+        "-XX:+UseSerialGC",
+        "-Xshare:auto",
+        "-Dlog4j2.level=ERROR",
+        "-cp",
+        classpath(),
+        MAIN_CLASS,
+        command,
+        json.dumps(request),
+    ]
+    done = subprocess.run(args, capture_output=True, text=True, check=False)
+    if done.returncode != 0:
+        message = done.stderr.strip().splitlines()
+        raise OpsError(message[-1] if message else f"{MAIN_CLASS} exited with {done.returncode}", done.returncode == 2)
+    return json.loads(done.stdout)
