@@ -91,6 +91,17 @@ build_wheels() {
     "$ROOT"/dist/streamctl-0.1.0-*.whl "$ROOT"/dist/streamctl_testing-0.1.0-*.whl
 }
 
+# tests/test_operations.py renders `streamctl report` in headless Chromium (Debian's package).
+ensure_chromium() {
+  command -v chromium >/dev/null 2>&1 && return
+  say "installing chromium (headless, for the report test)"
+  export DEBIAN_FRONTEND=noninteractive
+  if ! apt-get install -y -q chromium >"$LOG/chromium.log" 2>&1; then
+    quiet apt-update apt-get update -q
+    quiet chromium apt-get install -y -q chromium
+  fi
+}
+
 fetch_broker() {
   # The broker's jars come from Maven Central through Maven, cached once per machine.
   "$PY" -m streamctl broker --fetch-only >/dev/null
@@ -110,7 +121,7 @@ case "$cmd" in
   test)
     ensure_venv
     mkdir -p "$LOG"
-    build_jar; build_wheels; fetch_broker
+    build_jar; build_wheels; fetch_broker; ensure_chromium
     say "ruff"
     "$VENV/bin/ruff" check python tests bench
     say "running the Python tests (real Kafka broker, real SparkSession)"

@@ -16,7 +16,7 @@ from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
 
-from bench import control_overhead, memory, pipeline, read_throughput, write_throughput
+from bench import cli, control_overhead, memory, pipeline, read_throughput, write_throughput
 from bench.common import bench_session, jvm_classpath, report, table
 from streamctl_testing import kafka, kafka_broker
 
@@ -49,7 +49,7 @@ def run_jvm_bench(name: str, classpath: str) -> list[tuple[str, ...]]:
     return summary
 
 
-GROUPS = ("jvm", "read", "write", "control", "pipeline", "memory")
+GROUPS = ("jvm", "read", "write", "control", "pipeline", "memory", "cli")
 
 
 def groups(text: str) -> set[str]:
@@ -76,6 +76,7 @@ def main() -> int:
     parser.add_argument("--latency-trigger", type=float, default=1.0, help="trigger interval (s) of the live pipeline")
     parser.add_argument("--latency-rate", type=int, default=5_000, help="records/s fed to the live pipeline")
     parser.add_argument("--memory-records", type=int, default=10_000_000)
+    parser.add_argument("--cli-reps", type=int, default=7, help="runs of each streamctl command (bench/cli.py)")
     parser.add_argument("--only", type=groups, default=set(GROUPS),
                         help=f"comma-separated groups to run ({','.join(GROUPS)}); default all")
     args = parser.parse_args()
@@ -87,6 +88,8 @@ def main() -> int:
         classpath = jvm_classpath()
         micro = [row for name in JVM_BENCHES for row in run_jvm_bench(name, classpath)]
         summaries.append(table(micro, ("micro-benchmark (JVM)", "what", "median", "target")))
+    if "cli" in only:
+        summaries.append(cli.run(args.cli_reps))  # bench/cli.py: its own broker and query
     if not only & {"read", "write", "control", "pipeline", "memory"}:
         print("\n" + "\n\n".join(summaries))
         return 0

@@ -91,7 +91,7 @@ def testing_jar(testing_wheel: zipfile.ZipFile) -> zipfile.ZipFile:
 
 def test_the_product_wheel_holds_no_tooling(product_wheel: zipfile.ZipFile) -> None:
     names = [n for n in product_wheel.namelist() if ".dist-info/" not in n]
-    assert "streamctl/__init__.py" in names and "streamctl/startpoints_cli.py" in names
+    assert "streamctl/__init__.py" in names and "streamctl/cli.py" in names
 
     tooling = [
         n
@@ -216,7 +216,7 @@ def test_without_streamctl_testing_broker_and_demo_say_what_to_install(command: 
     assert done.stdout == ""
     lines = done.stderr.strip().splitlines()
     assert len(lines) == 1, done.stderr
-    assert f"python -m streamctl {command}" in lines[0]
+    assert f"streamctl {command}: needs the streamctl-testing package" in lines[0]
     assert "pip install streamctl-testing" in lines[0]
 
     # The product's own commands need no tooling.

@@ -6,8 +6,7 @@ import json
 from datetime import UTC, datetime, timedelta
 from typing import TYPE_CHECKING, Any
 
-from streamctl import options, startpoints_cli
-from streamctl._jvm import jvm
+from streamctl import cli, options
 from streamctl_testing import kafka
 from streamctl_testing.demos import say
 
@@ -61,11 +60,10 @@ def step_startpoints(ctx: DemoContext) -> None:
     say(f"A running count per partition (stateful, checkpointed) counted {_sorted(counts)}, then was stopped.")
 
     an_hour_ago = (datetime.now(UTC) - timedelta(hours=1)).isoformat(timespec="seconds")
-    say(f"python -m streamctl startpoints set --checkpoint <cp> --stream page-views --to-datetime {an_hour_ago}:")
-    startpoints_cli.run(
-        jvm(spark),
-        ["set", "--checkpoint", checkpoint, "--stream", "page-views", "--to-datetime", an_hour_ago,
-         "--bootstrap-servers", servers],
+    say(f"streamctl startpoints reset --checkpoint <cp> --topic page-views --to-datetime {an_hour_ago} --execute:")
+    cli.main(
+        ["startpoints", "reset", "--checkpoint", checkpoint, "--topic", "page-views", "--to-datetime", an_hour_ago,
+         "--bootstrap-servers", servers, "--execute"],
     )  # fmt: skip
 
     q = run_and_stop(24)

@@ -68,16 +68,19 @@ object BatchSummary {
   /**
    * @param start the batch's start offset (None for the first batch of a query)
    * @param heads the broker's head per SSP as the planner last saw them (progress `latestOffset`)
-   * @param metrics the source's progress metrics (`watermark`, `endOfStream`, `tasksMoved`)
+   * @param metrics the source's progress metrics (`admitted`, `watermark`, `endOfStream`, `tasksMoved`); without
+   *                `admitted`, what each stream admitted is taken from the positions
    */
   def of(batchId: Long, timestampMs: Long, start: Option[SourcePosition], end: SourcePosition, heads: Map[SSP, Long],
       ownWatermarkMs: Option[Long], metrics: Map[String, String]): BatchSummary = {
-    val admitted = end.tasks.toSeq.flatMap { case (task, ps) =>
+    val reported = metrics.get("admitted").map(Json.parse(_, "metric 'admitted'"))
+      .map(_.properties().asScala.map(e => e.getKey -> e.getValue.asLong).toMap)
+    val admitted = reported.getOrElse(end.tasks.toSeq.flatMap { case (task, ps) =>
       ps.map { case (ssp, until) =>
         val from = start.flatMap(s => end.startOf(s, task, ssp)).orElse(end.starts.get(task).flatMap(_.get(ssp))).getOrElse(until)
         ssp.stream -> math.max(0L, until - from)
       }
-    }.groupMapReduce(_._1)(_._2)(_ + _)
+    }.groupMapReduce(_._1)(_._2)(_ + _))
     val lag = end.minPositions.collect { case (ssp, o) if heads.contains(ssp) => ssp -> math.max(0L, heads(ssp) - o) }
     val applied = end.state.startpoints.applied.toSeq.sortBy(_._1._1).map { case ((ssp, task), r) =>
       s"$ssp (${task.name}) ${r.startpoint.describe} -> offset ${r.offset}"

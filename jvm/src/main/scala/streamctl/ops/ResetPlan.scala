@@ -1,6 +1,6 @@
 package streamctl.ops
 
-import java.time.{Duration, Instant}
+import java.time.{Duration, Instant, LocalDateTime, OffsetDateTime}
 import java.time.format.DateTimeParseException
 
 import com.fasterxml.jackson.databind.node.ObjectNode
@@ -64,39 +64,35 @@ object ResetPlan {
   def plan(targets: Seq[Target], to: To, task: Option[TaskName], committed: Map[SSP, Long], admin: Option[SystemAdmin],
       nowMs: Long = System.currentTimeMillis()): Seq[Step] = {
     val ssps = partitionsOf(targets, to, committed, admin)
-    val wanted: Seq[(SSP, Startpoint)] = ssps.map { ssp =>
+    // An exact offset (relative moves, files) stays a number until checked against the broker.
+    val wanted: Seq[(SSP, Either[Long, Startpoint])] = ssps.map { ssp =>
       def from(rel: String): Long = committed.getOrElse(ssp, throw StreamctlException(
         s"$rel needs the committed offset of $ssp, but the query's checkpoint has none for it (has the query committed a batch reading it?)"))
       ssp -> (to match {
-        case To.Earliest => Startpoint.oldest()
-        case To.Latest => Startpoint.upcoming()
-        case To.Offset(o) => Startpoint.specific(o)
-        case To.Datetime(ms) => Startpoint.timestamp(ms)
-        case To.ByDuration(d) => Startpoint.timestamp(nowMs - durationMs(d))
-        case To.ShiftBy(n) => Startpoint.specific(from("--shift-by") + n)
-        case To.Current => Startpoint.specific(from("--to-current"))
-        case To.Offsets(m) => Startpoint.specific(m(ssp))
+        case To.Earliest => Right(Startpoint.oldest())
+        case To.Latest => Right(Startpoint.upcoming())
+        case To.Offset(o) => Left(o)
+        case To.Datetime(ms) => Right(Startpoint.timestamp(ms))
+        case To.ByDuration(d) => Right(Startpoint.timestamp(nowMs - durationMs(d)))
+        case To.ShiftBy(n) => Left(from("--shift-by") + n)
+        case To.Current => Left(from("--to-current"))
+        case To.Offsets(m) => Left(m(ssp))
       })
     }
-    val relative = to match {
+    val clamp = to match {
       case To.ShiftBy(_) | To.Current => true
       case _ => false
     }
-    val clamped: Seq[(SSP, Startpoint, String)] = admin match {
-      case Some(a) if relative =>
-        val set = wanted.map(_._1).toSet
-        val (oldest, upcoming) = (a.oldestOffsets(set), a.upcomingOffsets(set))
-        wanted.map { case (ssp, sp: Startpoint.Specific) =>
-          val c = math.max(oldest(ssp), math.min(upcoming(ssp), sp.offset))
-          (ssp, if (c == sp.offset) sp else Startpoint.specific(c), if (c == sp.offset) "" else s"clamped from ${sp.offset}")
-        case (ssp, sp) => (ssp, sp, "")
-        }
-      case _ =>
-        wanted.foreach {
-          case (ssp, Startpoint.Specific(o, _)) if o < 0 => throw StreamctlException(s"$ssp: offset $o is negative")
-          case _ =>
-        }
-        wanted.map { case (ssp, sp) => (ssp, sp, "") }
+    val bounds = admin.filter(_ => clamp).map { a =>
+      val set = wanted.map(_._1).toSet
+      (a.oldestOffsets(set), a.upcomingOffsets(set))
+    }
+    val clamped: Seq[(SSP, Startpoint, String)] = wanted.map {
+      case (ssp, Right(sp)) => (ssp, sp, "")
+      case (ssp, Left(o)) =>
+        val c = bounds.fold(o) { case (oldest, upcoming) => math.max(oldest(ssp), math.min(upcoming(ssp), o)) }
+        if (c < 0) throw StreamctlException(s"$ssp: offset $c is negative; give --bootstrap-servers to clamp it to the oldest offset")
+        (ssp, Startpoint.specific(c), if (c == o) "" else s"clamped from $o")
     }
     val resolved = admin.map(a => new StartpointResolver(a).resolve(clamped.map(c => c._1 -> c._2).toMap)).getOrElse(Map.empty)
     clamped.map { case (ssp, sp, note) =>
@@ -131,7 +127,19 @@ object ResetPlan {
     root
   }
 
-  private def partitionsOf(targets: Seq[Target], to: To, committed: Map[SSP, Long], admin: Option[SystemAdmin]): Seq[SSP] = {
+  private def partitionsOf(targets: Seq[Target], to: To, committed: Map[SSP, Long], admin: Option[SystemAdmin]): Seq[SSP] = to match {
+    case To.Offsets(m) =>
+      m.keys.groupBy(_.stream).foreach { case (topic, ssps) =>
+        admin.foreach { a =>
+          val n = a.partitionCountOf(topic, "a topic of the file")
+          ssps.filter(_.partition >= n).foreach(s => throw StreamctlException(s"Partition ${s.partition} of topic '$topic' does not exist (it has $n)"))
+        }
+      }
+      m.keys.toSeq.sorted
+    case _ => requested(targets, committed, admin)
+  }
+
+  private def requested(targets: Seq[Target], committed: Map[SSP, Long], admin: Option[SystemAdmin]): Seq[SSP] = {
     if (targets.isEmpty) throw StreamctlException("No topic to reset: give --topic, --all-topics or --from-file")
     val ssps = targets.flatMap { t =>
       val known = committed.keys.filter(_.stream == t.topic).map(_.partition).toSeq
@@ -150,14 +158,16 @@ object ResetPlan {
           all.map(SSP.kafka(t.topic, _))
       }
     }.distinct.sorted
-    to match {
-      case To.Offsets(m) => m.keys.toSeq.sorted
-      case _ => ssps
-    }
+    ssps
   }
 
-  /** Parses `2024-05-01T10:00:00Z` for errors that name the flag; Python hands ISO text through. */
-  def instantMs(text: String): Long =
-    try Instant.parse(text).toEpochMilli
-    catch { case _: DateTimeParseException => throw StreamctlException(s"--to-datetime '$text' is not an ISO-8601 instant such as 2024-05-01T10:00:00Z") }
+  /** `2024-05-01T10:00:00Z` or with an offset (`+02:00`); one without a zone is refused as ambiguous. */
+  def instantMs(text: String): Long = {
+    def attempt[T](f: => T): Option[T] = try Some(f) catch { case _: DateTimeParseException => None }
+    attempt(OffsetDateTime.parse(text.trim).toInstant.toEpochMilli).orElse(attempt(Instant.parse(text.trim).toEpochMilli)).getOrElse {
+      if (attempt(LocalDateTime.parse(text.trim)).isDefined) throw StreamctlException(
+        s"--to-datetime '$text' has no timezone, so the instant is ambiguous; add one, e.g. Z or +02:00")
+      throw StreamctlException(s"--to-datetime '$text' is not an ISO-8601 date-time such as 2024-05-01T10:00:00Z")
+    }
+  }
 }

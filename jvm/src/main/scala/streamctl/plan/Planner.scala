@@ -66,6 +66,8 @@ final class Planner(
 
   @volatile private var availableNowTarget: Option[Map[SSP, Long]] = None
   @volatile private var lastHeads: Map[SSP, Long] = Map.empty
+  // Records (offsets) each stream admitted into the batch last planned for reading.
+  @volatile private var lastAdmitted: Map[String, Long] = Map.empty
 
   /** The query's first position: read back if an earlier run of batch 0 wrote it, else from the broker now. */
   def initialPosition(): SourcePosition = initialOffset.getOrCreate {
@@ -121,7 +123,7 @@ final class Planner(
     val bootstrapHeads = end.state.chooser.bootstrapHeads
     val placement = locality.plan(end.json, end.tasks.keys.toSeq)
     control.planned(end)
-    end.tasks.toSeq.sortBy(_._1).flatMap { case (task, positions) =>
+    val reads = end.tasks.toSeq.sortBy(_._1).flatMap { case (task, positions) =>
       val ranges = positions.toSeq.sortBy(_._1).map { case (ssp, until) =>
         val from = end.startOf(start, task, ssp).getOrElse(until)
         SspRange(ssp, math.min(from, until), until)
@@ -130,6 +132,9 @@ final class Planner(
       else Some(TaskRead(task.name, ranges, placement.preferredLocations(task),
         bootstrapHeads.filter(h => ranges.exists(_.ssp == h._1)), control.forTask(end, task)))
     }
+    lastAdmitted = (end.ssps.map(_.stream).map(_ -> 0L).toMap ++
+      reads.flatMap(_.ranges).groupMapReduce(_.ssp.stream)(_.size)(_ + _))
+    reads
   }
 
   /** Spark committed the batch that ends at `end`. */
@@ -149,8 +154,15 @@ final class Planner(
           "minOffsetsBehindLatest" -> behind.values.min.toString,
           "maxOffsetsBehindLatest" -> behind.values.max.toString,
           "avgOffsetsBehindLatest" -> (behind.values.sum.toDouble / behind.size).toString,
-          "recordsBehindHead" -> Json.write(perSsp)) ++ loss ++ locality.metrics ++ control.metrics(c)
+          "recordsBehindHead" -> Json.write(perSsp),
+          "admitted" -> Json.write(admittedJson)) ++ loss ++ locality.metrics ++ control.metrics(c)
       }
+  }
+
+  private def admittedJson = {
+    val n = Json.obj()
+    lastAdmitted.toSeq.sorted.foreach { case (s, c) => n.put(s, c) }
+    n
   }
 
   /** The query stops: it may now send end-of-stream downstream. */

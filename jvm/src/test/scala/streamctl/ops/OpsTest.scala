@@ -1,0 +1,111 @@
+package streamctl.ops
+
+import java.nio.file.{Files, Path, Paths}
+
+import scala.jdk.CollectionConverters._
+
+import org.apache.hadoop.conf.Configuration
+import org.junit.jupiter.api.Assertions._
+import org.junit.jupiter.api.Test
+
+import streamctl.{Json, StreamctlException}
+import streamctl.grouper.TaskName
+import streamctl.metadata.{InMemoryMetadataStore, StoreLayout}
+import streamctl.plan.SourcePosition
+import streamctl.startpoint.{FakeSystemAdmin, Startpoint}
+import streamctl.system.SSP
+
+class OpsTest {
+  private val committed: Path = Paths.get(sys.props.getOrElse("basedir", "."), "tests", "data", "checkpoint-08f2737")
+  private val conf = new Configuration()
+
+  @Test def readsTheLastCommittedBatchOfACheckpoint(): Unit = {
+    val ck = QueryCheckpoint.read(committed.toString, conf)
+    val batch = ck.committed.get
+    assertEquals(14L, batch.batchId)
+    assertEquals(None, ck.pending)
+    assertEquals(Set("0"), batch.sources.keySet)
+    assertEquals(30L, batch.sources("0").tasks(TaskName("Partition 0"))(SSP.kafka("ckpt-orders", 0)))
+  }
+
+  @Test def aPlannedBatchWithoutCommitIsPendingNotCommitted(): Unit = {
+    val dir = Files.createTempDirectory("ck")
+    Files.createDirectories(dir.resolve("offsets"))
+    Files.createDirectories(dir.resolve("commits"))
+    def offsets(id: Int, o: Long) = Files.writeString(dir.resolve(s"offsets/$id"),
+      s"""v1\n{"batchWatermarkMs":7,"batchTimestampMs":9}\n{"orders":{"0":1}}\n${SourcePosition(Map(TaskName("Partition 0") -> Map(SSP.kafka("o", 0) -> o))).json}\n""")
+    offsets(0, 5); offsets(1, 8)
+    Files.writeString(dir.resolve("commits/0"), "v1\n{}\n")
+    val ck = QueryCheckpoint.read(dir.toString, conf)
+    assertEquals(Some(0L), ck.committed.map(_.batchId))
+    assertEquals(Some(1L), ck.pending.map(_.batchId))
+    // Line 0 is another connector's offset (Spark's Kafka source): skipped; ours is source 1.
+    assertEquals(Set("1"), ck.committed.get.sources.keySet)
+    assertEquals(7L, ck.committed.get.watermarkMs)
+  }
+
+  @Test def describesTheCommittedCheckpointWithItsReconciledControlStates(): Unit = {
+    val d = QueryDescription.describe(committed.toString, None, None, conf)
+    val rows = d.get("partitions").elements().asScala.toSeq
+    assertEquals(8, rows.size)
+    val mid0 = rows.find(r => r.get("stream").asText == "ckpt-mid" && r.get("partition").asInt == 0).get
+    assertEquals(9L, mid0.get("committed").asLong)
+    assertTrue(mid0.get("lag").isNull, "no broker given: no lag")
+    assertEquals(2, mid0.get("control").get("producers").asInt)
+    assertEquals(Seq("p0"), mid0.get("control").get("endOfStreamProducers").elements().asScala.map(_.asText).toSeq)
+    assertFalse(d.get("upstream").get("endOfStream").asBoolean)
+    assertEquals("no bootstrap servers given", d.get("broker").asText)
+  }
+
+  @Test def aPathWithoutAQueryIsAnErrorNotAnEmptyAnswer(): Unit = {
+    val e = assertThrows(classOf[StreamctlException], () => QueryDescription.describe(Files.createTempDirectory("x").toString, None, None, conf))
+    assertTrue(e.getMessage.startsWith("No streamctl query at"), e.getMessage)
+  }
+
+  @Test def shiftsAreRelativeToTheCommittedOffsetAndClampedToTheBroker(): Unit = {
+    val admin = new FakeSystemAdmin().add(SSP.kafka("o", 0), 2, Seq.fill(8)(0L)).add(SSP.kafka("o", 1), 0, Seq.fill(4)(0L))
+    val committed = Map(SSP.kafka("o", 0) -> 6L, SSP.kafka("o", 1) -> 3L)
+    val steps = ResetPlan.plan(Seq(ResetPlan.Target("o", None)), ResetPlan.To.ShiftBy(-5), None, committed, Some(admin))
+    assertEquals(Seq(Some(2L), Some(0L)), steps.map(_.target))
+    assertEquals("clamped from 1", steps.head.note)
+    assertEquals(Seq(Some(6L), Some(3L)), steps.map(_.current))
+    val current = ResetPlan.plan(Seq(ResetPlan.Target("o", Some(Seq(1)))), ResetPlan.To.Current, None, committed, None)
+    assertEquals(Seq(Startpoint.specific(3L)), current.map(_.startpoint))
+    val e = assertThrows(classOf[StreamctlException], () =>
+      ResetPlan.plan(Seq(ResetPlan.Target("o", None)), ResetPlan.To.Current, None, Map.empty, Some(admin)))
+    assertTrue(e.getMessage.contains("--to-current needs the committed offset of o-0"), e.getMessage)
+  }
+
+  @Test def durationsAreIsoOrSparkStyle(): Unit = {
+    assertEquals(5400000L, ResetPlan.durationMs("PT1H30M"))
+    assertEquals(5400000L, ResetPlan.durationMs("90min"))
+    assertThrows(classOf[StreamctlException], () => ResetPlan.durationMs("P1X"))
+    assertEquals(1714557600000L, ResetPlan.instantMs("2024-05-01T12:00:00+02:00"))
+    val e = assertThrows(classOf[StreamctlException], () => ResetPlan.instantMs("2024-05-01T10:00:00"))
+    assertTrue(e.getMessage.contains("has no timezone"), e.getMessage)
+  }
+
+  @Test def theHistoryKeepsTheLastBatchesOnlyAndAReplayReplacesItsBatch(): Unit = {
+    val store = new InMemoryMetadataStore
+    val history = new ProgressHistory(store, StoreLayout.Source("0"))
+    def summary(b: Long, lag: Long) = BatchSummary(b, b * 1000, Map("o" -> 1L), Map(SSP.kafka("o", 0) -> lag), None, None,
+      endOfStream = false, Nil, 0)
+    (0L until ProgressHistory.Limit + 10L).foreach(b => history.append(summary(b, b)))
+    history.append(summary(ProgressHistory.Limit + 9L, 0)) // the last batch again, as after a crash
+    val kept = history.load()
+    assertEquals(ProgressHistory.Limit, kept.size)
+    assertEquals(10L, kept.head.get("batch").asLong)
+    assertEquals(0L, kept.last.get("lag").get("kafka/o/0").asLong)
+  }
+
+  @Test def theBatchLineSaysWhatStreamctlDecided(): Unit = {
+    val start = SourcePosition(Map(TaskName("Partition 0") -> Map(SSP.kafka("o", 0) -> 10L)))
+    val end = SourcePosition(Map(TaskName("Partition 0") -> Map(SSP.kafka("o", 0) -> 14L)))
+    val s = BatchSummary.of(3, 0, Some(start), end, Map(SSP.kafka("o", 0) -> 20L), Some(0L),
+      Map("watermark" -> "1000", "endOfStream" -> "true", "tasksMoved" -> "2"))
+    assertEquals("batch 3: admitted o=4; lag max 6; watermark 1970-01-01T00:00:00Z; upstream watermark " +
+      "1970-01-01T00:00:01Z; end-of-stream; 2 task(s) moved", s.line)
+    assertEquals(Map(SSP.kafka("o", 0) -> 20L), BatchSummary.heads("""{"heads":{"kafka/o/0":20}}"""))
+    assertEquals("""{"o":4}""", Json.write(s.toJson.get("admitted")))
+  }
+}

@@ -1,0 +1,176 @@
+"""The ``streamctl`` command on a real broker and a real query: describe, kafka-consumer-groups
+style startpoint resets, the report page (rendered in headless Chromium), and the command line
+itself (help, version, usage errors)."""
+
+from __future__ import annotations
+
+import csv
+import json
+import os
+import shutil
+import subprocess
+import sys
+import time
+from pathlib import Path
+
+import pytest
+
+import streamctl
+from conftest import driver_log, run_available_now
+from streamctl import options
+from streamctl._jvm import jvm
+from streamctl_testing import kafka
+
+ENV = {**os.environ, "SPARK_LOCAL_IP": "127.0.0.1"}
+
+
+def cli(*args: str) -> subprocess.CompletedProcess[str]:
+    """The installed ``streamctl`` console script, as an operator runs it."""
+    command = Path(sys.executable).with_name("streamctl")
+    return subprocess.run([str(command), *args], capture_output=True, text=True, timeout=120, env=ENV, check=False)
+
+
+def _source(spark, servers, stream, **more):
+    return spark.readStream.format("streamctl").options(**options.source(servers, [stream], **more)).load()
+
+
+def test_command_line_parses_without_a_jvm(tmp_path):
+    top = cli("--help")
+    assert top.returncode == 0 and "describe" in top.stdout and "example:" in top.stdout
+    for command in (["describe"], ["startpoints"], ["startpoints", "reset"], ["startpoints", "list"], ["report"]):
+        done = cli(*command, "--help")
+        assert done.returncode == 0, done.stderr
+        assert "example:\n  streamctl " + command[0] in done.stdout, command
+    assert cli("--version").stdout.strip() == f"streamctl {streamctl.__version__}"
+    typo = cli("descrbe", "--checkpoint", "x")
+    assert typo.returncode == 2 and "invalid choice: 'descrbe'" in typo.stderr
+    missing = cli("startpoints", "reset", "--checkpoint", str(tmp_path), "--topic", "t")
+    assert missing.returncode == 2 and "one of the arguments --to-earliest" in missing.stderr
+    both = cli("startpoints", "reset", "--checkpoint", "x", "--topic", "t", "--to-current", "--execute", "--dry-run")
+    assert both.returncode == 2 and "not allowed with argument --execute" in both.stderr
+    # python -m streamctl is the same command.
+    module = subprocess.run([sys.executable, "-m", "streamctl", "--version"], capture_output=True, text=True, env=ENV)
+    assert module.stdout.strip() == f"streamctl {streamctl.__version__}"
+
+
+def test_describe_reset_and_report_a_real_query(spark, servers, make_stream, tmp_path):
+    stream = make_stream(partitions=2)
+    kafka.produce(spark, servers, stream, [b"r%d" % i for i in range(10)], partitions=[i % 2 for i in range(10)])
+    cp = str(tmp_path / "cp")
+    df = _source(spark, servers, stream, starting_offsets="earliest", max_records_per_batch=4)
+    assert len(run_available_now(df, cp)) == 10
+
+    # A path without a query is an error saying so, not an empty table.
+    wrong = cli("describe", "--checkpoint", str(tmp_path / "nothing-here"))
+    assert wrong.returncode == 1 and "No streamctl query at" in wrong.stderr, wrong.stderr
+
+    kafka.produce(spark, servers, stream, [b"late-1", b"late-2", b"late-3"], partitions=[0, 0, 0])
+    done = cli("describe", "--checkpoint", cp, "--bootstrap-servers", servers, "--output", "json")
+    assert done.returncode == 0, done.stderr
+    described = json.loads(done.stdout)
+    rows = {(p["stream"], p["partition"]): p for p in described["partitions"]}
+    assert {k: (p["committed"], p["logEnd"], p["lag"]) for k, p in rows.items()} == {
+        (stream, 0): (5, 8, 3),
+        (stream, 1): (5, 5, 0),
+    }
+    assert described["broker"] == "reachable" and described["committedBatch"] >= 2
+    assert {p["task"] for p in described["partitions"]} == {"Partition 0", "Partition 1"}
+    table = cli("describe", "--checkpoint", cp, "--bootstrap-servers", servers)
+    assert table.stdout.splitlines()[4].split()[:8] == ["SOURCE", "TOPIC", "PARTITION", "TASK", "EXECUTOR", "COMMITTED", "LOG-END", "LAG"]
+    # The same from Python, no SparkSession involved.
+    d = streamctl.describe(cp, bootstrap_servers=servers)
+    assert [(p.partition, p.committed, p.log_end, p.lag) for p in d.partitions] == [(0, 5, 8, 3), (1, 5, 5, 0)]
+    with pytest.raises(streamctl.StreamctlException, match="No streamctl query at"):
+        streamctl.describe(str(tmp_path))
+
+    # kafka-consumer-groups style: the plan is printed, nothing written without --execute.
+    where = ["--checkpoint", cp, "--bootstrap-servers", servers]
+    plan = cli("startpoints", "reset", *where, "--topic", f"{stream}:0", "--shift-by", "-2")
+    assert plan.returncode == 0, plan.stderr
+    assert plan.stdout.splitlines()[1].split()[:6] == [stream, "0", "(every", "task)", "5", "3"]
+    assert "Dry run: nothing written" in plan.stdout
+    assert cli("startpoints", "list", "--checkpoint", cp).stdout.startswith("No startpoints")
+    export = tmp_path / "plan.csv"
+    plan = cli("startpoints", "reset", *where, "--all-topics", "--to-earliest", "--export", str(export))
+    assert plan.returncode == 0, plan.stderr
+    assert list(csv.reader(export.open())) == [["topic", "partition", "offset"], [stream, "0", "0"], [stream, "1", "0"]]
+    current = cli("startpoints", "reset", "--checkpoint", cp, "--topic", stream, "--to-current")
+    assert [line.split()[4:6] for line in current.stdout.splitlines()[1:3]] == [["5", "5"]] * 2  # checkpoint alone
+    ago = cli("startpoints", "reset", *where, "--topic", stream, "--by-duration", "PT1H", "--dry-run")
+    assert ago.returncode == 0 and [line.split()[5] for line in ago.stdout.splitlines()[1:3]] == ["0", "0"]
+
+    # Executed from the exported file (partition 0 only), then a shift on partition 1.
+    export.write_text(f"topic,partition,offset\n{stream},0,1\n")
+    done = cli("startpoints", "reset", *where, "--from-file", str(export), "--execute")
+    assert done.returncode == 0 and "Written to" in done.stdout, done.stderr
+    done = cli("startpoints", "reset", *where, "--topic", f"{stream}:1", "--shift-by", "-100", "--execute")
+    assert done.returncode == 0 and "clamped from -95" in done.stdout, done.stdout
+    described = streamctl.describe(cp)
+    assert [p.pending_startpoints for p in described.partitions] == [["offset 1"], ["offset 0"]]
+
+    # The query applies them at its next start: partition 0 from 1, partition 1 from 0.
+    assert len(run_available_now(df, cp)) == (8 - 1) + 5
+    assert all(p.pending_startpoints == [] for p in streamctl.describe(cp).partitions)
+
+    # The report: lag per partition and watermarks over the recorded batches, the startpoint marked.
+    page = tmp_path / "report.html"
+    done = cli("report", "--checkpoint", cp, "-o", str(page))
+    assert done.returncode == 0, done.stderr
+    dom = _render(page)
+    assert f'data-series="{stream}-0"' in dom and f'data-series="{stream}-1"' in dom
+    assert dom.count('<line class="event startpoint"') == 2  # batch 3, one per partition
+    assert f"batch 3: startpoint {stream}-0 (Partition 0) offset 1 -&gt; offset 1" in dom
+
+
+def test_errors_name_the_problem(spark, servers, make_stream, tmp_path):
+    stream = make_stream()
+    cp = str(tmp_path / "cp")
+    where = ["--checkpoint", cp, "--bootstrap-servers", servers]
+    done = cli("startpoints", "reset", *where, "--topic", f"{stream}:3", "--to-earliest")
+    assert done.returncode == 1 and f"Partition 3 of topic '{stream}' does not exist" in done.stderr
+    done = cli("startpoints", "reset", *where, "--topic", stream, "--to-datetime", "2024-05-01T10:00:00")
+    assert done.returncode == 1 and "has no timezone" in done.stderr, done.stderr
+    done = cli("startpoints", "reset", *where, "--topic", stream, "--to-current")
+    assert done.returncode == 1 and "--to-current needs the committed offset" in done.stderr
+    done = cli("startpoints", "reset", *where, "--topic", stream, "--to-offset", "99", "--execute")
+    assert done.returncode == 1 and "offset 99 is beyond the end of the partition" in done.stderr
+    assert len(done.stderr.strip().splitlines()) == 1, done.stderr
+    done = cli("report", "--checkpoint", cp, "-o", str(tmp_path / "r.html"))
+    assert done.returncode == 1 and "No progress history" in done.stderr
+
+
+def test_one_info_line_per_batch_and_no_kafka_chatter(spark, servers, make_stream, tmp_path):
+    stream = make_stream(partitions=2)
+    kafka.produce(spark, servers, stream, [b"x"] * 6, partitions=[0, 1, 0, 1, 0, 1])
+    j = jvm(spark)
+    configurator = j.org.apache.logging.log4j.core.config.Configurator
+    configurator.setLevel("streamctl.batch", j.org.apache.logging.log4j.Level.INFO)
+    try:
+        with driver_log(spark, "INFO") as log:
+            df = _source(spark, servers, stream, starting_offsets="earliest", max_records_per_batch=4)
+            run_available_now(df, str(tmp_path / "cp"))
+            text = log()
+    finally:
+        configurator.setLevel("streamctl.batch", j.org.apache.logging.log4j.Level.WARN)
+    lines = [line for line in text.splitlines() if line.startswith("INFO batch ")]
+    assert len(lines) == 2, text[-3000:]
+    assert lines[0].endswith(f"streamctl[{stream}] batch 0: admitted {stream}=4; lag max 1"), lines
+    assert lines[1].endswith(f"streamctl[{stream}] batch 1: admitted {stream}=2; lag max 0"), lines
+    # Nothing else at INFO: no Kafka client configs, versions or connection chatter.
+    chatter = [line for line in text.splitlines() if line.startswith("INFO ") and not line.startswith("INFO batch ")]
+    assert chatter == [], chatter[:5]
+
+
+def _render(page: Path) -> str:
+    """The DOM of ``page`` after headless Chromium rendered it (build.sh installs Chromium)."""
+    chromium = shutil.which("chromium") or shutil.which("chromium-browser")
+    assert chromium, "Chromium is missing: ./build.sh test installs it (apt-get install chromium)"
+    done = subprocess.run(
+        [chromium, "--headless", "--no-sandbox", "--disable-gpu", "--dump-dom", page.as_uri()],
+        capture_output=True,
+        text=True,
+        timeout=120,
+        check=False,
+    )
+    assert done.returncode == 0, done.stderr[-2000:]
+    return done.stdout
