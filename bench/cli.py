@@ -35,9 +35,11 @@ def _prepare(servers: str, checkpoint: str, partitions: int) -> None:
     try:
         kafka.create_stream(spark, servers, "bench-cli", partitions)
         kafka.produce_synthetic(spark, servers, "bench-cli", 10_000, 100)
-        df = spark.readStream.format("streamctl").options(
-            **options.source(servers, ["bench-cli"], starting_offsets="earliest", max_records_per_batch=2_500)
-        ).load()
+        df = (
+            spark.readStream.format("streamctl")
+            .options(**options.source(servers, ["bench-cli"], starting_offsets="earliest", max_records_per_batch=2_500))
+            .load()
+        )
         run_available_now(df, checkpoint, lambda batch, _id: batch.count())
     finally:
         spark.stop()
@@ -61,6 +63,7 @@ def run(reps: int = 7, partitions: int = 8) -> str:
         servers = broker.bootstrap_servers
         cp = str(Path(tmp) / "cp")
         _prepare(servers, cp, partitions)
+        where = ["--checkpoint", cp, "--bootstrap-servers", servers]
         cases = [
             ("--help", ["--help"], 0, "parse"),
             ("--version", ["--version"], 0, "parse"),
@@ -71,14 +74,13 @@ def run(reps: int = 7, partitions: int = 8) -> str:
             ("startpoints list", ["startpoints", "list", "--checkpoint", cp], 0, "jvm"),
             (
                 "startpoints reset --shift-by (plan)",
-                ["startpoints", "reset", "--checkpoint", cp, "--all-topics", "--shift-by", "-10", "--bootstrap-servers", servers],
+                ["startpoints", "reset", *where, "--all-topics", "--shift-by", "-10"],
                 0,
                 "jvm",
             ),
             (
                 "startpoints reset --to-datetime --execute",
-                ["startpoints", "reset", "--checkpoint", cp, "--topic", "bench-cli", "--to-datetime", "2024-01-01T00:00:00Z",
-                 "--bootstrap-servers", servers, "--execute"],
+                ["startpoints", "reset", *where, "--topic=bench-cli", "--to-datetime=2024-01-01T00:00Z", "--execute"],
                 0,
                 "jvm",
             ),

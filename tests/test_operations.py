@@ -10,16 +10,16 @@ import os
 import shutil
 import subprocess
 import sys
-import time
 from pathlib import Path
 
 import pytest
 
 import streamctl
-from conftest import driver_log, run_available_now
 from streamctl import options
 from streamctl._jvm import jvm
 from streamctl_testing import kafka
+
+from conftest import driver_log, run_available_now
 
 ENV = {**os.environ, "SPARK_LOCAL_IP": "127.0.0.1"}
 
@@ -76,7 +76,16 @@ def test_describe_reset_and_report_a_real_query(spark, servers, make_stream, tmp
     assert described["broker"] == "reachable" and described["committedBatch"] >= 2
     assert {p["task"] for p in described["partitions"]} == {"Partition 0", "Partition 1"}
     table = cli("describe", "--checkpoint", cp, "--bootstrap-servers", servers)
-    assert table.stdout.splitlines()[4].split()[:8] == ["SOURCE", "TOPIC", "PARTITION", "TASK", "EXECUTOR", "COMMITTED", "LOG-END", "LAG"]
+    assert table.stdout.splitlines()[4].split()[:8] == [
+        "SOURCE",
+        "TOPIC",
+        "PARTITION",
+        "TASK",
+        "EXECUTOR",
+        "COMMITTED",
+        "LOG-END",
+        "LAG",
+    ]
     # The same from Python, no SparkSession involved.
     d = streamctl.describe(cp, bootstrap_servers=servers)
     assert [(p.partition, p.committed, p.log_end, p.lag) for p in d.partitions] == [(0, 5, 8, 3), (1, 5, 5, 0)]

@@ -3,8 +3,9 @@ a person can read, written only with ``--execute``."""
 
 from __future__ import annotations
 
-from streamctl import Startpoint, StartpointManager
 from test_operations import cli
+
+from streamctl import Startpoint, StartpointManager
 
 
 def test_set_list_and_delete_with_tasks(spark, servers, make_stream, tmp_path):
@@ -15,9 +16,24 @@ def test_set_list_and_delete_with_tasks(spark, servers, make_stream, tmp_path):
     assert done.returncode == 0 and "Dry run: nothing written" in done.stdout, done.stderr
     assert StartpointManager(spark, checkpoint=cp).list() == []
 
-    done = cli("startpoints", "set", *where, "--stream", stream, "--to-earliest", "--bootstrap-servers", servers, "--execute")
+    done = cli(
+        "startpoints", "set", *where, "--stream", stream, "--to-earliest", "--bootstrap-servers", servers, "--execute"
+    )
     assert done.returncode == 0 and "the query applies them when it next starts" in done.stdout, done.stderr
-    done = cli("startpoints", "set", *where, "--stream", stream, "--partition", "1", "--task", "Partition 1", "--to-offset", "0", "--execute")
+    done = cli(
+        "startpoints",
+        "set",
+        *where,
+        "--stream",
+        stream,
+        "--partition",
+        "1",
+        "--task",
+        "Partition 1",
+        "--to-offset",
+        "0",
+        "--execute",
+    )
     assert done.returncode == 0, done.stderr
     assert StartpointManager(spark, checkpoint=cp).get(stream, 1, "Partition 1") == Startpoint.specific(0)
 

@@ -31,13 +31,18 @@ PROG = "streamctl"
 
 
 def _example(text: str) -> dict[str, Any]:
-    return {"epilog": "example:\n  " + text.strip().replace("\n", "\n  "), "formatter_class": argparse.RawDescriptionHelpFormatter}
+    return {
+        "epilog": "example:\n  " + text.strip().replace("\n", "\n  "),
+        "formatter_class": argparse.RawDescriptionHelpFormatter,
+    }
 
 
 def _store_args(p: argparse.ArgumentParser, *, required: bool = True) -> None:
     where = p.add_mutually_exclusive_group(required=required)
     where.add_argument("--checkpoint", metavar="CK", help="the query's checkpointLocation")
-    where.add_argument("--metadata-store-path", metavar="PATH", help="the query's 'metadata.store.path' option, when it sets one")
+    where.add_argument(
+        "--metadata-store-path", metavar="PATH", help="the query's 'metadata.store.path' option, when it sets one"
+    )
 
 
 def _broker_args(p: argparse.ArgumentParser, what: str) -> None:
@@ -68,7 +73,9 @@ def parser() -> argparse.ArgumentParser:
         **_example("streamctl describe --checkpoint /chk/q1 --bootstrap-servers 127.0.0.1:9092 --output json"),
     )
     d.add_argument("--checkpoint", metavar="CK", required=True, help="the query's checkpointLocation")
-    d.add_argument("--metadata-store-path", metavar="PATH", help="the query's 'metadata.store.path' option, when it sets one")
+    d.add_argument(
+        "--metadata-store-path", metavar="PATH", help="the query's 'metadata.store.path' option, when it sets one"
+    )
     _broker_args(d, "for log-end offsets and lag (left out when not given or not answering)")
     d.add_argument("--output", choices=["table", "json"], default="table", help="table (default) or json for tools")
 
@@ -99,7 +106,11 @@ def parser() -> argparse.ArgumentParser:
     _store_args(r)
     which = r.add_mutually_exclusive_group()
     which.add_argument(
-        "--topic", "--stream", action="append", metavar="TOPIC[:P,P]", help="a topic, or some of its partitions (orders:0,1); repeatable"
+        "--topic",
+        "--stream",
+        action="append",
+        metavar="TOPIC[:P,P]",
+        help="a topic, or some of its partitions (orders:0,1); repeatable",
     )
     which.add_argument("--all-topics", action="store_true", help="every topic the query reads (from its checkpoint)")
     r.add_argument("--partition", type=int, metavar="P", help="one partition of the one --topic (same as --topic t:P)")
@@ -116,10 +127,14 @@ def parser() -> argparse.ArgumentParser:
     run = r.add_mutually_exclusive_group()
     run.add_argument("--execute", action="store_true", help="write the startpoints")
     run.add_argument("--dry-run", action="store_true", help="only print the plan (the default)")
-    r.add_argument("--export", metavar="CSV", help="also write the plan as topic,partition,offset rows (for --from-file)")
+    r.add_argument(
+        "--export", metavar="CSV", help="also write the plan as topic,partition,offset rows (for --from-file)"
+    )
     _broker_args(r, "to list partitions and resolve where each starts")
 
-    ls = sp.add_parser("list", help="show stored startpoints", **_example("streamctl startpoints list --checkpoint /chk/q1"))
+    ls = sp.add_parser(
+        "list", help="show stored startpoints", **_example("streamctl startpoints list --checkpoint /chk/q1")
+    )
     _store_args(ls)
     de = sp.add_parser(
         "delete",
@@ -186,7 +201,9 @@ def _kafka_options(pairs: Sequence[str]) -> dict[str, str]:
 def _describe(args: argparse.Namespace) -> int:
     from streamctl import _ops, description
 
-    req = description.request(args.checkpoint, args.bootstrap_servers, args.metadata_store_path, _kafka_options(args.kafka_option))
+    req = description.request(
+        args.checkpoint, args.bootstrap_servers, args.metadata_store_path, _kafka_options(args.kafka_option)
+    )
     node = _ops.run("describe", req)
     if args.output == "json":
         print(json.dumps(node, indent=2))
@@ -214,7 +231,9 @@ def _topics(args: argparse.Namespace) -> list[dict[str, Any]]:
         topics.append({"topic": name, "partitions": partitions})
     if args.partition is not None:
         if len(topics) != 1 or topics[0]["partitions"] is not None:
-            raise _ops.OpsError("--partition goes with exactly one --topic without partitions (or write --topic t:P)", usage=True)
+            raise _ops.OpsError(
+                "--partition goes with exactly one --topic without partitions (or write --topic t:P)", usage=True
+            )
         topics[0]["partitions"] = [args.partition]
     return topics
 
@@ -229,11 +248,15 @@ def _from_file(path: str) -> list[dict[str, Any]]:
                 if not row or row[0].startswith("#") or row == ["topic", "partition", "offset"]:
                     continue
                 if len(row) != 3:
-                    raise _ops.OpsError(f"{path} line {n}: expected topic,partition,offset, got {','.join(row)!r}", usage=True)
+                    raise _ops.OpsError(
+                        f"{path} line {n}: expected topic,partition,offset, got {','.join(row)!r}", usage=True
+                    )
                 try:
                     rows.append({"topic": row[0].strip(), "partition": int(row[1]), "offset": int(row[2])})
                 except ValueError:
-                    raise _ops.OpsError(f"{path} line {n}: partition and offset must be numbers: {','.join(row)!r}", usage=True) from None
+                    raise _ops.OpsError(
+                        f"{path} line {n}: partition and offset must be numbers: {','.join(row)!r}", usage=True
+                    ) from None
     except OSError as e:
         raise _ops.OpsError(f"--from-file {path}: {e.strerror}", usage=True) from None
     if not rows:
@@ -265,7 +288,11 @@ def _startpoints(args: argparse.Namespace) -> int:
     req = description.request(args.checkpoint, getattr(args, "bootstrap_servers", None), args.metadata_store_path)
     if args.action == "list":
         entries = _ops.run("list", req)
-        print(_startpoint_table(entries["startpoints"]) if entries["startpoints"] else f"No startpoints in {entries['location']}.")
+        print(
+            _startpoint_table(entries["startpoints"])
+            if entries["startpoints"]
+            else f"No startpoints in {entries['location']}."
+        )
         return 0
     if args.action == "delete":
         entries = _ops.run("delete", {**req, "topic": args.topic, "partition": args.partition, "task": args.task})
@@ -278,14 +305,23 @@ def _startpoints(args: argparse.Namespace) -> int:
     req["kafkaOptions"] = _kafka_options(args.kafka_option)
     plan = _ops.run(
         "reset",
-        {**req, **_target(args), "topics": _topics(args), "allTopics": args.all_topics, "task": args.task, "execute": args.execute},
+        {
+            **req,
+            **_target(args),
+            "topics": _topics(args),
+            "allTopics": args.all_topics,
+            "task": args.task,
+            "execute": args.execute,
+        },
     )
     rows = plan["plan"]
     print(_plan_table(rows))
     if args.export:
         unresolved = [f"{r['topic']}:{r['partition']}" for r in rows if r["target"] is None]
         if unresolved:
-            raise _ops.OpsError(f"--export needs every new offset; give --bootstrap-servers to resolve {', '.join(unresolved)}")
+            raise _ops.OpsError(
+                f"--export needs every new offset; give --bootstrap-servers to resolve {', '.join(unresolved)}"
+            )
         with open(args.export, "w", newline="") as f:
             w = csv.writer(f, lineterminator="\n")
             w.writerow(["topic", "partition", "offset"])

@@ -95,7 +95,9 @@ def describe(
         sum(p.lag or 0 for p in d.partitions)   # records behind
     """
     try:
-        return from_json(_ops.run("describe", request(checkpoint, bootstrap_servers, metadata_store_path, kafka_options)))
+        return from_json(
+            _ops.run("describe", request(checkpoint, bootstrap_servers, metadata_store_path, kafka_options))
+        )
     except _ops.OpsError as e:
         from streamctl.errors import StreamctlException
 
@@ -177,13 +179,19 @@ def format_table(d: QueryDescription) -> str:
     """The describe table: a header of query-level facts, then one row per partition and task."""
     head = [f"Query checkpoint {d.checkpoint} (metadata store {d.store})"]
     if d.committed_batch is None:
-        head.append("No batch committed yet" + (f"; batch {d.pending_batch} planned" if d.pending_batch is not None else ""))
+        head.append(
+            "No batch committed yet" + (f"; batch {d.pending_batch} planned" if d.pending_batch is not None else "")
+        )
     else:
         pending = f"; batch {d.pending_batch} planned, not committed" if d.pending_batch is not None else ""
-        head.append(f"Last committed batch {d.committed_batch}{pending}; query watermark {_instant(d.watermark_ms or None)}")
+        head.append(
+            f"Last committed batch {d.committed_batch}{pending}; query watermark {_instant(d.watermark_ms or None)}"
+        )
     if d.upstream_end_of_stream is not None:
         eos = "yes" if d.upstream_end_of_stream else "no"
-        head.append(f"Intermediate streams: upstream watermark {_instant(d.upstream_watermark_ms)}, end-of-stream {eos}")
+        head.append(
+            f"Intermediate streams: upstream watermark {_instant(d.upstream_watermark_ms)}, end-of-stream {eos}"
+        )
     head.append(f"Broker: {d.broker}")
     intermediate = any(p.control for p in d.partitions)
     header = ["SOURCE", "TOPIC", "PARTITION", "TASK", "EXECUTOR", "COMMITTED", "LOG-END", "LAG", "STARTPOINT"]
@@ -205,7 +213,10 @@ def format_table(d: QueryDescription) -> str:
         if intermediate:
             c = p.control
             row += (
-                [_instant(c.watermark_ms), f"{len(c.end_of_stream_producers)}/{c.producers}" + (" (ended)" if c.end_of_stream else "")]
+                [
+                    _instant(c.watermark_ms),
+                    f"{len(c.end_of_stream_producers)}/{c.producers}" + (" (ended)" if c.end_of_stream else ""),
+                ]
                 if c
                 else ["-", "-"]
             )

@@ -59,11 +59,14 @@ def _chart(
     out.append(f'<rect x="{_PAD_L}" y="{_PAD_T}" width="{pw}" height="{ph}" fill="#fafafa" stroke="#ccc"/>')
     for frac in (0, 0.5, 1):
         v = y0 + frac * (y1 - y0)
-        out.append(f'<text x="{_PAD_L - 6}" y="{y(v) + 4:.1f}" text-anchor="end" class="tick">{_esc(y_format(v))}</text>')
+        out.append(
+            f'<text x="{_PAD_L - 6}" y="{y(v) + 4:.1f}" text-anchor="end" class="tick">{_esc(y_format(v))}</text>'
+        )
     for b in sorted({x0, x1, (x0 + x1) // 2}):
         out.append(f'<text x="{x(b):.1f}" y="{_H - 14}" text-anchor="middle" class="tick">{b}</text>')
     out.append(f'<text x="{_PAD_L + pw / 2}" y="{_H - 1}" text-anchor="middle" class="axis">batch</text>')
-    out.append(f'<text x="12" y="{_PAD_T + ph / 2}" class="axis" transform="rotate(-90 12 {_PAD_T + ph / 2})">{_esc(y_label)}</text>')
+    mid_y = _PAD_T + ph / 2
+    out.append(f'<text x="12" y="{mid_y}" class="axis" transform="rotate(-90 12 {mid_y})">{_esc(y_label)}</text>')
     for b, cls, label in events:
         out.append(
             f'<line class="event {cls}" x1="{x(b):.1f}" x2="{x(b):.1f}" y1="{_PAD_T}" y2="{_PAD_T + ph}">'
@@ -73,10 +76,11 @@ def _chart(
         color = _COLORS[i % len(_COLORS)]
         points = " ".join(f"{x(b):.1f},{y(v):.1f}" for b, v in zip(batches, vs, strict=True) if v is not None)
         out.append(
-            f'<polyline class="series" data-series="{_esc(name)}" fill="none" stroke="{color}" stroke-width="2" points="{points}">'
+            f'<polyline class="series" data-series="{_esc(name)}" fill="none" stroke="{color}" stroke-width="2" '
+            f'points="{points}">'
             f"<title>{_esc(name)}</title></polyline>"
         )
-    out.append("</svg><ul class=\"legend\">")
+    out.append('</svg><ul class="legend">')
     for i, name in enumerate(series):
         out.append(f'<li><span style="background:{_COLORS[i % len(_COLORS)]}"></span>{_esc(name)}</li>')
     out.append("</ul></section>")
@@ -89,10 +93,15 @@ def _source(source: str, batches: list[dict[str, Any]]) -> str:
     lag = {k.removeprefix("kafka/").replace("/", "-"): [b["lag"].get(k) for b in batches] for k in ssps}
     marks: list[tuple[int, str, str]] = []
     ended = False
+    ended_ssps: set[str] = set()
     for b in batches:
         if b["endOfStream"] and not ended:
-            marks.append((b["batch"], "eos", f"batch {b['batch']}: end-of-stream"))
+            marks.append((b["batch"], "eos", f"batch {b['batch']}: end-of-stream of every input"))
         ended = b["endOfStream"]
+        now_ended = set(b.get("ended", []))
+        for ssp in sorted(now_ended - ended_ssps):
+            marks.append((b["batch"], "eos", f"batch {b['batch']}: end-of-stream of {ssp}"))
+        ended_ssps = now_ended
         for sp in b["startpoints"]:
             marks.append((b["batch"], "startpoint", f"batch {b['batch']}: startpoint {sp}"))
     watermarks = {
@@ -100,11 +109,13 @@ def _source(source: str, batches: list[dict[str, Any]]) -> str:
         "upstream watermark": [b.get("upstreamWatermarkMs") for b in batches],
     }
     watermarks = {k: v for k, v in watermarks.items() if any(x is not None for x in v)}
-    rows = "".join(
-        f'<tr class="event-row {cls}"><td>{_esc(b)}</td><td>{_esc(label)}</td></tr>' for b, cls, label in marks
-    ) or '<tr><td colspan="2">none</td></tr>'
+    rows = (
+        "".join(f'<tr class="event-row {cls}"><td>{_esc(b)}</td><td>{_esc(label)}</td></tr>' for b, cls, label in marks)
+        or '<tr><td colspan="2">none</td></tr>'
+    )
     return (
-        f'<article class="source" data-source="{_esc(source)}"><h1>Source {_esc(source)}: batches {min(ids)} to {max(ids)}</h1>'
+        f'<article class="source" data-source="{_esc(source)}">'
+        f"<h1>Source {_esc(source)}: batches {min(ids)} to {max(ids)}</h1>"
         + _chart("Lag per partition (records behind the log end)", "lag", ids, lag, marks, "records")
         + _chart("Watermarks (own and upstream)", "watermark", ids, watermarks, marks, "event time (UTC)", _iso)
         + f'<h2>Events</h2><table class="events"><tr><th>batch</th><th>event</th></tr>{rows}</table></article>'
@@ -118,7 +129,8 @@ def html(history: dict[str, Any], title: str | None = None) -> str:
         body = '<p class="empty">The progress history is empty: the query has not completed a batch.</p>'
     name = _esc(title or history.get("store", ""))
     style = (
-        "body{font:14px system-ui,sans-serif;margin:24px;color:#222}h1{font-size:18px}h2{font-size:15px;margin:18px 0 6px}"
+        "body{font:14px system-ui,sans-serif;margin:24px;color:#222}h1{font-size:18px}"
+        "h2{font-size:15px;margin:18px 0 6px}"
         ".tick{font-size:11px;fill:#555}.axis{font-size:12px;fill:#333}"
         ".event{stroke-width:1.5;stroke-dasharray:4 3}.event.eos{stroke:#000}.event.startpoint{stroke:#d62728}"
         ".legend{list-style:none;padding:0;display:flex;flex-wrap:wrap;gap:14px}"
@@ -128,6 +140,6 @@ def html(history: dict[str, Any], title: str | None = None) -> str:
     return (
         f'<!DOCTYPE html><html lang="en"><head><meta charset="utf-8"><title>streamctl report: {name}</title>'
         f"<style>{style}</style></head><body><header><p>streamctl report for <code>{name}</code> "
-        "(dashed lines: <b>black</b> end-of-stream, <b style=\"color:#d62728\">red</b> startpoint applied)</p></header>"
+        '(dashed lines: <b>black</b> end-of-stream, <b style="color:#d62728">red</b> startpoint applied)</p></header>'
         f"{body}</body></html>"
     )

@@ -32,7 +32,9 @@ final case class BatchSummary(
     upstreamWatermarkMs: Option[Long],
     endOfStream: Boolean,
     startpoints: Seq[String],
-    tasksMoved: Int) {
+    tasksMoved: Int,
+    /** The intermediate SSPs (`orders-0`) whose producers have all sent end-of-stream. */
+    ended: Seq[String] = Nil) {
 
   /** The concise log line: only what streamctl decided, nothing about Spark's own work. */
   def line: String = {
@@ -41,7 +43,7 @@ final case class BatchSummary(
       Some(if (lag.isEmpty) "lag unknown" else s"lag max ${lag.values.max}"),
       ownWatermarkMs.map(w => s"watermark ${java.time.Instant.ofEpochMilli(w)}"),
       upstreamWatermarkMs.map(w => s"upstream watermark ${java.time.Instant.ofEpochMilli(w)}"),
-      if (endOfStream) Some("end-of-stream") else None,
+      if (endOfStream) Some("end-of-stream") else if (ended.nonEmpty) Some(s"ended: ${ended.mkString(", ")}") else None,
       if (startpoints.isEmpty) None else Some(s"startpoints applied: ${startpoints.mkString(", ")}"),
       if (tasksMoved > 0) Some(s"$tasksMoved task(s) moved") else None).flatten
     s"batch $batchId: ${parts.mkString("; ")}"
@@ -57,6 +59,8 @@ final case class BatchSummary(
     ownWatermarkMs.fold(n.putNull("watermarkMs"))(n.put("watermarkMs", _))
     upstreamWatermarkMs.fold(n.putNull("upstreamWatermarkMs"))(n.put("upstreamWatermarkMs", _))
     n.put("endOfStream", endOfStream)
+    val e = n.putArray("ended")
+    ended.foreach(e.add)
     val sp = n.putArray("startpoints")
     startpoints.foreach(sp.add)
     n.put("tasksMoved", tasksMoved)
@@ -86,8 +90,16 @@ object BatchSummary {
       s"$ssp (${task.name}) ${r.startpoint.describe} -> offset ${r.offset}"
     }
     BatchSummary(batchId, timestampMs, admitted, lag, ownWatermarkMs, metrics.get("watermark").flatMap(_.toLongOption),
-      metrics.get("endOfStream").contains("true"), applied, metrics.get("tasksMoved").flatMap(_.toIntOption).getOrElse(0))
+      metrics.get("endOfStream").contains("true"), applied, metrics.get("tasksMoved").flatMap(_.toIntOption).getOrElse(0),
+      ended(metrics.get("control")))
   }
+
+  // The `control` metric: per intermediate SSP its producer count and how many sent end-of-stream.
+  private def ended(control: Option[String]): Seq[String] =
+    control.map(Json.parse(_, "metric 'control'")).toSeq.flatMap(_.properties().asScala).collect {
+      case e if e.getValue.path("taskCount").asInt(0) > 0 && e.getValue.path("endOfStream").asInt(0) == e.getValue.path("taskCount").asInt(0) =>
+        e.getKey
+    }.sorted
 
   /** The heads of a progress report's `latestOffset` (`{"heads":{"kafka/orders/0":42}}`). */
   def heads(json: String): Map[SSP, Long] =

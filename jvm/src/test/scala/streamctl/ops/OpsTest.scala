@@ -105,6 +105,9 @@ class OpsTest {
       Map("watermark" -> "1000", "endOfStream" -> "true", "tasksMoved" -> "2"))
     assertEquals("batch 3: admitted o=4; lag max 6; watermark 1970-01-01T00:00:00Z; upstream watermark " +
       "1970-01-01T00:00:01Z; end-of-stream; 2 task(s) moved", s.line)
+    val partly = BatchSummary.of(4, 0, Some(end), end, Map.empty, None,
+      Map("control" -> """{"mid-0":{"taskCount":2,"endOfStream":2},"mid-1":{"taskCount":2,"endOfStream":1}}"""))
+    assertEquals("batch 4: admitted o=0; lag unknown; ended: mid-0", partly.line)
     assertEquals(Map(SSP.kafka("o", 0) -> 20L), BatchSummary.heads("""{"heads":{"kafka/o/0":20}}"""))
     assertEquals("""{"o":4}""", Json.write(s.toJson.get("admitted")))
   }
