@@ -115,7 +115,9 @@ object OpsMain {
       }
     val steps = ResetPlan.plan(targets, to, task, committed, admin)
     val execute = req.path("execute").asBoolean(false)
-    if (execute) withCommands(location, admin, conf)(c => ResetPlan.execute(steps, task, c))
+    // The plan resolved and checked every startpoint against the broker already: writing
+    // needs no second round of broker calls per partition.
+    if (execute) withCommands(location, None, conf)(c => ResetPlan.execute(steps, task, c))
     ResetPlan.json(steps, task, execute, location)
   }
 
