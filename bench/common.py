@@ -1,4 +1,5 @@
-"""What the benchmarks share: the Spark session with both sources, timing, and the result table."""
+"""What the benchmarks share: the Spark session with both sources, the settings each comparison
+runs at, timing in alternating order, Kafka client counters, and the result table."""
 
 from __future__ import annotations
 
@@ -7,9 +8,10 @@ import os
 import statistics
 import subprocess
 import time
-from collections.abc import Callable
+from collections.abc import Callable, Mapping
 from dataclasses import dataclass, field
 from pathlib import Path
+from typing import Any
 
 from pyspark.sql import DataFrame, SparkSession
 
@@ -17,6 +19,44 @@ import streamctl_testing
 
 ROOT = Path(__file__).resolve().parent.parent
 SPARK_KAFKA_LIB = ROOT / "target" / "bench-lib" / "spark-kafka"
+
+# The two settings every comparison runs at. "defaults": neither side gets a Kafka setting, so
+# each runs its kafka-clients' defaults (the built-in's 3.9, streamctl's 4.3). "tuned": both
+# sides get exactly these, so what differs is the connector, not the client configuration.
+TUNED_CONSUMER: dict[str, str] = {
+    # The built-in source asks the broker for the earliest and latest offsets on every poll
+    # (two ListOffsets round trips): with Kafka's default of 500 records a poll, that is most
+    # of its time on a local broker. streamctl does not, but gets the same setting.
+    "max.poll.records": "10000",
+    "max.partition.fetch.bytes": str(4 << 20),
+    "fetch.max.bytes": str(64 << 20),
+}
+TUNED_PRODUCER: dict[str, str] = {
+    # kafka-clients 3.9 (built-in) lingers 0 ms by default, 4.x (streamctl) 5 ms: matched here.
+    "linger.ms": "5",
+    "batch.size": str(128 << 10),
+    "compression.type": "none",
+    "acks": "all",
+}
+# With a fixed group id the built-in source's executor consumers are cached by (group id,
+# partition) across queries, as streamctl's are by its own pool; without one, every query of the
+# built-in gets a fresh group id and creates one consumer per partition.
+BUILTIN_POOLED_GROUP = "streamctl-bench-builtin"
+
+SETTINGS: dict[str, dict[str, Any]] = {
+    "defaults": {
+        "consumer": {},
+        "producer": {},
+        "consumers": "built-in: a fresh consumer per partition per query (new group id each query); "
+                     "streamctl: its executor-wide consumer pool",
+    },
+    "tuned": {
+        "consumer": TUNED_CONSUMER,
+        "producer": TUNED_PRODUCER,
+        "consumers": f"pooled on both sides: streamctl's consumer pool, the built-in's consumer cache "
+                     f"(kafka.group.id={BUILTIN_POOLED_GROUP}), warm after the warm-up run",
+    },
+}
 
 
 def spark_kafka_jars() -> list[Path]:
@@ -30,6 +70,16 @@ def spark_kafka_jars() -> list[Path]:
             check=True,
         )
     return sorted(SPARK_KAFKA_LIB.glob("*.jar"))
+
+
+def builtin_kafka_version() -> str:
+    jar = next(SPARK_KAFKA_LIB.glob("kafka-clients-*.jar"), None)
+    return jar.name.removeprefix("kafka-clients-").removesuffix(".jar") if jar else "?"
+
+
+def connector_version() -> str:
+    jar = next(SPARK_KAFKA_LIB.glob("spark-sql-kafka-*.jar"), None)
+    return jar.name.removesuffix(".jar") if jar else "?"
 
 
 @functools.cache
@@ -72,13 +122,14 @@ def run_jvm_main(name: str, *args: str) -> str:
     return out.stdout
 
 
-def run_available_now(df: DataFrame, checkpoint: str, each: Callable[[DataFrame, int], None]) -> None:
+def run_available_now(df: DataFrame, checkpoint: str, each: Callable[[DataFrame, int], None]) -> list[Any]:
     """Runs ``df`` to the end of its input with Trigger.AvailableNow, calling ``each`` on every
-    batch (foreachBatch); raises the query's error if it failed."""
+    batch (foreachBatch); raises the query's error if it failed; returns its progress reports."""
     q = df.writeStream.foreachBatch(each).option("checkpointLocation", checkpoint).trigger(availableNow=True).start()
     q.awaitTermination()
     if q.exception() is not None:
         raise q.exception()  # type: ignore[misc]
+    return list(q.recentProgress)
 
 
 def timed(f: Callable[[], object]) -> float:
@@ -87,14 +138,84 @@ def timed(f: Callable[[], object]) -> float:
     return time.perf_counter() - started
 
 
+def kafka_options(settings: Mapping[str, str]) -> dict[str, str]:
+    return {f"kafka.{k}": v for k, v in settings.items()}
+
+
+def describe(settings: Mapping[str, str]) -> str:
+    return ", ".join(f"{k}={v}" for k, v in settings.items()) or "kafka-clients defaults"
+
+
+class ClientCounters:
+    """Kafka consumers created and requests sent by the clients in the Spark JVM (local mode:
+    driver and executor), read from the clients' own JMX metrics: both connectors' kafka-clients
+    register them (streamctl's shaded copy under the same names). A pooled consumer keeps its
+    counters across queries, so a run's figures are differences of two snapshots; a consumer
+    closed within the run would be missed (neither connector closes one while reading)."""
+
+    def __init__(self, spark: SparkSession) -> None:
+        from streamctl._jvm import jvm
+
+        j = jvm(spark)
+        gateway = spark.sparkContext._gateway  # noqa: SLF001 - py4j arrays need the gateway
+        assert gateway is not None
+        self._server = j.java.lang.management.ManagementFactory.getPlatformMBeanServer()
+        self._name = j.javax.management.ObjectName
+        # The platform MBean server's class is in a package java.management does not export, so
+        # py4j cannot call it directly; its public interface's methods can, reflectively.
+        api = j.java.lang.Class.forName("javax.management.MBeanServer")
+        types = gateway.new_array(j.java.lang.Class, 2)
+        types[0] = j.java.lang.Class.forName("javax.management.ObjectName")
+        types[1] = j.java.lang.Class.forName("javax.management.QueryExp")
+        self._query = api.getMethod("queryNames", types)
+        types[1] = j.java.lang.Class.forName("java.lang.String")
+        self._get = api.getMethod("getAttribute", types)
+        self._args = lambda a, b: self._array(gateway, j, a, b)
+
+    @staticmethod
+    def _array(gateway: Any, j: Any, a: object, b: object) -> Any:
+        out = gateway.new_array(j.java.lang.Object, 2)
+        out[0], out[1] = a, b
+        return out
+
+    def _values(self, pattern: str, attribute: str) -> dict[str, float]:
+        out: dict[str, float] = {}
+        for name in self._query.invoke(self._server, self._args(self._name(pattern), None)):
+            if name.getKeyProperty("topic") is not None:
+                continue
+            client = name.getKeyProperty("client-id") or name.getKeyProperty("id")
+            try:
+                value = float(self._get.invoke(self._server, self._args(name, attribute)))
+            except Exception:  # noqa: BLE001 - a consumer closed between query and read
+                continue
+            out[client] = out.get(client, 0.0) + value
+        return out
+
+    def snapshot(self) -> dict[str, dict[str, float]]:
+        return {
+            "requests": self._values("kafka.consumer:type=consumer-node-metrics,*", "request-total"),
+            "fetches": self._values("kafka.consumer:type=consumer-fetch-manager-metrics,*", "fetch-total"),
+        }
+
+    @staticmethod
+    def delta(before: dict[str, dict[str, float]], after: dict[str, dict[str, float]]) -> dict[str, int]:
+        """Consumers created, fetch requests and other requests (ListOffsets, metadata, ...) between two snapshots."""
+        created = len(set(after["requests"]) - set(before["requests"]))
+        fetches = sum(v - before["fetches"].get(c, 0.0) for c, v in after["fetches"].items())
+        requests = sum(v - before["requests"].get(c, 0.0) for c, v in after["requests"].items())
+        return {"consumers_created": created, "fetch_requests": int(fetches), "other_requests": int(requests - fetches)}
+
+
 @dataclass
 class Measurement:
-    """Repeated timings of one variant of one benchmark."""
+    """Repeated timings of one variant of one benchmark (warm-up excluded)."""
 
     bench: str
     variant: str
     records: int
+    config: dict[str, Any] = field(default_factory=dict)
     seconds: list[float] = field(default_factory=list)
+    extra: dict[str, Any] = field(default_factory=dict)
 
     @property
     def median(self) -> float:
@@ -104,6 +225,30 @@ class Measurement:
     def rate(self) -> float:
         return self.records / self.median
 
+    @property
+    def spread(self) -> str:
+        """min-max, and the half-range as a percentage of the median."""
+        lo, hi = min(self.seconds), max(self.seconds)
+        return f"{lo:.2f}-{hi:.2f} (±{50 * (hi - lo) / self.median:.0f}%)"
+
+    def to_json(self) -> dict[str, Any]:
+        return {"bench": self.bench, "variant": self.variant, "records": self.records, "config": self.config,
+                "seconds": [round(s, 4) for s in self.seconds], "median_s": round(self.median, 4),
+                "min_s": round(min(self.seconds), 4), "max_s": round(max(self.seconds), 4),
+                "records_per_s": round(self.rate), **self.extra}
+
+
+def alternate(names: list[str], reps: int, run: Callable[[str, bool], float],
+              results: dict[str, Measurement]) -> None:
+    """One warm-up run of every variant (not counted), then ``reps`` rounds, the order reversed
+    every round so no variant always follows the same one."""
+    for rep in range(-1, reps):
+        for name in names if rep % 2 == 0 else reversed(names):
+            seconds = run(name, rep < 0)
+            if rep >= 0:
+                results[name].seconds.append(seconds)
+            print(f"  {name}: {seconds:.2f} s{' (warm-up)' if rep < 0 else ''}", flush=True)
+
 
 def table(rows: list[tuple[str, ...]], header: tuple[str, ...]) -> str:
     widths = [max(len(str(c)) for c in col) for col in zip(header, *rows, strict=True)]
@@ -111,14 +256,27 @@ def table(rows: list[tuple[str, ...]], header: tuple[str, ...]) -> str:
     return "\n".join([line(header), line(tuple("-" * w for w in widths)), *(line(r) for r in rows)])
 
 
-def report(measurements: list[Measurement], baselines: tuple[str, ...]) -> str:
-    """One row per variant: median/min/max seconds, records/s, and per baseline the ratio of the
-    baseline's median time to the variant's (above 1.0: faster), when its bench has that baseline."""
-    baselines = tuple(b for b in baselines if any(m.variant == b for m in measurements))
-    bases = [{m.bench: m for m in measurements if m.variant == b} for b in baselines]
+def markdown_table(rows: list[tuple[str, ...]], header: tuple[str, ...]) -> str:
+    return "\n".join(["| " + " | ".join(header) + " |", "|" + "---|" * len(header),
+                      *("| " + " | ".join(str(c) for c in r) + " |" for r in rows)])
+
+
+def ratio_rows(measurements: list[Measurement], pairs: list[tuple[str, str]]) -> list[tuple[str, ...]]:
+    """Per (variant, baseline) pair in a bench: baseline median over variant median (above 1: faster)."""
+    by = {(m.bench, m.variant): m for m in measurements}
     rows = []
-    for m in measurements:
-        ratios = [f"{base[m.bench].median / m.median:.2f}x" if m.bench in base else "" for base in bases]
-        rows.append((m.bench, m.variant, f"{m.median:.2f}", f"{min(m.seconds):.2f}", f"{max(m.seconds):.2f}",
-                     f"{m.rate:,.0f}", *ratios))
-    return table(rows, ("bench", "variant", "median s", "min s", "max s", "records/s", *(f"vs {b}" for b in baselines)))
+    for bench in dict.fromkeys(m.bench for m in measurements):
+        for variant, base in pairs:
+            if (bench, variant) in by and (bench, base) in by:
+                v, b = by[(bench, variant)], by[(bench, base)]
+                rows.append((bench, f"{variant} vs {base}", f"{v.median:.2f} s", f"{b.median:.2f} s",
+                             f"{b.median / v.median:.2f}x"))
+    return rows
+
+
+def report_rows(measurements: list[Measurement]) -> list[tuple[str, ...]]:
+    return [(m.bench, m.variant, f"{m.median:.2f}", m.spread, f"{m.rate:,.0f}") for m in measurements]
+
+
+REPORT_HEADER = ("bench", "variant", "median s", "min-max s", "records/s")
+RATIO_HEADER = ("bench", "comparison", "variant median", "baseline median", "ratio")

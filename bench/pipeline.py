@@ -1,19 +1,23 @@
-"""End-to-end two-query pipeline: records/s through an intermediate stream, and how long a
-watermark takes to cross it.
+"""End-to-end two-query pipeline: records/s through an intermediate stream, per-record latency
+from the producer to the downstream query, and how long a watermark takes to cross it.
 
 Throughput: N records (P partitions) -> query 1 (source, withWatermark, sink to an intermediate
-stream of P partitions, Trigger.AvailableNow, max.records.per.batch N/10) -> query 2 (reads the
+stream of P partitions, Trigger.AvailableNow, N/10 records per batch) -> query 2 (reads the
 intermediate stream, counts in foreachBatch). Both queries run at once in one SparkSession; the
 time is from starting query 1 to query 2 having counted the N-th record. The built-in variant
-is the same pipeline with format("kafka") on both sides (maxOffsetsPerTrigger N/10). streamctl's
-query 2 also stops by itself on the end-of-stream query 1 sends; that time is printed too.
+is the same pipeline with format("kafka") on both sides (maxOffsetsPerTrigger N/10). Both run
+at "defaults" and "tuned" (bench.common.SETTINGS). streamctl's query 2 also stops by itself on
+the end-of-stream query 1 sends; that time is printed too.
 
-Latency: a live pipeline, both queries on a processing-time trigger of T seconds, fed by a
-steady producer (event time = Kafka timestamp = now). Query 1's watermark W "advances" at the
-start of the first batch that reports W in its progress; it has crossed when query 2's
-source reports a reconciled watermark >= W (end of that batch), and when rows of query 2
-carry it (end of the foreachBatch that saw it). Latency is reported in seconds and in
-trigger intervals, median and max over every advance after a warm-up.
+End-to-end latency: the same two queries live, both on a processing-time trigger of T seconds,
+fed at a fixed rate; each record's key carries the wall time just before it was sent, and its
+latency is from then to the end of query 2's foreachBatch that received it; p50/p99/max over the
+records sent after a warm-up, per variant; every record sent must reach query 2.
+
+Watermark latency (streamctl only, issue #5): query 1's watermark W "advances" at the start of
+the first batch that reports W in its progress; it has crossed when query 2's source reports a
+reconciled watermark >= W (end of that batch), and when rows of query 2 carry it (end of the
+foreachBatch that saw it); median and max in seconds and trigger intervals.
 """
 
 from __future__ import annotations
@@ -28,7 +32,7 @@ from pyspark.sql import DataFrame, SparkSession
 from pyspark.sql import functions as F
 from pyspark.sql.streaming import DataStreamWriter, StreamingQuery
 
-from bench.common import Measurement, table
+from bench.common import BUILTIN_POOLED_GROUP, SETTINGS, Measurement, alternate, describe, kafka_options
 from streamctl import options
 from streamctl_testing import kafka
 
@@ -67,32 +71,42 @@ def _describe(q: StreamingQuery) -> str:
             f"status {q.status['message']!r}, source end offsets {ends}")
 
 
-def _streamctl_queries(spark: SparkSession, servers: str, source: str, mid: str,
-                       records: int) -> tuple[DataFrame, DataStreamWriter]:
+def _streamctl_queries(spark: SparkSession, servers: str, source: str, mid: str, per_batch: int | None,
+                       settings: str) -> tuple[DataFrame, DataStreamWriter]:
+    consumer, producer = SETTINGS[settings]["consumer"], SETTINGS[settings]["producer"]
     down = (spark.readStream.format("streamctl")
-            .options(**options.source(servers, [mid], starting_offsets="earliest"))
+            .options(**options.source(servers, [mid], starting_offsets="earliest", kafka=consumer))
             .options(**options.intermediate(mid)).load())
     up = (
         spark.readStream.format("streamctl")
-        .options(**options.source(servers, [source], starting_offsets="earliest", max_records_per_batch=records // 10))
+        .options(**options.source(servers, [source], starting_offsets="earliest", max_records_per_batch=per_batch,
+                                  kafka=consumer))
         .load()
         .withWatermark("timestamp", "0 seconds")
         .select("key", "value")
-        .writeStream.format("streamctl").options(**options.sink(servers, mid))
+        .writeStream.format("streamctl").options(**options.sink(servers, mid, kafka=producer))
     )
     return down, up
 
 
-def _builtin_queries(spark: SparkSession, servers: str, source: str, mid: str,
-                     records: int) -> tuple[DataFrame, DataStreamWriter]:
+def _builtin_queries(spark: SparkSession, servers: str, source: str, mid: str, per_batch: int | None,
+                     settings: str) -> tuple[DataFrame, DataStreamWriter]:
+    consumer = kafka_options(SETTINGS[settings]["consumer"])
+    producer = kafka_options(SETTINGS[settings]["producer"])
+    pooled = settings == "tuned"
     down = (spark.readStream.format("kafka").option("kafka.bootstrap.servers", servers).option("subscribe", mid)
-            .option("startingOffsets", "earliest").load())
+            .option("startingOffsets", "earliest").options(**consumer)
+            .options(**({"kafka.group.id": f"{BUILTIN_POOLED_GROUP}-down"} if pooled else {})).load())
+    up_source = (spark.readStream.format("kafka").option("kafka.bootstrap.servers", servers).option("subscribe", source)
+                 .option("startingOffsets", "earliest").options(**consumer)
+                 .options(**({"kafka.group.id": f"{BUILTIN_POOLED_GROUP}-up"} if pooled else {})))
+    if per_batch is not None:
+        up_source = up_source.option("maxOffsetsPerTrigger", str(per_batch))
     up = (
-        spark.readStream.format("kafka").option("kafka.bootstrap.servers", servers).option("subscribe", source)
-        .option("startingOffsets", "earliest").option("maxOffsetsPerTrigger", str(records // 10)).load()
+        up_source.load()
         .withWatermark("timestamp", "0 seconds")
         .select("key", "value")
-        .writeStream.format("kafka").option("kafka.bootstrap.servers", servers).option("topic", mid)
+        .writeStream.format("kafka").option("kafka.bootstrap.servers", servers).option("topic", mid).options(**producer)
     )
     return down, up
 
@@ -123,26 +137,155 @@ def _run(name: str, down_df: DataFrame, up: DataStreamWriter, chk: str, records:
 
 
 def throughput(spark: SparkSession, servers: str, workdir: str, records: int, partitions: int, value_size: int,
-               reps: int) -> list[Measurement]:
+               reps: int) -> tuple[list[Measurement], dict[str, Any]]:
+    per_batch = records // 10
+    config = {
+        "records": records, "value_bytes": value_size, "partitions": partitions,
+        "query_1": f"source -> withWatermark(timestamp, 0 s) -> sink to an intermediate stream of {partitions} "
+                   f"partitions, Trigger.AvailableNow, {per_batch:,} records per batch (streamctl "
+                   "max.records.per.batch, built-in maxOffsetsPerTrigger)",
+        "query_2": "reads the intermediate stream, count() in foreachBatch, processing-time trigger 0 s",
+        "time": "from starting query 1 to query 2 having counted the last record (query 2 started first)",
+        "warm_up_runs": 1, "repetitions": reps, "order": "alternating (reversed every round)",
+        "settings": {name: {"consumer": describe(s["consumer"]), "producer": describe(s["producer"])}
+                     for name, s in SETTINGS.items()},
+    }
     print(f"pipeline throughput: {records:,} records of {value_size} bytes, {partitions} partitions, query 1 "
-          f"(AvailableNow, {records // 10:,} per batch) -> intermediate stream ({partitions} partitions) -> query 2 "
-          f"(count), both running; {reps} repetitions per variant in alternating order", flush=True)
+          f"(AvailableNow, {per_batch:,} per batch) -> intermediate stream ({partitions} partitions) -> query 2 "
+          f"(count), both running; one warm-up then {reps} repetitions per variant in alternating order; "
+          "counts checked", flush=True)
     source = f"bench-pipe-{records}"
     kafka.create_stream(spark, servers, source, partitions)
     kafka.produce_synthetic(spark, servers, source, records, value_size)
-    names = ["streamctl", BUILTIN]
-    results = {name: Measurement("pipeline", name, records) for name in names}
-    for rep in range(reps):
-        for name in names if rep % 2 == 0 else reversed(names):
-            mid, chk = f"bench-pipe-mid-{name}-{rep}", f"{workdir}/pipe-{name}-{rep}"
-            kafka.create_stream(spark, servers, mid, partitions)
-            queries = _builtin_queries if name == BUILTIN else _streamctl_queries
-            seconds, stopped = _run(name, *queries(spark, servers, source, mid, records), chk, records,
-                                    stops_itself=name != BUILTIN)
-            by_itself = "" if stopped is None else f", query 2 stopped by itself at {stopped:.2f} s"
-            print(f"  {name}: {seconds:.2f} s to the last record{by_itself}", flush=True)
-            results[name].seconds.append(seconds)
-    return list(results.values())
+    names = [f"{src}, {settings}" for settings in SETTINGS for src in ("streamctl", BUILTIN)]
+    results = {name: Measurement("pipeline", name, records, config["settings"][name.rsplit(", ", 1)[1]])
+               for name in names}
+    run_id = [0]
+
+    def one(name: str, _warm_up: bool) -> float:
+        run_id[0] += 1
+        src, settings = name.rsplit(", ", 1)
+        mid, chk = f"bench-pipe-mid-{run_id[0]}", f"{workdir}/pipe-{run_id[0]}"
+        kafka.create_stream(spark, servers, mid, partitions)
+        queries = _builtin_queries if src == BUILTIN else _streamctl_queries
+        seconds, stopped = _run(name, *queries(spark, servers, source, mid, per_batch, settings), chk, records,
+                                stops_itself=src != BUILTIN)
+        if stopped is not None:
+            print(f"    (query 2 stopped by itself on end-of-stream at {stopped:.2f} s)", flush=True)
+        kafka.delete_stream(spark, servers, mid)
+        return seconds
+
+    alternate(names, reps, one, results)
+    return list(results.values()), config
+
+
+def _percentile(samples: list[tuple[float, int]], q: float) -> float:
+    """The q-quantile of latencies given as (latency, how many records had it)."""
+    ordered = sorted(samples)
+    total = sum(n for _, n in ordered)
+    rank, seen = q * total, 0
+    for value, n in ordered:
+        seen += n
+        if seen >= rank:
+            return value
+    return ordered[-1][0]
+
+
+def e2e_latency(spark: SparkSession, servers: str, workdir: str, partitions: int, trigger_s: float, seconds: float,
+                rate: int) -> tuple[list[dict[str, Any]], dict[str, Any]]:
+    """Produce -> downstream sink latency of every record through the two-query pipeline, at a
+    fixed input rate, both queries on the same processing-time trigger, per variant."""
+    warmup = max(3 * trigger_s, 5.0)
+    config = {
+        "rate_records_per_s": rate, "partitions": partitions, "trigger_s": trigger_s, "measured_s": seconds,
+        "warm_up_s": warmup, "value_bytes": 100,
+        "pipeline": "producer -> stream -> query 1 (source -> withWatermark(timestamp, 0 s) -> sink) -> intermediate "
+                    "stream -> query 2 (source -> foreachBatch)",
+        "latency": "from just before the producer's send (its time is in the record key) to the end of query 2's "
+                   "foreachBatch that received the record, per record; records produced in the warm-up excluded",
+        "settings": {name: {"consumer": describe(s["consumer"]), "producer": describe(s["producer"])}
+                     for name, s in SETTINGS.items()},
+    }
+    print(f"pipeline end-to-end latency: producer at {rate:,} records/s into {partitions} partitions, query 1 -> "
+          f"intermediate stream -> query 2, both on a {trigger_s:g} s processing-time trigger; {seconds:g} s measured "
+          f"after {warmup:g} s warm-up per variant; every record produced must reach query 2", flush=True)
+    trigger = {"processingTime": f"{int(trigger_s * 1000)} milliseconds"}
+    rows: list[dict[str, Any]] = []
+    names = ["streamctl, defaults", f"{BUILTIN}, defaults", f"{BUILTIN}, tuned", "streamctl, tuned"]
+    for i, name in enumerate(names):
+        row = _e2e_one(spark, servers, workdir, i, name, partitions, trigger, warmup, seconds, rate)
+        row["config"] = config["settings"][name.rsplit(", ", 1)[1]]
+        rows.append(row)
+    return rows, config
+
+
+def _e2e_one(spark: SparkSession, servers: str, workdir: str, i: int, name: str, partitions: int,
+             trigger: dict[str, str], warmup: float, seconds: float, rate: int) -> dict[str, Any]:
+    """One variant of e2e_latency: its own source and intermediate stream, deleted afterwards."""
+    src, settings = name.rsplit(", ", 1)
+    source, mid = f"bench-e2e-in-{i}", f"bench-e2e-mid-{i}"
+    kafka.create_stream(spark, servers, source, partitions)
+    kafka.create_stream(spark, servers, mid, partitions)
+    latencies: list[tuple[float, int]] = []
+    received = [0]
+    produced = [0]
+    started = time.time()
+    measure_from, measure_to = (started + warmup) * 1000, (started + warmup + seconds) * 1000
+
+    def each(batch: DataFrame, _id: int) -> None:
+        sent = batch.groupBy(F.substring_index(F.col("key").cast("string"), ":", 1).alias("t")).count().collect()
+        now = time.time() * 1000
+        for r in sent:
+            received[0] += r["count"]
+            t = int(r["t"])
+            if measure_from <= t <= measure_to:
+                latencies.append((now - t, r["count"]))
+
+    stop = threading.Event()
+
+    def produce() -> None:
+        tick = 0.1
+        while not stop.is_set():
+            chunk = max(1, int(rate * tick))
+            ms = int(time.time() * 1000)
+            n = produced[0]
+            kafka.produce(spark, servers, source, [b"x" * 100] * chunk,
+                          keys=[f"{ms}:{n + j}".encode() for j in range(chunk)],
+                          partitions=[(n + j) % partitions for j in range(chunk)])
+            produced[0] += chunk
+            stop.wait(max(0.0, tick - (time.time() * 1000 - ms) / 1000))
+
+    queries = _builtin_queries if src == BUILTIN else _streamctl_queries
+    down_df, up = queries(spark, servers, source, mid, None, settings)
+    down = (down_df.writeStream.foreachBatch(each).option("checkpointLocation", f"{workdir}/e2e-down-{i}")
+            .trigger(**trigger).start())
+    up_query = up.option("checkpointLocation", f"{workdir}/e2e-up-{i}").trigger(**trigger).start()
+    producer = threading.Thread(target=produce, daemon=True)
+    producer.start()
+    try:
+        time.sleep(warmup + seconds)
+        stop.set()
+        producer.join()
+        deadline = time.monotonic() + 120
+        while received[0] < produced[0] and time.monotonic() < deadline:
+            for q in (up_query, down):
+                if q.exception() is not None:
+                    raise q.exception()  # type: ignore[misc]
+            time.sleep(0.2)
+    finally:
+        stop.set()
+        up_query.stop()
+        down.stop()
+    if received[0] != produced[0]:
+        raise AssertionError(f"{name}: query 2 received {received[0]} records, {produced[0]} were produced")
+    lat = [(ms / 1000, n) for ms, n in latencies]
+    row = {"variant": name, "records_measured": sum(n for _, n in lat), "records_produced": produced[0],
+           "p50_s": _percentile(lat, 0.5), "p99_s": _percentile(lat, 0.99), "max_s": max(v for v, _ in lat)}
+    print(f"  {name}: p50 {row['p50_s']:.2f} s, p99 {row['p99_s']:.2f} s, max {row['max_s']:.2f} s over "
+          f"{row['records_measured']:,} records ({produced[0]:,} produced, all received)", flush=True)
+    kafka.delete_stream(spark, servers, source)
+    kafka.delete_stream(spark, servers, mid)
+    return row
 
 
 def _epoch_ms(iso: str) -> int:
@@ -153,8 +296,8 @@ def _batch_end_ms(p: Any) -> int:
     return _epoch_ms(p.timestamp) + int(p.durationMs.get("triggerExecution", 0))
 
 
-def latency(spark: SparkSession, servers: str, workdir: str, partitions: int, trigger_s: float, seconds: float,
-            rate: int) -> str:
+def watermark_latency(spark: SparkSession, servers: str, workdir: str, partitions: int, trigger_s: float,
+                      seconds: float, rate: int) -> tuple[list[tuple[str, ...]], tuple[str, ...]]:
     warmup = max(3 * trigger_s, 5.0)
     print(f"pipeline watermark latency: live producer at {rate:,} records/s, {partitions} partitions, both queries "
           f"on a {trigger_s:g} s processing-time trigger, query 1 withWatermark(timestamp, 0 s), "
@@ -233,5 +376,5 @@ def latency(spark: SparkSession, servers: str, workdir: str, partitions: int, tr
         rows.append((label, str(len(lat)), f"{med:.2f}", f"{worst:.2f}", f"{med / trigger_s:.2f}",
                      f"{worst / trigger_s:.2f}", str(missing)))
         print(f"  {label}: median {med:.2f} s, max {worst:.2f} s over {len(lat)} advances", flush=True)
-    return table(rows, ("watermark seen at", "advances", "median s", "max s", "median triggers", "max triggers",
-                        "never seen"))
+    return rows, ("watermark seen at", "advances", "median s", "max s", "median triggers", "max triggers",
+                  "never seen")

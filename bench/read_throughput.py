@@ -1,88 +1,198 @@
-"""Read throughput: streamctl against Spark's built-in Kafka source on the same topic, same run.
+"""Read throughput: streamctl against Spark's built-in Kafka source on the same topic, same run,
+and against a ceiling of plain KafkaConsumers.
 
-N records of V bytes over P partitions, read with Trigger.AvailableNow and count() in
-foreachBatch, each variant R times, the order reversed every repetition; the ratio is
-built-in time over the variant's time (above 1.0 means faster than the built-in source).
-Variants: streamctl with the default (round-robin) chooser, time-aligned, and the topic
-read as a bootstrap stream. The ceiling is a bare KafkaConsumer poll loop in a JVM of its
-own (bench/jvm RawConsumerBench) with a thread per Spark core, timed after a warm-up pass.
+N records of V bytes over P partitions, read with Trigger.AvailableNow by two queries:
+``count()``, and a payload query that touches every record (count, sum(length(key)),
+sum(length(value)), sum(crc32(value)), max(offset), max(timestamp)). Each source runs at both
+settings of bench.common.SETTINGS: "defaults" (no Kafka setting on either side) and "tuned"
+(the same consumer settings on both, consumers pooled on both). Every variant runs once to
+warm up, then R times in alternating order; every run's result must equal every other's (and
+the ceiling's, for the payload query). The Kafka consumers each run created and the requests
+they sent are read from the clients' own metrics (bench.common.ClientCounters).
+
+The ceiling (bench/jvm CeilingBench) reads the same topic with one plain KafkaConsumer per
+partition, created before the clock starts, on as many threads as Spark has cores, with the
+tuned settings, computing the payload query's result with a CRC32 over every key and value.
 """
 
 from __future__ import annotations
 
-import re
+import subprocess
 from collections.abc import Callable
+from typing import Any
 
 from pyspark.sql import DataFrame, SparkSession
+from pyspark.sql import functions as F
 
-from bench.common import Measurement, run_available_now, run_jvm_main, timed
+from bench.common import (
+    BUILTIN_POOLED_GROUP,
+    SETTINGS,
+    TUNED_CONSUMER,
+    ClientCounters,
+    Measurement,
+    describe,
+    jvm_classpath,
+    kafka_options,
+    run_available_now,
+    timed,
+)
 from streamctl import options
 from streamctl_testing import kafka
 
-BUILTIN = "built-in"
-CEILING = "raw KafkaConsumer"
+STREAMCTL, BUILTIN = "streamctl", "built-in"
+CEILING = "KafkaConsumer ceiling, tuned"
+PAYLOAD_COLUMNS = ("count", "key_bytes", "value_bytes", "value_crc", "max_offset", "max_timestamp")
 
 
-def count_available_now(df: DataFrame, checkpoint: str) -> int:
-    """Runs `df` to the end of its input with Trigger.AvailableNow; returns the rows counted."""
-    counted: list[int] = []
-    run_available_now(df, checkpoint, lambda batch, _id: counted.append(batch.count()))
-    return sum(counted)
+def variant(source: str, settings: str, extra: str = "") -> str:
+    return f"{source}{extra}, {settings}"
 
 
-def raw_consumer(servers: str, topic: str, records: int, threads: int) -> tuple[int, float]:
-    out = run_jvm_main("RawConsumerBench", servers, topic, str(records), str(threads))
-    found = re.search(r"RESULT records=(\d+) seconds=([\d.]+)", out)
-    if found is None:
-        raise AssertionError(f"RawConsumerBench printed no result:\n{out}")
-    return int(found.group(1)), float(found.group(2))
+def _payload(batch: DataFrame) -> tuple[int, ...]:
+    r = batch.agg(
+        F.count(F.lit(1)), F.sum(F.length("key")), F.sum(F.length("value")), F.sum(F.crc32("value")),
+        F.max("offset"), F.max(F.unix_millis("timestamp")),
+    ).first()
+    return tuple(-1 if v is None else int(v) for v in r)  # type: ignore[union-attr]
+
+
+def _combine(parts: list[tuple[int, ...]]) -> tuple[int, ...]:
+    """One result from a run's batches: counts and sums add up, maxima take the largest."""
+    if not parts:
+        return (0, 0, 0, 0, -1, -1)
+    return (sum(p[0] for p in parts), sum(p[1] for p in parts), sum(p[2] for p in parts), sum(p[3] for p in parts),
+            max(p[4] for p in parts), max(p[5] for p in parts))
+
+
+class Ceiling:
+    """CeilingBench in a JVM of its own, reading the topic once per call."""
+
+    def __init__(self, servers: str, topic: str, threads: int, settings: dict[str, str]) -> None:
+        command = ["java", "-cp", jvm_classpath(), "streamctl.bench.CeilingBench", servers, topic, str(threads),
+                   *(f"{k}={v}" for k, v in settings.items())]
+        self._p = subprocess.Popen(command, stdin=subprocess.PIPE, stdout=subprocess.PIPE, text=True)
+
+    def read(self) -> tuple[float, tuple[int, ...]]:
+        assert self._p.stdin is not None and self._p.stdout is not None
+        self._p.stdin.write("run\n")
+        self._p.stdin.flush()
+        for line in self._p.stdout:
+            if line.startswith("RESULT "):
+                fields = dict(kv.split("=", 1) for kv in line.split()[1:])
+                return float(fields["seconds"]), tuple(int(fields[c]) for c in PAYLOAD_COLUMNS)
+        raise AssertionError(f"CeilingBench exited ({self._p.wait()}) without a result")
+
+    def close(self) -> None:
+        assert self._p.stdin is not None
+        self._p.stdin.write("quit\n")
+        self._p.stdin.close()
+        self._p.wait(timeout=60)
 
 
 def run(spark: SparkSession, servers: str, workdir: str, records: int, partitions: int, value_size: int,
-        reps: int) -> list[Measurement]:
+        reps: int) -> tuple[list[Measurement], dict[str, Any]]:
     topic = f"bench-read-{records}"
     cores = spark.sparkContext.defaultParallelism
-    print(f"read throughput: {records:,} records of {value_size} bytes over {partitions} partitions, "
-          f"{reps} repetitions per variant in alternating order, Trigger.AvailableNow + count(); "
-          f"ceiling: KafkaConsumer loop on {cores} threads (= Spark cores), default consumer settings", flush=True)
+    config = {
+        "records": records, "value_bytes": value_size, "partitions": partitions, "spark_cores": cores,
+        "trigger": "AvailableNow, no batch budget", "warm_up_runs": 1, "repetitions": reps,
+        "order": "alternating (reversed every round)",
+        "settings": {name: {"consumer": describe(s["consumer"]), "consumers": s["consumers"]}
+                     for name, s in SETTINGS.items()},
+        "ceiling": f"one KafkaConsumer per partition, created outside the clock, {cores} threads, "
+                   f"{describe(TUNED_CONSUMER)}, CRC32 of every key and value",
+        "queries": {"count": "count()", "payload": "count, sum(length(key)), sum(length(value)), "
+                    "sum(crc32(value)), max(offset), max(timestamp)"},
+    }
+    print(f"read throughput: {records:,} records of {value_size} bytes over {partitions} partitions, Trigger."
+          f"AvailableNow, Spark local[{cores}]; one warm-up then {reps} repetitions per variant in alternating "
+          "order; results checked equal", flush=True)
+    for name, s in SETTINGS.items():
+        print(f"  settings '{name}': {describe(s['consumer'])}; consumers: {s['consumers']}", flush=True)
+    print(f"  ceiling: {config['ceiling']}", flush=True)
     kafka.create_stream(spark, servers, topic, partitions)
     kafka.produce_synthetic(spark, servers, topic, records, value_size)
 
-    source = options.source(servers, [topic], starting_offsets="earliest")
-    frames: dict[str, Callable[[], DataFrame]] = {
-        "streamctl": lambda: spark.readStream.format("streamctl").options(**source).load(),
-        "streamctl time-aligned": lambda: spark.readStream.format("streamctl")
-        .options(**source)
-        .options(**options.time_aligned())
-        .load(),
-        "streamctl bootstrap": lambda: spark.readStream.format("streamctl")
-        .options(**source)
-        .options(**options.bootstrap(topic))
-        .load(),
-        BUILTIN: lambda: spark.readStream.format("kafka")
-        .option("kafka.bootstrap.servers", servers)
-        .option("subscribe", topic)
-        .option("startingOffsets", "earliest")
-        .load(),
-    }
+    def streamctl(settings: str, **more: str) -> Callable[[], DataFrame]:
+        opts = options.source(servers, [topic], starting_offsets="earliest", kafka=SETTINGS[settings]["consumer"])
+        return lambda: spark.readStream.format("streamctl").options(**opts).options(**more).load()
 
-    def spark_variant(name: str, checkpoint: str) -> tuple[int, float]:
-        seen: list[int] = []
-        seconds = timed(lambda: seen.append(count_available_now(frames[name](), checkpoint)))
-        return seen[0], seconds
+    def builtin(settings: str) -> Callable[[], DataFrame]:
+        opts = {"kafka.bootstrap.servers": servers, "subscribe": topic, "startingOffsets": "earliest",
+                **kafka_options(SETTINGS[settings]["consumer"])}
+        if settings == "tuned":
+            opts["kafka.group.id"] = BUILTIN_POOLED_GROUP
+        return lambda: spark.readStream.format("kafka").options(**opts).load()
 
-    names = [*frames, CEILING]
-    results = {name: Measurement("read", name, records) for name in names}
-    run_id = 0
-    for rep in range(reps):
-        for name in names if rep % 2 == 0 else reversed(names):
-            run_id += 1
-            if name == CEILING:
-                seen, seconds = raw_consumer(servers, topic, records, cores)
-            else:
-                seen, seconds = spark_variant(name, f"{workdir}/read-{run_id}")
-            if seen != records:
-                raise AssertionError(f"{name} read {seen} records, expected {records}")
-            results[name].seconds.append(seconds)
-            print(f"  {name}: {seconds:.2f} s", flush=True)
-    return list(results.values())
+    frames: dict[str, Callable[[], DataFrame]] = {}
+    for settings in SETTINGS:
+        frames[variant(STREAMCTL, settings)] = streamctl(settings)
+        frames[variant(BUILTIN, settings)] = builtin(settings)
+    aligned = variant(STREAMCTL, "tuned", " time-aligned")
+    count_frames = {**frames, aligned: streamctl("tuned", **options.time_aligned())}
+
+    counters = ClientCounters(spark)
+    measurements: list[Measurement] = []
+    run_id = [0]
+
+    def spark_run(query: str, name: str, frame: Callable[[], DataFrame], m: Measurement,
+                  warm_up: bool) -> tuple[float, tuple[int, ...]]:
+        run_id[0] += 1
+        parts: list[tuple[int, ...]] = []
+        each = ((lambda b, _i: parts.append((b.count(),))) if query == "count"
+                else (lambda b, _i: parts.append(_payload(b))))
+        before = counters.snapshot()
+        seconds = timed(lambda: run_available_now(frame(), f"{workdir}/read-{run_id[0]}", each))
+        clients = ClientCounters.delta(before, counters.snapshot())
+        if not warm_up:
+            m.extra.setdefault("clients_per_run", []).append(clients)
+        result = (sum(p[0] for p in parts),) if query == "count" else _combine(parts)
+        print(f"  {name}: {seconds:.2f} s{' (warm-up)' if warm_up else ''}, consumers created "
+              f"{clients['consumers_created']}, fetches {clients['fetch_requests']}, other requests "
+              f"{clients['other_requests']}", flush=True)
+        return seconds, result
+
+    for query, chosen in (("count", count_frames), ("payload", frames)):
+        print(f" query {query}: {config['queries'][query]}", flush=True)
+        names = list(chosen) + ([CEILING] if query == "payload" else [])
+        results = {n: Measurement(f"read {query}", n, records, {"query": config["queries"][query]}) for n in names}
+        seen: dict[str, tuple[int, ...]] = {}
+        ceiling = Ceiling(servers, topic, cores, TUNED_CONSUMER) if query == "payload" else None
+        try:
+            for rep in range(-1, reps):
+                for name in names if rep % 2 == 0 else list(reversed(names)):
+                    if name == CEILING:
+                        assert ceiling is not None
+                        seconds, result = ceiling.read()
+                        print(f"  {name}: {seconds:.2f} s{' (warm-up)' if rep < 0 else ''}", flush=True)
+                        result = result[:len(PAYLOAD_COLUMNS)]
+                    else:
+                        seconds, result = spark_run(query, name, chosen[name], results[name], rep < 0)
+                    if result[0] != records:
+                        raise AssertionError(f"{name} ({query}) read {result[0]} records, expected {records}")
+                    first = next(iter(seen.values()), None)
+                    if first is not None and result != first:
+                        raise AssertionError(f"{name} ({query}) computed {result}, another variant {first}")
+                    seen[name] = result
+                    if rep >= 0:
+                        results[name].seconds.append(seconds)
+        finally:
+            if ceiling is not None:
+                ceiling.close()
+        for m in results.values():
+            m.extra["result"] = dict(zip(PAYLOAD_COLUMNS, seen[m.variant], strict=False))
+            m.config = {**m.config, **_variant_config(m.variant, cores)}
+        measurements += results.values()
+    return measurements, config
+
+
+def _variant_config(name: str, cores: int) -> dict[str, Any]:
+    if name == CEILING:
+        return {"consumer": describe(TUNED_CONSUMER), "threads": cores}
+    settings = name.rsplit(", ", 1)[1]
+    out: dict[str, Any] = {"consumer": describe(SETTINGS[settings]["consumer"])}
+    if name.startswith(BUILTIN) and settings == "tuned":
+        out["kafka.group.id"] = BUILTIN_POOLED_GROUP
+    if "time-aligned" in name:
+        out["chooser"] = "time-aligned"
+    return out

@@ -1,35 +1,85 @@
-"""./build.sh bench: every benchmark on the embedded broker, printed as one table.
+"""./build.sh bench: every benchmark on the embedded broker, printed as tables and written to a
+results file (markdown and JSON: date, machine, command, every configuration, every timing).
 
-Benchmarks assert nothing about time; each prints its configuration so a figure can be
-reproduced. Ratios compare variants measured in the same run on the same machine.
+A full run (no --quick, every group) writes bench/results/results.{md,json}, which
+docs/performance.md quotes; any other run writes target/bench-results/. --quick runs every
+benchmark at small sizes with one repetition, to check that it works (its figures mean little).
+Benchmarks assert nothing about time; they do check that every variant computed the same result.
+Ratios compare variants measured in the same run on the same machine.
 """
 
 from __future__ import annotations
 
 import argparse
+import datetime
+import json
 import os
 import platform
+import shlex
 import subprocess
 import sys
 import tempfile
+import time
 from pathlib import Path
+from typing import Any
 
 sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
 
-from bench import cli, control_overhead, memory, pipeline, read_throughput, write_throughput
-from bench.common import bench_session, jvm_classpath, report, table
+from bench import control_overhead, memory, pipeline, read_throughput, write_throughput
+from bench.common import (
+    RATIO_HEADER,
+    REPORT_HEADER,
+    ROOT,
+    SETTINGS,
+    Measurement,
+    bench_session,
+    builtin_kafka_version,
+    connector_version,
+    jvm_classpath,
+    markdown_table,
+    ratio_rows,
+    report_rows,
+    spark_kafka_jars,
+    table,
+)
 from streamctl_testing import kafka, kafka_broker
 
 JVM_BENCHES = [
     "ChooserBench", "GrouperBench", "StartpointBench", "ControlBench", "HostAffinityBench", "ReaderPathBench",
 ]
+GROUPS = ("jvm", "read", "write", "control", "pipeline", "memory")
+R = read_throughput
+COMPARISONS = [
+    ("streamctl, tuned", "built-in, tuned"),
+    ("streamctl, defaults", "built-in, defaults"),
+    ("streamctl time-aligned, tuned", "built-in, tuned"),
+    ("streamctl, tuned", R.CEILING),
+    ("built-in, tuned", R.CEILING),
+    ("built-in, tuned", "built-in, defaults"),
+]
 
 
-def machine() -> str:
+def machine() -> dict[str, str]:
     cpu = next((line.split(":", 1)[1].strip() for line in Path("/proc/cpuinfo").read_text().splitlines()
                 if line.startswith("model name")), platform.processor())
-    system = f"{platform.system()} {platform.release()}"
-    return f"{os.cpu_count()} cores ({cpu}), {system}, Python {platform.python_version()}"
+    java = subprocess.run(["java", "-version"], capture_output=True, text=True).stderr.splitlines()
+    mem_kb = next((int(line.split()[1]) for line in Path("/proc/meminfo").read_text().splitlines()
+                   if line.startswith("MemTotal")), 0)
+    import pyspark
+
+    spark_kafka_jars()
+    return {
+        "cores": str(os.cpu_count()), "cpu": cpu, "memory_gb": f"{mem_kb / 1e6:.0f}",
+        "os": f"{platform.system()} {platform.release()}", "java": java[0] if java else "?",
+        "python": platform.python_version(), "pyspark": pyspark.__version__,
+        "builtin_connector": connector_version(), "builtin_kafka_clients": builtin_kafka_version(),
+        "streamctl_kafka_clients": "4.3.1 (shaded)",
+        "broker": "Kafka 4.3.1 (streamctl_testing.kafka_broker, same host)",
+    }
+
+
+def load() -> str:
+    return " ".join(Path("/proc/loadavg").read_text().split()[:3])
 
 
 def run_jvm_bench(name: str, classpath: str) -> list[tuple[str, ...]]:
@@ -49,9 +99,6 @@ def run_jvm_bench(name: str, classpath: str) -> list[tuple[str, ...]]:
     return summary
 
 
-GROUPS = ("jvm", "read", "write", "control", "pipeline", "memory", "cli")
-
-
 def groups(text: str) -> set[str]:
     chosen = {g.strip() for g in text.split(",") if g.strip()}
     unknown = chosen - set(GROUPS)
@@ -61,69 +108,168 @@ def groups(text: str) -> set[str]:
     return chosen
 
 
+class Results:
+    """Everything a run measured, in the order it ran; written as markdown and JSON."""
+
+    def __init__(self, command: str, args: argparse.Namespace) -> None:
+        self.started = datetime.datetime.now(datetime.UTC)
+        self.json: dict[str, Any] = {"date": self.started.isoformat(timespec="seconds"), "command": command,
+                                     "arguments": vars(args) | {"only": sorted(args.only)}, "machine": machine(),
+                                     "load_average_at_start": load(), "settings": SETTINGS, "sections": []}
+        self.md: list[str] = []
+        self.console: list[str] = []
+
+    def section(self, title: str, config: dict[str, Any], rows: list[tuple[str, ...]], header: tuple[str, ...],
+                data: list[dict[str, Any]], ratios: list[tuple[str, ...]] | None = None) -> None:
+        self.json["sections"].append({"title": title, "config": config, "results": data})
+        self.md += [f"## {title}", "", "Configuration:", "", "```json", json.dumps(config, indent=2), "```", "",
+                    markdown_table(rows, header), ""]
+        self.console += [f"{title}\n{table(rows, header)}"]
+        if ratios:
+            self.md += ["Ratios (baseline median / variant median; above 1: the variant is faster):", "",
+                        markdown_table(ratios, RATIO_HEADER), ""]
+            self.console += [table(ratios, RATIO_HEADER)]
+
+    def measured(self, title: str, config: dict[str, Any], ms: list[Measurement]) -> None:
+        self.section(title, config, report_rows(ms), REPORT_HEADER, [m.to_json() for m in ms],
+                     ratio_rows(ms, COMPARISONS))
+
+    def write(self, out: Path) -> None:
+        ended = datetime.datetime.now(datetime.UTC)
+        self.json["load_average_at_end"] = load()
+        self.json["minutes"] = round((ended - self.started).total_seconds() / 60, 1)
+        out.mkdir(parents=True, exist_ok=True)
+        (out / "results.json").write_text(json.dumps(self.json, indent=2) + "\n")
+        m = self.json["machine"]
+        head = [
+            "# streamctl benchmark results", "",
+            f"- date: {self.json['date']} ({self.json['minutes']} min)",
+            f"- command: `{self.json['command']}`",
+            f"- machine: {m['cores']} cores ({m['cpu']}), {m['memory_gb']} GB, {m['os']}, {m['java']}, "
+            f"Python {m['python']}, pyspark {m['pyspark']}",
+            f"- load average (1, 5, 15 min) at start: {self.json['load_average_at_start']}, at end: "
+            f"{self.json['load_average_at_end']}",
+            f"- built-in connector: {m['builtin_connector']} (kafka-clients {m['builtin_kafka_clients']}); streamctl: "
+            f"kafka-clients {m['streamctl_kafka_clients']}; broker: {m['broker']}",
+            "- settings: \"defaults\" = no Kafka setting on either side; \"tuned\" = the same settings on both "
+            "(JSON: `settings`):",
+            *(f"  - {name}: consumer {s['consumer'] or 'defaults'}, producer {s['producer'] or 'defaults'}; "
+              f"consumers: {s['consumers']}" for name, s in SETTINGS.items()),
+            "- every timing: one warm-up run per variant (not counted), then the repetitions in alternating order; "
+            "median and min-max (±half-range / median)", "",
+        ]
+        (out / "results.md").write_text("\n".join(head + self.md))
+
+
 def main() -> int:
-    parser = argparse.ArgumentParser(description=__doc__)
-    parser.add_argument("--records", type=int, default=5_000_000, help="records of the read and write benchmarks")
+    parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
+    parser.add_argument("--quick", action="store_true",
+                        help="small sizes and one repetition: checks every benchmark works (figures mean little)")
+    parser.add_argument("--records", type=int, help="records of the read, write and control benchmarks "
+                        "(default 3,000,000; --quick 100,000)")
     parser.add_argument("--partitions", type=int, default=8)
     parser.add_argument("--value-size", type=int, default=100)
-    parser.add_argument("--reps", type=int, default=3)
-    parser.add_argument("--control-reps", type=int, default=5,
-                        help="repetitions of the control-overhead benchmark (its difference is small against noise)")
-    parser.add_argument("--control-batches", type=int, default=50,
-                        help="batches (one watermark per partition each) of the control-overhead benchmark")
-    parser.add_argument("--pipeline-records", type=int, default=2_000_000)
-    parser.add_argument("--latency-seconds", type=float, default=40.0, help="measured part of the live pipeline")
-    parser.add_argument("--latency-trigger", type=float, default=1.0, help="trigger interval (s) of the live pipeline")
-    parser.add_argument("--latency-rate", type=int, default=5_000, help="records/s fed to the live pipeline")
-    parser.add_argument("--memory-records", type=int, default=10_000_000)
-    parser.add_argument("--cli-reps", type=int, default=7, help="runs of each streamctl command (bench/cli.py)")
+    parser.add_argument("--reps", type=int,
+                        help="timed repetitions per variant after one warm-up (default 5; --quick 1)")
+    parser.add_argument("--control-batches", type=int,
+                        help="batches (one watermark per partition each) of the control benchmark (default 50)")
+    parser.add_argument("--pipeline-records", type=int, help="default 1,000,000; --quick 100,000")
+    parser.add_argument("--latency-seconds", type=float,
+                        help="measured part of each live pipeline (default 30; --quick 6)")
+    parser.add_argument("--latency-trigger", type=float, default=1.0, help="trigger interval (s) of the live pipelines")
+    parser.add_argument("--latency-rate", type=int, default=5_000, help="records/s fed to the live pipelines")
+    parser.add_argument("--memory-gb", type=str,
+                        help="the two backlog sizes in GB of values (default 0.5,2; --quick 0.02,0.05)")
     parser.add_argument("--only", type=groups, default=set(GROUPS),
                         help=f"comma-separated groups to run ({','.join(GROUPS)}); default all")
+    parser.add_argument("--out", type=Path, help="directory of results.md and results.json (default: bench/results for "
+                        "a full run, else target/bench-results)")
     args = parser.parse_args()
+    q = args.quick
+    args.records = args.records or (100_000 if q else 3_000_000)
+    args.reps = args.reps or (1 if q else 5)
+    args.control_batches = args.control_batches or (10 if q else 50)
+    args.pipeline_records = args.pipeline_records or (100_000 if q else 1_000_000)
+    args.latency_seconds = args.latency_seconds or (6.0 if q else 30.0)
+    args.memory_gb = args.memory_gb or ("0.02,0.05" if q else "0.5,2")
+    full = not q and args.only == set(GROUPS)
+    out = args.out or (ROOT / "bench" / "results" if full else ROOT / "target" / "bench-results")
     only: set[str] = args.only
-    print(f"machine: {machine()}", flush=True)
+    command = "./build.sh bench" + "".join(f" {shlex.quote(a)}" for a in sys.argv[1:])
+    results = Results(command, args)
+    print(f"machine: {results.json['machine']}; load average {load()}", flush=True)
+    started = time.monotonic()
 
-    summaries: list[str] = []
     if "jvm" in only:
         classpath = jvm_classpath()
         micro = [row for name in JVM_BENCHES for row in run_jvm_bench(name, classpath)]
-        summaries.append(table(micro, ("micro-benchmark (JVM)", "what", "median", "target")))
-    if "cli" in only:
-        summaries.append(cli.run(args.cli_reps))  # bench/cli.py: its own broker and query
-    if not only & {"read", "write", "control", "pipeline", "memory"}:
-        print("\n" + "\n\n".join(summaries))
-        return 0
-    with tempfile.TemporaryDirectory(prefix="streamctl-bench-") as tmp, kafka_broker() as broker:
-        servers = broker.bootstrap_servers
-        spark = bench_session()
-        try:
-            results = []
-            if "read" in only:
-                results += read_throughput.run(spark, servers, tmp, args.records, args.partitions,
-                                               args.value_size, args.reps)
-            if "write" in only:
-                results += write_throughput.run(spark, servers, args.records, args.partitions,
-                                                args.value_size, args.reps)
-            if "control" in only:
-                results += control_overhead.run(spark, servers, tmp, args.records, args.partitions,
-                                                args.value_size, args.control_reps, args.control_batches)
-            if "pipeline" in only:
-                results += pipeline.throughput(spark, servers, tmp, args.pipeline_records, args.partitions,
-                                               args.value_size, args.reps)
-            if results:
-                summaries.append(report(results, baselines=(read_throughput.BUILTIN, read_throughput.CEILING,
-                                                            control_overhead.PLAIN)))
-            if "pipeline" in only:
-                summaries.append(pipeline.latency(spark, servers, tmp, args.partitions, args.latency_trigger,
-                                                  args.latency_seconds, args.latency_rate))
+        results.section("Micro-benchmarks (JVM, bench/jvm)", {"benchmarks": JVM_BENCHES}, micro,
+                        ("micro-benchmark", "what", "median", "target"),
+                        [dict(zip(("bench", "what", "median", "target"), r, strict=False)) for r in micro])
+    if only & {"read", "write", "control", "pipeline", "memory"}:
+        with tempfile.TemporaryDirectory(prefix="streamctl-bench-") as tmp, kafka_broker() as broker:
+            servers = broker.bootstrap_servers
+            spark = bench_session()
+            backlogs: list[tuple[str, int]] = []
+            try:
+                if "read" in only:
+                    ms, config = read_throughput.run(spark, servers, tmp, args.records, args.partitions,
+                                                     args.value_size, args.reps)
+                    results.measured("Read throughput", config, ms)
+                if "write" in only:
+                    ms, config = write_throughput.run(spark, servers, args.records, args.partitions,
+                                                      args.value_size, args.reps)
+                    results.measured("Write throughput", config, ms)
+                if "control" in only:
+                    ms = control_overhead.run(spark, servers, tmp, args.records, args.partitions, args.value_size,
+                                              args.reps, args.control_batches)
+                    base = next(m for m in ms if m.variant == control_overhead.PLAIN)
+                    results.section(
+                        "Control-message overhead (streamctl only)",
+                        {"records": args.records, "partitions": args.partitions, "batches": args.control_batches,
+                         "warm_up_runs": 1, "repetitions": args.reps},
+                        [(*r, f"{100 * (m.median / base.median - 1):+.1f}%") for r, m in zip(report_rows(ms), ms,
+                                                                                             strict=True)],
+                        (*REPORT_HEADER, "overhead"), [m.to_json() for m in ms])
+                if "pipeline" in only:
+                    ms, config = pipeline.throughput(spark, servers, tmp, args.pipeline_records, args.partitions,
+                                                     args.value_size, args.reps)
+                    results.measured("Two-query pipeline throughput", config, ms)
+                    rows, config = pipeline.e2e_latency(spark, servers, tmp, args.partitions, args.latency_trigger,
+                                                        args.latency_seconds, args.latency_rate)
+                    results.section(
+                        "Two-query pipeline end-to-end latency", config,
+                        [(r["variant"], f"{r['records_measured']:,}", f"{r['p50_s']:.2f}", f"{r['p99_s']:.2f}",
+                          f"{r['max_s']:.2f}", f"{r['p99_s'] / args.latency_trigger:.2f}") for r in rows],
+                        ("variant", "records", "p50 s", "p99 s", "max s", "p99 in triggers"), rows)
+                    wrows, header = pipeline.watermark_latency(spark, servers, tmp, args.partitions,
+                                                               args.latency_trigger, args.latency_seconds,
+                                                               args.latency_rate)
+                    results.section("Watermark propagation across two queries (streamctl only)",
+                                    {"trigger_s": args.latency_trigger, "measured_s": args.latency_seconds,
+                                     "rate_records_per_s": args.latency_rate},
+                                    wrows, header, [dict(zip(header, r, strict=True)) for r in wrows])
+                if "memory" in only:
+                    for gb in (float(x) for x in args.memory_gb.split(",")):
+                        records = int(gb * 1e9 / args.value_size)
+                        topic = f"bench-memory-{records}"
+                        kafka.create_stream(spark, servers, topic, args.partitions)
+                        kafka.produce_synthetic(spark, servers, topic, records, args.value_size)
+                        backlogs.append((topic, records))
+            finally:
+                spark.stop()
             if "memory" in only:
-                kafka.create_stream(spark, servers, "bench-memory", args.partitions)
-                kafka.produce_synthetic(spark, servers, "bench-memory", args.memory_records, args.value_size)
-        finally:
-            spark.stop()
-        if "memory" in only:
-            summaries.append(memory.run(servers, "bench-memory", args.memory_records, args.value_size, tmp))
-    print("\n" + "\n\n".join(summaries))
+                rows, config = memory.run(servers, backlogs, args.value_size, tmp)
+                results.section(
+                    "Memory: live heap while one batch drains a backlog", config,
+                    [(r["source"], f"{r['backlog_mb']:,.0f}", f"{r['live_heap_max_mb']:.0f}",
+                      f"{r['live_heap_median_mb']:.0f}", str(r["live_samples"]), f"{r['in_use_peak_mb']:.0f}",
+                      f"{r['seconds']:.1f}") for r in rows],
+                    ("source", "backlog MB", "live heap max MB", "live heap median MB", "samples", "in use peak MB",
+                     "seconds (with forced GCs)"), rows)
+    results.write(out)
+    print("\n" + "\n\n".join(results.console))
+    print(f"\nresults: {out / 'results.md'} and results.json ({(time.monotonic() - started) / 60:.1f} min)")
     return 0
 
 
