@@ -274,9 +274,18 @@ def ratio_rows(measurements: list[Measurement], pairs: list[tuple[str, str]]) ->
     return rows
 
 
+def _clients(m: Measurement) -> str:
+    runs = m.extra.get("clients_per_run")
+    if not runs:
+        return ""
+    med = {k: statistics.median(r[k] for r in runs) for k in runs[0]}
+    return f"{med['consumers_created']:g} / {med['fetch_requests']:g} / {med['other_requests']:g}"
+
+
 def report_rows(measurements: list[Measurement]) -> list[tuple[str, ...]]:
-    return [(m.bench, m.variant, f"{m.median:.2f}", m.spread, f"{m.rate:,.0f}") for m in measurements]
+    return [(m.bench, m.variant, f"{m.median:.2f}", m.spread, f"{m.rate:,.0f}", _clients(m)) for m in measurements]
 
 
-REPORT_HEADER = ("bench", "variant", "median s", "min-max s", "records/s")
+REPORT_HEADER = ("bench", "variant", "median s", "min-max s", "records/s",
+                 "per run: consumers created / fetches / other requests")
 RATIO_HEADER = ("bench", "comparison", "variant median", "baseline median", "ratio")

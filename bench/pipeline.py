@@ -266,6 +266,7 @@ def _e2e_one(spark: SparkSession, servers: str, workdir: str, i: int, name: str,
         time.sleep(warmup + seconds)
         stop.set()
         producer.join()
+        achieved = produced[0] / (time.time() - started)
         deadline = time.monotonic() + 120
         while received[0] < produced[0] and time.monotonic() < deadline:
             for q in (up_query, down):
@@ -280,9 +281,11 @@ def _e2e_one(spark: SparkSession, servers: str, workdir: str, i: int, name: str,
         raise AssertionError(f"{name}: query 2 received {received[0]} records, {produced[0]} were produced")
     lat = [(ms / 1000, n) for ms, n in latencies]
     row = {"variant": name, "records_measured": sum(n for _, n in lat), "records_produced": produced[0],
+           "rate_achieved": round(achieved),
            "p50_s": _percentile(lat, 0.5), "p99_s": _percentile(lat, 0.99), "max_s": max(v for v, _ in lat)}
     print(f"  {name}: p50 {row['p50_s']:.2f} s, p99 {row['p99_s']:.2f} s, max {row['max_s']:.2f} s over "
-          f"{row['records_measured']:,} records ({produced[0]:,} produced, all received)", flush=True)
+          f"{row['records_measured']:,} records ({produced[0]:,} produced at {achieved:,.0f}/s, all received)",
+          flush=True)
     kafka.delete_stream(spark, servers, source)
     kafka.delete_stream(spark, servers, mid)
     return row
