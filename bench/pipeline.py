@@ -32,7 +32,15 @@ from pyspark.sql import DataFrame, SparkSession
 from pyspark.sql import functions as F
 from pyspark.sql.streaming import DataStreamWriter, StreamingQuery
 
-from bench.common import BUILTIN_POOLED_GROUP, SETTINGS, Measurement, alternate, describe, kafka_options
+from bench.common import (
+    BUILTIN_POOLED_GROUP,
+    SETTINGS,
+    Measurement,
+    alternate,
+    describe,
+    kafka_options,
+    run_jvm_main,
+)
 from streamctl import options
 from streamctl_testing import kafka
 
@@ -201,7 +209,8 @@ def e2e_latency(spark: SparkSession, servers: str, workdir: str, partitions: int
         "warm_up_s": warmup, "value_bytes": 100,
         "pipeline": "producer -> stream -> query 1 (source -> withWatermark(timestamp, 0 s) -> sink) -> intermediate "
                     "stream -> query 2 (source -> foreachBatch)",
-        "latency": "from just before the producer's send (its time is in the record key) to the end of query 2's "
+        "latency": "from just before the producer's send (its time is in the record key; bench/jvm RateProducer, "
+                   "its own JVM) to the end of query 2's "
                    "foreachBatch that received the record, per record; records produced in the warm-up excluded",
         "settings": {name: {"consumer": describe(s["consumer"]), "producer": describe(s["producer"])}
                      for name, s in SETTINGS.items()},
@@ -229,8 +238,7 @@ def _e2e_one(spark: SparkSession, servers: str, workdir: str, i: int, name: str,
     latencies: list[tuple[float, int]] = []
     received = [0]
     produced = [0]
-    started = time.time()
-    measure_from, measure_to = (started + warmup) * 1000, (started + warmup + seconds) * 1000
+    window = [float("inf"), float("inf")]  # wall ms: records sent in it are measured
 
     def each(batch: DataFrame, _id: int) -> None:
         sent = batch.groupBy(F.substring_index(F.col("key").cast("string"), ":", 1).alias("t")).count().collect()
@@ -238,35 +246,21 @@ def _e2e_one(spark: SparkSession, servers: str, workdir: str, i: int, name: str,
         for r in sent:
             received[0] += r["count"]
             t = int(r["t"])
-            if measure_from <= t <= measure_to:
+            if window[0] <= t <= window[1]:
                 latencies.append((now - t, r["count"]))
-
-    stop = threading.Event()
-
-    def produce() -> None:
-        tick = 0.1
-        while not stop.is_set():
-            chunk = max(1, int(rate * tick))
-            ms = int(time.time() * 1000)
-            n = produced[0]
-            kafka.produce(spark, servers, source, [b"x" * 100] * chunk,
-                          keys=[f"{ms}:{n + j}".encode() for j in range(chunk)],
-                          partitions=[(n + j) % partitions for j in range(chunk)])
-            produced[0] += chunk
-            stop.wait(max(0.0, tick - (time.time() * 1000 - ms) / 1000))
 
     queries = _builtin_queries if src == BUILTIN else _streamctl_queries
     down_df, up = queries(spark, servers, source, mid, None, settings)
     down = (down_df.writeStream.foreachBatch(each).option("checkpointLocation", f"{workdir}/e2e-down-{i}")
             .trigger(**trigger).start())
     up_query = up.option("checkpointLocation", f"{workdir}/e2e-up-{i}").trigger(**trigger).start()
-    producer = threading.Thread(target=produce, daemon=True)
-    producer.start()
     try:
-        time.sleep(warmup + seconds)
-        stop.set()
-        producer.join()
-        achieved = produced[0] / (time.time() - started)
+        # The producer runs in a JVM of its own, so its rate does not depend on the Spark JVM.
+        started = time.time()
+        window[:] = [(started + warmup) * 1000, (started + warmup + seconds) * 1000]
+        out = run_jvm_main("RateProducer", servers, source, str(partitions), str(rate), str(warmup + seconds), "100")
+        fields = dict(kv.split("=", 1) for kv in out.split("PRODUCED ", 1)[1].split())
+        produced[0], achieved = int(fields["records"]), float(fields["rate"])
         deadline = time.monotonic() + 120
         while received[0] < produced[0] and time.monotonic() < deadline:
             for q in (up_query, down):
@@ -274,7 +268,6 @@ def _e2e_one(spark: SparkSession, servers: str, workdir: str, i: int, name: str,
                     raise q.exception()  # type: ignore[misc]
             time.sleep(0.2)
     finally:
-        stop.set()
         up_query.stop()
         down.stop()
     if received[0] != produced[0]:

@@ -115,7 +115,8 @@ class Results:
     def __init__(self, command: str, args: argparse.Namespace) -> None:
         self.started = datetime.datetime.now(datetime.UTC)
         self.json: dict[str, Any] = {"date": self.started.isoformat(timespec="seconds"), "command": command,
-                                     "arguments": vars(args) | {"only": sorted(args.only)}, "machine": machine(),
+                                     "machine": machine(),
+                                     "arguments": {k: str(v) for k, v in vars(args).items()},
                                      "load_average_at_start": load(), "settings": SETTINGS, "sections": []}
         self.md: list[str] = []
         self.console: list[str] = []
