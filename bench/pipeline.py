@@ -38,6 +38,7 @@ from bench.common import (
     Measurement,
     alternate,
     describe,
+    jvm_classpath,
     kafka_options,
     run_jvm_main,
 )
@@ -219,6 +220,7 @@ def e2e_latency(spark: SparkSession, servers: str, workdir: str, partitions: int
           f"intermediate stream -> query 2, both on a {trigger_s:g} s processing-time trigger; {seconds:g} s measured "
           f"after {warmup:g} s warm-up per variant; every record produced must reach query 2", flush=True)
     trigger = {"processingTime": f"{int(trigger_s * 1000)} milliseconds"}
+    jvm_classpath()  # resolved once by Maven before the first producer starts
     rows: list[dict[str, Any]] = []
     names = ["streamctl, defaults", f"{BUILTIN}, defaults", f"{BUILTIN}, tuned", "streamctl, tuned"]
     for i, name in enumerate(names):
@@ -235,10 +237,9 @@ def _e2e_one(spark: SparkSession, servers: str, workdir: str, i: int, name: str,
     source, mid = f"bench-e2e-in-{i}", f"bench-e2e-mid-{i}"
     kafka.create_stream(spark, servers, source, partitions)
     kafka.create_stream(spark, servers, mid, partitions)
-    latencies: list[tuple[float, int]] = []
+    sent_at: list[tuple[int, float, int]] = []  # (send ms, latency ms, records)
     received = [0]
     produced = [0]
-    window = [float("inf"), float("inf")]  # wall ms: records sent in it are measured
 
     def each(batch: DataFrame, _id: int) -> None:
         sent = batch.groupBy(F.substring_index(F.col("key").cast("string"), ":", 1).alias("t")).count().collect()
@@ -246,8 +247,7 @@ def _e2e_one(spark: SparkSession, servers: str, workdir: str, i: int, name: str,
         for r in sent:
             received[0] += r["count"]
             t = int(r["t"])
-            if window[0] <= t <= window[1]:
-                latencies.append((now - t, r["count"]))
+            sent_at.append((t, now - t, r["count"]))
 
     queries = _builtin_queries if src == BUILTIN else _streamctl_queries
     down_df, up = queries(spark, servers, source, mid, None, settings)
@@ -256,11 +256,9 @@ def _e2e_one(spark: SparkSession, servers: str, workdir: str, i: int, name: str,
     up_query = up.option("checkpointLocation", f"{workdir}/e2e-up-{i}").trigger(**trigger).start()
     try:
         # The producer runs in a JVM of its own, so its rate does not depend on the Spark JVM.
-        started = time.time()
-        window[:] = [(started + warmup) * 1000, (started + warmup + seconds) * 1000]
         out = run_jvm_main("RateProducer", servers, source, str(partitions), str(rate), str(warmup + seconds), "100")
         fields = dict(kv.split("=", 1) for kv in out.split("PRODUCED ", 1)[1].split())
-        produced[0], achieved = int(fields["records"]), float(fields["rate"])
+        produced[0], achieved, started_ms = int(fields["records"]), float(fields["rate"]), int(fields["started_ms"])
         deadline = time.monotonic() + 120
         while received[0] < produced[0] and time.monotonic() < deadline:
             for q in (up_query, down):
@@ -272,7 +270,10 @@ def _e2e_one(spark: SparkSession, servers: str, workdir: str, i: int, name: str,
         down.stop()
     if received[0] != produced[0]:
         raise AssertionError(f"{name}: query 2 received {received[0]} records, {produced[0]} were produced")
-    lat = [(ms / 1000, n) for ms, n in latencies]
+    measured_from = started_ms + warmup * 1000  # records sent in the warm-up are not measured
+    lat = [(ms / 1000, n) for t, ms, n in sent_at if t >= measured_from]
+    if not lat:
+        raise AssertionError(f"{name}: no record sent after the {warmup:g} s warm-up reached query 2")
     row = {"variant": name, "records_measured": sum(n for _, n in lat), "records_produced": produced[0],
            "rate_achieved": round(achieved),
            "p50_s": _percentile(lat, 0.5), "p99_s": _percentile(lat, 0.99), "max_s": max(v for v, _ in lat)}

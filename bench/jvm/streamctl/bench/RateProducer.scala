@@ -14,7 +14,7 @@ import streamctl.system.KafkaParams
  *
  * {{{
  * RateProducer.main(Array("127.0.0.1:9092", "bench-e2e-in-0", "8", "5000", "35", "100"))
- * // PRODUCED records=175000 seconds=35.001 rate=4999.9
+ * // PRODUCED records=175000 started_ms=1795400000000 seconds=35.001 rate=4999.9
  * }}}
  */
 object RateProducer {
@@ -32,6 +32,7 @@ object RateProducer {
     val onSent = new Callback {
       def onCompletion(m: RecordMetadata, e: Exception): Unit = if (e != null) failed.incrementAndGet()
     }
+    val startedMs = System.currentTimeMillis()
     val started = System.nanoTime()
     val end = started + (secondsText.toDouble * 1e9).toLong
     var sent = 0L
@@ -49,6 +50,6 @@ object RateProducer {
     } finally producer.close()
     val seconds = (System.nanoTime() - started) / 1e9
     if (failed.get > 0) throw new IllegalStateException(s"${failed.get} of $sent sends to '$topic' failed")
-    println(f"PRODUCED records=$sent seconds=$seconds%.3f rate=${sent / seconds}%.1f")
+    println(f"PRODUCED records=$sent started_ms=$startedMs seconds=$seconds%.3f rate=${sent / seconds}%.1f")
   }
 }
