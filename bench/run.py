@@ -25,7 +25,7 @@ from typing import Any
 
 sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
 
-from bench import control_overhead, memory, pipeline, read_throughput, write_throughput
+from bench import cli, control_overhead, memory, pipeline, read_throughput, write_throughput
 from bench.common import (
     RATIO_HEADER,
     REPORT_HEADER,
@@ -48,7 +48,7 @@ from streamctl_testing import kafka, kafka_broker
 JVM_BENCHES = [
     "ChooserBench", "GrouperBench", "StartpointBench", "ControlBench", "HostAffinityBench", "ReaderPathBench",
 ]
-GROUPS = ("jvm", "read", "write", "control", "pipeline", "memory")
+GROUPS = ("jvm", "read", "write", "control", "pipeline", "memory", "cli")
 R = read_throughput
 COMPARISONS = [
     ("streamctl, tuned", "built-in, tuned"),
@@ -182,6 +182,7 @@ def main() -> int:
     parser.add_argument("--latency-rate", type=int, default=5_000, help="records/s fed to the live pipelines")
     parser.add_argument("--memory-gb", type=str,
                         help="the two backlog sizes in GB of values (default 0.5,2; --quick 0.02,0.05)")
+    parser.add_argument("--cli-reps", type=int, default=7, help="runs of each streamctl command (bench/cli.py)")
     parser.add_argument("--only", type=groups, default=set(GROUPS),
                         help=f"comma-separated groups to run ({','.join(GROUPS)}); default all")
     parser.add_argument("--out", type=Path, help="directory of results.md and results.json (default: bench/results for "
@@ -209,6 +210,10 @@ def main() -> int:
         results.section("Micro-benchmarks (JVM, bench/jvm)", {"benchmarks": JVM_BENCHES}, micro,
                         ("micro-benchmark", "what", "median", "target"),
                         [dict(zip(("bench", "what", "median", "target"), r, strict=False)) for r in micro])
+    if "cli" in only:
+        cli_table = cli.run(1 if q else args.cli_reps)  # bench/cli.py: its own broker and query
+        results.md += ["## streamctl commands (bench/cli.py)", "", "```", cli_table, "```", ""]
+        results.console.append(cli_table)
     if only & {"read", "write", "control", "pipeline", "memory"}:
         with tempfile.TemporaryDirectory(prefix="streamctl-bench-") as tmp, kafka_broker() as broker:
             servers = broker.bootstrap_servers
