@@ -65,7 +65,7 @@ object ControlBench {
     report("control decoder, user record (refill the envelope, accept in place)", records) { n =>
       var i = 0; var acc = 0L
       while (i < n) {
-        if (user.accept(envelope.fill(i, -1L, null, framed(i & 1023), NoHeaders))) acc += envelope.valueOffset
+        if (user.accept(envelope.fill(i, -1L, 0, null, framed(i & 1023), NoHeaders))) acc += envelope.valueOffset
         i += 1
       }
       acc
@@ -103,7 +103,7 @@ object ControlBench {
           // the encoded timestamps repeat every 4096 messages, so later rounds mostly hit "older, ignored"
           while (i < n) {
             val k = i % ssps
-            if (!chans(k).accept(envelopes(k).fill(i, -1L, null, encoded(i & 4095), NoHeaders))) acc += 1
+            if (!chans(k).accept(envelopes(k).fill(i, -1L, 0, null, encoded(i & 4095), NoHeaders))) acc += 1
             i += 1
           }
           acc

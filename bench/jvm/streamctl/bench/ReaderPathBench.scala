@@ -79,7 +79,7 @@ object ReaderPathBench {
       val chooser = ChooserFactory.forReader(ChooserConfig.default, ssps.map(_ -> 0L).toMap, Map.empty)
       val reader = new KafkaTaskReader(ranges, consumer, chooser, wait, true,
         ssp => control.fold(EnvelopeDecoder.Identity)(_.decoderFor(ssp)))
-      val converter = new EnvelopeRowConverter("Partition 0")
+      val converter = new EnvelopeRowConverter("Partition 0", includeHeaders = false)
       val a0 = allocated()
       val t0 = System.nanoTime()
       var n = 0L

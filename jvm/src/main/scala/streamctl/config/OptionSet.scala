@@ -30,6 +30,9 @@ import streamctl.StreamctlException
  * @param format      how the user names this side in errors
  * @param passThrough prefixes handed on as they are (`kafka.`: Kafka's clients check those)
  * @param ignored     options Spark itself adds (`path`, `checkpointLocation`)
+ * @param refused     options of Spark's Kafka connector that streamctl cannot honour, by name
+ *                    (any case): why, and what to use instead. Refused rather than ignored, so
+ *                    a job moved from `format("kafka")` never silently behaves differently.
  */
 final class OptionSet(
     val format: String,
@@ -37,7 +40,8 @@ final class OptionSet(
     val streamProperties: Seq[StreamProperty[_]] = Nil,
     val userClasses: Seq[UserClassOptions] = Nil,
     val passThrough: Seq[String] = Nil,
-    val ignored: Set[String] = Set.empty) {
+    val ignored: Set[String] = Set.empty,
+    val refused: Map[String, String] = Map.empty) {
   import OptionSet._
 
   private val byName: Map[String, OptionSpec[_]] = {
@@ -47,12 +51,15 @@ final class OptionSet(
     all.toMap
   }
   private val propertyNames: Set[String] = streamProperties.map(_.property).toSet
+  private val refusedWhy: Map[String, String] = refused.map { case (k, v) => k.toLowerCase(Locale.ROOT) -> v }
 
   /** Checks `raw` (the options as Spark hands them over) against the specs; see the class comment. */
   def parse(raw: Map[String, String]): Options = {
     val options = read(raw)
     raw.keys.toSeq.sorted.foreach { k =>
       val c = canonical(k)
+      refusedWhy.get(c.toLowerCase(Locale.ROOT)).foreach(why =>
+        throw StreamctlException(s"Option '$k' (of Spark's Kafka connector) is not supported by $format: $why"))
       if (!isKnown(c)) throw StreamctlException(s"Unknown option '$k' for $format. ${suggestion(c)}Known options: " +
         (specs.map(_.name) ++ passThrough.map(_ + "*") ++ userClasses.map(_.prefix + "*") ++
           (if (streamProperties.isEmpty) Nil else Seq(s"$StreamPrefix<name>.<property>"))).sorted.mkString(", "))
@@ -169,6 +176,12 @@ final class Options private[config] (val raw: Map[String, String], set: OptionSe
         stream -> property.parse(k, raw(k))
       }
     }.toMap
+
+  /** Whether `spec` was given, under any of its names. */
+  def isSet(spec: OptionSpec[_]): Boolean = bySpecName.contains(spec.name)
+
+  /** The stream names of every `stream.<name>.<property>` option given, as written. */
+  def streamNames: Seq[String] = keys.flatMap { case (c, _) => streamKey(c).map(_._1) }.distinct
 
   /** Checks that every `stream.<name>.*` option names one of `streams`. */
   def checkStreamNames(streams: Seq[String]): Unit =

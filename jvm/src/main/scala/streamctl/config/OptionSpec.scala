@@ -1,13 +1,15 @@
 package streamctl.config
 
 /**
- * One option of `format("streamctl")`: its canonical name (lower case), the other names that
- * mean the same (`aliases`), how its value is read, its default and a one-line description.
+ * One option of `format("streamctl")`: its canonical name (spelled as documented, e.g. Spark's
+ * `maxOffsetsPerTrigger`; matched ignoring case), the other names that mean the same
+ * (`aliases`, e.g. streamctl's older `max.records.per.batch`), how its value is read, its
+ * default and a one-line description.
  * Declared once, next to the code that reads it (the feature's own package); [[OptionSet]]
  * collects the specs of the source and of the sink.
  *
  * {{{
- * val MaxRecords = OptionSpec.positiveLong("max.records.per.batch", "per-batch record budget")
+ * val MaxRecords = OptionSpec.positiveLong("maxOffsetsPerTrigger", "per-batch record budget").alias("max.records.per.batch")
  * val FailOnDataLoss = OptionSpec.bool("fail.on.data.loss", "fail when unread records are gone", default = true)
  * options.get(MaxRecords)   // Option[Long]
  * options(FailOnDataLoss)   // Boolean: the default when not set
@@ -15,12 +17,11 @@ package streamctl.config
  */
 final case class OptionSpec[T](name: String, parse: (String, String) => T, doc: String, default: Option[T] = None,
                                aliases: Seq[String] = Nil) {
-  require(name == name.toLowerCase(java.util.Locale.ROOT), s"option names are lower case: $name")
+  /** The same option, also accepted under `names` (e.g. the name streamctl used before it took Spark's). */
+  def alias(names: String*): OptionSpec[T] = copy(aliases = aliases ++ names)
 
-  /** The same option, also accepted under `names` (e.g. the name Spark's Kafka source uses). */
-  def alias(names: String*): OptionSpec[T] = copy(aliases = aliases ++ names.map(_.toLowerCase(java.util.Locale.ROOT)))
-
-  def names: Seq[String] = name +: aliases
+  /** Every name it is given under, in the canonical (lower case) form [[OptionSet]] compares. */
+  def names: Seq[String] = (name +: aliases).map(_.toLowerCase(java.util.Locale.ROOT))
 }
 
 object OptionSpec {

@@ -39,6 +39,9 @@ object Parsers {
   def positiveInt(name: String, v: String): Int =
     v.trim.toIntOption.filter(_ > 0).getOrElse(throw StreamctlException(s"Option '$name' must be an integer > 0, not '$v'"))
 
+  def nonNegativeLong(name: String, v: String): Long =
+    v.trim.toLongOption.filter(_ >= 0).getOrElse(throw StreamctlException(s"Option '$name' must be an integer >= 0, not '$v'"))
+
   def positiveLong(name: String, v: String): Long =
     v.trim.toLongOption.filter(_ > 0).getOrElse(throw StreamctlException(s"Option '$name' must be an integer > 0, not '$v'"))
 

@@ -5,23 +5,40 @@ import streamctl.config.{OptionSet, OptionSpec}
 import streamctl.system.KafkaParams
 
 /**
- * The options of `writeStream.format("streamctl")`, checked when Spark builds the write (for
- * batch writes too, which send no control messages): the stream to write, the `kafka.*`
- * settings and the producer settings of [[ControlOptions]].
+ * The options of `writeStream.format("streamctl")` and `write.format("streamctl")`, checked
+ * when Spark builds the write: Spark's Kafka sink options (`topic`, `kafka.*`) with Spark's
+ * meanings, and streamctl's `intermediate=true`, which writes the intermediate format (a
+ * framing byte per value, control messages in the same partitions) with the producer settings
+ * of [[ControlOptions]]. Without it the sink writes plain records, as `format("kafka")` does.
  *
  * {{{
- * val o = SinkOptions(Map("kafka.bootstrap.servers" -> "h:9092", "stream" -> "mid", "producer.count" -> "2",
- *                         "producer.name" -> "left"))
+ * val plain = SinkOptions(Map("kafka.bootstrap.servers" -> "h:9092", "topic" -> "out"))
+ * plain.intermediate // false
+ * val o = SinkOptions(Map("kafka.bootstrap.servers" -> "h:9092", "topic" -> "mid", "intermediate" -> "true",
+ *                         "producer.count" -> "2", "producer.name" -> "left"))
  * o.producerCount // 2
  * }}}
  */
 final case class SinkOptions(raw: Map[String, String]) {
-  import ControlOptions._
+  import ControlOptions.{EndOfStreamAfterAvailableNow, ProducerCount, ProducerIdleTimeout, ProducerName}
+  import SinkOptions._
 
   private val options = SinkOptions.Registry.parse(raw)
 
   val kafka: KafkaParams = KafkaParams(options.withPrefix("kafka."))
-  val stream: String = options(SinkOptions.Stream)
+  /** The topic every row goes to; without it, each row's `topic` column says (as in Spark). */
+  val topic: Option[String] = options.get(Topic)
+  val intermediate: Boolean = options(Intermediate)
+
+  if (!intermediate) ControlSpecs.find(options.isSet).foreach { s =>
+    throw StreamctlException(s"Option '${s.name}' is about the control messages of an intermediate stream; " +
+      s"set option '${Intermediate.name}' to 'true' to write one (without it the sink writes plain records, as format(\"kafka\") does)")
+  }
+  if (intermediate && topic.isEmpty) throw StreamctlException(
+    s"A sink with '${Intermediate.name}=true' writes one intermediate stream, named by option '${Topic.name}', which is not set")
+
+  /** The intermediate stream written (only with `intermediate=true`). */
+  def stream: String = topic.getOrElse(throw StreamctlException(s"Option '${Topic.name}' is required"))
   val producerName: Option[String] = options.get(ProducerName)
   val producerCount: Int = options(ProducerCount)
   if (producerCount > 1 && producerName.isEmpty)
@@ -32,11 +49,19 @@ final case class SinkOptions(raw: Map[String, String]) {
 }
 
 object SinkOptions {
-  val Stream: OptionSpec[String] = OptionSpec.string("stream", "the Kafka topic to write to")
+  val Topic: OptionSpec[String] = OptionSpec.string("topic",
+    "the Kafka topic every row is written to; overrides a 'topic' column").alias("stream")
+  val Intermediate: OptionSpec[Boolean] = OptionSpec.bool("intermediate",
+    "write streamctl's intermediate format (framed values, control messages) instead of plain records", default = false)
+  // Spark's sink accepts it (and writes a 'headers' column whenever there is one); so does streamctl.
+  val IncludeHeaders: OptionSpec[Boolean] = OptionSpec.bool("includeHeaders",
+    "accepted as Spark's sink does: a 'headers' column is written whenever there is one", default = false)
+
+  private val ControlSpecs = Seq(ControlOptions.ProducerName, ControlOptions.ProducerCount,
+    ControlOptions.EndOfStreamAfterAvailableNow, ControlOptions.ProducerIdleTimeout)
 
   val Registry: OptionSet = new OptionSet("writeStream.format(\"streamctl\")",
-    Seq(Stream, ControlOptions.ProducerName, ControlOptions.ProducerCount, ControlOptions.EndOfStreamAfterAvailableNow,
-      ControlOptions.ProducerIdleTimeout),
+    Seq(Topic, Intermediate, IncludeHeaders) ++ ControlSpecs,
     passThrough = Seq("kafka."),
     ignored = Set("path", "checkpointlocation", "queryname")) // Spark adds these itself for every sink
 }

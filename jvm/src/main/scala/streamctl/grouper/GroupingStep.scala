@@ -28,6 +28,10 @@ import streamctl.system.{SSP, StreamDescription, SystemAdmin}
  * for a batch that never reached the offset log is simply rewritten, and one that cannot be
  * read any more (corrupted) is rewritten too, with a warning naming it.
  *
+ * `only` (Spark's `assign`) restricts the mapping to the given SSPs, once, at the first batch:
+ * the grouper groups them, and the mapping never changes afterwards (partitions added later
+ * are not read, as with Spark's `assign`).
+ *
  * {{{
  * val step = new GroupingStep(options.grouping, admin, store, StoreLayout.Source("0").mappingKey)
  * val first = step.initialPosition(step.initial(check.now()), startOffsets)
@@ -38,7 +42,8 @@ final class GroupingStep(
     config: GrouperConfig,
     admin: SystemAdmin,
     store: => MetadataStore,
-    storeKey: String) extends PlanningStep {
+    storeKey: String,
+    only: Option[Set[SSP]] = None) extends PlanningStep {
 
   private val what = s"metadata store namespace '${StoreLayout.MappingNamespace}' key '$storeKey'"
   private var written: Option[TaskMapping] = None
@@ -46,7 +51,9 @@ final class GroupingStep(
   /** The mapping for a query's first batch: the stored one (if any) brought up to the streams as `described`. */
   def initial(described: Map[String, StreamDescription]): TaskMapping = {
     val previous = store.get(StoreLayout.MappingNamespace, storeKey).map(TaskMapping.fromJson(_, what))
-    val mapping = Grouping(config, previous, counts(described))
+    val grouped = Grouping(config, previous, counts(described))
+    val mapping = only.fold(grouped)(keep =>
+      TaskMapping(grouped.initialPartitionCounts, grouped.taskSsps.map { case (t, ssps) => t -> ssps.filter(keep) }.filter(_._2.nonEmpty)))
     record(mapping)
     mapping
   }
@@ -65,7 +72,7 @@ final class GroupingStep(
   override def apply(plan: BatchPlan, ctx: PlanningContext): BatchPlan = {
     val state = plan.state.grouping
     val inForce = GroupingStep.inForce(plan, state)
-    val mapping = ctx.described.fold(inForce) { d =>
+    val mapping = ctx.described.filter(_ => only.isEmpty).fold(inForce) { d =>
       val m = Grouping(config, Some(inForce), counts(d))
       record(m)
       m

@@ -49,9 +49,9 @@ final class Planner(
     query: Option[ControlledQuery],
     clockMs: () => Long = () => System.nanoTime() / 1000000L) {
 
-  private val streamCheck = new StreamCheck(admin, options.streams, options.grouping.checkIntervalMs, clockMs)
+  private val streamCheck = new StreamCheck(admin, options.subscription, options.grouping.checkIntervalMs, clockMs)
   private val dataLoss = new DataLossStep(admin, options.failOnDataLoss)
-  private val grouping = new GroupingStep(options.grouping, admin, store, keys.mappingKey)
+  private val grouping = new GroupingStep(options.grouping, admin, store, keys.mappingKey, options.subscription.only)
   private val startpoints = new StartpointStep(() => store, admin, options.streams, storeLocation, options.startpointResolvers)
   private val heads: PlanningStep = (plan: BatchPlan, _: PlanningContext) => plan.copy(heads = admin.upcomingOffsets(plan.ssps))
   private val admission = new AdmissionStep(options.chooser, admin)
@@ -68,16 +68,14 @@ final class Planner(
   @volatile private var lastHeads: Map[SSP, Long] = Map.empty
   // Records (offsets) each stream admitted into the batch last planned for reading.
   @volatile private var lastAdmitted: Map[String, Long] = Map.empty
+  @volatile private var lastBatchMs: Long = clockMs()
 
   /** The query's first position: read back if an earlier run of batch 0 wrote it, else from the broker now. */
   def initialPosition(): SourcePosition = initialOffset.getOrCreate {
     // Not counted as the planner's check: the first planning of every run asks again (see latestOffset).
     val described = streamCheck.describe()
     val mapping = grouping.initial(described)
-    val start = options.startingOffsets match {
-      case "earliest" => admin.oldestOffsets(mapping.ssps)
-      case _ => admin.upcomingOffsets(mapping.ssps)
-    }
+    val start = options.starting(batch = false).resolve(admin, mapping.ssps, options.noTimestampMatchIsLatest)
     control.initialize(dataLoss.initialize(grouping.initialPosition(mapping, start), described))
   }
 
@@ -87,7 +85,7 @@ final class Planner(
    * (no batch). Beginnings that differ from `previous`'s positions go into the end's `starts`.
    */
   def latestOffset(previous: SourcePosition, budget: Option[Long]): SourcePosition = {
-    if (control.holdsBack(previous)) return previous
+    if (control.holdsBack(previous) || waitsForMore(previous)) return previous
     // Always Some at the first planning of a run, so a run's one-shot steps (startpoints) never
     // see the planning repeated below.
     val described = streamCheck.ifDue()
@@ -106,7 +104,22 @@ final class Planner(
     if (next == previous) previous
     else {
       dataLoss.planned(next)
+      lastBatchMs = clockMs()
       next
+    }
+  }
+
+  /**
+   * `minOffsetsPerTrigger`: fewer records than that are waiting and the last batch is less than
+   * `maxTriggerDelay` ago, so no batch yet. Decided before any step runs, so a step with a
+   * one-shot effect (startpoints) is never planned into a batch that is then dropped.
+   * `Trigger.AvailableNow` reads what is there without waiting, as Spark's source does.
+   */
+  private def waitsForMore(previous: SourcePosition): Boolean = options.minRecordsPerBatch.exists { min =>
+    availableNowTarget.isEmpty && clockMs() - lastBatchMs < options.maxTriggerDelayMs && {
+      val positions = previous.minPositions
+      val heads = admin.upcomingOffsets(positions.keySet)
+      positions.iterator.map { case (ssp, o) => math.max(0L, heads.getOrElse(ssp, o) - o) }.sum < min
     }
   }
 

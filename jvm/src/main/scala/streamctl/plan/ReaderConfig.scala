@@ -9,9 +9,10 @@ final case class ReaderConfig(
     readWait: BrokerWait,
     failOnDataLoss: Boolean,
     intermediateStreams: Set[String],
-    chooser: ChooserConfig = ChooserConfig.default)
+    chooser: ChooserConfig = ChooserConfig.default,
+    includeHeaders: Boolean = false)
 
 object ReaderConfig {
   def apply(o: SourceOptions): ReaderConfig =
-    ReaderConfig(o.kafka, o.readWait, o.failOnDataLoss, o.intermediateStreams, o.chooser)
+    ReaderConfig(o.kafka, o.readWait, o.failOnDataLoss, o.intermediateStreams, o.chooser, o.includeHeaders)
 }

@@ -14,17 +14,18 @@ import streamctl.system.Envelope
  * returned is valid until the next call, as Spark expects of a `PartitionReader`.
  *
  * {{{
- * val converter = new EnvelopeRowConverter("Partition 0")
+ * val converter = new EnvelopeRowConverter("Partition 0", includeHeaders = false)
  * val row = converter.toRow(envelope, watermarkMs = -1L)   // -1: no watermark (null)
  * }}}
  */
-final class EnvelopeRowConverter(task: String) {
-  private val row = new UnsafeRowWriter(SourceSchema.FieldCount, 256)
+final class EnvelopeRowConverter(task: String, includeHeaders: Boolean) {
+  private val row = new UnsafeRowWriter(if (includeHeaders) SourceSchema.FieldCountWithHeaders else SourceSchema.FieldCount, 256)
   // array<struct<key:string,value:binary>>: an element is the (offset, size) of its struct, 8 bytes.
   private val headers = new UnsafeArrayWriter(row, 8)
   private val header = new UnsafeRowWriter(headers, 2)
   private val taskName = UTF8String.fromString(task)
   private val streamNames = new java.util.HashMap[String, UTF8String]()
+  private val taskField = if (includeHeaders) 8 else 7
 
   // Consecutive records mostly share a stream: remember the last one instead of hashing per record.
   private var lastStream: String = _
@@ -47,8 +48,16 @@ final class EnvelopeRowConverter(task: String) {
     row.write(3, e.ssp.partition)
     row.write(4, e.offset)
     if (e.timestamp >= 0) row.write(5, e.timestamp * 1000L) else row.setNullAt(5)
+    row.write(6, e.timestampType)
+    if (includeHeaders) writeHeaders(e)
+    row.write(taskField, taskName)
+    if (watermarkMs >= 0) row.write(taskField + 1, watermarkMs * 1000L) else row.setNullAt(taskField + 1)
+    row.getRow
+  }
+
+  private def writeHeaders(e: Envelope): Unit = {
     val hs = e.headers
-    if (hs.length == 0) row.setNullAt(6)
+    if (hs.length == 0) row.setNullAt(7)
     else {
       val start = row.cursor()
       headers.initialize(hs.length)
@@ -62,10 +71,7 @@ final class EnvelopeRowConverter(task: String) {
         headers.setOffsetAndSizeFromPreviousCursor(i, elementStart)
         i += 1
       }
-      row.setOffsetAndSizeFromPreviousCursor(6, start)
+      row.setOffsetAndSizeFromPreviousCursor(7, start)
     }
-    row.write(7, taskName)
-    if (watermarkMs >= 0) row.write(8, watermarkMs * 1000L) else row.setNullAt(8)
-    row.getRow
   }
 }

@@ -71,11 +71,13 @@ final class QueryControl private[spark] (
 
   /**
    * Makes this query send the control messages of the sink with these `writeStream` options
-   * (once per stream: Spark builds a sink's write at every batch).
+   * (once per stream: Spark builds a sink's write at every batch), if it writes an
+   * intermediate stream.
    */
   def addSinkFor(raw: Map[String, String]): Unit = {
     val options = SinkOptions(raw)
-    addSink((options.kafka.bootstrapServers, options.stream), options.endOfStreamAfterAvailableNow) {
+    // A plain sink (format("kafka")'s records) carries no control messages.
+    if (options.intermediate) addSink((options.kafka.bootstrapServers, options.stream), options.endOfStreamAfterAvailableNow) {
       new ControlMessageSender(options.kafka, options.stream, () => options.producerName.getOrElse(defaultProducerName),
         options.producerCount, options.idleTimeoutMs, () => running)
     }

@@ -87,7 +87,7 @@ class StreamctlMicroBatchStream(
     store.close()
   }
 
-  override def toString: String = s"${StreamctlMicroBatchStream.DescriptionPrefix}${options.streams.mkString(",")}]"
+  override def toString: String = s"${StreamctlMicroBatchStream.DescriptionPrefix}${options.describe}]"
 
   private def position(o: Offset): SourcePosition = o match {
     case s: SourceOffset => s.position

@@ -11,10 +11,11 @@ import streamctl.system.{ConsumerPool, EnvelopeDecoder, KafkaTaskReader}
 /**
  * Reads one task of one batch on an executor, one way: Kafka reader -> control decoding ->
  * chooser -> row. The consumer comes from the executor's [[ConsumerPool]] and goes back there
- * after a clean read; after a failure it is closed, since its state is unknown.
+ * after a clean read; after a failure it is closed, since its state is unknown. A batch read
+ * (`spark.read`) keeps no control bookkeeping: `controlResults` is None.
  */
 final class TaskPartitionReader(read: TaskRead, config: ReaderConfig, reports: ReaderAccumulator,
-                                controlResults: () => ControlResults) extends PartitionReader[InternalRow] {
+                                controlResults: Option[() => ControlResults]) extends PartitionReader[InternalRow] {
   private val (consumer, reused) = ConsumerPool.acquireNoting(config.kafka, read.task)
   reports.ran(read.task, reused) // where the task ran, for host affinity's metrics
   private var healthy = false
@@ -25,13 +26,13 @@ final class TaskPartitionReader(read: TaskRead, config: ReaderConfig, reports: R
       config.readWait, config.failOnDataLoss,
       ssp => control.fold(EnvelopeDecoder.Identity)(_.decoderFor(ssp)), reports.skip)
     catch { case e: Throwable => ConsumerPool.closeQuietly(consumer); throw e }
-  private val converter = new EnvelopeRowConverter(read.task)
+  private val converter = new EnvelopeRowConverter(read.task, config.includeHeaders)
   private var current: InternalRow = _
 
   override def next(): Boolean = {
     val e = reader.next()
     if (e == null) {
-      control.foreach(c => c.finish(states => controlResults().put(c.control.seq, read.task, states)))
+      for (c <- control; results <- controlResults) c.finish(states => results().put(c.control.seq, read.task, states))
       healthy = true
       false
     } else {

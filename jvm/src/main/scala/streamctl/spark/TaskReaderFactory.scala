@@ -22,5 +22,11 @@ final case class TaskReaderFactory(
 
   override def createReader(partition: InputPartition): PartitionReader[InternalRow] =
     new TaskPartitionReader(partition.asInstanceOf[TaskInputPartition].read, config, reports,
-      () => new ControlResults(new FileSystemMetadataStore(storePath, hadoopConf.value.value), controlNamespace))
+      Some(() => new ControlResults(new FileSystemMetadataStore(storePath, hadoopConf.value.value), controlNamespace)))
+}
+
+/** Makes the reader of each task of a batch read (`spark.read`), which keeps no bookkeeping. */
+final case class BatchReaderFactory(config: ReaderConfig, reports: ReaderAccumulator) extends PartitionReaderFactory {
+  override def createReader(partition: InputPartition): PartitionReader[InternalRow] =
+    new TaskPartitionReader(partition.asInstanceOf[TaskInputPartition].read, config, reports, None)
 }

@@ -22,6 +22,7 @@ import org.apache.kafka.common.header.Header
 final class Envelope private[streamctl] (val ssp: SSP) {
   private var offset0 = 0L
   private var timestamp0 = -1L
+  private var timestampType0 = -1
   private var key0: Array[Byte] = _
   private var value0: Array[Byte] = _
   private var valueOffset0 = 0
@@ -30,11 +31,13 @@ final class Envelope private[streamctl] (val ssp: SSP) {
   /** A standalone envelope, for a chooser's tests or its own use. */
   def this(ssp: SSP, offset: Long, timestamp: Long, key: Array[Byte], value: Array[Byte]) = {
     this(ssp)
-    fill(offset, timestamp, key, value, Envelope.NoHeaders)
+    fill(offset, timestamp, Envelope.CreateTime, key, value, Envelope.NoHeaders)
   }
 
   def offset: Long = offset0
   def timestamp: Long = timestamp0
+  /** Kafka's `TimestampType` id, as Spark's column `timestampType`: 0 CreateTime, 1 LogAppendTime, -1 none. */
+  def timestampType: Int = timestampType0
   def key: Array[Byte] = key0
 
   /** The array holding the value (null for a record without one); the value starts at [[valueOffset]]. */
@@ -49,9 +52,11 @@ final class Envelope private[streamctl] (val ssp: SSP) {
   private[streamctl] def headers: Array[Header] = headers0
 
   /** Makes this the envelope of another message of the same SSP. */
-  private[streamctl] def fill(offset: Long, timestamp: Long, key: Array[Byte], value: Array[Byte], headers: Array[Header]): Envelope = {
+  private[streamctl] def fill(offset: Long, timestamp: Long, timestampType: Int, key: Array[Byte], value: Array[Byte],
+                              headers: Array[Header]): Envelope = {
     offset0 = offset
     timestamp0 = timestamp
+    timestampType0 = timestampType
     key0 = key
     value0 = value
     valueOffset0 = 0
@@ -67,4 +72,5 @@ final class Envelope private[streamctl] (val ssp: SSP) {
 
 object Envelope {
   private val NoHeaders: Array[Header] = Array.empty
+  val CreateTime = 0
 }

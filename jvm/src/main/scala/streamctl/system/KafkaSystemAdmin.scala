@@ -50,11 +50,19 @@ class KafkaSystemAdmin(params: KafkaParams) extends SystemAdmin with AutoCloseab
   override def upcomingOffsets(ssps: Set[SSP]): Map[SSP, Long] = listOffsets(ssps.map(_ -> OffsetSpec.latest()).toMap)
 
   override def offsetsForTimestamps(timestamps: Map[SSP, Long]): Map[SSP, Long] = {
-    val found = listOffsets(timestamps.map { case (ssp, ts) => ssp -> OffsetSpec.forTimestamp(ts) })
-    // Kafka answers -1 when no record has a timestamp >= ts: the position is then the end.
-    val missing = found.collect { case (ssp, o) if o < 0 => ssp }.toSet
-    if (missing.isEmpty) found else found ++ upcomingOffsets(missing)
+    val found = offsetsAtOrAfter(timestamps)
+    // No record has a timestamp >= ts: the position is then the end.
+    val missing = found.collect { case (ssp, None) => ssp }.toSet
+    val ends = if (missing.isEmpty) Map.empty[SSP, Long] else upcomingOffsets(missing)
+    found.map { case (ssp, o) => ssp -> o.getOrElse(ends(ssp)) }
   }
+
+  // Kafka answers -1 when no record has a timestamp >= ts.
+  override def offsetsAtOrAfter(timestamps: Map[SSP, Long]): Map[SSP, Option[Long]] =
+    listOffsets(timestamps.map { case (ssp, ts) => ssp -> OffsetSpec.forTimestamp(ts) }).map { case (s, o) => s -> Some(o).filter(_ >= 0) }
+
+  override def listStreams(): Set[String] =
+    call("listing topics")(admin.listTopics().names()).asScala.toSet
 
   private def listOffsets(specs: Map[SSP, OffsetSpec]): Map[SSP, Long] = {
     if (specs.isEmpty) return Map.empty

@@ -155,7 +155,7 @@ final class KafkaTaskReader(
       val r = buf.get(bufferPos(i))
       bufferPos(i) += 1
       if (r.offset() >= until(i)) { finish(i); return true }
-      val e = envelope(i).fill(r.offset(), r.timestamp(), r.key(), r.value(), r.headers().toArray)
+      val e = envelope(i).fill(r.offset(), r.timestamp(), r.timestampType().id, r.key(), r.value(), r.headers().toArray)
       // The last record of the range: nothing more will be offered for this SSP.
       val last = r.offset() + 1 >= until(i)
       if (decoder(i).accept(e)) {

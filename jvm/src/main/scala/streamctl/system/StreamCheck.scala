@@ -3,11 +3,12 @@ package streamctl.system
 /**
  * Asks the system about the streams a source reads (partition counts and identities, in one
  * request) at most every `intervalMs`, and always the first time: the first planning after
- * a (re)start sees the streams as they are now. Partition expansion and recreated topics
- * are both detected from its answer, so watching for either costs nothing per batch.
+ * a (re)start sees the streams as they are now. Partition expansion, recreated topics and
+ * (for `subscribePattern`) new matching topics are all detected from its answer, so watching
+ * for them costs nothing per batch.
  *
  * {{{
- * val check = new StreamCheck(admin, Seq("orders"), intervalMs = 10000)
+ * val check = new StreamCheck(admin, Subscription.Topics(Seq("orders")), intervalMs = 10000)
  * check.ifDue()   // Some(Map("orders" -> StreamDescription(4, Some("Rk7Hz..."))))
  * check.ifDue()   // None: asked less than 10 s ago
  * check.now()     // asks again at once
@@ -16,7 +17,7 @@ package streamctl.system
  */
 final class StreamCheck(
     admin: SystemAdmin,
-    streams: Seq[String],
+    subscription: Subscription,
     intervalMs: Long,
     nowMs: () => Long = () => System.nanoTime() / 1000000L) {
 
@@ -34,5 +35,17 @@ final class StreamCheck(
   }
 
   /** Asks now, for a caller outside planning: the schedule, and so the next planning's check, stays as it was. */
-  def describe(): Map[String, StreamDescription] = admin.describeExisting(streams, "option 'streams'")
+  def describe(): Map[String, StreamDescription] = subscription match {
+    case Subscription.Matching(pattern) =>
+      val streams = subscription.streams(admin)
+      if (streams.isEmpty) throw streamctl.StreamctlException(
+        s"No Kafka topic matches option 'subscribePattern' ($pattern); create one first (streamctl reads the partitions it can plan)")
+      admin.describeStreams(streams.toSet)
+    case _ =>
+      val described = admin.describeExisting(subscription.streams(admin), subscription.describe)
+      subscription.only.foreach(_.find(s => s.partition >= described(s.stream).partitions).foreach(s =>
+        throw streamctl.StreamctlException(s"${subscription.describe} names partition ${s.partition} of stream '${s.stream}', " +
+          s"which has partitions 0..${described(s.stream).partitions - 1}")))
+      described
+  }
 }

@@ -40,12 +40,24 @@ trait SystemAdmin {
   /** The partition count of `stream`, which must exist (see [[describeExisting]]). */
   final def partitionCountOf(stream: String, why: String): Int = describeExisting(Seq(stream), why)(stream).partitions
 
+  /** Every stream of the system a user can read (Kafka: the topics, internal ones left out), for `subscribePattern`. */
+  def listStreams(): Set[String] =
+    throw new UnsupportedOperationException(s"system '$system' cannot list its streams")
+
   def oldestOffsets(ssps: Set[SSP]): Map[SSP, Long]
 
   def upcomingOffsets(ssps: Set[SSP]): Map[SSP, Long]
 
   /** First offset whose timestamp is >= the given epoch ms; the upcoming offset when there is none. */
   def offsetsForTimestamps(timestamps: Map[SSP, Long]): Map[SSP, Long]
+
+  /**
+   * First offset whose timestamp is >= the given epoch ms; None where no record has one
+   * (Spark's `startingOffsetsByTimestampStrategy` decides what that means). The default cannot
+   * tell "none" from a match at the end, so it never answers None.
+   */
+  def offsetsAtOrAfter(timestamps: Map[SSP, Long]): Map[SSP, Option[Long]] =
+    offsetsForTimestamps(timestamps).map { case (s, o) => s -> Some(o) }
 }
 
 /**

@@ -7,7 +7,7 @@ import streamctl.StreamctlException
 import streamctl.metadata.InMemoryMetadataStore
 import streamctl.plan.{BatchPlan, PlanningContext, SourcePosition, SourceState}
 import streamctl.startpoint.FakeSystemAdmin
-import streamctl.system.{SSP, StreamCheck}
+import streamctl.system.{SSP, StreamCheck, Subscription}
 
 /** The grouping step of batch planning, against a system and a store held in memory. */
 class GroupingStepTest {
@@ -33,7 +33,7 @@ class GroupingStepTest {
 
   private def step(options: (String, String)*)(streams: String*): Run =
     new Run(new GroupingStep(GrouperConfig.parse(options.toMap, streams).copy(checkIntervalMs = 1000),
-      admin, store, "mapping-0"), new StreamCheck(admin, streams, 1000, () => clock))
+      admin, store, "mapping-0"), new StreamCheck(admin, Subscription.Topics(streams), 1000, () => clock))
 
   private def stored: TaskMapping = TaskMapping.fromJson(store.get("grouper", "mapping-0").get, "test")
 

@@ -13,7 +13,7 @@ class StreamCheckTest {
   admin.ids("orders") = "id-1"
 
   @Test def asksTheFirstTimeThenAtMostEveryInterval(): Unit = {
-    val check = new StreamCheck(admin, Seq("orders"), intervalMs = 1000, () => clock)
+    val check = new StreamCheck(admin, Subscription.Topics(Seq("orders")), intervalMs = 1000, () => clock)
     assertEquals(Some(Map("orders" -> StreamDescription(1, Some("id-1")))), check.ifDue())
     clock += 999
     assertEquals(None, check.ifDue())
@@ -29,8 +29,8 @@ class StreamCheckTest {
   @Test def aMissingStreamIsNamedWithItsOption(): Unit = {
     val check = new StreamCheck(new FakeSystemAdmin {
       override def describeStreams(streams: Set[String]): Map[String, StreamDescription] = Map.empty
-    }, Seq("orders"), 1000, () => clock)
+    }, Subscription.Topics(Seq("orders")), 1000, () => clock)
     val e = assertThrows(classOf[StreamctlException], () => { check.now(); () })
-    assertEquals("Stream 'orders' does not exist on Kafka (option 'streams')", e.getMessage)
+    assertEquals("Stream 'orders' does not exist on Kafka (option 'subscribe')", e.getMessage)
   }
 }

@@ -1,0 +1,97 @@
+package streamctl.spark
+
+import scala.jdk.CollectionConverters._
+
+import org.apache.spark.sql.connector.write._
+import org.apache.spark.sql.connector.write.streaming.{StreamingDataWriterFactory, StreamingWrite}
+import org.apache.spark.sql.types._
+
+import streamctl.StreamctlException
+import streamctl.control.SinkOptions
+import streamctl.system.KafkaSystemAdmin
+
+/**
+ * The streaming write of `writeStream.format("streamctl")` (batch writes: [[BatchWriter]]).
+ * Delivery is at-least-once, as with Spark's Kafka sink: a batch retried after a failure may
+ * write some records twice. With `intermediate=true` the query also sends its control
+ * messages (watermarks, end-of-stream) to the stream it writes; a plain sink sends none.
+ */
+final class SinkWriteBuilder(info: LogicalWriteInfo) extends WriteBuilder {
+  private val raw = info.options().asCaseSensitiveMap().asScala.toMap
+  private val prepared = SinkWrite.prepare(raw, info.schema())
+
+  override def build(): Write = new Write {
+    private lazy val factory = prepared.factory()
+
+    // Control messages of the query go out from the driver, through its QueryControl: an active
+    // message before the writers start (after an idle spell), watermarks and end-of-stream after
+    // the writers committed. Only an intermediate stream carries them.
+    override def toStreaming: StreamingWrite = new StreamingWrite {
+      private val query = if (prepared.options.intermediate) QueryControlRegistry.current() else None
+      query.foreach(_.addSinkFor(raw))
+      override def createStreamingWriterFactory(info: PhysicalWriteInfo): StreamingDataWriterFactory = {
+        query.foreach(_.batchStarted(QueryLookup.currentBatchId.getOrElse(-1L)))
+        factory
+      }
+      override def commit(epochId: Long, messages: Array[WriterCommitMessage]): Unit =
+        query.foreach(_.batchCommitted(epochId, wroteData = messages.exists {
+          case m: SinkCommitMessage => m.records > 0
+          case _ => false
+        }))
+      override def abort(epochId: Long, messages: Array[WriterCommitMessage]): Unit = query.foreach(_.batchAborted(epochId))
+    }
+  }
+}
+
+/** A write's checked options and input columns, streaming or batch. */
+final case class SinkWrite(options: SinkOptions, layout: RowLayout) {
+  /** The writers' factory; an intermediate stream's partition count is asked for here, on the driver. */
+  def factory(): SinkWriterFactory = {
+    val partitions = if (!options.intermediate) 0 else {
+      val admin = KafkaSystemAdmin(options.kafka)
+      try admin.partitionCountOf(options.stream, "option 'topic' of the sink") finally admin.close()
+    }
+    SinkWriterFactory(options.kafka, options.topic, options.intermediate, partitions, layout)
+  }
+}
+
+object SinkWrite {
+  def prepare(raw: Map[String, String], schema: StructType): SinkWrite = {
+    val options = SinkOptions(raw)
+    SinkWrite(options, RowLayout(schema, options))
+  }
+}
+
+/**
+ * Where the sink's columns are in the input rows, checked once on the driver, as Spark's Kafka
+ * sink checks them: `value` (string or binary) is required; `key` (string or binary),
+ * `topic` (string; required without option `topic`), `partition` (int) and `headers`
+ * (array<struct<key:string,value:binary>>) are optional; other columns are ignored.
+ */
+final case class RowLayout(key: Int, keyIsString: Boolean, value: Int, valueIsString: Boolean, partition: Int,
+                           topic: Int, headers: Int)
+
+object RowLayout {
+  private val HeadersType = ArrayType(SourceSchema.HeaderType)
+
+  def apply(schema: StructType, options: SinkOptions): RowLayout = {
+    val target = options.topic.fold("Kafka")(t => s"topic '$t'")
+    def find(name: String, allowed: Seq[DataType], required: Boolean, why: String = ""): (Int, Boolean) =
+      schema.fields.indexWhere(_.name.equalsIgnoreCase(name)) match {
+        case -1 if required => throw StreamctlException(
+          s"Writing to $target needs a '$name' column$why; the input has ${schema.fieldNames.mkString(", ")}")
+        case -1 => (-1, false)
+        case i =>
+          val t = schema.fields(i).dataType
+          if (!allowed.exists(a => DataType.equalsIgnoreNullability(a, t))) throw StreamctlException(
+            s"Column '$name' written to $target must be ${allowed.map(_.simpleString).mkString(" or ")}, not ${t.simpleString}")
+          (i, t == StringType)
+      }
+    val (k, ks) = find("key", Seq(BinaryType, StringType), required = false)
+    val (v, vs) = find("value", Seq(BinaryType, StringType), required = true)
+    val (p, _) = find("partition", Seq(IntegerType), required = false)
+    val (t, _) = find("topic", Seq(StringType), required = options.topic.isEmpty, " (or option 'topic')")
+    val (h, _) = find("headers", Seq(HeadersType), required = false)
+    RowLayout(k, ks, v, vs, p, if (options.topic.isDefined) -1 else t, h)
+  }
+}

@@ -1,0 +1,110 @@
+package streamctl.spark
+
+import org.apache.kafka.clients.producer.{Callback, ProducerRecord, RecordMetadata}
+import org.apache.kafka.common.header.Header
+import org.apache.kafka.common.header.internals.RecordHeader
+import org.apache.kafka.common.utils.Utils
+import org.apache.spark.sql.catalyst.InternalRow
+import org.apache.spark.sql.connector.write.{DataWriter, DataWriterFactory, WriterCommitMessage}
+import org.apache.spark.sql.connector.write.streaming.StreamingDataWriterFactory
+
+import streamctl.StreamctlException
+import streamctl.control.IntermediateMessage
+import streamctl.system.{KafkaParams, ProducerPool}
+
+/**
+ * Makes the sink's writers on executors. `topic`: option `topic` (else each row's `topic`
+ * column); `partitions`: the intermediate stream's partition count (0 for a plain sink).
+ */
+final case class SinkWriterFactory(kafka: KafkaParams, topic: Option[String], intermediate: Boolean, partitions: Int,
+                                   layout: RowLayout)
+  extends DataWriterFactory with StreamingDataWriterFactory {
+
+  override def createWriter(writerPartition: Int, attemptId: Long): DataWriter[InternalRow] = new SinkDataWriter(this)
+
+  override def createWriter(writerPartition: Int, attemptId: Long, epochId: Long): DataWriter[InternalRow] = new SinkDataWriter(this)
+}
+
+/** How many records one writer partition wrote: the query's control hears whether a batch wrote any. */
+final case class SinkCommitMessage(records: Long) extends WriterCommitMessage
+
+/**
+ * Sends records asynchronously and makes `commit` the point of truth: it flushes and fails the
+ * task if any send failed, so Spark never commits a batch whose records did not reach Kafka.
+ *
+ * A plain record is what `format("kafka")` writes: the value bytes as given (a null value is a
+ * tombstone), the key, the headers, the row's topic and partition (else the producer's
+ * partitioner decides). An intermediate stream's value is framed ([[IntermediateMessage]]) and
+ * a keyed record's partition is computed here (murmur2, as Kafka's default partitioner), so
+ * that it is known and stable.
+ */
+final class SinkDataWriter(f: SinkWriterFactory) extends DataWriter[InternalRow] {
+  private val producer = ProducerPool.acquire(f.kafka)
+  @volatile private var failure: Exception = _
+  private var records = 0L
+  private val callback: Callback = (_: RecordMetadata, e: Exception) => if (e != null && failure == null) failure = e
+  private val l = f.layout
+
+  override def write(row: InternalRow): Unit = {
+    if (failure != null) throw sendFailed()
+    val key: Array[Byte] =
+      if (l.key < 0 || row.isNullAt(l.key)) null
+      else if (l.keyIsString) row.getUTF8String(l.key).getBytes else row.getBinary(l.key)
+    val value: Array[Byte] =
+      if (row.isNullAt(l.value)) null
+      else if (l.valueIsString) row.getUTF8String(l.value).getBytes else row.getBinary(l.value)
+    val topic = f.topic.getOrElse {
+      if (row.isNullAt(l.topic)) throw StreamctlException(
+        "A row has a null 'topic' column: give every row a topic, or set option 'topic' for all of them")
+      row.getUTF8String(l.topic).toString
+    }
+    records += 1
+    val record =
+      if (f.intermediate) {
+        val payload = if (value == null) Array.emptyByteArray else value
+        val partition = intermediatePartition(row, key)
+        new ProducerRecord[Array[Byte], Array[Byte]](topic, if (partition >= 0) Integer.valueOf(partition) else null, key,
+          IntermediateMessage.frameUser(payload), headers(row))
+      } else {
+        val partition = if (l.partition < 0 || row.isNullAt(l.partition)) null else Integer.valueOf(row.getInt(l.partition))
+        new ProducerRecord[Array[Byte], Array[Byte]](topic, partition, key, value, headers(row))
+      }
+    producer.send(record, callback)
+  }
+
+  private def headers(row: InternalRow): java.lang.Iterable[Header] =
+    if (l.headers < 0 || row.isNullAt(l.headers)) null
+    else {
+      val array = row.getArray(l.headers)
+      val out = new java.util.ArrayList[Header](array.numElements())
+      var i = 0
+      while (i < array.numElements()) {
+        val h = array.getStruct(i, 2)
+        out.add(new RecordHeader(h.getUTF8String(0).toString, if (h.isNullAt(1)) null else h.getBinary(1)))
+        i += 1
+      }
+      out
+    }
+
+  private def intermediatePartition(row: InternalRow, key: Array[Byte]): Int =
+    if (l.partition >= 0 && !row.isNullAt(l.partition)) {
+      val p = row.getInt(l.partition)
+      if (p < 0 || p >= f.partitions)
+        throw StreamctlException(s"Column 'partition' is $p but stream '${f.topic.getOrElse("")}' has partitions 0..${f.partitions - 1}")
+      p
+    } else if (key != null) Utils.toPositive(Utils.murmur2(key)) % f.partitions
+    else -1
+
+  override def commit(): WriterCommitMessage = {
+    producer.flush()
+    if (failure != null) throw sendFailed()
+    SinkCommitMessage(records)
+  }
+
+  override def abort(): Unit = ()
+
+  override def close(): Unit = ProducerPool.release(f.kafka, producer, failed = failure != null)
+
+  private def sendFailed(): StreamctlException =
+    f.kafka.sendFailed(s"writing to ${f.topic.fold("Kafka")(t => s"stream '$t'")}", failure)
+}
