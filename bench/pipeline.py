@@ -93,7 +93,7 @@ def _streamctl_queries(spark: SparkSession, servers: str, source: str, mid: str,
         .load()
         .withWatermark("timestamp", "0 seconds")
         .select("key", "value")
-        .writeStream.format("streamctl").options(**options.sink(servers, mid, kafka=producer))
+        .writeStream.format("streamctl").options(**options.sink(servers, mid, intermediate=True, kafka=producer))
     )
     return down, up
 
@@ -333,7 +333,7 @@ def watermark_latency(spark: SparkSession, servers: str, workdir: str, partition
     up = (
         spark.readStream.format("streamctl").options(**options.source(servers, [source], starting_offsets="earliest"))
         .load().withWatermark("timestamp", "0 seconds").select("key", "value")
-        .writeStream.format("streamctl").options(**options.sink(servers, mid))
+        .writeStream.format("streamctl").options(**options.sink(servers, mid, intermediate=True))
         .option("checkpointLocation", f"{workdir}/live-up").trigger(**trigger).start()
     )
     measure_from = int((time.time() + warmup) * 1000)

@@ -43,7 +43,7 @@ def run(spark: SparkSession, servers: str, records: int, partitions: int, value_
     df.count()
 
     def streamctl_sink(settings: str, topic: str) -> None:
-        opts = options.sink(servers, topic, kafka=SETTINGS[settings]["producer"])
+        opts = options.sink(servers, topic, intermediate=True, kafka=SETTINGS[settings]["producer"])
         df.write.format("streamctl").options(**opts).mode("append").save()
 
     def builtin_sink(settings: str, topic: str) -> None:

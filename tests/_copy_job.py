@@ -19,7 +19,7 @@ def start_copy(
         spark.readStream.format("streamctl")
         .options(**options.source(servers, [stream], starting_offsets="earliest", max_records_per_batch=50))
         .load()
-        .select("stream", "partition", "offset", "value")
+        .select("topic", "partition", "offset", "value")
     )
     writer = df.writeStream.format("parquet").option("path", output).option("checkpointLocation", checkpoint)
     return writer.trigger(**trigger).start()  # type: ignore[arg-type]

@@ -214,7 +214,7 @@ def forwarding_query(
     return (
         df.select("key", value)
         .writeStream.format("streamctl")
-        .options(**options.sink(servers, mid, **sink_opts))  # type: ignore[arg-type]
+        .options(**options.sink(servers, mid, intermediate=True, **sink_opts))  # type: ignore[arg-type]
         .option("checkpointLocation", str(checkpoint))
     )
 

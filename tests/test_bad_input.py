@@ -168,7 +168,7 @@ def test_records_gone_from_the_broker_fail_unless_data_loss_is_allowed(spark, se
     with pytest.raises(StreamingQueryException) as err:
         q.awaitTermination(120)
     assert f"stream '{stream}' partition 0 offset 10" in str(err.value)
-    assert "fail.on.data.loss" in str(err.value)
+    assert "failOnDataLoss" in str(err.value)
 
     tolerant = spark.readStream.format("streamctl").options(**src).option("fail.on.data.loss", "false").load()
     rows = run_available_now(tolerant, cp)

@@ -91,7 +91,8 @@ def test_an_outage_of_35_seconds_is_survived_while_planning_reading_and_writing(
         .trigger(processingTime="500 milliseconds").start(),
         # Reads the live broker and writes to the dead one.
         _source(spark, servers, src).select("value").writeStream.format("streamctl")
-        .options(**options.sink(down, "mid")).queryName("writing").option("checkpointLocation", str(tmp_path / "w"))
+        .options(**options.sink(down, "mid", intermediate=True)).queryName("writing")
+        .option("checkpointLocation", str(tmp_path / "w"))
         .trigger(processingTime="500 milliseconds").start(),
     ]
     try:
@@ -154,12 +155,12 @@ def test_a_longer_outage_fails_each_phase_naming_the_servers_and_the_option(
     )
     writer = (
         _source(spark, servers, src).select("value").writeStream.format("streamctl")
-        .options(**options.sink(down, "mid", kafka=wait))
+        .options(**options.sink(down, "mid", intermediate=True, kafka=wait))
         .option("checkpointLocation", str(tmp_path / "w")).trigger(processingTime="500 milliseconds").start()
     )
     ender = (
         _source(spark, servers, quiet).select("value").writeStream.format("streamctl")
-        .options(**options.sink(down, "control", kafka=wait))
+        .options(**options.sink(down, "control", intermediate=True, kafka=wait))
         .option("checkpointLocation", str(tmp_path / "e")).trigger(processingTime="500 milliseconds").start()
     )
     queries = [reader, planner, writer, ender]

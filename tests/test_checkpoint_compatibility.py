@@ -95,13 +95,13 @@ def test_a_checkpoint_of_the_previous_release_restarts_where_it_stood(spark, ser
         # Exactly the records after the checkpoint's positions: nothing read again, nothing skipped.
         expected = {(names["orders"], p, positions[f"ckpt-orders/{p}"] + i) for p in range(4) for i in range(2)}
         expected |= {(names["mid"], p, 9) for p in range(2)}
-        assert {(r.stream, r.partition, r.offset) for r in rows} == expected
+        assert {(r.topic, r.partition, r.offset) for r in rows} == expected
         # The grown partitions stay with the tasks of their origin partitions.
-        assert {r.task for r in rows if r.stream == names["orders"] and r.partition in (0, 2)} == {"Partition 0"}
-        assert {r.task for r in rows if r.stream == names["orders"] and r.partition in (1, 3)} == {"Partition 1"}
+        assert {r.task for r in rows if r.topic == names["orders"] and r.partition in (0, 2)} == {"Partition 0"}
+        assert {r.task for r in rows if r.topic == names["orders"] and r.partition in (1, 3)} == {"Partition 1"}
         # p0's end-of-stream came from the offset log, and p1's return (watermark +10) from the
         # control results the last batch left in the store: p1 alone now sets the watermark.
-        assert {int(r.watermark.timestamp() * 1000) for r in rows if r.stream == names["mid"]} == {T0 + 10}
+        assert {int(r.watermark.timestamp() * 1000) for r in rows if r.topic == names["mid"]} == {T0 + 10}
         metrics = q.lastProgress["sources"][0]["metrics"]
         assert metrics["recordsSkipped"] == "2", metrics  # the total since the checkpoint began
 

@@ -32,9 +32,9 @@ def _process(df, tmp_path) -> list[list[Seen]]:
     batches: list[list[Seen]] = []
 
     def collect(batch_df, batch_id):
-        rows = batch_df.selectExpr("stream", "partition", "offset", "unix_millis(timestamp) AS ts").collect()
+        rows = batch_df.selectExpr("topic", "partition", "offset", "unix_millis(timestamp) AS ts").collect()
         if rows:
-            batches.append([Seen(batch_id, i, r.stream, r.partition, r.offset, r.ts) for i, r in enumerate(rows)])
+            batches.append([Seen(batch_id, i, r.topic, r.partition, r.offset, r.ts) for i, r in enumerate(rows)])
 
     cp = str(tmp_path / "cp")
     q = df.writeStream.foreachBatch(collect).option("checkpointLocation", cp).trigger(availableNow=True).start()

@@ -130,7 +130,7 @@ def test_end_of_stream_on_request_and_stop_on_end_of_stream_off(spark, servers, 
         read_intermediate(spark, servers, mid, stop_on_end_of_stream=False)
         .select("key", "value")
         .writeStream.format("streamctl")
-        .options(**options.sink(servers, out))
+        .options(**options.sink(servers, out, intermediate=True))
         .option("checkpointLocation", str(tmp_path / "down"))
         .trigger(processingTime="100 milliseconds")
         .start()

@@ -124,7 +124,7 @@ def test_three_stage_bounded_pipeline_stops_by_itself_and_matches_a_batch_job(sp
     def write(df, stream, name, **trigger):
         return (
             df.writeStream.format("streamctl").queryName(name)
-            .options(**options.sink(servers, stream))
+            .options(**options.sink(servers, stream, intermediate=True))
             .option("checkpointLocation", str(tmp_path / name))
             .trigger(**trigger)
             .start()

@@ -62,7 +62,7 @@ def test_a_recreated_topic_fails_naming_the_stream_and_both_topic_ids(spark, ser
     ids = re.search(recreated, message)
     assert ids is not None, message
     assert ids.group(1) != ids.group(2)
-    assert "'fail.on.data.loss'" in message
+    assert "'failOnDataLoss'" in message
 
     with driver_log(spark) as log:
         rows, progress = _run(_source(spark, servers, stream, **{"fail.on.data.loss": "false"}), cp)
@@ -152,7 +152,7 @@ def test_records_deleted_by_retention_are_logged_once_and_counted(spark, servers
     assert min(r.offset for r in rows if r.partition == 0) == 1500
     assert min(r.offset for r in rows if r.partition == 1) == 1200
     skipped = [line for line in log().splitlines() if "skipped offsets" in line]
-    why = "which are no longer on the broker (deleted by retention?), because option 'fail.on.data.loss' is false"
+    why = "which are no longer on the broker (deleted by retention?), because option 'failOnDataLoss' is false"
     assert sorted(skipped) == [
         f"WARN DataLossStep stream '{stream}' partition 0: skipped offsets 1000 to 1499 (500 records), {why}",
         f"WARN DataLossStep stream '{stream}' partition 1: skipped offsets 1000 to 1199 (200 records), {why}",

@@ -15,7 +15,7 @@ from conftest import run_available_now
 def _write(df, servers, stream, checkpoint):
     q = (
         df.writeStream.format("streamctl")
-        .options(**options.sink(servers, stream))
+        .options(**options.sink(servers, stream, intermediate=True))
         .option("checkpointLocation", checkpoint)
         .trigger(availableNow=True)
         .start()

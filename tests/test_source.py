@@ -33,7 +33,10 @@ def test_reads_every_record_exactly_once_with_its_metadata(spark, servers, make_
         .options(**options.source(servers, [stream], starting_offsets="earliest"))
         .load()
     )
-    assert df.columns == ["key", "value", "stream", "partition", "offset", "timestamp", "headers", "task", "watermark"]
+    # Spark's Kafka columns in Spark's order (the column 'stream' became 'topic'), then streamctl's.
+    assert df.columns == [
+        "key", "value", "topic", "partition", "offset", "timestamp", "timestampType", "task", "watermark"
+    ]
     rows = run_available_now(df, str(tmp_path / "cp"))
     seen = Counter((r.partition, r.offset) for r in rows)
     assert len(rows) == 300
@@ -43,9 +46,9 @@ def test_reads_every_record_exactly_once_with_its_metadata(spark, servers, make_
         assert sorted(o for q, o in seen if q == p) == list(range(100))
     by_value = {r.value.decode(): r for r in rows}
     r = by_value["v7"]
-    assert (r.key, r.stream, r.partition, r.offset, r.task) == (b"k7", stream, 1, 2, "Partition 1")
+    assert (r.key, r.topic, r.partition, r.offset, r.task) == (b"k7", stream, 1, 2, "Partition 1")
     assert int(r.timestamp.timestamp() * 1000) == 1_700_000_000_007
-    assert r.headers is None and r.watermark is None
+    assert r.timestampType == 0 and r.watermark is None
 
 
 def test_latest_start_skips_existing_records_then_reads_new_ones(spark, servers, make_stream, tmp_path):
@@ -106,20 +109,22 @@ def test_two_streams_grouped_by_partition_into_tasks(spark, servers, make_stream
     )
     rows = run_available_now(df, str(tmp_path / "cp"))
     assert len(rows) == 40
-    assert {(r.stream, r.partition, r.task) for r in rows} == {
+    assert {(r.topic, r.partition, r.task) for r in rows} == {
         (s, p, f"Partition {p}") for s in (a, b) for p in (0, 1)
     }
 
 
-def test_headers_are_exposed(spark, servers, make_stream, tmp_path):
+def test_headers_are_exposed_with_include_headers(spark, servers, make_stream, tmp_path):
     stream = make_stream()
     kafka.produce_with_headers(spark, servers, stream, b"x", [("trace", b"t-1"), ("origin", b"eu")])
     kafka.produce(spark, servers, stream, [b"y"])
     df = (
         spark.readStream.format("streamctl")
         .options(**options.source(servers, [stream], starting_offsets="earliest"))
+        .option("includeHeaders", "true")
         .load()
     )
+    assert df.columns[6:] == ["timestampType", "headers", "task", "watermark"]
     rows = {r.value: r.headers for r in run_available_now(df, str(tmp_path / "cp"))}
     assert [(h.key, h.value) for h in rows[b"x"]] == [("trace", b"t-1"), ("origin", b"eu")]
     assert rows[b"y"] is None

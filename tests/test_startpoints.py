@@ -225,7 +225,7 @@ def test_an_ssp_startpoint_on_a_broadcast_stream_reaches_every_task(spark, serve
         rows: list[tuple[int, str, int]] = []
         q = (
             df.writeStream.foreachBatch(
-                lambda b, i: rows.extend((i, r.task, r.offset) for r in b.collect() if r.stream == rates)
+                lambda b, i: rows.extend((i, r.task, r.offset) for r in b.collect() if r.topic == rates)
             )
             .option("checkpointLocation", cp)
             .trigger(availableNow=True)

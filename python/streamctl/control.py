@@ -95,7 +95,7 @@ def end_of_stream(query: StreamingQuery) -> None:
 
     Example::
 
-        q = df.writeStream.format("streamctl").options(**options.sink(servers, "mid")).start()
+        q = df.writeStream.format("streamctl").options(**options.sink(servers, "mid", intermediate=True)).start()
         ...
         streamctl.end_of_stream(q)
     """

@@ -31,23 +31,25 @@ def source(
     stop_on_end_of_stream: bool | None = None,
     kafka: Mapping[str, str] | None = None,
 ) -> dict[str, str]:
-    """Options of the streamctl source. ``starting_offsets`` is ``"earliest"`` or ``"latest"``
-    (the default, as in Spark's Kafka source) and only matters for a query's first run.
-    ``stop_on_end_of_stream=False`` keeps a query running after all its inputs ended."""
+    """Options of the streamctl source, under the names of Spark's Kafka source (``subscribe``,
+    ``maxOffsetsPerTrigger``, ``startingOffsets``, ``failOnDataLoss``). ``starting_offsets`` is
+    ``"earliest"``, ``"latest"`` (the default, as in Spark's Kafka source) or per-partition JSON,
+    and only matters for a query's first run. ``stop_on_end_of_stream=False`` keeps a query
+    running after all its inputs ended."""
     names = list(streams)
     if not names:
         raise ValueError("streams: give at least one Kafka topic")
-    opts = {"kafka.bootstrap.servers": bootstrap_servers, "streams": ",".join(names)}
+    opts = {"kafka.bootstrap.servers": bootstrap_servers, "subscribe": ",".join(names)}
     if max_records_per_batch is not None:
         if max_records_per_batch <= 0:
             raise ValueError(f"max_records_per_batch must be positive, not {max_records_per_batch}")
-        opts["max.records.per.batch"] = str(max_records_per_batch)
+        opts["maxOffsetsPerTrigger"] = str(max_records_per_batch)
     if starting_offsets is not None:
-        opts["starting.offsets"] = starting_offsets
+        opts["startingOffsets"] = starting_offsets
     if metadata_store_path is not None:
         opts["metadata.store.path"] = metadata_store_path
     if fail_on_data_loss is not None:
-        opts["fail.on.data.loss"] = _bool(fail_on_data_loss)
+        opts["failOnDataLoss"] = _bool(fail_on_data_loss)
     if stop_on_end_of_stream is not None:
         opts["stop.on.end.of.stream"] = _bool(stop_on_end_of_stream)
     opts.update({f"kafka.{k}": v for k, v in (kafka or {}).items()})
@@ -58,13 +60,20 @@ def sink(
     bootstrap_servers: str,
     stream: str,
     *,
+    intermediate: bool = False,
     producer_name: str | None = None,
     producer_count: int | None = None,
     end_of_stream_after_available_now: bool | None = None,
     producer_idle_timeout: str | None = None,
     kafka: Mapping[str, str] | None = None,
 ) -> dict[str, str]:
-    """Options of the streamctl sink, which writes ``stream`` as an intermediate stream.
+    """Options of the streamctl sink, which writes topic ``stream``.
+
+    By default it writes plain records, exactly as ``format("kafka")`` does (any Kafka consumer
+    reads them). ``intermediate=True`` writes an intermediate stream instead: framed values and
+    in-band control messages (watermarks, end-of-stream), read downstream with
+    :func:`intermediate`; the ``producer_*`` and ``end_of_stream_*`` options are about those
+    control messages and need it.
 
     The writing query is one control-message producer named after the query; when several
     queries write one stream, give each its own ``producer_name`` and all the same
@@ -73,7 +82,9 @@ def sink(
     ``producer_idle_timeout`` (default ``"1min"``; ``"none"`` turns it off): after that long
     without writing a record the query tells readers it is idle, so it no longer holds their
     watermark back (docs/control-messages.md, "Idle producers")."""
-    opts = {"kafka.bootstrap.servers": bootstrap_servers, "stream": stream}
+    opts = {"kafka.bootstrap.servers": bootstrap_servers, "topic": stream}
+    if intermediate:
+        opts["intermediate"] = "true"
     if producer_name is not None:
         opts["producer.name"] = producer_name
     if producer_count is not None:

@@ -291,6 +291,33 @@ class KafkaBroker:
             *args,
         ]
 
+    def create_topics(self, topics: Mapping[str, int]) -> None:
+        """Creates ``topics`` (name -> partition count) on the running broker, with Kafka's admin
+        client (the broker's jars carry no topic tool; auto-creation is off, so that a typo in a
+        topic name fails instead of creating it).
+
+        Example::
+
+            broker.create_topics({"orders": 4, "orders-copy": 4})
+        """
+        if not topics:
+            return
+        source = Path(__file__).with_name("CreateTopics.java")
+        cmd = self._jvm(
+            str(source), self.bootstrap_servers, *(f"{name}:{count}" for name, count in topics.items()),
+            extra_flags=["-XX:TieredStopAtLevel=1"],
+        )
+        proc = spawn(cmd, stdout=subprocess.PIPE, stderr=subprocess.STDOUT)
+        try:
+            output, _ = proc.communicate(timeout=self._start_timeout)
+        except subprocess.TimeoutExpired:
+            proc.kill()
+            output, _ = proc.communicate()
+        if proc.returncode != 0:
+            raise BrokerError(
+                f"creating topics {', '.join(topics)} failed (exit code {proc.returncode}):\n{_tail(output)}"
+            )
+
     def _format(self) -> None:
         cluster_id = _cluster_id()
         cmd = self._jvm(
@@ -433,7 +460,7 @@ def main(argv: Sequence[str] | None = None) -> int:
 
     Example::
 
-        $ python -m streamctl broker --port 9092
+        $ python -m streamctl broker --port 9092 --topic orders:4 --topic orders-copy:4
         127.0.0.1:9092
     """
     parser = argparse.ArgumentParser(
@@ -443,6 +470,14 @@ def main(argv: Sequence[str] | None = None) -> int:
         ),
     )
     parser.add_argument("--port", type=int, help="client port (default: a free one)")
+    parser.add_argument(
+        "--topic",
+        action="append",
+        default=[],
+        type=_topic,
+        metavar="NAME:PARTITIONS",
+        help="create this topic once the broker is up (repeatable; topics are not created automatically)",
+    )
     parser.add_argument(
         "--fetch-only",
         action="store_true",
@@ -455,7 +490,7 @@ def main(argv: Sequence[str] | None = None) -> int:
             return 0
         previous = signal.signal(signal.SIGTERM, _raise_interrupt)
         try:
-            return _serve_forever(args.port)
+            return _serve_forever(args.port, dict(args.topic))
         finally:
             signal.signal(signal.SIGTERM, previous)
     except BrokerError as exc:
@@ -465,8 +500,16 @@ def main(argv: Sequence[str] | None = None) -> int:
         return 0
 
 
-def _serve_forever(port: int | None) -> int:
+def _topic(text: str) -> tuple[str, int]:
+    name, sep, count = text.rpartition(":")
+    if not sep or not name or not count.isdigit() or int(count) < 1:
+        raise argparse.ArgumentTypeError(f"'{text}' is not NAME:PARTITIONS (e.g. orders:4)")
+    return name, int(count)
+
+
+def _serve_forever(port: int | None, topics: Mapping[str, int]) -> int:
     with KafkaBroker(port=port) as broker:
+        broker.create_topics(topics)
         print(broker.bootstrap_servers, flush=True)
         print(
             f"Kafka {KAFKA_VERSION} broker running (pid {broker.pid}, "

@@ -71,12 +71,12 @@ def step_source_and_sink(ctx: DemoContext) -> None:
         orders.select("key", "value"),
         ctx.checkpoint("copy"),
         sink="streamctl",
-        **options.sink(servers, "orders-by-customer"),
+        **options.sink(servers, "orders-by-customer", intermediate=True),
     )
     batches = [p for p in q.recentProgress if p["numInputRows"] > 0]
     say(
         f"Query 1 read them with format('streamctl') in {len(batches)} batches of at most 1000 records "
-        f"(max.records.per.batch) and wrote them, keyed by customer, to intermediate topic 'orders-by-customer'."
+        f"(maxOffsetsPerTrigger) and wrote them, keyed by customer, to intermediate topic 'orders-by-customer'."
     )
 
     back = (

@@ -27,7 +27,7 @@ def _each_batch(df: DataFrame, checkpoint: str, handle: Callable[[int, list[Row]
     """Runs ``df`` with Trigger.AvailableNow, handing every non-empty batch's rows to ``handle``."""
 
     def run(batch_df: DataFrame, batch_id: int) -> None:
-        rows = batch_df.select("stream", "key", "value").collect()
+        rows = batch_df.select("topic", "key", "value").collect()
         if rows:
             handle(batch_id, rows)
 
@@ -59,7 +59,7 @@ def _convert(ctx: DemoContext, name: str, bootstrap: bool) -> tuple[list[int], i
         nonlocal missing
         for r in rows:
             code = r.key.decode()
-            if r.stream == "currency-codes":
+            if r.topic == "currency-codes":
                 rates[code] = float(r.value.decode())
                 if batch_id not in currency_batches:
                     currency_batches.append(batch_id)
@@ -135,7 +135,7 @@ def step_priority(ctx: DemoContext) -> None:
     lines: list[str] = []
 
     def handle(batch_id: int, rows: list[Row]) -> None:
-        live = sum(r.stream == "live" for r in rows)
+        live = sum(r.topic == "live" for r in rows)
         lines.append(f"    batch {batch_id}: {live} live, {len(rows) - live} backfill")
 
     _each_batch(df, ctx.checkpoint("priority"), handle)

@@ -72,7 +72,7 @@ def step_control_pipeline(ctx: DemoContext) -> None:
         .select("key", F.unix_millis("timestamp").cast("string").alias("value"))
         .writeStream.format("streamctl")
         .queryName("clicks_by_user")
-        .options(**options.sink(servers, "clicks-by-user"))
+        .options(**options.sink(servers, "clicks-by-user", intermediate=True))
         .option("checkpointLocation", ctx.checkpoint("clicks-by-user"))
         .trigger(availableNow=True)
         .start()

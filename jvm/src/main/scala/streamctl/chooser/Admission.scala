@@ -57,7 +57,7 @@ object Admission {
 
   /**
    * @param bootstrapHeads start-time head of every bootstrap SSP (recorded at query start)
-   * @param budget         `max.records.per.batch` or the Spark read limit; None = all available
+   * @param budget         `maxOffsetsPerTrigger` or the Spark read limit; None = all available
    * @param offsetForTime  first offset of an SSP whose timestamp is >= t (-1 when none);
    *                       used only for `chooser=time-aligned` with a budget
    */

@@ -104,7 +104,7 @@ object OptionSet {
    * own settings) and the stream name inside `stream.<name>.<property>`.
    *
    * {{{
-   * OptionSet.canonical("Max.Records.Per.Batch")  // "max.records.per.batch"
+   * OptionSet.canonical("Max.Records.Per.Batch")  // "maxOffsetsPerTrigger"
    * OptionSet.canonical("Stream.Rates.Bootstrap") // "stream.Rates.bootstrap"
    * }}}
    */
@@ -172,7 +172,7 @@ final class Options private[config] (val raw: Map[String, String], set: OptionSe
     keys.flatMap { case (c, k) =>
       streamKey(c).filter(_._2 == property.property).map { case (stream, _) =>
         if (!streams.contains(stream)) throw StreamctlException(
-          s"Option '$k' names stream '$stream', which is not in 'streams' (${streams.mkString(", ")})")
+          s"Option '$k' names stream '$stream', which the query does not read (option 'subscribe' or 'assign') (${streams.mkString(", ")})")
         stream -> property.parse(k, raw(k))
       }
     }.toMap

@@ -3,14 +3,14 @@ package streamctl.config
 /**
  * One option of `format("streamctl")`: its canonical name (spelled as documented, e.g. Spark's
  * `maxOffsetsPerTrigger`; matched ignoring case), the other names that mean the same
- * (`aliases`, e.g. streamctl's older `max.records.per.batch`), how its value is read, its
+ * (`aliases`, e.g. streamctl's older `maxOffsetsPerTrigger`), how its value is read, its
  * default and a one-line description.
  * Declared once, next to the code that reads it (the feature's own package); [[OptionSet]]
  * collects the specs of the source and of the sink.
  *
  * {{{
  * val MaxRecords = OptionSpec.positiveLong("maxOffsetsPerTrigger", "per-batch record budget").alias("max.records.per.batch")
- * val FailOnDataLoss = OptionSpec.bool("fail.on.data.loss", "fail when unread records are gone", default = true)
+ * val FailOnDataLoss = OptionSpec.bool("failOnDataLoss", "fail when unread records are gone", default = true)
  * options.get(MaxRecords)   // Option[Long]
  * options(FailOnDataLoss)   // Boolean: the default when not set
  * }}}

@@ -12,9 +12,9 @@ import streamctl.StreamctlException
  * it and the value, and fails with an error naming both, so every option reads alike.
  *
  * {{{
- * Parsers.bool("fail.on.data.loss", "False")        // false
+ * Parsers.bool("failOnDataLoss", "False")        // false
  * Parsers.durationMs("producer.idle.timeout", "1min") // 60000
- * Parsers.positiveLong("max.records.per.batch", "-3") // StreamctlException: Option 'max.records.per.batch' must be an integer > 0, not '-3'
+ * Parsers.positiveLong("maxOffsetsPerTrigger", "-3") // StreamctlException: Option 'maxOffsetsPerTrigger' must be an integer > 0, not '-3'
  * }}}
  */
 object Parsers {

@@ -49,7 +49,7 @@ final case class BatchPlan(
 
   /**
    * The end offset: every task SSP ends at [[ends]] (never before it begins), except one whose
-   * head is behind its beginning (records gone, only with `fail.on.data.loss=false`), which
+   * head is behind its beginning (records gone, only with `failOnDataLoss=false`), which
    * continues from the broker's end; and the beginnings that differ from `previous`.
    */
   def end: SourcePosition = end { (_, ssp, begin) =>

@@ -13,18 +13,18 @@ import streamctl.system.{Recreation, SSP, SkippedRange, StreamDescription, Syste
  *     `partition.check.interval`, at the first planning after a (re)start, and when a
  *     partition's end is behind the query's position): a stream whose Kafka topic ID is not
  *     the one recorded in the offset was deleted and created again. With
- *     `fail.on.data.loss=true` (the default) the query fails naming the stream and both IDs;
+ *     `failOnDataLoss=true` (the default) the query fails naming the stream and both IDs;
  *     otherwise every task reading it starts over at the new topic's first offset. The IDs
  *     are recorded in the offset ([[StreamIds]]) from the query's first offset on; a
  *     checkpoint written without them gets them at its first check.
- *  2. [[gaps]], after startpoints, with `fail.on.data.loss=false` only: an SSP that would
+ *  2. [[gaps]], after startpoints, with `failOnDataLoss=false` only: an SSP that would
  *     begin before the oldest offset still on the broker (retention) begins there instead.
- *     With `fail.on.data.loss=true` the reader fails on the missing records itself, so the
+ *     With `failOnDataLoss=true` the reader fails on the missing records itself, so the
  *     default costs no extra request per batch.
  *  3. [[truncation]], once the heads are known: a head behind a task's position, in a topic
  *     that was not recreated (told by its topic ID, before this), means the partition was
  *     truncated (e.g. an unclean leader election): records the query counted on are gone, and
- *     the offsets it read will be reused. It fails, or with `fail.on.data.loss=false` says so
+ *     the offsets it read will be reused. It fails, or with `failOnDataLoss=false` says so
  *     and continues from the broker's end ([[BatchPlan.end]]).
  *
  * What a batch skipped goes into its end offset ([[DataLoss]], with running totals), is
@@ -61,13 +61,13 @@ final class DataLossStep(admin: SystemAdmin, failOnDataLoss: Boolean) {
       if (recreated.isEmpty) withIds
       else if (failOnDataLoss) throw StreamctlException(
         s"${recreated.map(_.describe).mkString("; ")}: the query's checkpoint holds offsets of the old topic, and the records " +
-          "it had not read yet are gone. Set option 'fail.on.data.loss' to false to read the new topic from its first offset, " +
+          "it had not read yet are gone. Set option 'failOnDataLoss' to false to read the new topic from its first offset, " +
           "or start the query with a new checkpoint")
       else startOver(withIds, recreated, now, loss)
     }
   }
 
-  /** With `fail.on.data.loss=false`: SSPs that would begin before the broker's oldest offset begin there. */
+  /** With `failOnDataLoss=false`: SSPs that would begin before the broker's oldest offset begin there. */
   val gaps: PlanningStep = (plan: BatchPlan, _: PlanningContext) =>
     if (failOnDataLoss || plan.ssps.isEmpty) plan
     else {
@@ -91,9 +91,9 @@ final class DataLossStep(admin: SystemAdmin, failOnDataLoss: Boolean) {
       }.mkString("; ")
       if (failOnDataLoss)
         throw StreamctlException(s"Kafka holds fewer records than the checkpoint has read ($what); the topic was truncated " +
-          "(or recreated before streamctl recorded topic IDs). Set option 'fail.on.data.loss' to false to continue from the broker's end")
+          "(or recreated before streamctl recorded topic IDs). Set option 'failOnDataLoss' to false to continue from the broker's end")
       log.warn(s"Kafka holds fewer records than the checkpoint has read ($what); continuing from the " +
-        "broker's end, because option 'fail.on.data.loss' is false")
+        "broker's end, because option 'failOnDataLoss' is false")
     }
     plan
   }
@@ -102,7 +102,7 @@ final class DataLossStep(admin: SystemAdmin, failOnDataLoss: Boolean) {
   def planned(next: SourcePosition): Unit = {
     val loss = next.state.dataLoss
     loss.recreated.foreach(r => log.warn(s"${r.describe}; reading it again from its first offset, because option " +
-      "'fail.on.data.loss' is false. Records of the old topic the query had not read are lost"))
+      "'failOnDataLoss' is false. Records of the old topic the query had not read are lost"))
     loss.skipped.foreach(r => log.warn(r.describe))
   }
 

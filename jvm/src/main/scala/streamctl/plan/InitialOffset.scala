@@ -5,7 +5,7 @@ import streamctl.metadata.{MetadataStore, StoreLayout}
 /**
  * The first position of a query, written once beside the source's checkpoint
  * ([[StoreLayout.InitialOffset]]). Spark plans batch 0 from `initialOffset()`, and calls it
- * again when it replays an uncommitted batch 0 after a crash; with `starting.offsets=latest` a
+ * again when it replays an uncommitted batch 0 after a crash; with `startingOffsets=latest` a
  * recomputed value would be the broker's head at the restart, so the replay would skip what
  * batch 0 had read. Reading it back from here makes batch 0 replay like every other batch.
  *

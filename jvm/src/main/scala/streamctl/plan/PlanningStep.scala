@@ -25,7 +25,7 @@ trait PlanningStep {
  * @param described            the streams as Kafka described them in this round (partition
  *                             counts, topic IDs), when the round asked ([[streamctl.system.StreamCheck]])
  * @param availableNowTarget   the offsets current when a `Trigger.AvailableNow` run started
- * @param budget               the batch's record budget (`max.records.per.batch` or Spark's read limit)
+ * @param budget               the batch's record budget (`maxOffsetsPerTrigger` or Spark's read limit)
  * @param skippedWhileReading  ranges readers found gone while reading earlier batches
  */
 final case class PlanningContext(

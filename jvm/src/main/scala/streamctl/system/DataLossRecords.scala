@@ -3,7 +3,7 @@ package streamctl.system
 /**
  * Offsets `[from, until)` of an SSP that were gone from the broker (retention, deleted
  * records) when the query came to read them, and that it skipped because option
- * `fail.on.data.loss` is false. Counted as records: Kafka numbers records by offset, so
+ * `failOnDataLoss` is false. Counted as records: Kafka numbers records by offset, so
  * only compaction or transaction markers could make the count an overestimate.
  */
 final case class SkippedRange(ssp: SSP, from: Long, until: Long) {
@@ -11,7 +11,7 @@ final case class SkippedRange(ssp: SSP, from: Long, until: Long) {
 
   def describe: String =
     s"stream '${ssp.stream}' partition ${ssp.partition}: skipped offsets $from to ${until - 1} ($records records), " +
-      "which are no longer on the broker (deleted by retention?), because option 'fail.on.data.loss' is false"
+      "which are no longer on the broker (deleted by retention?), because option 'failOnDataLoss' is false"
 }
 
 /** A stream deleted and created again under the same name, told by its Kafka topic ID. */

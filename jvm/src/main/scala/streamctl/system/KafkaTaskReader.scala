@@ -213,7 +213,7 @@ final class KafkaTaskReader(
     if (failOnDataLoss) {
       val what = lost.map { case (tp, off) => s"stream '${tp.topic()}' partition ${tp.partition()} offset $off" }.mkString(", ")
       throw StreamctlException(s"Records are no longer on the broker: $what (deleted by retention?). " +
-        "Set option 'fail.on.data.loss' to false to skip to the oldest available record instead", e)
+        "Set option 'failOnDataLoss' to false to skip to the oldest available record instead", e)
     }
     val oldest =
       try consumer.beginningOffsets(lost.keySet.asJava, java.time.Duration.ofMillis(readWait.ms)).asScala
@@ -231,7 +231,7 @@ final class KafkaTaskReader(
         onSkipped(skipped)
       } else KafkaTaskReader.log.warn(s"Stream '${tp.topic()}' partition ${tp.partition()}: offsets $off to ${until(j) - 1} " +
         "are past the broker's end (the partition was truncated after the batch was planned); the next batch continues " +
-        "from the broker's end, because option 'fail.on.data.loss' is false")
+        "from the broker's end, because option 'failOnDataLoss' is false")
       if (first > off && first < until(j)) consumer.seek(tp, first)
       else finish(j) // nothing of this range is left on the broker
     }

@@ -27,8 +27,8 @@ trait SystemAdmin {
    * that fails naming the stream and `why` it was asked for.
    *
    * {{{
-   * admin.describeExisting(Seq("orders"), "option 'streams'")
-   * // StreamctlException: Stream 'orders' does not exist on Kafka (option 'streams')
+   * admin.describeExisting(Seq("orders"), "option 'subscribe'")
+   * // StreamctlException: Stream 'orders' does not exist on Kafka (option 'subscribe')
    * }}}
    */
   final def describeExisting(streams: Seq[String], why: String): Map[String, StreamDescription] = {

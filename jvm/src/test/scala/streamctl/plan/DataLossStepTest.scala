@@ -37,7 +37,7 @@ class DataLossStepTest {
   @Test def aRecreatedStreamFailsTheQueryNamingItAndBothIds(): Unit = {
     val message = recreatedFails(failOnDataLoss = true, partitions = 2)
     assertTrue(message.startsWith("stream 'orders' was deleted and created again (Kafka topic ID id-1, now id-2)"), message)
-    assertTrue(message.contains("'fail.on.data.loss'"), message)
+    assertTrue(message.contains("'failOnDataLoss'"), message)
   }
 
   @Test def withoutFailOnDataLossEveryTaskReadsTheNewTopicFromItsStart(): Unit = {

@@ -16,7 +16,7 @@ class DataLossTest {
     assertEquals(Seq(SkippedRange(orders(0), 1000, 1500), SkippedRange(orders(1), 1000, 1200)), gaps)
     assertEquals(700L, DataLoss.empty.skip(gaps).recordsSkipped)
     assertEquals("stream 'orders' partition 1: skipped offsets 1000 to 1199 (200 records), which are no longer on the " +
-      "broker (deleted by retention?), because option 'fail.on.data.loss' is false", gaps(1).describe)
+      "broker (deleted by retention?), because option 'failOnDataLoss' is false", gaps(1).describe)
   }
 
   @Test def totalsAreCarriedAndEachBatchKeepsItsOwnRanges(): Unit = {

@@ -57,4 +57,14 @@ class FakeSystemAdmin(val system: String = SSP.KafkaSystem) extends SystemAdmin 
       }
     }
   }
+
+  override def offsetsAtOrAfter(timestamps: Map[SSP, Long]): Map[SSP, Option[Long]] =
+    timestamps.flatMap { case (s, t) =>
+      partitions.get(s).map { case (oldest, ts) =>
+        val i = ts.indexWhere(_ >= t)
+        s -> (if (i < 0) None else Some(oldest + i))
+      }
+    }
+
+  override def listStreams(): Set[String] = partitions.keys.map(_.stream).toSet
 }
