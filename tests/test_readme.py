@@ -53,8 +53,14 @@ def test_the_readme_example_runs_as_written(tmp_path):
     # Run from the repository, where the README's `dist/...` paths point; the shell expands the globs.
     subprocess.run(install, shell=True, cwd=ROOT, env=env, check=True, capture_output=True)
 
-    broker = subprocess.Popen(shlex.split(broker_line[: -len(" &")]), cwd=tmp_path, env=env,
-                              stdout=subprocess.PIPE, stderr=subprocess.PIPE, start_new_session=True)
+    broker = subprocess.Popen(
+        shlex.split(broker_line[: -len(" &")]),
+        cwd=tmp_path,
+        env=env,
+        stdout=subprocess.PIPE,
+        stderr=subprocess.PIPE,
+        start_new_session=True,
+    )
     try:
         ready = selectors.DefaultSelector()
         ready.register(broker.stdout, selectors.EVENT_READ)  # type: ignore[arg-type]
@@ -64,14 +70,22 @@ def test_the_readme_example_runs_as_written(tmp_path):
         work = tmp_path / "job"
         work.mkdir()
         (work / "example.py").write_text(script)
-        run = subprocess.run([str(bin_dir / "python"), "example.py"], cwd=work, env=env, capture_output=True,
-                             text=True, timeout=600)
+        run = subprocess.run(
+            [str(bin_dir / "python"), "example.py"], cwd=work, env=env, capture_output=True, text=True, timeout=600
+        )
         assert run.returncode == 0, run.stderr[-3000:]
         assert run.stdout.strip().splitlines()[-1] == "1000"
         # The wheel that ran is the fresh venv's, not the build's.
-        assert str(bin_dir.parent) in subprocess.run(
-            [str(bin_dir / "python"), "-c", "import streamctl; print(streamctl.__file__)"],
-            env=env, capture_output=True, text=True, check=True).stdout
+        assert (
+            str(bin_dir.parent)
+            in subprocess.run(
+                [str(bin_dir / "python"), "-c", "import streamctl; print(streamctl.__file__)"],
+                env=env,
+                capture_output=True,
+                text=True,
+                check=True,
+            ).stdout
+        )
     finally:
         os.killpg(broker.pid, signal.SIGTERM)
         try:

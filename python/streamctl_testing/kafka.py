@@ -100,6 +100,22 @@ def read_raw(spark: SparkSession, servers: str, stream: str, partition: int, sta
     return [bytes(v) for v in _tools(spark).readRaw(servers, stream, partition, start)]
 
 
+def read_records(
+    spark: SparkSession, servers: str, stream: str, partition: int
+) -> list[tuple[bytes | None, bytes | None, list[tuple[str, bytes | None]]]]:
+    """Every record of one partition as a plain Kafka consumer reads it: (key, value, headers)."""
+
+    def as_bytes(v: Any) -> bytes | None:
+        return None if v is None else bytes(v)
+
+    out = []
+    for r in _tools(spark).readRecords(servers, stream, partition):
+        fields = list(r)
+        headers = [(str(fields[i]), as_bytes(fields[i + 1])) for i in range(2, len(fields), 2)]
+        out.append((as_bytes(fields[0]), as_bytes(fields[1]), headers))
+    return out
+
+
 def delete_records_before(spark: SparkSession, servers: str, stream: str, partition: int, offset: int) -> None:
     """Deletes a partition's records before ``offset``, as retention would."""
     _tools(spark).deleteRecordsBefore(servers, stream, partition, offset)

@@ -143,6 +143,31 @@ object KafkaTools {
     } finally c.close()
   }
 
+  /**
+   * Every record of a partition as a plain `KafkaConsumer` sees it: per record a list of key,
+   * value (either may be null) and then header key and value pairs.
+   */
+  def readRecords(servers: String, stream: String, partition: Int): java.util.List[java.util.List[Any]] = {
+    val c = new org.apache.kafka.clients.consumer.KafkaConsumer[Array[Byte], Array[Byte]](params(servers).consumer)
+    try {
+      val tp = new TopicPartition(stream, partition)
+      c.assign(java.util.List.of(tp))
+      val end = c.endOffsets(java.util.List.of(tp)).get(tp).longValue()
+      c.seekToBeginning(java.util.List.of(tp))
+      val out = new java.util.ArrayList[java.util.List[Any]]()
+      val deadline = System.currentTimeMillis() + 30000
+      while (c.position(tp) < end && System.currentTimeMillis() < deadline)
+        c.poll(java.time.Duration.ofMillis(200)).forEach { r =>
+          val record = new java.util.ArrayList[Any]()
+          record.add(r.key())
+          record.add(r.value())
+          r.headers().forEach { h => record.add(h.key()); record.add(h.value()) }
+          out.add(record)
+        }
+      out
+    } finally c.close()
+  }
+
   /** Deletes the records of a partition before `offset`, as retention would. */
   def deleteRecordsBefore(servers: String, stream: String, partition: Int, offset: Long): Unit = withKafkaAdmin(servers) {
     _.deleteRecords(java.util.Map.of(new TopicPartition(stream, partition), RecordsToDelete.beforeOffset(offset))).all().get()
