@@ -30,6 +30,8 @@ def _plain(v: object) -> object:
         return "b64:" + base64.b64encode(bytes(v)).decode()
     if isinstance(v, list):
         return [_plain(x) for x in v]
+    if isinstance(v, dict):
+        return {k: _plain(x) for k, x in v.items()}
     if hasattr(v, "asDict"):
         return {k: _plain(x) for k, x in v.asDict().items()}
     if hasattr(v, "isoformat"):
@@ -137,7 +139,7 @@ def main(servers: str, prefix: str, work: str, out: str) -> None:
         )
         case(
             "batch read, subscribePattern and assign",
-            read(fmt, subscribePattern=f"{prefix}-.*").select("topic", "offset").collect()
+            read(fmt, subscribePattern=f"{prefix}-(src|other)").select("topic", "offset").collect()
             + read(fmt, assign=json.dumps({src: [1]}), includeHeaders="true").select(*SPARK_COLUMNS).collect(),
         )
 

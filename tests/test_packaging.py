@@ -158,6 +158,7 @@ def test_the_testing_wheel_carries_the_tooling(testing_wheel: zipfile.ZipFile) -
     package = {n.removeprefix("streamctl_testing/") for n in names if n.startswith("streamctl_testing/")}
     assert {
         "kafka_broker/pom.xml",
+        "CreateTopics.java",
         "jars/streamctl-testing.jar",
         "demo.py",
         "demos/affinity.py",

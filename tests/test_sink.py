@@ -96,10 +96,10 @@ def test_keyed_records_without_partition_column_stay_together(spark, servers, ma
         assert values == sorted(values)
 
 
-def test_batch_write_is_supported(spark, servers, make_stream):
+def test_batch_write_of_an_intermediate_stream_needs_no_save_mode(spark, servers, make_stream):
     mid = make_stream(partitions=1)
     spark.createDataFrame([("a", "1"), ("b", "2")], ["key", "value"]).write.format("streamctl").options(
-        **options.sink(servers, mid)
-    ).mode("append").save()
+        **options.sink(servers, mid, intermediate=True)
+    ).save()
     # Two writer tasks: the order between them is not defined, the framing is.
     assert sorted(kafka.read_raw(spark, servers, mid, 0)) == [b"\x001", b"\x002"]

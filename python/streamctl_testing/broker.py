@@ -303,29 +303,22 @@ class KafkaBroker:
         if not topics:
             return
         source = Path(__file__).with_name("CreateTopics.java")
-        cmd = self._jvm(
+        self._run_tool(
+            f"creating topics {', '.join(topics)}",
             str(source), self.bootstrap_servers, *(f"{name}:{count}" for name, count in topics.items()),
-            extra_flags=["-XX:TieredStopAtLevel=1"],
-        )
-        proc = spawn(cmd, stdout=subprocess.PIPE, stderr=subprocess.STDOUT)
-        try:
-            output, _ = proc.communicate(timeout=self._start_timeout)
-        except subprocess.TimeoutExpired:
-            proc.kill()
-            output, _ = proc.communicate()
-        if proc.returncode != 0:
-            raise BrokerError(
-                f"creating topics {', '.join(topics)} failed (exit code {proc.returncode}):\n{_tail(output)}"
-            )
+        )  # fmt: skip
 
     def _format(self) -> None:
-        cluster_id = _cluster_id()
-        cmd = self._jvm(
+        self._run_tool(
+            f"formatting Kafka storage in {self.log_dir}",
             "kafka.tools.StorageTool", "format",
-            "-t", cluster_id, "-c", str(self.work_dir / "server.properties"),
-            # A one-second tool: skipping the optimising JIT makes it start faster.
-            extra_flags=["-XX:TieredStopAtLevel=1"],
+            "-t", _cluster_id(), "-c", str(self.work_dir / "server.properties"),
         )  # fmt: skip
+
+    def _run_tool(self, what: str, main: str, *args: str) -> None:
+        """Runs a short-lived tool on the broker's classpath; fails with its output."""
+        # A one-second tool: skipping the optimising JIT makes it start faster.
+        cmd = self._jvm(main, *args, extra_flags=["-XX:TieredStopAtLevel=1"])
         proc = spawn(cmd, stdout=subprocess.PIPE, stderr=subprocess.STDOUT)
         try:
             output, _ = proc.communicate(timeout=self._start_timeout)
@@ -333,10 +326,7 @@ class KafkaBroker:
             proc.kill()
             output, _ = proc.communicate()
         if proc.returncode != 0:
-            raise BrokerError(
-                f"formatting Kafka storage in {self.log_dir} failed "
-                f"(exit code {proc.returncode}):\n{_tail(output)}"
-            )
+            raise BrokerError(f"{what} failed (exit code {proc.returncode}):\n{_tail(output)}")
 
     def _launch(self) -> None:
         out_file = self.work_dir / "broker.out"
