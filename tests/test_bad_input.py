@@ -35,9 +35,9 @@ def test_missing_bootstrap_servers(spark, make_stream, tmp_path):
     _fails(df, tmp_path, "kafka.bootstrap.servers", "required")
 
 
-def test_missing_streams(spark, servers, tmp_path):
+def test_missing_subscription_names_sparks_options_and_the_old_name(spark, servers, tmp_path):
     df = spark.readStream.format("streamctl").option("kafka.bootstrap.servers", servers).load()
-    _fails(df, tmp_path, "'streams' is required")
+    _fails(df, tmp_path, "One of the options 'subscribe'", "'subscribePattern' or 'assign' is required", "'streams'")
 
 
 def test_unknown_option_is_named(spark, servers, make_stream, tmp_path):

@@ -115,7 +115,7 @@ def test_a_user_chooser_class_orders_the_task(spark, servers, make_stream, tmp_p
     example = "streamctl.testing.examples.StreamOrderChooser"
     batches = _process(_source(spark, servers, [second, first], options.chooser_class(example)), tmp_path)
 
-    # The example chooser prefers streams in the order of option 'streams'.
+    # The example chooser prefers streams in the order of option 'subscribe'.
     assert [s.stream for b in batches for s in b] == [second] * 4 + [first] * 4
 
     # ... or in the order of its own option, chooser.option.order.

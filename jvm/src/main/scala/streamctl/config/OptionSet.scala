@@ -154,8 +154,13 @@ final class Options private[config] (val raw: Map[String, String], set: OptionSe
     set.specOf(c).map(s => s.name -> (k -> raw(k)))
   }.toMap
 
-  /** Every option in canonical form: what a user's class is constructed with. */
-  lazy val canonical: Map[String, String] = keys.map { case (c, k) => c -> raw(k) }.toMap
+  /**
+   * Every option in canonical form: what a user's class is constructed with. An option given
+   * under an alias appears under its spec's name (`streams` as `subscribe`), so a class reads
+   * one key whichever spelling the user wrote.
+   */
+  lazy val canonical: Map[String, String] =
+    keys.map { case (c, k) => set.specOf(c).fold(c)(_.names.head) -> raw(k) }.toMap
 
   /** The value of `spec`, read with its parser; None when not given. */
   def get[T](spec: OptionSpec[T]): Option[T] = bySpecName.get(spec.name).map { case (k, v) => spec.parse(k, v) }

@@ -39,7 +39,7 @@ class SourceOptionsTest {
     assertEquals(Some("tx.v2,Rates"), c.options.get("chooser.option.order"))
     val wrong = assertThrows(classOf[StreamctlException],
       () => options("chooser.class" -> example, "chooser.option.order" -> "Rates,fx"))
-    assertTrue(wrong.getMessage.contains("'chooser.option.order' names fx, not in 'streams'"), wrong.getMessage)
+    assertTrue(wrong.getMessage.contains("'chooser.option.order' names fx, not in 'subscribe'"), wrong.getMessage)
   }
 
   @Test def optionsForAUserClassThatIsNotSetAreAnError(): Unit =

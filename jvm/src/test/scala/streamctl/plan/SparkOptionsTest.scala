@@ -31,6 +31,9 @@ class SparkOptionsTest {
       assertFalse(o.failOnDataLoss)
       assertEquals(500L, o.readWait.ms)
       assertEquals(OffsetBound.Named("startingOffsets", latest = false), o.starting(batch = false))
+      // A user's class reads each option under one name, whichever spelling the user wrote.
+      assertEquals(Some("orders"), o.chooser.options.get("subscribe"))
+      assertEquals(Some("7"), o.chooser.options.get("maxoffsetspertrigger"))
     }
     assertTrue(fails("subscribe" -> "orders", "streams" -> "orders").contains("give it once"))
   }
