@@ -70,7 +70,8 @@ class OpsTest {
     assertEquals("clamped from 1", steps.head.note)
     assertEquals(Seq(Some(6L), Some(3L)), steps.map(_.current))
     val current = ResetPlan.plan(Seq(ResetPlan.Target("o", Some(Seq(1)))), ResetPlan.To.Current, None, committed, None)
-    assertEquals(Seq(Startpoint.specific(3L)), current.map(_.startpoint))
+    // A startpoint carries its creation time, so compare what it points at, not the whole value.
+    assertEquals(Seq(3L), current.map(_.startpoint).collect { case Startpoint.Specific(offset, _) => offset })
     val e = assertThrows(classOf[StreamctlException], () =>
       ResetPlan.plan(Seq(ResetPlan.Target("o", None)), ResetPlan.To.Current, None, Map.empty, Some(admin)))
     assertTrue(e.getMessage.contains("--to-current needs the committed offset of o-0"), e.getMessage)
