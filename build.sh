@@ -9,7 +9,12 @@ cd "$(dirname "$0")"
 ROOT=$(pwd)
 VENV="$ROOT/.venv"
 PY="$VENV/bin/python"
-PY_DEPS="pyspark==4.3.0 py4j pyarrow pytest ruff build wheel setuptools"
+# pyspark[connect]: the Spark Connect client (tests run a real Connect server); test-only, like pytest.
+PY_DEPS="pyspark[connect]==4.3.0 pandas<3 pytest ruff build wheel setuptools"
+# The other supported Spark (pyproject.toml's pyspark extra): the smoke tests also run on it.
+OTHER_PYSPARK=4.2.1
+OTHER_VENV="$ROOT/.venv-pyspark-$OTHER_PYSPARK"
+OTHER_PY_DEPS="pyspark[connect]==$OTHER_PYSPARK pandas<3 pytest"
 LOG="$ROOT/target/build-logs"
 export SPARK_LOCAL_IP=127.0.0.1
 export PYSPARK_PYTHON="$PY"
@@ -27,18 +32,32 @@ quiet() {
   fi
 }
 
+# make_venv DIR LOGNAME DEPS...: a venv at DIR with DEPS, reinstalled only when DEPS change.
+make_venv() {
+  local dir=$1 log=$2; shift 2
+  local deps="$*" stamp="$dir/.streamctl-deps"
+  if [[ ! -x "$dir/bin/python" ]]; then
+    say "creating venv $dir"
+    python3.11 -m venv "$dir" 2>/dev/null || python3 -m venv "$dir"
+  fi
+  if [[ ! -f "$stamp" || "$(cat "$stamp")" != "$deps" ]]; then
+    say "installing $deps into $dir"
+    quiet "$log" "$dir/bin/pip" install --disable-pip-version-check "$@"
+    echo "$deps" >"$stamp"
+  fi
+}
+
 ensure_venv() {
-  local stamp="$VENV/.streamctl-deps"
-  if [[ ! -x "$PY" ]]; then
-    say "creating venv $VENV"
-    python3.11 -m venv "$VENV" 2>/dev/null || python3 -m venv "$VENV"
-  fi
-  if [[ ! -f "$stamp" || "$(cat "$stamp")" != "$PY_DEPS" ]]; then
-    say "installing $PY_DEPS"
-    quiet pip "$VENV/bin/pip" install --disable-pip-version-check $PY_DEPS
-    echo "$PY_DEPS" >"$stamp"
-  fi
+  make_venv "$VENV" pip $PY_DEPS
   SPARK_JARS=$("$PY" -c 'import os, pyspark; print(os.path.join(os.path.dirname(pyspark.__file__), "jars"))')
+}
+
+# A venv with the other supported pyspark, and both wheels (installed without deps: the install
+# test checks separately what pip does with them).
+ensure_other_venv() {
+  make_venv "$OTHER_VENV" pip-other $OTHER_PY_DEPS
+  quiet install-other "$OTHER_VENV/bin/pip" install --disable-pip-version-check --no-deps --force-reinstall \
+    "$ROOT"/dist/streamctl-0.1.0-*.whl "$ROOT"/dist/streamctl_testing-0.1.0-*.whl
 }
 
 mvn_() { mvn -B -q -Dspark.jars.dir="$SPARK_JARS" "$@"; }
@@ -59,7 +78,10 @@ build_jar() {  # $1: "skip" to skip the Scala tests
     scala_summary
   fi
   mkdir -p python/streamctl/jars python/streamctl_testing/jars
+  rm -f python/streamctl/jars/*.jar
   cp target/streamctl-0.1.0.jar python/streamctl/jars/streamctl.jar
+  # The wheel carries the kafka-clients jar streamctl was compiled against (not bundled, not relocated).
+  cp target/kafka-clients-*.jar python/streamctl/jars/
   cp target/streamctl-0.1.0-testing.jar python/streamctl_testing/jars/streamctl-testing.jar
 }
 
@@ -86,7 +108,8 @@ build_wheels() {
   quiet wheel "$PY" -m build --wheel --no-isolation --outdir "$ROOT/dist" "$ROOT"
   quiet wheel-testing "$PY" -m build --wheel --no-isolation --outdir "$ROOT/dist" "$testing"
   rm -rf "$testing/build" "$testing"/*.egg-info
-  cp target/streamctl-0.1.0.jar target/streamctl-0.1.0-testing.jar "$ROOT/dist/"
+  rm -f "$ROOT"/dist/*.jar
+  cp target/streamctl-0.1.0.jar target/streamctl-0.1.0-testing.jar target/kafka-clients-*.jar "$ROOT/dist/"
   quiet install "$VENV/bin/pip" install --disable-pip-version-check --no-deps --force-reinstall \
     "$ROOT"/dist/streamctl-0.1.0-*.whl "$ROOT"/dist/streamctl_testing-0.1.0-*.whl
 }
@@ -102,9 +125,18 @@ ensure_chromium() {
   fi
 }
 
+# streamctl must also run on the kafka-clients that spark-sql-kafka-0-10 brings (3.9.x): compiling
+# against it proves no API it lacks is used (tests/test_spark_kafka.py runs on it).
+check_kafka_39() {
+  say "compiling against kafka-clients 3.9"
+  quiet maven-kafka-3.9 mvn_ -Pkafka-3.9 compile
+}
+
 fetch_broker() {
-  # The broker's jars come from Maven Central through Maven, cached once per machine.
+  # The broker's jars come from Maven Central through Maven, cached once per machine; so does Spark's
+  # own Kafka connector, which tests run beside streamctl.
   "$PY" -m streamctl broker --fetch-only >/dev/null
+  "$PY" -c 'from streamctl_testing.spark_kafka import spark_kafka_jars; spark_kafka_jars()' >/dev/null
 }
 
 cmd=${1:-help}
@@ -121,16 +153,21 @@ case "$cmd" in
   test)
     ensure_venv
     mkdir -p "$LOG"
-    build_jar; build_wheels; fetch_broker; ensure_chromium
+    build_jar; build_wheels; fetch_broker; check_kafka_39; ensure_other_venv; ensure_chromium
     say "ruff"
     "$VENV/bin/ruff" check python tests bench
-    say "running the Python tests (real Kafka broker, real SparkSession)"
+    say "running the Python tests (real Kafka broker, real SparkSession and Spark Connect server; pyspark 4.3.0)"
+    export STREAMCTL_OTHER_PYSPARK_VENV="$OTHER_VENV"
     set +e
     (cd "$ROOT" && "$VENV/bin/pytest" -q -p no:cacheprovider tests)
     rc=$?
+    say "running the smoke tests on pyspark $OTHER_PYSPARK"
+    (cd "$ROOT" && PYSPARK_PYTHON="$OTHER_VENV/bin/python" "$OTHER_VENV/bin/pytest" -q -p no:cacheprovider -m smoke tests)
+    smoke=$?
     set -e
-    if [[ $rc -eq 5 ]]; then echo "FAILED: pytest collected no tests" >&2; exit 1; fi
-    exit $rc
+    if [[ $rc -eq 5 || $smoke -eq 5 ]]; then echo "FAILED: pytest collected no tests" >&2; exit 1; fi
+    [[ $rc -ne 0 ]] && exit $rc
+    exit $smoke
     ;;
   bench)
     ensure_venv; build_jar skip; build_wheels; fetch_broker

@@ -16,9 +16,9 @@ from typing import Any
 from pyspark.sql import DataFrame, SparkSession
 
 import streamctl_testing
+from streamctl_testing.spark_kafka import spark_kafka_jars
 
 ROOT = Path(__file__).resolve().parent.parent
-SPARK_KAFKA_LIB = ROOT / "target" / "bench-lib" / "spark-kafka"
 
 # The two settings every comparison runs at. "defaults": neither side gets a Kafka setting, so
 # each runs its kafka-clients' defaults (the built-in's 3.9, streamctl's 4.3). "tuned": both
@@ -59,32 +59,19 @@ SETTINGS: dict[str, dict[str, Any]] = {
 }
 
 
-def spark_kafka_jars() -> list[Path]:
-    """Spark's built-in Kafka source, fetched by Maven for the benchmarks only."""
-    if not any(SPARK_KAFKA_LIB.glob("spark-sql-kafka-*.jar")):
-        print("fetching Spark's built-in Kafka source (spark-sql-kafka-0-10) from Maven Central...", flush=True)
-        pom = ROOT / "bench" / "spark-kafka"
-        subprocess.run(
-            ["mvn", "-q", "-B", "-s", str(pom / "settings.xml"), "-f", str(pom / "pom.xml"),
-             "dependency:copy-dependencies", f"-DoutputDirectory={SPARK_KAFKA_LIB}"],
-            check=True,
-        )
-    return sorted(SPARK_KAFKA_LIB.glob("*.jar"))
-
-
 def builtin_kafka_version() -> str:
-    jar = next(SPARK_KAFKA_LIB.glob("kafka-clients-*.jar"), None)
+    jar = next((j for j in spark_kafka_jars() if j.name.startswith("kafka-clients-")), None)
     return jar.name.removeprefix("kafka-clients-").removesuffix(".jar") if jar else "?"
 
 
 def connector_version() -> str:
-    jar = next(SPARK_KAFKA_LIB.glob("spark-sql-kafka-*.jar"), None)
+    jar = next((j for j in spark_kafka_jars() if j.name.startswith("spark-sql-kafka-")), None)
     return jar.name.removesuffix(".jar") if jar else "?"
 
 
 @functools.cache
 def jvm_classpath() -> str:
-    """The Maven test classpath: target/classes still names the unshaded kafka-clients."""
+    """The Maven test classpath (target/classes, the test classes and every dependency)."""
     import pyspark
 
     out = ROOT / "target" / "bench.classpath"
@@ -149,12 +136,12 @@ def describe(settings: Mapping[str, str]) -> str:
 class ClientCounters:
     """Kafka consumers created and requests sent by the clients in the Spark JVM (local mode:
     driver and executor), read from the clients' own JMX metrics: both connectors' kafka-clients
-    register them (streamctl's shaded copy under the same names). A pooled consumer keeps its
+    register them (one kafka-clients, shared by both in the session). A pooled consumer keeps its
     counters across queries, so a run's figures are differences of two snapshots; a consumer
     closed within the run would be missed (neither connector closes one while reading)."""
 
     def __init__(self, spark: SparkSession) -> None:
-        from streamctl._jvm import jvm
+        from streamctl_testing._jvm import jvm
 
         j = jvm(spark)
         gateway = spark.sparkContext._gateway  # noqa: SLF001 - py4j arrays need the gateway

@@ -13,9 +13,10 @@ import time
 from pyspark.sql import SparkSession
 
 import streamctl
-from bench.common import BUILTIN_POOLED_GROUP, kafka_options, run_available_now, spark_kafka_jars
+from bench.common import BUILTIN_POOLED_GROUP, kafka_options, run_available_now
 from streamctl import options
-from streamctl._jvm import jvm
+from streamctl_testing._jvm import jvm
+from streamctl_testing.spark_kafka import spark_kafka_jars
 
 GC_EVERY_S = 1.0
 

@@ -74,7 +74,7 @@ def machine() -> dict[str, str]:
         "os": f"{platform.system()} {platform.release()}", "java": java[0] if java else "?",
         "python": platform.python_version(), "pyspark": pyspark.__version__,
         "builtin_connector": connector_version(), "builtin_kafka_clients": builtin_kafka_version(),
-        "streamctl_kafka_clients": "4.3.1 (shaded)",
+        "streamctl_kafka_clients": "the built-in's (one kafka-clients per session, not relocated)",
         "broker": "Kafka 4.3.1 (streamctl_testing.kafka_broker, same host)",
     }
 

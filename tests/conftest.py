@@ -21,9 +21,9 @@ from pyspark.sql import functions as F
 from pyspark.sql.streaming import DataStreamWriter
 
 import streamctl_testing
-from streamctl import options
-from streamctl._jvm import jvm
+from streamctl import LISTENER_CLASS, options
 from streamctl_testing import kafka, kafka_broker
+from streamctl_testing._jvm import jvm
 
 os.environ.setdefault("SPARK_LOCAL_IP", "127.0.0.1")
 
@@ -99,6 +99,12 @@ def driver_log(spark: SparkSession, level: str = "WARN") -> Iterator[Callable[[]
         config.getRootLogger().removeAppender(name)
         j.org.apache.logging.log4j.LogManager.getContext(False).updateLoggers()
         appender.stop()
+
+
+def streamctl_listeners(spark: SparkSession) -> int:
+    """How many streamctl query listeners the session has (py4j: pyspark cannot list JVM listeners)."""
+    listeners = spark._jsparkSession.streams().listListeners()  # noqa: SLF001
+    return sum(1 for listener in listeners if listener.getClass().getName() == LISTENER_CLASS)
 
 
 def recreate_stream(spark: SparkSession, servers: str, stream: str, partitions: int) -> None:

@@ -7,9 +7,9 @@ import time
 import pytest
 from pyspark.errors import StreamingQueryException
 
-from streamctl import options
-from streamctl._jvm import jvm
+from streamctl import StreamctlException, options
 from streamctl_testing import kafka
+from streamctl_testing._jvm import jvm
 
 from conftest import run_available_now
 
@@ -30,34 +30,40 @@ def _fails(df, tmp_path, *fragments: str) -> str:
     return message
 
 
-def test_missing_bootstrap_servers(spark, make_stream, tmp_path):
-    df = spark.readStream.format("streamctl").option("streams", make_stream()).load()
-    _fails(df, tmp_path, "kafka.bootstrap.servers", "required")
+def _fails_at_load(reader, *fragments: str) -> None:
+    """A bad source option fails ``load()`` itself, as Spark's Kafka source does, naming it."""
+    with pytest.raises(StreamctlException) as err:
+        reader.load()
+    for f in fragments:
+        assert f in str(err.value), f"{f!r} not in error: {str(err.value)[:2000]}"
 
 
-def test_missing_subscription_names_sparks_options_and_the_old_name(spark, servers, tmp_path):
-    df = spark.readStream.format("streamctl").option("kafka.bootstrap.servers", servers).load()
-    _fails(df, tmp_path, "One of the options 'subscribe'", "'subscribePattern' or 'assign' is required", "'streams'")
+def test_missing_bootstrap_servers(spark, make_stream):
+    _fails_at_load(spark.readStream.format("streamctl").option("streams", make_stream()), "kafka.bootstrap.servers",
+                   "required")  # fmt: skip
 
 
-def test_unknown_option_is_named(spark, servers, make_stream, tmp_path):
-    df = (
+def test_missing_subscription_names_sparks_options_and_the_old_name(spark, servers):
+    reader = spark.readStream.format("streamctl").option("kafka.bootstrap.servers", servers)
+    _fails_at_load(reader, "One of the options 'subscribe'", "'subscribePattern' or 'assign' is required", "'streams'")
+
+
+def test_unknown_option_is_named(spark, servers, make_stream):
+    reader = (
         spark.readStream.format("streamctl")
         .options(**options.source(servers, [make_stream()]))
         .option("max.records.per.bach", "10")
-        .load()
     )
-    _fails(df, tmp_path, "Unknown option 'max.records.per.bach'", "max.records.per.batch")
+    _fails_at_load(reader, "Unknown option 'max.records.per.bach'", "max.records.per.batch")
 
 
-def test_bad_option_value_is_named(spark, servers, make_stream, tmp_path):
-    df = (
+def test_bad_option_value_is_named(spark, servers, make_stream):
+    reader = (
         spark.readStream.format("streamctl")
         .options(**options.source(servers, [make_stream()]))
         .option("max.records.per.batch", "-3")
-        .load()
     )
-    _fails(df, tmp_path, "'max.records.per.batch'", "'-3'")
+    _fails_at_load(reader, "'max.records.per.batch'", "'-3'")
 
 
 def test_stream_that_does_not_exist(spark, servers, tmp_path):
@@ -90,10 +96,10 @@ def test_broker_unreachable_is_a_bounded_wait_naming_the_servers(spark, tmp_path
         ("kafka.security.protocol", "PLAIN", "Invalid value PLAIN for configuration security.protocol"),
     ],
 )
-def test_a_bad_kafka_value_is_named_with_kafkas_reason(spark, servers, make_stream, tmp_path, option, value, says):
+def test_a_bad_kafka_value_is_named_with_kafkas_reason(spark, servers, make_stream, option, value, says):
     source = options.source(servers, [make_stream()])
-    df = spark.readStream.format("streamctl").options(**source).option(option, value).load()
-    _fails(df, tmp_path, f"Option '{option}'", says)
+    _fails_at_load(spark.readStream.format("streamctl").options(**source).option(option, value), f"Option '{option}'",
+                   says)  # fmt: skip
 
 
 def test_a_bad_kafka_value_of_the_sink_is_named(spark, servers, make_stream):
@@ -114,16 +120,15 @@ def test_sink_rejects_a_value_column_of_the_wrong_type(spark, servers, make_stre
     src = make_stream(suffix="src")
     mid = make_stream(suffix="mid")
     df = spark.readStream.format("streamctl").options(**options.source(servers, [src])).load()
-    q = (
+    writer = (
         df.selectExpr("key", "offset as value")
         .writeStream.format("streamctl")
         .options(**options.sink(servers, mid))
         .option("checkpointLocation", str(tmp_path / "cp"))
         .trigger(availableNow=True)
-        .start()
     )
-    with pytest.raises(StreamingQueryException) as err:
-        q.awaitTermination(120)
+    with pytest.raises(StreamctlException) as err:  # at start(), before any batch
+        writer.start()
     assert "Column 'value'" in str(err.value) and "bigint" in str(err.value)
 
 

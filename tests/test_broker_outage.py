@@ -13,7 +13,6 @@ import time
 from collections.abc import Iterator
 
 import pytest
-from py4j.protocol import Py4JJavaError
 from pyspark.errors import StreamingQueryException
 from pyspark.sql.streaming import StreamingQuery
 
@@ -141,8 +140,8 @@ def test_a_longer_outage_fails_each_phase_naming_the_servers_and_the_option(
             killed.set()
             try:
                 batch.count()
-            except Py4JJavaError as e:
-                read_error.append(str(e.java_exception))
+            except streamctl.StreamctlException as e:  # the executor's error, message first
+                read_error.append(str(e))
                 raise
 
     reader = (

@@ -6,9 +6,8 @@ from __future__ import annotations
 from dataclasses import dataclass
 
 import pytest
-from pyspark.errors import StreamingQueryException
 
-from streamctl import options
+from streamctl import StreamctlException, options
 from streamctl_testing import kafka
 
 T0 = 1_700_000_000_000
@@ -143,10 +142,10 @@ def test_a_user_chooser_class_orders_the_task(spark, servers, make_stream, tmp_p
     ],
     ids=["priority", "bootstrap", "batch-size", "missing-class", "not-a-chooser", "chooser-name", "option-no-class"],
 )
-def test_bad_chooser_option_fails_at_start_naming_it(spark, servers, make_stream, tmp_path, bad, fragments):
+def test_bad_chooser_option_fails_at_load_naming_it(spark, servers, make_stream, bad, fragments):
     stream = make_stream()
-    with pytest.raises(StreamingQueryException) as err:
-        _process(_source(spark, servers, [stream], bad(stream)), tmp_path)
+    with pytest.raises(StreamctlException) as err:
+        _source(spark, servers, [stream], bad(stream))
     for f in fragments:
         assert f in str(err.value), f"{f!r} not in error: {str(err.value)[:2000]}"
 

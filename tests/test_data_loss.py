@@ -12,8 +12,8 @@ from pyspark.errors import StreamingQueryException
 from pyspark.sql import Row
 
 from streamctl import options
-from streamctl._jvm import jvm
 from streamctl_testing import kafka
+from streamctl_testing._jvm import jvm
 
 from conftest import driver_log, recreate_stream, run_available_now
 

@@ -9,8 +9,8 @@ from _copy_job import start_copy
 from pyspark.errors import StreamingQueryException
 
 from streamctl import options
-from streamctl._jvm import jvm
 from streamctl_testing import kafka
+from streamctl_testing._jvm import jvm
 
 from conftest import committed_batches, run_job_until
 

@@ -6,7 +6,6 @@ import time
 from collections import Counter, defaultdict
 
 import pytest
-from py4j.protocol import Py4JJavaError
 from pyspark.errors import StreamingQueryException
 from pyspark.sql import SparkSession
 
@@ -192,12 +191,11 @@ def test_built_in_groupers_name_their_tasks(spark, servers, make_stream, tmp_pat
     assert sorted((r.partition, r.task) for r in rows) == [(p, task_of(stream, p)) for p in range(2)]
 
 
-def test_bad_grouping_options_fail_at_start(spark, servers, make_stream, tmp_path):
-    df = _source(spark, servers, [make_stream()], **options.grouper("bogus"))  # type: ignore[arg-type]
-    with pytest.raises(StreamingQueryException) as err:
-        run_available_now(df, str(tmp_path / "cp"))
+def test_bad_grouping_options_fail_at_load(spark, servers, make_stream, tmp_path):
+    with pytest.raises(streamctl.StreamctlException) as err:
+        _source(spark, servers, [make_stream()], **options.grouper("bogus"))  # type: ignore[arg-type]
     assert "Option grouper: unknown grouper 'bogus'" in str(err.value)
-    with pytest.raises(Py4JJavaError, match="No task mapping in the metadata store"):
+    with pytest.raises(streamctl.StreamctlException, match=r"^No task mapping in the metadata store"):
         streamctl.describe_tasks(spark, checkpoint=str(tmp_path / "never-ran"))
 
 

@@ -3,15 +3,15 @@
 from __future__ import annotations
 
 import pytest
-from py4j.protocol import Py4JJavaError
 
+from streamctl import StreamctlException
 from streamctl_testing import control, kafka
 
 
 def test_a_failed_send_fails_the_write_naming_the_stream(spark, servers, make_stream):
     stream = make_stream(1)
     too_large = b"x" * 2_000_000  # above the producer's max.request.size (1 MB)
-    with pytest.raises(Py4JJavaError, match=rf"Writing to stream '{stream}'.*1 of 2 records failed"):
+    with pytest.raises(StreamctlException, match=rf"^Writing to stream '{stream}'.*1 of 2 records failed"):
         kafka.produce(spark, servers, stream, [b"ok", too_large])
 
 

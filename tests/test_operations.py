@@ -16,8 +16,8 @@ import pytest
 
 import streamctl
 from streamctl import options
-from streamctl._jvm import jvm
 from streamctl_testing import kafka
+from streamctl_testing._jvm import jvm
 
 from conftest import driver_log, run_available_now
 

@@ -18,6 +18,7 @@ from pathlib import Path
 import pytest
 
 DIST = Path(__file__).resolve().parent.parent / "dist"
+ROOT = DIST.parent
 
 # Python modules of the tooling, wherever they might end up.
 TOOLING_MODULES = {"broker.py", "_kafka_jars.py", "_proc.py", "kafka.py", "testing.py", "demo.py"}
@@ -100,7 +101,7 @@ def test_the_product_wheel_holds_no_tooling(product_wheel: zipfile.ZipFile) -> N
         or n.rsplit("/", 1)[-1] in TOOLING_MODULES
         or "/demos/" in n
         or n.endswith(".xml")
-        or (n.endswith(".jar") and n != "streamctl/jars/streamctl.jar")
+        or (n.endswith(".jar") and not re.fullmatch(r"streamctl/jars/(streamctl|kafka-clients-[\d.]+)\.jar", n))
     ]
     assert tooling == []
 
@@ -114,10 +115,24 @@ def test_the_product_wheel_holds_no_tooling(product_wheel: zipfile.ZipFile) -> N
                 assert "streamctl_testing" not in source, f"{name} imports streamctl_testing"
 
 
+def test_the_product_wheel_carries_the_kafka_clients_it_was_compiled_against(product_wheel: zipfile.ZipFile) -> None:
+    version = re.search(r"<kafka.version>([\d.]+)</kafka.version>", (ROOT / "pom.xml").read_text())
+    assert version is not None
+    jar = f"kafka-clients-{version.group(1)}.jar"
+    assert sorted(n for n in product_wheel.namelist() if n.endswith(".jar")) == [
+        f"streamctl/jars/{jar}",
+        "streamctl/jars/streamctl.jar",
+    ]
+    assert product_wheel.read(f"streamctl/jars/{jar}") == (DIST / jar).read_bytes()
+
+
 def test_the_product_jar_holds_no_tooling(product_jar: zipfile.ZipFile) -> None:
     classes = _classes(product_jar)
     assert "streamctl/spark/StreamctlProvider.class" in classes
-    assert "streamctl/shaded/org/apache/kafka/clients/admin/Admin.class" in classes  # kafka-clients, relocated
+    # kafka-clients is not bundled (the wheel carries its jar beside this one), let alone relocated.
+    own = ("streamctl/", "org/apache/spark/streamctl/", "META-INF/")
+    parents = ("org/", "org/apache/", "org/apache/spark/")
+    assert [n for n in product_jar.namelist() if not n.startswith(own) and n not in parents] == []
 
     tooling = [
         n
@@ -178,19 +193,27 @@ def test_the_testing_jar_holds_the_tooling_and_needs_only_the_product_jar(
     testing_jar: zipfile.ZipFile, product_jar: zipfile.ZipFile
 ) -> None:
     classes = _classes(testing_jar)
-    for name in ("KafkaTools", "IntermediateTools", "examples/StreamOrderChooser"):
+    for name in (
+        "KafkaTools",
+        "IntermediateTools",
+        "examples/StreamOrderChooser",
+        "plugins/FileCredentialsCallbackHandler",
+        "plugins/LastBytePartitioner",
+    ):
         assert f"streamctl/testing/{name}.class" in classes
-    assert [n for n in testing_jar.namelist() if not n.startswith("streamctl/")] == []  # nothing bundled
+    # Nothing bundled.
+    assert [n for n in testing_jar.namelist() if not n.startswith(("streamctl/", "META-INF/"))] == []
     assert [n for n in classes if not n.startswith("streamctl/testing/")] == []
 
-    # Every class it uses comes from the JDK, Scala or Spark (the cluster's runtime), itself, or the
-    # product jar (kafka-clients too: relocated, the product's copy).
+    # Every class it uses comes from the JDK, Scala or Spark (the cluster's runtime), kafka-clients
+    # (the session's one copy), itself, or the product jar.
     available = {n.removesuffix(".class") for n in (*_classes(product_jar), *classes)}
+    runtime = ("java/", "javax/", "scala/", "org/apache/spark/", "org/apache/kafka/")
     missing = {
         (name, used)
         for name, data in classes.items()
         for used in _referenced_classes(data)
-        if not used.startswith(("java/", "javax/", "scala/", "org/apache/spark/")) and used not in available
+        if not used.startswith(runtime) and used not in available
     }
     assert missing == set()
 

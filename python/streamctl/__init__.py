@@ -14,6 +14,7 @@ Example::
 from __future__ import annotations
 
 import importlib
+import sys
 from typing import Any
 
 __version__ = "0.1.0"
@@ -24,6 +25,8 @@ _EXPORTS = {
     "LISTENER_CLASS": "streamctl.config",
     "configure_spark": "streamctl.config",
     "jar_path": "streamctl.config",
+    "jar_paths": "streamctl.config",
+    "kafka_clients_jar_path": "streamctl.config",
     "end_of_stream": "streamctl.control",
     "with_upstream_watermark": "streamctl.control",
     "StreamctlException": "streamctl.errors",
@@ -51,13 +54,35 @@ __all__ = [
     "describe_tasks",
     "end_of_stream",
     "jar_path",
+    "jar_paths",
+    "kafka_clients_jar_path",
     "live_executors",
     "options",
     "with_upstream_watermark",
 ]
 
 
+# Names that work without pyspark (the operator commands run a plain JVM).
+_WITHOUT_SPARK = {"options", "describe", "QueryDescription"}
+
+
+def _spark_side() -> None:
+    # The one check of the running pyspark (ImportError naming both versions when it is outside
+    # the supported range) and the one conversion of JVM errors to streamctl.StreamctlException
+    # (installed into PySpark's classic and Connect converters). Both need pyspark, so they run
+    # when a Spark-side name is first used, or at import when pyspark is already loaded.
+    importlib.import_module("streamctl._spark_version")
+    importlib.import_module("streamctl.errors")
+
+
+if "pyspark" in sys.modules:
+    _spark_side()
+
+
 def __getattr__(name: str) -> Any:
+    known = name in _EXPORTS or name == "options"
+    if known and (name not in _WITHOUT_SPARK or "pyspark" in sys.modules):
+        _spark_side()
     if name == "options":
         return importlib.import_module("streamctl.options")
     module = _EXPORTS.get(name)

@@ -25,7 +25,7 @@ from typing import Any
 
 MAIN_CLASS = "streamctl.ops.OpsMain"
 
-# What OpsMain needs from pyspark's jars (kafka-clients is inside streamctl.jar): Scala, Jackson,
+# What OpsMain needs from pyspark's jars (kafka-clients comes from the wheel): Scala, Jackson,
 # Hadoop's FileSystem (the checkpoint and the metadata store may be on HDFS or S3), logging, and
 # Spark's JavaUtils for durations.
 _JAR_PREFIXES = (
@@ -69,7 +69,9 @@ def classpath() -> str:
     missing = [p for p in _JAR_PREFIXES if not any(Path(j).name.startswith(p) for j in picked)]
     if missing:
         raise OpsError(f"pyspark's jars in {jars_dir} lack {', '.join(missing)}: reinstall pyspark")
-    return os.pathsep.join([str(jar), *picked])
+    # The wheel's kafka-clients jar sits beside streamctl.jar (not relocated, not inside it).
+    kafka = sorted(str(j) for j in (here / "jars").glob("kafka-clients-*.jar"))
+    return os.pathsep.join([str(jar), *kafka, *picked])
 
 
 def java() -> str:

@@ -155,6 +155,20 @@ def parser() -> argparse.ArgumentParser:
     _store_args(rep)
     rep.add_argument("-o", "--output", metavar="FILE", required=True, help="the HTML file to write")
 
+    j = commands.add_parser(
+        "jars",
+        help="print the jars a Spark session needs, comma-separated, for spark-submit --jars",
+        description="Print the jars a Spark session needs for streamctl, comma-separated, for spark-submit --jars.",
+        **_example('spark-submit --jars "$(streamctl jars)" job.py\n'
+                   'spark-submit --packages org.apache.spark:spark-sql-kafka-0-10_2.13:4.2.0 '
+                   '--jars "$(streamctl jars --without-kafka-clients)" job.py'),
+    )
+    j.add_argument(
+        "--without-kafka-clients",
+        action="store_true",
+        help="leave out kafka-clients: the session gets it from spark-sql-kafka-0-10 (--packages)",
+    )
+
     for name, text in _TESTING.items():
         commands.add_parser(name, help=f"{text} (needs {TESTING_DISTRIBUTION})", **_example(f"streamctl {name} --help"))
     return top
@@ -176,6 +190,8 @@ def main(argv: Sequence[str] | None = None) -> int:
     from streamctl import _ops
 
     try:
+        if args.command == "jars":
+            return _jars(args)
         if args.command == "describe":
             return _describe(args)
         if args.command == "startpoints":
@@ -196,6 +212,13 @@ def _kafka_options(pairs: Sequence[str]) -> dict[str, str]:
             raise _ops.OpsError(f"--kafka-option {pair!r}: give KEY=VALUE, e.g. security.protocol=SSL", usage=True)
         options[key.strip().removeprefix("kafka.")] = value
     return options
+
+
+def _jars(args: argparse.Namespace) -> int:
+    from streamctl.config import jar_paths
+
+    print(",".join(str(j) for j in jar_paths(kafka_clients=not args.without_kafka_clients)))
+    return 0
 
 
 def _describe(args: argparse.Namespace) -> int:

@@ -1,25 +1,70 @@
-"""Putting streamctl on a SparkSession: the jar on ``spark.jars`` and the listener registered."""
+"""Putting streamctl on a SparkSession: its jars on ``spark.jars`` and its SQL procedures catalog.
+
+The wheel carries two jars: ``streamctl.jar`` and the ``kafka-clients`` jar it was built against
+(not relocated, so Kafka class names in ``kafka.*`` options work as written). A session must hold
+exactly one kafka-clients: when it already gets one from Spark's own Kafka connector
+(``spark-sql-kafka-0-10``), streamctl runs on that one (any 3.9.x or 4.x) and ours is left out.
+"""
 
 from __future__ import annotations
 
+import os
 from pathlib import Path
 from typing import TypeVar
 
 from pyspark.sql import SparkSession
 
+from streamctl._procedures import CATALOG_CLASS, CATALOG_CONF
+
+# Registered on every session that uses streamctl by the first streamctl source or sink; may also
+# be set in spark.sql.streaming.streamingQueryListeners (it is then not registered twice).
 LISTENER_CLASS = "streamctl.spark.StreamctlQueryListener"
+
+# What in spark.jars.packages / spark.jars already brings kafka-clients to a session.
+_KAFKA_PACKAGES = ("org.apache.spark:spark-sql-kafka-0-10_", "org.apache.kafka:kafka-clients:")
+_KAFKA_CLIENTS_JAR = "kafka-clients-"
 
 _Builder = TypeVar("_Builder", bound=SparkSession.Builder)
 
 
 def jar_path() -> Path:
-    """The streamctl jar carried inside this wheel.
+    """The streamctl jar carried inside this wheel (see :func:`jar_paths` for what a session needs).
 
     Example::
 
-        spark-submit --jars "$(python -c 'import streamctl; print(streamctl.jar_path())')" job.py
+        streamctl.jar_path()   # .../site-packages/streamctl/jars/streamctl.jar
     """
     return packaged_jar(Path(__file__).parent, "streamctl")
+
+
+def kafka_clients_jar_path() -> Path:
+    """The kafka-clients jar carried inside this wheel, the version streamctl was compiled against.
+
+    Example::
+
+        streamctl.kafka_clients_jar_path()   # .../site-packages/streamctl/jars/kafka-clients-4.3.1.jar
+    """
+    jars = sorted((Path(__file__).parent / "jars").glob(f"{_KAFKA_CLIENTS_JAR}*.jar"))
+    if len(jars) != 1:
+        raise FileNotFoundError(
+            f"expected one kafka-clients jar in {Path(__file__).parent / 'jars'}, found {[j.name for j in jars]}: "
+            "this installation is incomplete; install the streamctl wheel (./build.sh package builds one)"
+        )
+    return jars[0]
+
+
+def jar_paths(*, kafka_clients: bool = True) -> list[Path]:
+    """The jars a session needs for streamctl: ``streamctl.jar`` and, unless ``kafka_clients`` is
+    False (the session gets kafka-clients from ``spark-sql-kafka-0-10``), the kafka-clients jar.
+    ``python -m streamctl jars`` prints them comma-separated, for ``spark-submit --jars``.
+
+    Example::
+
+        spark-submit --jars "$(python -m streamctl jars)" job.py
+        spark-submit --packages org.apache.spark:spark-sql-kafka-0-10_2.13:4.2.0 \\
+            --jars "$(python -m streamctl jars --without-kafka-clients)" job.py
+    """
+    return [jar_path(), *([kafka_clients_jar_path()] if kafka_clients else [])]
 
 
 def packaged_jar(package_dir: Path, distribution: str) -> Path:
@@ -39,21 +84,44 @@ def packaged_jar(package_dir: Path, distribution: str) -> Path:
     return jar
 
 
-def configure_spark(builder: _Builder) -> _Builder:
+def configure_spark(builder: _Builder, *, kafka_clients: bool | None = None) -> _Builder:
     """Adds streamctl to a SparkSession builder and returns the builder.
 
-    Appends the bundled jar to ``spark.jars`` and the streamctl listener to
-    ``spark.sql.streaming.streamingQueryListeners`` (keeping whatever the builder or
-    ``spark-defaults.conf`` already set). streamctl has no session-wide settings: everything is
-    an option of ``format("streamctl")``, per query.
+    Appends streamctl's jars to ``spark.jars`` (keeping what the builder already has) and registers
+    streamctl's SQL procedures as catalog ``streamctl`` (the Python helpers also register it
+    themselves). Nothing else: the first streamctl source or sink of a session registers
+    streamctl's query listener (``LISTENER_CLASS``) itself. ``kafka_clients``: whether to
+    add the kafka-clients jar too; by default it is added unless the builder's ``spark.jars.packages``
+    names ``spark-sql-kafka-0-10`` or ``kafka-clients``, or its ``spark.jars`` holds a
+    kafka-clients jar. Pass ``False`` when the session gets kafka-clients some other way (e.g.
+    ``spark-defaults.conf``, which the builder cannot see).
+
+    For a Spark Connect client (``builder.remote("sc://...")``) the jars must already be on the
+    server (see the README, "Running on a cluster"); only the catalog is set. streamctl has no
+    other session-wide settings: everything is an option of ``format("streamctl")``, per query.
 
     Example::
 
         spark = streamctl.configure_spark(SparkSession.builder.master("local[2]")).getOrCreate()
     """
-    append_setting(builder, "spark.jars", str(jar_path()))
-    append_setting(builder, "spark.sql.streaming.streamingQueryListeners", LISTENER_CLASS)
+    options = builder._options  # noqa: SLF001  (pyspark keeps the builder's pending settings here)
+    remote = options.get("spark.remote") or os.environ.get("SPARK_REMOTE") or ""
+    # remote("local[...]") starts its server JVM in this process, from the builder's settings.
+    if not remote.startswith("sc://"):
+        if kafka_clients is None:
+            brought = _brings_kafka_clients(options.get("spark.jars.packages", ""), options.get("spark.jars", ""))
+            kafka_clients = not brought
+        for jar in jar_paths(kafka_clients=kafka_clients):
+            append_setting(builder, "spark.jars", str(jar))
+    builder.config(CATALOG_CONF, CATALOG_CLASS)
     return builder
+
+
+def _brings_kafka_clients(packages: str, jars: str) -> bool:
+    coordinates = [p.strip() for p in packages.split(",")]
+    return any(c.startswith(_KAFKA_PACKAGES) for c in coordinates) or any(
+        Path(j.strip()).name.startswith(_KAFKA_CLIENTS_JAR) for j in jars.split(",")
+    )
 
 
 def append_setting(builder: SparkSession.Builder, key: str, value: str) -> None:

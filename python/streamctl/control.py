@@ -21,8 +21,7 @@ from pyspark.sql import functions as F
 from pyspark.sql.streaming import StreamingQuery
 from pyspark.sql.types import TimestampType
 
-from streamctl._jvm import jvm
-from streamctl.errors import jvm_errors
+from streamctl import _procedures
 
 __all__ = ["end_of_stream", "with_upstream_watermark"]
 
@@ -81,7 +80,7 @@ def with_upstream_watermark(
     return markers.union(rows).where(keep).drop(_MARKER)
 
 
-def end_of_stream(query: StreamingQuery) -> None:
+def end_of_stream(query: StreamingQuery, spark: SparkSession | None = None) -> None:
     """Declare the inputs of a running ``query`` ended: its streamctl sources admit no new data, it
     finishes what it already admitted (including batches that only close windows), stops, and then
     sends end-of-stream to every partition of every intermediate stream it writes.
@@ -91,7 +90,8 @@ def end_of_stream(query: StreamingQuery) -> None:
     Waits until the query has nothing left to process, so every input must be quiet (another
     source that keeps producing would make it wait forever). Raises ``RuntimeError`` when the query
     is not running and ``StreamctlException`` (naming the query and the reason) when end-of-stream
-    could not be sent.
+    could not be sent. ``spark``: the session that started the query (default: the active one).
+    Works in a classic session and over Spark Connect (``CALL streamctl.system.end_of_stream``).
 
     Example::
 
@@ -101,15 +101,5 @@ def end_of_stream(query: StreamingQuery) -> None:
     """
     if not query.isActive:
         raise RuntimeError(f"end_of_stream: query {query.id} is not running; start it and call end_of_stream again")
-    controls, run = _controls(), (query.id, query.runId)
-    with jvm_errors():
-        controls.requestEnd(*run)
-    query.processAllAvailable()
-    query.stop()
-    with jvm_errors():
-        controls.completeEnd(*run)
-
-
-def _controls():  # a py4j JavaObject
-    # A StreamingQuery does not expose its session; the driver JVM is the same for every session.
-    return jvm(SparkSession.active()).streamctl.spark.QueryControlRegistry
+    session = spark if spark is not None else SparkSession.active()
+    _procedures.rows(session, "end_of_stream", query_id=query.id, run_id=query.runId)

@@ -12,22 +12,9 @@ Example::
 
 from __future__ import annotations
 
-import json
-
 from pyspark.sql import DataFrame, SparkSession
-from pyspark.sql.types import StringType, StructField, StructType
 
-from streamctl._jvm import jvm
-
-LOCALITY_SCHEMA = StructType(
-    [
-        StructField("source", StringType(), False),
-        StructField("task", StringType(), False),
-        StructField("executor_id", StringType(), False),
-        StructField("host", StringType(), False),
-        StructField("location", StringType(), False),
-    ]
-)
+from streamctl import _procedures
 
 
 def describe_locality(
@@ -39,14 +26,10 @@ def describe_locality(
     ``location`` is the preferred location Spark was given (``executor_<host>_<id>``). Give
     the query's ``checkpoint`` location, or ``metadata_store_path`` when the query set option
     ``metadata.store.path``. Empty when the query has not planned a batch yet, runs with
-    ``host.affinity=false``, or had no executors but the driver (local mode).
+    ``host.affinity=false``, or had no executors but the driver (local mode). Works in a classic
+    session and over Spark Connect (``CALL streamctl.system.describe_locality``).
     """
-    if (checkpoint is None) == (metadata_store_path is None):
-        raise ValueError("give exactly one of checkpoint= or metadata_store_path=")
-    report = jvm(spark).streamctl.spark.LocalityReport
-    text = report.describeCheckpoint(checkpoint) if checkpoint is not None else report.describe(metadata_store_path)
-    rows = [(r["source"], r["task"], r["executorId"], r["host"], r["location"]) for r in json.loads(text)]
-    return spark.createDataFrame(rows, LOCALITY_SCHEMA)
+    return _procedures.call(spark, "describe_locality", checkpoint=checkpoint, metadata_store_path=metadata_store_path)
 
 
 def live_executors(spark: SparkSession) -> list[tuple[str, str]]:
@@ -56,4 +39,4 @@ def live_executors(spark: SparkSession) -> list[tuple[str, str]]:
 
         streamctl.live_executors(spark)  # [("0", "10.0.0.12"), ("1", "10.0.0.13")]
     """
-    return [(e["id"], e["host"]) for e in json.loads(jvm(spark).streamctl.spark.LocalityReport.liveExecutors())]
+    return [(r.id, r.host) for r in _procedures.rows(spark, "live_executors")]

@@ -3,7 +3,8 @@
 A startpoint is written beside the query's checkpoint and applied at the query's next
 start: the first batch after the restart begins there instead of at the checkpointed
 offset, on the targeted partitions only; the query's state is kept. Everything is done
-in the JVM (``streamctl.startpoint``); this module only carries arguments over py4j.
+in the JVM (``streamctl.startpoint``, through ``CALL streamctl.system.*_startpoint*`` procedures),
+so it works the same in a classic session and over Spark Connect.
 
 Example::
 
@@ -20,16 +21,15 @@ Example::
 from __future__ import annotations
 
 import json
-from collections.abc import Iterator
-from contextlib import contextmanager
+from collections.abc import Mapping
 from dataclasses import dataclass, field
 from datetime import UTC, datetime, timedelta
 from typing import Any
 
-from pyspark.sql import SparkSession
+from pyspark.sql import Row, SparkSession
 
-from streamctl._jvm import jvm
-from streamctl.errors import StreamctlException, jvm_errors
+from streamctl import _procedures
+from streamctl.errors import StreamctlException
 
 _EPOCH = datetime(1970, 1, 1, tzinfo=UTC)
 
@@ -94,20 +94,15 @@ class Startpoint:
         """The instant of a timestamp startpoint, in UTC."""
         return None if self.timestamp_ms is None else _EPOCH + timedelta(milliseconds=self.timestamp_ms)
 
-    def _to_jvm(self, view: Any) -> Any:
-        factory = view.streamctl.startpoint.Startpoint
-        with jvm_errors():
-            if self.type == "specific":
-                return factory.specific(self.offset)
-            if self.type == "timestamp":
-                return factory.timestamp(self.timestamp_ms)
-            if self.type == "oldest":
-                return factory.oldest()
-            if self.type == "upcoming":
-                return factory.upcoming()
-            if self.type == "custom":
-                return factory.custom(self.kind, self.payload)
-        raise StreamctlException(f"Unknown startpoint type {self.type!r}")
+    def _arguments(self) -> dict[str, Any]:
+        """The arguments of ``CALL streamctl.system.set_startpoint`` that describe this startpoint."""
+        return {
+            "type": self.type,
+            "offset": self.offset,
+            "timestamp": self.timestamp_ms,
+            "kind": self.kind,
+            "payload": self.payload,
+        }
 
     @staticmethod
     def _from_json(node: dict[str, Any]) -> Startpoint:
@@ -141,24 +136,26 @@ class StartpointEntry:
     end_of_partition: bool | None = None
 
     @staticmethod
-    def _from_json(node: dict[str, Any]) -> StartpointEntry:
+    def _from_row(row: Row) -> StartpointEntry:
         return StartpointEntry(
-            key=node["key"],
-            stream=node["stream"],
-            partition=node["partition"],
-            task=node.get("task"),
-            startpoint=None if node["startpoint"] is None else Startpoint._from_json(node["startpoint"]),  # noqa: SLF001
-            description=node["description"],
-            offset=node.get("offset"),
-            end_of_partition=node.get("endOfPartition"),
+            key=row.key,
+            stream=row.stream,
+            partition=row.partition,
+            task=row.task,
+            startpoint=None if row.startpoint is None else Startpoint._from_json(json.loads(row.startpoint)),  # noqa: SLF001
+            description=row.description,
+            offset=row.offset,
+            end_of_partition=row.end_of_partition,
         )
 
 
 class StartpointManager:
     """Writes, reads, lists and deletes a query's startpoints, knowing only its checkpoint (or its
-    ``metadata.store.path``). With ``bootstrap_servers``, ``set`` and ``preview`` also resolve
+    ``metadata.store.path``). With ``bootstrap_servers`` (and ``kafka_options``: more Kafka client
+    settings without the ``kafka.`` prefix, e.g. security), ``set`` and ``preview`` also resolve
     against Kafka: ``partition=None`` then means every partition, and an offset beyond the end or
     a partition that does not exist is refused at once instead of at the query's next start.
+    Works in a classic session and over Spark Connect.
 
     Example::
 
@@ -170,22 +167,21 @@ class StartpointManager:
 
     def __init__(
         self,
-        spark: SparkSession | Any,
+        spark: SparkSession,
         *,
         checkpoint: str | None = None,
         metadata_store_path: str | None = None,
         bootstrap_servers: str | None = None,
+        kafka_options: Mapping[str, str] | None = None,
     ) -> None:
         if (checkpoint is None) == (metadata_store_path is None):
             raise StreamctlException(
                 "StartpointManager: give exactly one of checkpoint= (the query's checkpointLocation) "
                 "or metadata_store_path= (its 'metadata.store.path' option)"
             )
-        # A SparkSession, or (for the CLI, which needs no session) a py4j JVM view.
-        self._view = jvm(spark) if isinstance(spark, SparkSession) else spark
-        self._checkpoint = checkpoint
-        self._store_path = metadata_store_path
-        self._servers = bootstrap_servers
+        self._spark = spark
+        self._store = {"checkpoint": checkpoint, "metadata_store_path": metadata_store_path}
+        self._kafka = {"bootstrap_servers": bootstrap_servers, "kafka": dict(kafka_options or {}) or None}
 
     def set(
         self,
@@ -197,9 +193,7 @@ class StartpointManager:
     ) -> list[StartpointEntry]:
         """Writes ``startpoint`` for ``stream``'s ``partition`` (every partition when None: needs
         bootstrap servers), for every task reading it or only for ``task``; returns what it wrote."""
-        sp = self._check(startpoint)
-        with self._commands() as c:
-            return self._entries(c.set(stream, self._partition(partition), task, sp._to_jvm(self._view)))  # noqa: SLF001
+        return self._set(stream, partition, startpoint, task, dry_run=False)
 
     def preview(
         self,
@@ -211,48 +205,45 @@ class StartpointManager:
     ) -> list[StartpointEntry]:
         """What ``set`` would write and, with bootstrap servers, the offset each partition would
         start at. Writes nothing (the CLI's ``--dry-run``)."""
-        sp = self._check(startpoint)
-        with self._commands() as c:
-            return self._entries(c.preview(stream, self._partition(partition), task, sp._to_jvm(self._view)))  # noqa: SLF001
+        return self._set(stream, partition, startpoint, task, dry_run=True)
 
     def get(self, stream: str, partition: int, task: str | None = None) -> Startpoint | None:
         """The startpoint stored for exactly this key, or None."""
-        with self._commands() as c:
-            text = c.get(stream, self._partition(partition), task)
-        return None if text is None else Startpoint._from_json(json.loads(text))  # noqa: SLF001
+        rows = self._rows("get_startpoint", stream=stream, partition=self._partition(partition), task=task)
+        return Startpoint._from_json(json.loads(rows[0].startpoint)) if rows else None  # noqa: SLF001
 
     def delete(self, stream: str, partition: int | None = None, *, task: str | None = None) -> list[StartpointEntry]:
         """Deletes the stream's startpoints (of one partition, of one task when given); returns them."""
-        with self._commands() as c:
-            return self._entries(c.delete(stream, self._partition(partition), task))
+        rows = self._rows("delete_startpoints", stream=stream, partition=self._partition(partition), task=task)
+        return self._entries(rows)
 
     def list(self) -> list[StartpointEntry]:
         """Every stored startpoint, SSP-level and task-level, sorted by key."""
-        with self._commands() as c:
-            return self._entries(c.list())
+        return self._entries(self._rows("list_startpoints"))
 
     @property
     def location(self) -> str:
         """Where the metadata store is."""
-        with self._commands() as c:
-            return str(c.storeLocation())
+        return str(self._rows("startpoint_store")[0].location)
 
-    @contextmanager
-    def _commands(self) -> Iterator[Any]:
-        with jvm_errors():
-            commands = self._view.streamctl.spark.PythonStartpoints.open(
-                self._checkpoint, self._store_path, self._servers
-            )
-            try:
-                yield commands
-            finally:
-                commands.close()
-
-    @staticmethod
-    def _check(startpoint: Startpoint | None) -> Startpoint:
+    def _set(
+        self, stream: str, partition: int | None, startpoint: Startpoint | None, task: str | None, *, dry_run: bool
+    ) -> list[StartpointEntry]:
         if not isinstance(startpoint, Startpoint):
             raise StreamctlException(f"Give a startpoint, e.g. startpoint=Startpoint.oldest(), not {startpoint!r}")
-        return startpoint
+        rows = self._rows(
+            "set_startpoint",
+            stream=stream,
+            partition=self._partition(partition),
+            task=task,
+            dry_run=dry_run,
+            **self._kafka,
+            **startpoint._arguments(),  # noqa: SLF001
+        )
+        return self._entries(rows)
+
+    def _rows(self, procedure: str, **args: Any) -> list[Row]:
+        return _procedures.rows(self._spark, procedure, **self._store, **args)
 
     @staticmethod
     def _partition(partition: int | None) -> int | None:
@@ -261,5 +252,5 @@ class StartpointManager:
         return partition
 
     @staticmethod
-    def _entries(text: str) -> list[StartpointEntry]:
-        return [StartpointEntry._from_json(n) for n in json.loads(text)["startpoints"]]  # noqa: SLF001
+    def _entries(rows: list[Row]) -> list[StartpointEntry]:
+        return [StartpointEntry._from_row(r) for r in rows]  # noqa: SLF001

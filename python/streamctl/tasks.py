@@ -9,12 +9,11 @@ Example::
 
 from __future__ import annotations
 
-import json
 from typing import NamedTuple
 
 from pyspark.sql import SparkSession
 
-from streamctl._jvm import jvm
+from streamctl import _procedures
 
 
 class TaskRow(NamedTuple):
@@ -38,9 +37,9 @@ def describe_tasks(
     query set ``metadata.store.path``, by that store), sorted by source, stream, partition, task.
 
     The mapping is written each time a query computes it: at its first batch and whenever a
-    stream grows. Fails with an error naming the store when no query has recorded one there.
+    stream grows. Fails with a ``StreamctlException`` naming the store when no query has recorded
+    one there. Works in a classic session and over Spark Connect (``CALL
+    streamctl.system.describe_tasks``).
     """
-    if checkpoint is None and metadata_store_path is None:
-        raise ValueError("describe_tasks: give checkpoint= or metadata_store_path=")
-    rows = json.loads(jvm(spark).streamctl.spark.TaskListing.json(checkpoint, metadata_store_path))
-    return [TaskRow(r["stream"], int(r["partition"]), r["task"], r["source"], r.get("executor")) for r in rows]
+    rows = _procedures.rows(spark, "describe_tasks", checkpoint=checkpoint, metadata_store_path=metadata_store_path)
+    return [TaskRow(r.stream, r.partition, r.task, r.source, r.executor) for r in rows]

@@ -23,7 +23,7 @@ import tempfile
 import time
 import uuid
 import weakref
-from collections.abc import Mapping, Sequence
+from collections.abc import Collection, Mapping, Sequence
 from pathlib import Path
 from types import FrameType, TracebackType
 from typing import NoReturn, Self
@@ -232,7 +232,7 @@ class KafkaBroker:
 
     def _pick_ports(self) -> None:
         self._port = self._fixed_port or _free_port()
-        self._controller_port = _free_port(avoid=self._port)
+        self._controller_port = _free_port(avoid=(self._port,))
 
     def _write_config(self) -> None:
         work = self.work_dir
@@ -313,6 +313,7 @@ class KafkaBroker:
             f"formatting Kafka storage in {self.log_dir}",
             "kafka.tools.StorageTool", "format",
             "-t", _cluster_id(), "-c", str(self.work_dir / "server.properties"),
+            *self._format_args(),
         )  # fmt: skip
 
     def _run_tool(self, what: str, main: str, *args: str) -> None:
@@ -327,6 +328,10 @@ class KafkaBroker:
             output, _ = proc.communicate()
         if proc.returncode != 0:
             raise BrokerError(f"{what} failed (exit code {proc.returncode}):\n{_tail(output)}")
+
+    def _format_args(self) -> list[str]:
+        """More arguments for ``kafka-storage format`` (a subclass adds SCRAM users there)."""
+        return []
 
     def _launch(self) -> None:
         out_file = self.work_dir / "broker.out"
@@ -404,12 +409,12 @@ def _java() -> str:
     return java
 
 
-def _free_port(avoid: int = 0) -> int:
+def _free_port(avoid: Collection[int] = ()) -> int:
     while True:
         with socket.socket() as s:
             s.bind((_HOST, 0))
             port: int = s.getsockname()[1]
-        if port != avoid:
+        if port not in avoid:
             return port
 
 

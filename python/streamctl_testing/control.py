@@ -19,7 +19,7 @@ from typing import Any, Unpack
 
 from pyspark.sql import SparkSession
 
-from streamctl._jvm import jvm
+from streamctl_testing._jvm import jvm
 from streamctl_testing.kafka import RecordColumns, record_lists
 
 __all__ = ["produce_framed", "produce_synthetic_framed", "send_end_of_stream", "send_idle_status", "send_watermark"]

@@ -14,7 +14,7 @@ from typing import Any, TypedDict, Unpack
 
 from pyspark.sql import SparkSession
 
-from streamctl._jvm import jvm
+from streamctl_testing._jvm import jvm
 
 
 def _tools(spark: SparkSession) -> Any:

@@ -12,7 +12,7 @@ import org.apache.hadoop.conf.Configuration
 import streamctl.{Json, StreamctlException}
 import streamctl.grouper.TaskName
 import streamctl.metadata.{FileSystemMetadataStore, MetadataStore, StoreLayout}
-import streamctl.startpoint.StartpointCommands
+import streamctl.startpoint.{StartpointCommands, StartpointEntry}
 import streamctl.system.{KafkaParams, KafkaSystemAdmin, SSP, SystemAdmin}
 
 /**
@@ -74,7 +74,7 @@ object OpsMain {
           val rows = if (command == "list") c.list() else c.delete(
             text("topic").getOrElse(throw StreamctlException("delete needs a topic")),
             Option(req.get("partition")).filterNot(_.isNull).map(p => Int.box(p.asInt)).orNull, text("task").orNull)
-          Json.parse(rows, "the startpoints")
+          startpoints(c.storeLocation(), rows)
         }
       case "history" => history(location, conf)
       case other => throw new IllegalArgumentException(s"Unknown command '$other' (known: describe, reset, list, delete, history)")
@@ -135,6 +135,22 @@ object OpsMain {
         s"No progress history in the metadata store at $location: has a streamctl query with the streamctl listener run there?")
       root
     } finally store.close()
+  }
+
+  /** `{"location": ..., "startpoints": [{stream, partition, task, description}]}`, what `streamctl startpoints` prints. */
+  private def startpoints(location: String, entries: Seq[StartpointEntry]): ObjectNode = {
+    val root = Json.obj()
+    root.put("location", location)
+    val arr = root.putArray("startpoints")
+    entries.foreach { e =>
+      val node = arr.addObject()
+      node.put("key", e.key.storeKey)
+      node.put("stream", e.key.ssp.stream)
+      node.put("partition", e.key.ssp.partition)
+      e.key.task.fold(node.putNull("task"))(t => node.put("task", t.name))
+      node.put("description", e.description)
+    }
+    root
   }
 
   private def withCommands[T](location: String, admin: Option[SystemAdmin], conf: Configuration)(f: StartpointCommands => T): T = {

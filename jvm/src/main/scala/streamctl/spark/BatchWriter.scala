@@ -1,6 +1,8 @@
 package streamctl.spark
 
-import org.apache.spark.TaskContext
+import scala.jdk.CollectionConverters._
+
+import org.apache.spark.{SparkException, TaskContext}
 import org.apache.spark.sql.{DataFrame, SaveMode}
 
 import streamctl.StreamctlException
@@ -12,7 +14,10 @@ import streamctl.StreamctlException
  *
  * Why through Spark's V1 `CreatableRelationProvider` rather than a V2 batch write: like Spark's
  * Kafka sink (which Spark keeps on the V1 path for the same reason) it accepts the default save
- * mode; a V2 table that can batch-write refuses `ErrorIfExists` before the source is asked.
+ * mode; a V2 table that can batch-write refuses `ErrorIfExists` before the source is asked. A
+ * write that fails in an executor is reported with streamctl's own error (`StreamctlException`,
+ * e.g. "Kafka at ... failed while writing to stream 'x': ...") instead of Spark's "Job aborted"
+ * wrapping, which PySpark cannot convert.
  *
  * {{{
  * BatchWriter.write(df, SaveMode.ErrorIfExists, Map("kafka.bootstrap.servers" -> "k:9092", "topic" -> "out"))
@@ -27,7 +32,7 @@ private[spark] object BatchWriter {
           "(use the default mode or 'append', as with format(\"kafka\"))")
     }
     val factory = SinkWrite.prepare(options, data.schema).factory()
-    data.queryExecution.toRdd.foreachPartition { rows =>
+    try data.queryExecution.toRdd.foreachPartition { rows =>
       val context = TaskContext.get()
       val writer = factory.createWriter(context.partitionId(), context.taskAttemptId())
       try {
@@ -38,6 +43,10 @@ private[spark] object BatchWriter {
           writer.abort()
           throw t
       } finally writer.close()
+    } catch {
+      // The executor's error, first; Spark's wrapping stays attached as the cause.
+      case e: SparkException => throw StreamctlException.in(e)
+        .map(s => new StreamctlException(s.getMessage, e, s.condition, s.getMessageParameters.asScala.toMap)).getOrElse(e)
     }
   }
 }

@@ -1,6 +1,6 @@
 package streamctl.spark
 
-import org.apache.spark.sql.streaming.StreamingQueryProgress
+import org.apache.spark.sql.streaming.{StreamingQuery, StreamingQueryProgress}
 import org.slf4j.LoggerFactory
 
 /**
@@ -14,24 +14,25 @@ import org.slf4j.LoggerFactory
  * `awaitTermination()` returns.
  *
  * {{{
- * EndOfStreamStopper.onProgress(event.progress)   // from StreamingQueryListener.onQueryProgress
+ * EndOfStreamStopper.onProgress(event.progress, find)   // from StreamingQueryListener.onQueryProgress
  * }}}
  */
 object EndOfStreamStopper {
   private val log = LoggerFactory.getLogger(EndOfStreamStopper.getClass)
   private val stopping = java.util.concurrent.ConcurrentHashMap.newKeySet[java.util.UUID]()
 
-  def onProgress(p: StreamingQueryProgress): Unit = {
+  /** `find` looks a query up by id in the session that runs it. */
+  def onProgress(p: StreamingQueryProgress, find: String => Option[StreamingQuery]): Unit = {
     val ended = QueryControlRegistry.get(p.id.toString).exists(_.endOfStreamReached(p.sources.length))
     if (ended && stopping.add(p.runId)) {
-      val t = new Thread(() => stopWhenIdle(p), s"streamctl-end-of-stream-${p.id}")
+      val t = new Thread(() => stopWhenIdle(p, find), s"streamctl-end-of-stream-${p.id}")
       t.setDaemon(true)
       t.start()
     }
   }
 
-  private def stopWhenIdle(p: StreamingQueryProgress): Unit =
-    try QueryLookup.find(p.id.toString).filter(_.isActive).foreach { q =>
+  private def stopWhenIdle(p: StreamingQueryProgress, find: String => Option[StreamingQuery]): Unit =
+    try find(p.id.toString).filter(_.isActive).foreach { q =>
       log.info(s"Query ${Option(p.name).getOrElse(p.id)}: every input is at end-of-stream; stopping it once idle")
       q.processAllAvailable()
       q.stop()

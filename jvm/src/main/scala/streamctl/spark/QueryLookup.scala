@@ -36,11 +36,15 @@ object QueryLookup {
     (SparkSession.getActiveSession.toSeq ++ SparkSession.getDefaultSession.toSeq).headOption
       .flatMap(s => Option(s.sparkContext.getLocalProperty(name)))
 
-  /** The query with this id, from whichever session runs it (the active one, else the default). */
+  /**
+   * The query with this id, from whichever session runs it: the active one, the default one, or
+   * one that streamctl is used in ([[QueryListeners]]; under Spark Connect each client has its own).
+   */
   def find(id: String): Option[StreamingQuery] = {
     val uuid = Try(UUID.fromString(id)).toOption
-    val sessions = SparkSession.getActiveSession.toSeq ++ SparkSession.getDefaultSession.toSeq
-    uuid.flatMap(u => sessions.iterator.flatMap(s => Try(Option(s.streams.get(u))).toOption.flatten).nextOption())
+    val sessions = (SparkSession.getActiveSession.toSeq ++ SparkSession.getDefaultSession.toSeq).iterator.map(_.streams)
+    val managers = sessions ++ QueryListeners.knownManagers.iterator
+    uuid.flatMap(u => managers.flatMap(m => Try(Option(m.get(u))).toOption.flatten).nextOption())
   }
 
   /**

@@ -1,12 +1,13 @@
 package streamctl.spark
 
 import java.time.Instant
+import java.util.UUID
 
 import scala.jdk.CollectionConverters._
 import scala.util.Try
 import scala.util.control.NonFatal
 
-import org.apache.spark.sql.streaming.{SourceProgress, StreamingQueryListener, StreamingQueryProgress}
+import org.apache.spark.sql.streaming.{SourceProgress, StreamingQuery, StreamingQueryListener, StreamingQueryManager, StreamingQueryProgress}
 import org.apache.spark.sql.streaming.StreamingQueryListener._
 import org.slf4j.LoggerFactory
 
@@ -14,8 +15,9 @@ import streamctl.ops.BatchSummary
 import streamctl.plan.SourcePosition
 
 /**
- * Registered through `spark.sql.streaming.streamingQueryListeners` (configure_spark does it).
- * It sets up the in-band control of a query writing a streamctl sink as the query starts
+ * Registered on every session that uses streamctl ([[QueryListeners]]; also accepted from
+ * `spark.sql.streaming.streamingQueryListeners`, then adopted rather than doubled). It sets up
+ * the in-band control of a query writing a streamctl sink as the query starts
  * (Spark delivers that event on the query's thread, before the first batch, so a run that
  * executes no batch still knows where its end-of-stream goes), ends it when the query
  * terminates, and stops a query whose inputs all reached end-of-stream ([[EndOfStreamStopper]]).
@@ -27,6 +29,14 @@ import streamctl.plan.SourcePosition
  */
 class StreamctlQueryListener extends StreamingQueryListener {
   private val log = LoggerFactory.getLogger(StreamctlQueryListener.BatchLogger)
+  // The queries of the session this listener serves: events arrive on Spark's listener thread,
+  // where that session need not be active (Spark Connect).
+  @volatile private var queries: Option[StreamingQueryManager] = None
+
+  private[spark] def attach(manager: StreamingQueryManager): Unit = queries = Some(manager)
+
+  private def find(id: String): Option[StreamingQuery] =
+    queries.flatMap(m => Try(Option(m.get(UUID.fromString(id)))).toOption.flatten).orElse(QueryLookup.find(id))
 
   override def onQueryStarted(event: QueryStartedEvent): Unit = QueryControlRegistry.queryStarted(event.id.toString)
 
@@ -46,7 +56,7 @@ class StreamctlQueryListener extends StreamingQueryListener {
         }
       }
     }
-    EndOfStreamStopper.onProgress(p)
+    EndOfStreamStopper.onProgress(p, find)
   }
 
   override def onQueryTerminated(event: QueryTerminatedEvent): Unit =

@@ -61,8 +61,29 @@ object Startpoint {
 
   private def now(): Long = System.currentTimeMillis()
 
-  // Explicit overloads rather than default arguments: py4j and Java callers cannot use
-  // Scala defaults.
+  /** The type names of the stored form and of `CALL streamctl.system.set_startpoint(type => ...)`. */
+  val TypeNames: Seq[String] = Seq("specific", "timestamp", "oldest", "upcoming", "custom")
+
+  /**
+   * A new startpoint of type `typeName` (one of [[TypeNames]]) from the fields that type uses
+   * (null when not given): `offset` for specific, `timestampMs` for timestamp, `kind` and
+   * `payload` for custom. A missing field or an unknown type is an error naming it.
+   */
+  def of(typeName: String, offset: java.lang.Long, timestampMs: java.lang.Long, kind: String, payload: String): Startpoint = {
+    // Typed AnyRef: a Scala Long expected here would turn a null java.lang.Long into 0.
+    def need[T <: AnyRef](value: T, field: String): T =
+      if (value == null) throw StreamctlException(s"A '$typeName' startpoint needs '$field'") else value
+    Option(typeName).map(_.trim.toLowerCase(java.util.Locale.ROOT)).getOrElse("") match {
+      case "specific"  => specific(need(offset, "offset").longValue)
+      case "timestamp" => timestamp(need(timestampMs, "timestamp").longValue)
+      case "oldest"    => oldest()
+      case "upcoming"  => upcoming()
+      case "custom"    => custom(need(kind, "kind"), need(payload, "payload"))
+      case _ => throw StreamctlException(s"Unknown startpoint type '$typeName' (known: ${TypeNames.mkString(", ")})")
+    }
+  }
+
+  // Explicit overloads rather than default arguments: Java callers cannot use Scala defaults.
   def specific(offset: Long): Specific = Specific(offset, now())
   def timestamp(epochMs: Long): Timestamp = Timestamp(epochMs, now())
   def oldest(): Oldest = Oldest(now())

@@ -1,18 +1,15 @@
 package streamctl.startpoint
 
-import com.fasterxml.jackson.databind.JsonNode
-import com.fasterxml.jackson.databind.node.ObjectNode
-
-import streamctl.{Json, StreamctlException}
+import streamctl.StreamctlException
 import streamctl.grouper.TaskName
 import streamctl.metadata.{FileSystemMetadataStore, MetadataStore, StoreLayout}
 import streamctl.system.{SSP, SystemAdmin}
 
 /**
- * What the Python API and the CLI do with startpoints, in the JVM so that the stored JSON,
+ * What the Python API, the CLI and SQL (`CALL streamctl.system.set_startpoint(...)`, see
+ * [[streamctl.spark.StreamctlCatalog]]) do with startpoints, in the JVM so that the stored JSON,
  * validation and resolution exist once. Arguments are plain types (a null partition means
- * every partition, a null task means the SSP-only key) and results are JSON text, so py4j
- * makes one round trip per call whatever the number of startpoints.
+ * every partition, a null task means the SSP-only key); results are [[StartpointEntry]]s.
  *
  * `admin` is optional: without it nothing is resolved (resolution happens when the query
  * restarts); with it, `set` first resolves what it writes, so an offset beyond the end or a
@@ -21,7 +18,7 @@ import streamctl.system.{SSP, SystemAdmin}
  *
  * {{{
  * val commands = new StartpointCommands(store, Some(kafkaAdmin), "/chk/q1/streamctl")
- * commands.set("orders", 3, null, Startpoint.oldest())  // [{"stream":"orders","partition":3,...,"offset":0}]
+ * commands.set("orders", 3, null, Startpoint.oldest())  // Seq(StartpointEntry(key, ..., offset = Some(0)))
  * commands.list()
  * commands.delete("orders", null, null)                 // every startpoint of stream orders
  * }}}
@@ -30,44 +27,44 @@ class StartpointCommands(store: MetadataStore, admin: Option[SystemAdmin], locat
   private val manager = new StartpointManager(store)
 
   /** Writes `startpoint` for the stream's partition (every partition when null), optionally for one task. */
-  def set(stream: String, partition: java.lang.Integer, task: String, startpoint: Startpoint): String = {
+  def set(stream: String, partition: java.lang.Integer, task: String, startpoint: Startpoint): Seq[StartpointEntry] = {
     val (keys, resolved) = planned(stream, partition, task, startpoint)
     store match {
       case fs: FileSystemMetadataStore => fs.ensureWritable()
       case _ =>
     }
     keys.foreach(manager.write(_, startpoint))
-    rows(keys.map(k => entry(k, startpoint, resolved.get(k.ssp))))
+    keys.map(k => StartpointEntry(k, Right(startpoint), resolved.get(k.ssp)))
   }
 
   /** What `set` would write and, when an admin is known, where each partition would start. Writes nothing. */
-  def preview(stream: String, partition: java.lang.Integer, task: String, startpoint: Startpoint): String = {
+  def preview(stream: String, partition: java.lang.Integer, task: String, startpoint: Startpoint): Seq[StartpointEntry] = {
     val (keys, resolved) = planned(stream, partition, task, startpoint)
-    rows(keys.map(k => entry(k, startpoint, resolved.get(k.ssp))))
+    keys.map(k => StartpointEntry(k, Right(startpoint), resolved.get(k.ssp)))
   }
 
-  /** The stored startpoint of one key as JSON (see [[StartpointJson]]), or null. */
-  def get(stream: String, partition: Int, task: String): String =
-    manager.read(StartpointKey(SSP.kafka(stream, partition), Option(task).map(TaskName(_)))).map(StartpointJson.write).orNull
+  /** The stored startpoint of one key. */
+  def get(stream: String, partition: Int, task: String): Option[Startpoint] =
+    manager.read(StartpointKey(SSP.kafka(stream, partition), Option(task).map(TaskName(_))))
 
   /**
    * Every stored startpoint, SSP-only and task-level. A corrupt value is listed with a null
    * startpoint and the parse error as its description, so that it can be seen and deleted
    * (the query refuses to start until it is).
    */
-  def list(): String = rows(stored().map { case (k, sp) => entry(k, sp, None) })
+  def list(): Seq[StartpointEntry] = stored().map { case (k, sp) => StartpointEntry(k, sp, None) }
 
   /**
    * Deletes every stored startpoint of `stream` matching the filters (null: any partition,
    * any task; a task name: only that task's), corrupt ones included, and returns them.
    */
-  def delete(stream: String, partition: java.lang.Integer, task: String): String = {
+  def delete(stream: String, partition: java.lang.Integer, task: String): Seq[StartpointEntry] = {
     val matching = stored().filter { case (k, _) =>
       k.ssp.stream == stream && (partition == null || k.ssp.partition == partition.intValue) &&
         (task == null || k.task.exists(_.name == task))
     }
     matching.foreach { case (k, _) => manager.delete(k) }
-    rows(matching.map { case (k, sp) => entry(k, sp, None) })
+    matching.map { case (k, sp) => StartpointEntry(k, sp, None) }
   }
 
   /** Where the metadata store is, as the user gave it. */
@@ -118,40 +115,14 @@ class StartpointCommands(store: MetadataStore, admin: Option[SystemAdmin], locat
         catch { case e: StreamctlException => Some(Left(e.getMessage)) }
       value.map(key -> _)
     }
+}
 
-  private def entry(key: StartpointKey, startpoint: Startpoint, resolution: Option[Resolution]): ObjectNode =
-    entry(key, Right(startpoint), resolution)
-
-  private def entry(key: StartpointKey, startpoint: Either[String, Startpoint], resolution: Option[Resolution]): ObjectNode = {
-    val node = Json.obj()
-    node.put("key", key.storeKey)
-    node.put("system", key.ssp.system)
-    node.put("stream", key.ssp.stream)
-    node.put("partition", key.ssp.partition)
-    key.task match {
-      case Some(t) => node.put("task", t.name)
-      case None    => node.putNull("task")
-    }
-    startpoint match {
-      case Right(sp) =>
-        node.set[JsonNode]("startpoint", Json.parse(StartpointJson.write(sp), "a startpoint"))
-        node.put("description", sp.describe)
-      case Left(error) =>
-        node.putNull("startpoint")
-        node.put("description", s"corrupt: $error")
-    }
-    resolution.foreach { r =>
-      node.put("offset", r.offset)
-      node.put("endOfPartition", r.beyondData)
-    }
-    node
-  }
-
-  private def rows(entries: Seq[ObjectNode]): String = {
-    val root = Json.obj()
-    root.put("location", location)
-    val arr = root.putArray("startpoints")
-    entries.foreach(e => arr.add(e))
-    Json.write(root)
-  }
+/**
+ * A startpoint under its store key, as the commands report it: `startpoint` is Left(the parse
+ * error) when the stored value is corrupt; `resolution` is where it starts when it was resolved
+ * against Kafka (set or preview with bootstrap servers).
+ */
+final case class StartpointEntry(key: StartpointKey, startpoint: Either[String, Startpoint], resolution: Option[Resolution]) {
+  /** `timestamp 2024-05-01T10:00:00Z`, or `corrupt: <why>`. */
+  def description: String = startpoint.fold(error => s"corrupt: $error", _.describe)
 }

@@ -51,7 +51,7 @@ object StartpointJson {
         case "upcoming"  => Upcoming(created)
         case "custom"    => Custom(string(node, "kind", what), string(node, "payload", what), created)
         case other =>
-          throw StreamctlException(s"Unknown startpoint type '$other' in $what (known: specific, timestamp, oldest, upcoming, custom)")
+          throw StreamctlException(s"Unknown startpoint type '$other' in $what (known: ${TypeNames.mkString(", ")})")
       }
     } catch {
       // A field that parses but breaks a constructor rule (negative offset) is corruption too.

@@ -3,7 +3,7 @@ package streamctl.startpoint
 import org.junit.jupiter.api.Assertions._
 import org.junit.jupiter.api.Test
 
-import streamctl.{Json, StreamctlException}
+import streamctl.StreamctlException
 import streamctl.grouper.TaskName
 import streamctl.metadata.{InMemoryMetadataStore, StoreLayout}
 import streamctl.system.SSP
@@ -17,22 +17,17 @@ class StartpointCommandsTest {
   private val online = new StartpointCommands(store, Some(admin), "mem")
   private val offline = new StartpointCommands(store, None, "mem")
 
-  private def rows(json: String) = {
-    val arr = Json.parse(json, "test").get("startpoints")
-    (0 until arr.size).map(arr.get)
-  }
-
   @Test def setWithoutPartitionCoversEveryPartitionAndSaysWhereEachStarts(): Unit = {
-    val out = rows(online.set("orders", null, null, Startpoint.timestamp(25)))
+    val out = online.set("orders", null, null, Startpoint.timestamp(25))
     assertEquals(Seq(("kafka/orders/0", 2L, false), ("kafka/orders/1", 1L, true)),
-      out.map(r => (r.get("key").asText, r.get("offset").asLong, r.get("endOfPartition").asBoolean)))
+      out.map(e => (e.key.storeKey, e.resolution.get.offset, e.resolution.get.beyondData)))
     assertEquals(Set("kafka/orders/0", "kafka/orders/1"), manager.list().map(_.key.storeKey).toSet)
   }
 
   @Test def previewWritesNothing(): Unit = {
-    val out = rows(online.preview("orders", 1, "Partition 1", Startpoint.oldest()))
-    assertEquals("kafka/orders/1/Partition 1", out.head.get("key").asText)
-    assertEquals(0L, out.head.get("offset").asLong)
+    val out = online.preview("orders", 1, "Partition 1", Startpoint.oldest())
+    assertEquals("kafka/orders/1/Partition 1", out.head.key.storeKey)
+    assertEquals(Some(0L), out.head.resolution.map(_.offset))
     assertEquals(Seq.empty, manager.list())
   }
 
@@ -49,23 +44,32 @@ class StartpointCommandsTest {
     offline.set("orders", 0, null, Startpoint.specific(1))
     offline.set("orders", 0, "Partition 0", Startpoint.oldest())
     offline.set("orders", 1, null, Startpoint.upcoming())
-    assertTrue(offline.get("orders", 0, "Partition 0").contains("\"oldest\""))
-    assertNull(offline.get("orders", 1, "Partition 1"))
-    assertEquals(3, rows(offline.list()).size)
-    assertEquals(Seq("kafka/orders/0/Partition 0"), rows(offline.delete("orders", 0, "Partition 0")).map(_.get("key").asText))
-    assertEquals(Seq("kafka/orders/0", "kafka/orders/1"), rows(offline.delete("orders", null, null)).map(_.get("key").asText))
+    assertTrue(offline.get("orders", 0, "Partition 0").exists(_.isInstanceOf[Startpoint.Oldest]))
+    assertEquals(None, offline.get("orders", 1, "Partition 1"))
+    assertEquals(3, offline.list().size)
+    assertEquals(Seq("kafka/orders/0/Partition 0"), offline.delete("orders", 0, "Partition 0").map(_.key.storeKey))
+    assertEquals(Seq("kafka/orders/0", "kafka/orders/1"), offline.delete("orders", null, null).map(_.key.storeKey))
     assertEquals(Seq.empty, manager.list())
     assertEquals(None, manager.read(SSP.kafka("orders", 0), TaskName("Partition 0")))
+  }
+
+  @Test def aStartpointIsMadeFromItsTypeNameAndFields(): Unit = {
+    assertEquals(Startpoint.Specific(7, 0), Startpoint.of("specific", 7L, null, null, null).asInstanceOf[Startpoint.Specific].copy(creationTimeMs = 0))
+    assertTrue(Startpoint.of(" Oldest ", null, null, null, null).isInstanceOf[Startpoint.Oldest])
+    def err(f: => Any) = assertThrows(classOf[StreamctlException], () => f).getMessage
+    assertEquals("A 'timestamp' startpoint needs 'timestamp'", err(Startpoint.of("timestamp", 7L, null, null, null)))
+    assertEquals("Unknown startpoint type 'latest' (known: specific, timestamp, oldest, upcoming, custom)",
+      err(Startpoint.of("latest", null, null, null, null)))
   }
 
   @Test def aCorruptValueIsListedWithItsErrorAndCanBeDeleted(): Unit = {
     offline.set("orders", 1, null, Startpoint.oldest())
     store.put(StoreLayout.StartpointsNamespace, "kafka/orders/0", "{oops")
-    val listed = rows(offline.list())
-    assertEquals(Seq("kafka/orders/0", "kafka/orders/1"), listed.map(_.get("key").asText))
-    assertTrue(listed.head.get("startpoint").isNull)
-    assertTrue(listed.head.get("description").asText.contains("corrupt: Malformed JSON"), listed.head.toString)
-    assertEquals(Seq("kafka/orders/0"), rows(offline.delete("orders", 0, null)).map(_.get("key").asText))
+    val listed = offline.list()
+    assertEquals(Seq("kafka/orders/0", "kafka/orders/1"), listed.map(_.key.storeKey))
+    assertTrue(listed.head.startpoint.isLeft)
+    assertTrue(listed.head.description.contains("corrupt: Malformed JSON"), listed.head.toString)
+    assertEquals(Seq("kafka/orders/0"), offline.delete("orders", 0, null).map(_.key.storeKey))
     assertEquals(Seq("kafka/orders/1"), manager.list().map(_.key.storeKey))
   }
 }

@@ -1,4 +1,5 @@
-"""The one place Python reaches into the JVM: py4j's view of the driver's classes."""
+"""The one place tooling reaches into the JVM: py4j's view of the driver's classes (classic sessions only;
+the product reaches the JVM through SQL, see streamctl._procedures)."""
 
 from __future__ import annotations
 

@@ -1,4 +1,4 @@
-package streamctl.spark
+package streamctl.locality
 
 import java.nio.file.Files
 
@@ -7,10 +7,9 @@ import org.junit.jupiter.api.Assertions._
 import org.junit.jupiter.api.Test
 
 import streamctl.grouper.TaskName
-import streamctl.locality.{ExecutorId, TaskLocality, TaskLocalityStore}
 import streamctl.metadata.{MetadataStore, StoreLayout}
 
-class LocalityReportTest {
+class LocalityListingTest {
   private val conf = new Configuration()
 
   @Test def listsEverySourcesAssignment(): Unit = {
@@ -20,16 +19,16 @@ class LocalityReportTest {
     new TaskLocalityStore(store, StoreLayout.Source("1").localityKey).save(TaskLocality(Map(TaskName("Partition 0") -> a)))
     new TaskLocalityStore(store, StoreLayout.Source("0").localityKey).save(
       TaskLocality(Map(TaskName("Partition 1") -> a, TaskName("Partition 0") -> ExecutorId("2", "host-b"))))
-    assertEquals(
-      """[{"source":"0","task":"Partition 0","executorId":"2","host":"host-b","location":"executor_host-b_2"},""" +
-        """{"source":"0","task":"Partition 1","executorId":"1","host":"host-a","location":"executor_host-a_1"},""" +
-        """{"source":"1","task":"Partition 0","executorId":"1","host":"host-a","location":"executor_host-a_1"}]""",
-      LocalityReport.describe(root, conf))
+    assertEquals(Seq(
+      LocalityRow("0", "Partition 0", "2", "host-b", "executor_host-b_2"),
+      LocalityRow("0", "Partition 1", "1", "host-a", "executor_host-a_1"),
+      LocalityRow("1", "Partition 0", "1", "host-a", "executor_host-a_1")),
+      LocalityListing.rows(root, conf))
   }
 
   @Test def aQueryWithoutAStoreHasNoAssignment(): Unit = {
     val root = Files.createTempDirectory("locality-report").resolve("never-written").toString
-    assertEquals("[]", LocalityReport.describe(root, conf))
+    assertEquals(Seq.empty, LocalityListing.rows(root, conf))
     assertFalse(Files.exists(java.nio.file.Paths.get(root)), "describing creates nothing")
   }
 }

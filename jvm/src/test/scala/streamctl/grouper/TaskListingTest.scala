@@ -1,4 +1,4 @@
-package streamctl.spark
+package streamctl.grouper
 
 import java.nio.file.Files
 
@@ -6,8 +6,7 @@ import org.apache.hadoop.conf.Configuration
 import org.junit.jupiter.api.Assertions._
 import org.junit.jupiter.api.Test
 
-import streamctl.{Json, StreamctlException}
-import streamctl.grouper.{TaskMapping, TaskName}
+import streamctl.StreamctlException
 import streamctl.locality.{ExecutorId, TaskLocality, TaskLocalityStore}
 import streamctl.metadata.{FileSystemMetadataStore, StoreLayout}
 import streamctl.system.SSP
@@ -24,14 +23,10 @@ class TaskListingTest {
       p0 -> Set(SSP.kafka("orders", 0), SSP.kafka("orders", 2), SSP.kafka("rates", 0)))).toJson)
     store.put("grouper", "mapping-1", TaskMapping(Map("x" -> 1), Map(TaskName("Task 0") -> Set(SSP.kafka("x", 0)))).toJson)
 
-    val rows = Json.parse(TaskListing.json(checkpoint, null, conf), "test")
-    def row(i: Int) = { val r = rows.get(i); (r.get("source").asText, r.get("stream").asText, r.get("partition").asInt, r.get("task").asText) }
     assertEquals(Seq(
       ("0", "orders", 0, "Partition 0"), ("0", "orders", 1, "Partition 1"), ("0", "orders", 2, "Partition 0"),
       ("0", "rates", 0, "Partition 0"), ("0", "rates", 0, "Partition 1"), ("1", "x", 0, "Task 0")),
-      (0 until rows.size).map(row))
-    // An explicit store path reads the same store.
-    assertEquals(TaskListing.json(checkpoint, null, conf), TaskListing.json("/elsewhere", s"$checkpoint/streamctl", conf))
+      TaskListing.rows(s"$checkpoint/streamctl", conf).map(r => (r.source, r.stream, r.partition, r.task)))
   }
 
   @Test def showsTheExecutorHostAffinityAssigned(): Unit = {
@@ -42,14 +37,14 @@ class TaskListingTest {
       p0 -> Set(SSP.kafka("orders", 0)), p1 -> Set(SSP.kafka("orders", 1)))).toJson)
     new TaskLocalityStore(store, StoreLayout.Source("0").localityKey).save(TaskLocality(Map(p1 -> ExecutorId("3", "host-a"))))
 
-    val rows = Json.parse(TaskListing.json(checkpoint, null, conf), "test")
-    assertFalse(rows.get(0).has("executor"), "a task without an assignment has no executor")
-    assertEquals("executor_host-a_3", rows.get(1).get("executor").asText)
+    val rows = TaskListing.rows(s"$checkpoint/streamctl", conf)
+    assertEquals(None, rows(0).executor, "a task without an assignment has no executor")
+    assertEquals(Some("executor_host-a_3"), rows(1).executor)
   }
 
   @Test def aStoreWithoutMappingIsAClearError(): Unit = {
     val empty = Files.createTempDirectory("listing").toString
-    val e = assertThrows(classOf[StreamctlException], () => { TaskListing.json(empty, null, conf); () })
+    val e = assertThrows(classOf[StreamctlException], () => { TaskListing.rows(s"$empty/streamctl", conf); () })
     assertTrue(e.getMessage.contains("No task mapping") && e.getMessage.contains(empty), e.getMessage)
   }
 }

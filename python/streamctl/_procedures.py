@@ -1,0 +1,63 @@
+"""The one way Python reaches streamctl's JVM side: ``CALL streamctl.system.<procedure>(...)``, SQL
+that runs the same in a classic session and over Spark Connect (see the JVM's
+``streamctl.spark.StreamctlCatalog``). Errors come back as :class:`~streamctl.errors.StreamctlException`
+(PySpark's conversion, wrapped once in :mod:`streamctl.errors`).
+"""
+
+from __future__ import annotations
+
+from collections.abc import Mapping
+from typing import Any
+
+from pyspark.sql import DataFrame, Row, SparkSession
+
+from streamctl.errors import StreamctlException
+
+CATALOG = "streamctl"
+CATALOG_CONF = f"spark.sql.catalog.{CATALOG}"
+CATALOG_CLASS = "streamctl.spark.StreamctlCatalog"
+
+
+def call(spark: SparkSession, procedure: str, **args: Any) -> DataFrame:
+    """Runs ``CALL streamctl.system.<procedure>(name => value, ...)`` once (``None`` arguments are
+    left out, so the procedure's default applies; a dict becomes a SQL map) and returns its result.
+    Registers the catalog on the session first when it is not.
+
+    Example::
+
+        call(spark, "describe_tasks", checkpoint="/chk/q1").collect()
+    """
+    values: dict[str, Any] = {}
+    named = []
+    for name, value in args.items():
+        if value is None:
+            continue
+        if isinstance(value, Mapping):
+            markers = []
+            for i, (k, v) in enumerate(value.items()):
+                values[f"p_{name}_k{i}"], values[f"p_{name}_v{i}"] = str(k), str(v)
+                markers += [f":p_{name}_k{i}", f":p_{name}_v{i}"]
+            named.append(f"`{name}` => map({', '.join(markers)})")
+        else:
+            # Values travel as parameters, never spliced into the text; names are quoted (`type`,
+            # `offset` and `timestamp` are SQL keywords).
+            values[f"p_{name}"] = value
+            named.append(f"`{name}` => :p_{name}")
+    _register(spark)
+    return spark.sql(f"CALL {CATALOG}.system.{procedure}({', '.join(named)})", args=values)
+
+
+def rows(spark: SparkSession, procedure: str, **args: Any) -> list[Row]:
+    """:func:`call`, collected."""
+    return call(spark, procedure, **args).collect()
+
+
+def _register(spark: SparkSession) -> None:
+    current = spark.conf.get(CATALOG_CONF, None)
+    if current is None:
+        spark.conf.set(CATALOG_CONF, CATALOG_CLASS)
+    elif current != CATALOG_CLASS:
+        raise StreamctlException(
+            f"Catalog '{CATALOG}' is taken: {CATALOG_CONF} is {current!r}, but streamctl's procedures need "
+            f"{CATALOG_CLASS!r} there"
+        )

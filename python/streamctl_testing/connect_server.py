@@ -1,0 +1,150 @@
+"""A real local Spark Connect server with streamctl's jars, started as its own process (the server
+ships in the pyspark wheel), on a free loopback port.
+
+A Python process that has a classic SparkSession cannot also be a Connect client (pyspark switches
+the whole process to Connect mode), so clients of this server run in processes of their own.
+
+Example::
+
+    from streamctl_testing.connect_server import SparkConnectServer
+
+    with SparkConnectServer() as server:
+        print(server.url)   # sc://127.0.0.1:41234
+        # in another process: SparkSession.builder.remote(server.url).getOrCreate()
+"""
+
+from __future__ import annotations
+
+import os
+import shutil
+import subprocess
+import tempfile
+import time
+from collections.abc import Mapping, Sequence
+from pathlib import Path
+from types import TracebackType
+from typing import Self
+
+import streamctl
+import streamctl_testing
+from streamctl_testing._proc import spawn
+from streamctl_testing.broker import _accepts, _free_port
+
+__all__ = ["SERVER_CLASS", "SparkConnectServer"]
+
+SERVER_CLASS = "org.apache.spark.sql.connect.service.SparkConnectServer"
+_HOST = "127.0.0.1"
+
+
+class SparkConnectServer:
+    """``spark-submit --class SparkConnectServer`` with the streamctl and streamctl-testing jars
+    on ``--jars``, bound to 127.0.0.1 on a free port, logs in a temp dir. Nothing streamctl-specific
+    is set server-side besides the jars: the client helpers register streamctl's SQL catalog
+    themselves. ``conf``: more ``--conf`` settings; ``spark_home``: the pyspark installation whose
+    server to run (default: the one imported here).
+
+    Example::
+
+        with SparkConnectServer(conf={"spark.sql.shuffle.partitions": "2"}) as server:
+            server.url
+    """
+
+    def __init__(
+        self,
+        *,
+        master: str = "local[2]",
+        conf: Mapping[str, str] | None = None,
+        jars: Sequence[Path] | None = None,
+        spark_home: Path | None = None,
+        start_timeout: float = 180.0,
+    ) -> None:
+        self._master = master
+        self._conf = dict(conf or {})
+        self._jars = list(jars) if jars is not None else [*streamctl.jar_paths(), streamctl_testing.jar_path()]
+        self._spark_home = spark_home or _pyspark_home()
+        self._start_timeout = start_timeout
+        self._proc: subprocess.Popen[bytes] | None = None
+        self._work: Path | None = None
+        self._port = 0
+
+    @property
+    def url(self) -> str:
+        """``sc://127.0.0.1:PORT``, for ``SparkSession.builder.remote``."""
+        if not self._port:
+            raise RuntimeError("the Spark Connect server has not been started")
+        return f"sc://{_HOST}:{self._port}"
+
+    @property
+    def log_file(self) -> Path:
+        """The server's driver log (stdout and stderr)."""
+        if self._work is None:
+            raise RuntimeError("the Spark Connect server has not been started")
+        return self._work / "server.log"
+
+    def start(self) -> Self:
+        """Starts the server and waits until it accepts connections; raises with the log's tail
+        when it exits or is not serving within ``start_timeout`` seconds."""
+        self._work = Path(tempfile.mkdtemp(prefix="streamctl-connect-"))
+        self._port = _free_port()
+        conf = {
+            "spark.connect.grpc.binding.address": _HOST,
+            "spark.connect.grpc.binding.port": str(self._port),
+            "spark.ui.enabled": "false",
+            "spark.sql.shuffle.partitions": "2",
+            "spark.driver.memory": "1g",
+            **self._conf,
+        }
+        cmd = [
+            str(self._spark_home / "bin" / "spark-submit"),
+            "--class", SERVER_CLASS,
+            "--master", self._master,
+            "--jars", ",".join(str(j) for j in self._jars),
+            *[arg for k, v in conf.items() for arg in ("--conf", f"{k}={v}")],
+        ]  # fmt: skip
+        env = {**os.environ, "SPARK_HOME": str(self._spark_home), "SPARK_LOCAL_IP": _HOST}
+        with self.log_file.open("ab") as out:
+            self._proc = spawn(cmd, stdout=out, stderr=subprocess.STDOUT, stdin=subprocess.DEVNULL, env=env)
+        deadline = time.monotonic() + self._start_timeout
+        while not _accepts(self._port):
+            if self._proc.poll() is not None:
+                raise RuntimeError(f"the Spark Connect server exited with {self._proc.returncode}:\n{self.log_tail()}")
+            if time.monotonic() > deadline:
+                self.stop()
+                raise RuntimeError(f"the Spark Connect server was not serving after {self._start_timeout:.0f} s")
+            time.sleep(0.2)
+        return self
+
+    def log_tail(self, lines: int = 60) -> str:
+        """The last ``lines`` lines of the server log."""
+        text = self.log_file.read_text(errors="replace") if self.log_file.exists() else ""
+        return "\n".join(text.splitlines()[-lines:])
+
+    def stop(self, timeout: float = 30.0) -> None:
+        """Stops the server (SIGTERM, which runs Spark's shutdown hooks; SIGKILL after ``timeout``)
+        and removes its temp dir."""
+        proc, self._proc = self._proc, None
+        if proc is not None and proc.poll() is None:
+            proc.terminate()
+            try:
+                proc.wait(timeout)
+            except subprocess.TimeoutExpired:
+                proc.kill()
+                proc.wait()
+        if self._work is not None:
+            shutil.rmtree(self._work, ignore_errors=True)
+            self._work = None
+
+    def __enter__(self) -> Self:
+        return self.start()
+
+    def __exit__(
+        self, exc_type: type[BaseException] | None, exc: BaseException | None, tb: TracebackType | None
+    ) -> None:
+        self.stop()
+
+
+def _pyspark_home() -> Path:
+    import pyspark
+
+    return Path(pyspark.__file__).parent
+

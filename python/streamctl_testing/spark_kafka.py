@@ -1,0 +1,52 @@
+"""Spark's own Kafka connector (``spark-sql-kafka-0-10`` 4.2.0 from Maven Central, with the
+kafka-clients 3.9.2 it depends on), fetched once, for tests and benchmarks that run
+``format("kafka")`` beside ``format("streamctl")``.
+
+Example::
+
+    from streamctl_testing.spark_kafka import spark_kafka_jars
+
+    builder.config("spark.jars", ",".join(str(j) for j in spark_kafka_jars()))
+    spark = streamctl.configure_spark(builder).getOrCreate()   # leaves streamctl's kafka-clients out
+"""
+
+from __future__ import annotations
+
+import os
+from pathlib import Path
+
+from streamctl_testing._maven_fetch import fetch_once
+
+SPARK_KAFKA_VERSION = "4.2.0"
+KAFKA_CLIENTS_VERSION = "3.9.2"
+SPARK_KAFKA_LIB_ENV = "STREAMCTL_SPARK_KAFKA_LIB"
+
+_POM_DIR = Path(__file__).resolve().parent / "kafka_connector"
+_MARKER_JAR = f"spark-sql-kafka-0-10_2.13-{SPARK_KAFKA_VERSION}.jar"
+
+
+def spark_kafka_jars() -> list[Path]:
+    """The connector's jars (kafka-clients included), fetched with Maven on first use into
+    ``$STREAMCTL_SPARK_KAFKA_LIB`` or ``${XDG_CACHE_HOME:-~/.cache}/streamctl/spark-sql-kafka-4.2.0``.
+
+    Example::
+
+        [j.name for j in spark_kafka_jars()]
+        # [..., 'kafka-clients-3.9.2.jar', 'spark-sql-kafka-0-10_2.13-4.2.0.jar', ...]
+    """
+    explicit = os.environ.get(SPARK_KAFKA_LIB_ENV)
+    if explicit:
+        lib = Path(explicit).expanduser()
+    else:
+        cache = os.environ.get("XDG_CACHE_HOME") or str(Path.home() / ".cache")
+        lib = Path(cache).expanduser() / "streamctl" / f"spark-sql-kafka-{SPARK_KAFKA_VERSION}"
+    fetch_once(
+        _POM_DIR / "pom.xml",
+        lib,
+        _MARKER_JAR,
+        f"Spark's Kafka connector (spark-sql-kafka-0-10 {SPARK_KAFKA_VERSION})",
+        RuntimeError,
+        env_hint=SPARK_KAFKA_LIB_ENV,
+        settings=_POM_DIR / "settings.xml",
+    )
+    return sorted(lib.glob("*.jar"))

@@ -1,0 +1,82 @@
+"""Every Python entry point (``load()``, ``start()``, ``save()``, the helpers) fails with
+``streamctl.StreamctlException``, a ``pyspark.errors.IllegalArgumentException`` with a ``STREAMCTL_*``
+condition, whose message is the JVM's, first; never a bare Py4J error. A bad option fails the call
+that names it: ``load()`` for the source, ``start()`` for the sink."""
+
+from __future__ import annotations
+
+import pytest
+from pyspark.errors import IllegalArgumentException
+
+import streamctl
+from streamctl import options
+
+pytestmark = pytest.mark.smoke
+
+
+def _write(spark, servers, stream, mode=None, **kafka):
+    writer = spark.createDataFrame([("k", "v" * 1000)], ["key", "value"]).write.format("streamctl")
+    writer = writer.options(**options.sink(servers, stream, kafka=kafka))
+    (writer if mode is None else writer.mode(mode)).save()
+
+
+def test_a_batch_write_failing_on_the_driver_raises_streamctls_error(spark, servers, make_stream):
+    with pytest.raises(streamctl.StreamctlException) as err:
+        _write(spark, servers, make_stream(), acks="maybe")
+    assert str(err.value).startswith("Option 'kafka.acks': Invalid value maybe for configuration acks")
+    assert err.value.getCondition() == "STREAMCTL_ERROR"
+    assert isinstance(err.value, IllegalArgumentException)
+
+
+def test_a_batch_write_failing_in_an_executor_raises_streamctls_error(spark, servers, make_stream):
+    """A record larger than the producer allows fails its send in the writer task; the error is the
+    writer's, not Spark's "Job aborted" wrapping."""
+    stream = make_stream()
+    with pytest.raises(streamctl.StreamctlException) as err:
+        _write(spark, servers, stream, **{"max.request.size": "200"})
+    assert str(err.value).startswith(f"Kafka at {servers} failed while writing to stream '{stream}': RecordTooLarge")
+    assert err.value.getCondition() == "STREAMCTL_ERROR"
+
+
+def test_a_batch_write_takes_the_default_save_mode_and_refuses_overwrite(spark, servers, make_stream):
+    stream = make_stream()
+    _write(spark, servers, stream)  # ErrorIfExists, as Spark's Kafka sink accepts it
+    with pytest.raises(streamctl.StreamctlException, match=r"^Save mode Overwrite is not supported"):
+        _write(spark, servers, stream, mode="overwrite")
+
+
+def test_a_helper_raises_streamctl_exception_with_the_jvm_message(spark, tmp_path):
+    with pytest.raises(streamctl.StreamctlException) as err:
+        streamctl.describe_tasks(spark, checkpoint=str(tmp_path / "never-ran"))
+    assert str(err.value).startswith("No task mapping in the metadata store at ")
+    assert isinstance(err.value, IllegalArgumentException)
+    assert err.value.getCondition() == "STREAMCTL_ERROR"
+
+
+def test_a_bad_source_option_fails_at_load_naming_it(spark, servers, make_stream):
+    stream = make_stream()
+
+    def load(**extra):
+        return spark.readStream.format("streamctl").options(**options.source(servers, [stream]), **extra).load()
+
+    with pytest.raises(streamctl.StreamctlException, match=r"^Unknown option 'max\.record\.per\.batch'"):
+        load(**{"max.record.per.batch": "10"})
+    with pytest.raises(streamctl.StreamctlException, match=r"^Option 'max\.records\.per\.batch'") as err:
+        load(**{"max.records.per.batch": "-1"})
+    assert err.value.getCondition() == "STREAMCTL_ERROR"
+
+
+def test_a_bad_sink_option_fails_at_start_naming_it(spark, servers, make_stream, tmp_path):
+    df = spark.readStream.format("streamctl").options(**options.source(servers, [make_stream()])).load()
+
+    def start(columns, **extra):
+        writer = df.select(*columns).writeStream.format("streamctl").options(**options.sink(servers, make_stream()))
+        return writer.options(**extra).option("checkpointLocation", str(tmp_path / "cp")).start()
+
+    with pytest.raises(streamctl.StreamctlException, match=r"^Option 'kafka\.acks'"):
+        start(["value"], **{"kafka.acks": "maybe"})
+    with pytest.raises(streamctl.StreamctlException, match=r"^Unknown option 'strem'"):
+        start(["value"], strem="x")
+    with pytest.raises(streamctl.StreamctlException, match=r"'value' column"):
+        start(["key"])
+    assert spark.streams.active == []
