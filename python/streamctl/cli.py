@@ -185,7 +185,7 @@ def main(argv: Sequence[str] | None = None) -> int:
     argv = list(sys.argv[1:] if argv is None else argv)
     # The tooling commands take their own options, which argparse here would reject.
     if argv and argv[0] in _TESTING:
-        return _from_testing(argv[0], argv[0], argv[1:])
+        return _from_testing(argv[0], argv[1:])
     args = parser().parse_args(argv)
     from streamctl import _ops
 
@@ -358,7 +358,7 @@ def _startpoints(args: argparse.Namespace) -> int:
 
 
 def _plan_table(rows: list[dict[str, Any]]) -> str:
-    from streamctl.description import columns
+    from streamctl.description import cell, columns
 
     header = ["TOPIC", "PARTITION", "TASK", "CURRENT-OFFSET", "NEW-OFFSET", "STARTPOINT", "NOTE"]
     body = [
@@ -366,8 +366,8 @@ def _plan_table(rows: list[dict[str, Any]]) -> str:
             r["topic"],
             str(r["partition"]),
             r["task"] or "(every task)",
-            "-" if r["current"] is None else str(r["current"]),
-            "-" if r["target"] is None else str(r["target"]),
+            cell(r["current"]),
+            cell(r["target"]),
             r["startpoint"],
             r["note"],
         ]
@@ -393,9 +393,9 @@ def _report(args: argparse.Namespace) -> int:
     return 0
 
 
-def _from_testing(command: str, module: str, argv: Sequence[str]) -> int:
+def _from_testing(command: str, argv: Sequence[str]) -> int:
     """A command that lives in the streamctl-testing distribution (developer tooling a cluster does
-    not install): runs ``streamctl_testing.<module>.main`` when it is installed, else says what to
+    not install): runs ``streamctl_testing.<command>.main`` when it is installed, else says what to
     install and exits 2."""
     try:
         importlib.import_module("streamctl_testing")
@@ -408,5 +408,5 @@ def _from_testing(command: str, module: str, argv: Sequence[str]) -> int:
             file=sys.stderr,
         )
         return 2
-    result: int = importlib.import_module(f"streamctl_testing.{module}").main(list(argv))
+    result: int = importlib.import_module(f"streamctl_testing.{command}").main(list(argv))
     return result

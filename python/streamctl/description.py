@@ -165,7 +165,8 @@ def _instant(ms: int | None) -> str:
     return datetime.fromtimestamp(ms / 1000, UTC).isoformat(timespec="milliseconds").replace("+00:00", "Z")
 
 
-def _cell(v: object) -> str:
+def cell(v: object) -> str:
+    """One table cell: ``-`` for a missing value."""
     return "-" if v is None or v == "" else str(v)
 
 
@@ -204,10 +205,10 @@ def format_table(d: QueryDescription) -> str:
             p.stream,
             str(p.partition),
             p.task,
-            _cell(p.executor),
-            _cell(p.committed),
-            _cell(p.log_end),
-            _cell(p.lag),
+            cell(p.executor),
+            cell(p.committed),
+            cell(p.log_end),
+            cell(p.lag),
             ", ".join(p.pending_startpoints) or "-",
         ]
         if intermediate:
