@@ -25,7 +25,7 @@ from typing import Any
 
 sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
 
-from bench import cli, control_overhead, memory, pipeline, read_throughput, write_throughput
+from bench import cli, control_overhead, memory, pipeline, read_throughput, realtime_latency, write_throughput
 from bench.common import (
     RATIO_HEADER,
     REPORT_HEADER,
@@ -48,7 +48,7 @@ from streamctl_testing import kafka, kafka_broker
 JVM_BENCHES = [
     "ChooserBench", "GrouperBench", "StartpointBench", "ControlBench", "HostAffinityBench", "ReaderPathBench",
 ]
-GROUPS = ("jvm", "read", "write", "control", "pipeline", "memory", "cli")
+GROUPS = ("jvm", "read", "write", "control", "pipeline", "memory", "cli", "realtime")
 R = read_throughput
 COMPARISONS = [
     ("streamctl, tuned", "built-in, tuned"),
@@ -214,6 +214,10 @@ def main() -> int:
         cli_table = cli.run(1 if q else args.cli_reps)  # bench/cli.py: its own broker and query
         results.md += ["## streamctl commands (bench/cli.py)", "", "```", cli_table, "```", ""]
         results.console.append(cli_table)
+    if "realtime" in only:  # bench/realtime_latency.py: its own broker and session
+        rows, header, config = realtime_latency.standalone(["--seconds", "5", "--warmup", "5"] if q else [])
+        results.section("Real-time mode: two-query pipeline end-to-end latency", config, rows, header,
+                        [dict(zip(header, r, strict=True)) for r in rows])
     if only & {"read", "write", "control", "pipeline", "memory"}:
         with tempfile.TemporaryDirectory(prefix="streamctl-bench-") as tmp, kafka_broker() as broker:
             servers = broker.bootstrap_servers

@@ -65,6 +65,7 @@ def sink(
     producer_count: int | None = None,
     end_of_stream_after_available_now: bool | None = None,
     producer_idle_timeout: str | None = None,
+    watermark_interval: str | None = None,
     kafka: Mapping[str, str] | None = None,
 ) -> dict[str, str]:
     """Options of the streamctl sink, which writes topic ``stream``.
@@ -81,7 +82,9 @@ def sink(
     ``Trigger.AvailableNow`` run from ending the stream (for runs repeated on a schedule).
     ``producer_idle_timeout`` (default ``"1min"``; ``"none"`` turns it off): after that long
     without writing a record the query tells readers it is idle, so it no longer holds their
-    watermark back (docs/control-messages.md, "Idle producers")."""
+    watermark back (docs/control-messages.md, "Idle producers"). ``watermark_interval`` (default
+    ``"200ms"``): in real-time mode, how often an intermediate sink checks its query's watermark and
+    sends it on when it advanced (docs/real-time.md)."""
     opts = {"kafka.bootstrap.servers": bootstrap_servers, "topic": stream}
     if intermediate:
         opts["intermediate"] = "true"
@@ -93,6 +96,8 @@ def sink(
         opts["end.of.stream.after.available.now"] = _bool(end_of_stream_after_available_now)
     if producer_idle_timeout is not None:
         opts["producer.idle.timeout"] = producer_idle_timeout
+    if watermark_interval is not None:
+        opts["watermark.interval"] = watermark_interval
     opts.update({f"kafka.{k}": v for k, v in (kafka or {}).items()})
     return opts
 

@@ -37,13 +37,15 @@ final class ControlMessageSender(
     producerName: () => String,
     producerCount: Int,
     idleTimeoutMs: Option[Long],
-    alive: () => Boolean = () => true) extends ControlSink {
+    alive: () => Boolean = () => true,
+    watermarkIntervalMs: Long = 200L) extends ControlSink {
   import ControlMessageSender._
 
   private val startMs = System.currentTimeMillis()
   private var admin: KafkaSystemAdmin = _
   private var closed = false
   private var nextCheck: Option[ScheduledFuture[_]] = None
+  private var watermarkChecks: Option[ScheduledFuture[_]] = None
 
   private lazy val control = new ProducerControl(ControlEncoder.forProducer(producerName(), producerCount),
     idleTimeoutMs, startMs, wire)
@@ -78,6 +80,22 @@ final class ControlMessageSender(
   /** Starts the idle checks of this run (a run that writes nothing still declares itself idle). */
   def start(): Unit = synchronized(schedule())
 
+  override def realTime(watermark: () => Option[Long]): Unit = synchronized {
+    if (watermarkChecks.isEmpty && !closed) watermarkChecks = Some(timer.scheduleWithFixedDelay(
+      (() => watermarkDue(watermark)): Runnable, watermarkIntervalMs, watermarkIntervalMs, TimeUnit.MILLISECONDS))
+  }
+
+  private def watermarkDue(watermark: () => Option[Long]): Unit = synchronized {
+    if (!closed) {
+      if (!alive()) close()
+      else try control.watermarkDue(watermark())
+      catch {
+        case e: Exception => log.warn(s"Sending the watermark of producer '$producer' on stream '$stream' failed " +
+          s"(retried at the next interval): ${e.getMessage}")
+      }
+    }
+  }
+
   override def batchStarted(): Unit = synchronized {
     cancelCheck()
     control.batchStarted()
@@ -95,6 +113,8 @@ final class ControlMessageSender(
 
   override def endOfStream(watermark: Option[Long]): Unit = synchronized {
     cancelCheck()
+    watermarkChecks.foreach(_.cancel(false))
+    watermarkChecks = None
     control.endOfStream(watermark)
     closed = true // nothing more to say after end-of-stream, and no idle check either
   }
@@ -112,6 +132,8 @@ final class ControlMessageSender(
   override def close(): Unit = synchronized {
     closed = true
     cancelCheck()
+    watermarkChecks.foreach(_.cancel(false))
+    watermarkChecks = None
     if (admin != null) {
       admin.close()
       admin = null
@@ -153,11 +175,12 @@ object ControlMessageSender {
   private val log = LoggerFactory.getLogger(classOf[ControlMessageSender])
   private val RetryMs = 10000L
 
-  // One daemon thread for every query's idle checks: each check is a metadata request and at
-  // most one send, and they are rare (one per idle timeout per producer).
+  // One daemon thread for every query's idle and watermark checks: an idle check is a metadata
+  // request and at most one send, and rare (one per idle timeout per producer); a watermark
+  // check reads the readers' recorded states and sends only when the watermark advanced.
   private lazy val timer: ScheduledThreadPoolExecutor = {
     val factory: ThreadFactory = r => {
-      val t = new Thread(r, "streamctl-idle-checks")
+      val t = new Thread(r, "streamctl-control-timer")
       t.setDaemon(true)
       t
     }
@@ -178,6 +201,11 @@ trait ControlSink {
   /** The batch's writers committed; `watermark`: the query's watermark to send downstream if it advanced. */
   def batchCommitted(wroteData: Boolean, watermark: Option[Long]): Unit
   def batchAborted(): Unit
+  /**
+   * Real-time mode: from now on, sends `watermark()` whenever it advanced, checked at the sink's
+   * watermark interval (not only after each batch: a real-time batch lasts minutes).
+   */
+  def realTime(watermark: () => Option[Long]): Unit
   def endOfStream(watermark: Option[Long]): Unit
   /** The run finished its inputs but the stream goes on (a scheduled `Trigger.AvailableNow` run): idle until the next. */
   def runFinished(): Unit

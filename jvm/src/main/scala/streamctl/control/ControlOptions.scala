@@ -28,6 +28,16 @@ object ControlOptions {
   val ProducerIdleTimeout: OptionSpec[Option[Long]] = OptionSpec("producer.idle.timeout", idleTimeout,
     "after this long without writing a record the query tells readers it is idle; none: never", Some(Some(60000L)))
 
+  val WatermarkInterval: OptionSpec[Long] = OptionSpec("watermark.interval", positiveDuration,
+    "real-time mode (trigger(realTime=...)): how often the writing query checks its watermark and sends it when it " +
+      "advanced (micro-batch queries send it after each batch)", Some(200L))
+
+  private def positiveDuration(name: String, v: String): Long = {
+    val ms = Parsers.durationMs(name, v)
+    if (ms <= 0) throw StreamctlException(s"Option '$name' must be longer than zero; got '$v'")
+    ms
+  }
+
   private def idleTimeout(name: String, v: String): Option[Long] =
     if (v.trim.equalsIgnoreCase("none")) None
     else {

@@ -48,6 +48,12 @@ final class ControlResults(store: MetadataStore, val namespace: String) {
       if (ControlResults.seqOf(key).exists(_ < seq)) store.delete(namespace, key)
     }
 
+  /** Results of batches after `seq`: what a run that died mid-batch left (real-time readers record as they read). */
+  def deleteAfter(seq: Long): Unit =
+    store.keys(namespace).foreach { key =>
+      if (ControlResults.seqOf(key).exists(_ > seq)) store.delete(namespace, key)
+    }
+
   def deleteAll(): Unit = store.keys(namespace).foreach(store.delete(namespace, _))
 }
 

@@ -41,6 +41,8 @@ final class ControlStep(
   @volatile private var fresh: Option[(Long, States)] = None
   // The newest position this run has seen (planned, started from or consumed).
   @volatile private var known: Option[SourcePosition] = None
+  // The real-time batch running now: its seq, start states and SSPs.
+  @volatile private var live: Option[(Long, States, Set[SSP])] = None
 
   /**
    * A brand-new query's first position, with the initial control state. Results left by an
@@ -87,6 +89,58 @@ final class ControlStep(
     if (newData) plan.withState(_.copy(control = Some(ControlOffset(prev.seq + 1, after)))) else unchanged
   }
 
+  /**
+   * Real-time mode: the control state of the batch that begins with `plan` (every task reads
+   * open-ended). It gets the next `seq`, under which its readers record their states as they
+   * read ([[upstreamWatermark]] merges them while the batch runs), and starts from the states
+   * after the previous batch. Whether the batch can read anything is known now: nothing can
+   * follow end-of-stream on every SSP.
+   */
+  def beginRealTime(plan: BatchPlan): BatchPlan = {
+    val previous = plan.previous
+    known = Some(previous)
+    if (!hasIntermediateStreams) {
+      report(newData = true, None)
+      return plan
+    }
+    val prev = previous.state.control.getOrElse(ControlOffset.initial)
+    // What a run that died in its batch prev.seq + 1 recorded is not in the offset log: never merge it.
+    results.deleteAfter(prev.seq)
+    val begun = plan.withState(_.copy(control = Some(prev))).end
+    val states = statesAfter(prev) -- begun.starts.valuesIterator.flatMap(_.keys)
+    val ended = allEndOfStream(states, begun.ssps)
+    report(newData = !ended, if (ended) Some(InputsEnded.EndOfStream) else None)
+    live = Some((prev.seq + 1, states, begun.ssps))
+    plan.withState(_.copy(control = Some(ControlOffset(prev.seq + 1, states))))
+  }
+
+  /**
+   * Real-time mode: the end of the batch `started` (the beginning [[beginRealTime]] planned),
+   * given where its readers stopped (`end`, state as begun) and the states they reported with
+   * their positions. The end offset carries the states at the batch's end (merging them again
+   * with what readers recorded under its `seq` changes nothing). A batch that read nothing and
+   * heard nothing ends exactly at `previous`, as Spark's `processAllAvailable` expects.
+   */
+  def endRealTime(previous: SourcePosition, end: SourcePosition, readerStates: Iterable[States]): SourcePosition = {
+    live = None
+    val result =
+      if (!hasIntermediateStreams) { if (end == previous) previous else end }
+      else {
+        val ctl = end.state.control.getOrElse(ControlOffset.initial)
+        val merged = SspControlStates.merge(ctl.states +: readerStates.toSeq)
+        val unchanged = end.withState(_.copy(control = Some(ControlOffset(previous.state.control.fold(0L)(_.seq), merged))))
+        if (unchanged == previous) previous else end.withState(_.copy(control = Some(ControlOffset(ctl.seq, merged))))
+      }
+    known = Some(result)
+    val newData = result != previous
+    if (!hasIntermediateStreams) report(newData, None)
+    else {
+      val states = result.state.control.fold(Map.empty: States)(_.states)
+      report(newData, if (allEndOfStream(states, result.ssps)) Some(InputsEnded.EndOfStream) else None)
+    }
+    result
+  }
+
   /** The control start of `task` in the batch ending at `end`; None when it reads no intermediate SSP. */
   def forTask(end: SourcePosition, task: TaskName): Option[TaskControl] = {
     val own = end.tasks.getOrElse(task, Map.empty).keySet.filter(isIntermediate)
@@ -110,7 +164,13 @@ final class ControlStep(
   override def committed(end: SourcePosition): Unit =
     if (hasIntermediateStreams) results.deleteBefore(end.state.control.fold(0L)(_.seq))
 
-  override def upstreamWatermark: Option[Long] =
+  override def upstreamWatermark: Option[Long] = live match {
+    // A real-time batch is running: what its readers recorded so far, freshly read.
+    case Some((seq, start, ssps)) => watermarkOf(ssps, SspControlStates.merge(start +: results.load(seq).map(_._2)))
+    case None => settledWatermark
+  }
+
+  private def settledWatermark: Option[Long] =
     known.flatMap(o => watermarkOf(o.ssps, statesAfter(o.state.control.getOrElse(ControlOffset.initial))))
 
   def stopped(): Unit = query.foreach(_.sourceStopped())

@@ -75,6 +75,15 @@ final class ProducerControl(
     if (idleDue(nowMs)) sayIdle(nowMs, n)
   }
 
+  /**
+   * Real-time mode, at each watermark interval while a batch writes: sends `watermark` if it
+   * advanced (the data it speaks for was flushed before it became the producer's watermark).
+   */
+  def watermarkDue(watermark: Option[Long]): Unit = watermark match {
+    case Some(w) if lastWatermark.forall(w > _) => sendWatermark(watermark, wire.partitions())
+    case _ =>
+  }
+
   /** The batch failed: nothing is in flight any more. */
   def batchAborted(): Unit = inFlight = false
 

@@ -16,7 +16,8 @@ import streamctl.StreamctlException
  * Rules:
  *  - The watermark sent downstream is the minimum over the query's own event-time watermark
  *    (when it has `withWatermark`) and the upstream watermark of its intermediate inputs;
- *    undefined while any of those is. It goes out after each batch commits.
+ *    undefined while any of those is. It goes out after each batch commits, and in real-time
+ *    mode also whenever it advanced, checked at each sink's watermark interval.
  *  - End-of-stream goes downstream once the inputs have ended and nothing is left to write:
  *    every source found no new data and its inputs ended in the latest planning round, and no
  *    batch has started since (a batch that only flushes state, such as closing windows, still
@@ -27,6 +28,9 @@ import streamctl.StreamctlException
  *    others declare themselves idle until the next run.
  *  - A batch that failed still counts as in flight: its data may be written again by the
  *    retry, so no end-of-stream goes out before that.
+ *  - Real-time mode runs a batch whether or not there is anything to read: a batch whose
+ *    sources all said their inputs ended reads and writes nothing, and does not count as in
+ *    flight.
  *
  * {{{
  * val run = new RunControl("5f0c...", query, release = () => registry.forget(...))
@@ -52,6 +56,7 @@ final class RunControl(
   private var endSent = false
   @volatile private var endWanted = false
   @volatile private var sinkUnknown: Option[String] = None
+  @volatile private var realTime = false
 
   override def addSource(source: ControlSource): Unit = synchronized(sources.update(source, None))
 
@@ -70,10 +75,22 @@ final class RunControl(
         Some(sink)
       }
     }
-    added.foreach {
-      case s: ControlMessageSender => s.start()
-      case _ =>
+    added.foreach { s =>
+      s match {
+        case sender: ControlMessageSender => sender.start()
+        case _ =>
+      }
+      if (realTime) s.realTime(() => producerWatermark())
     }
+  }
+
+  /**
+   * A streamctl source of this query runs in real-time mode: its sinks, whenever added, send the
+   * watermark as it advances (readers record it as they read), not only after each batch.
+   */
+  def realTimeSource(): Unit = {
+    realTime = true
+    currentSinks.foreach(_._1.realTime(() => producerWatermark()))
   }
 
   /** The query's sink could not be set up (bad options): an end request then fails saying `why`. */
@@ -104,8 +121,11 @@ final class RunControl(
   /** A batch is about to write: sinks coming back from idle say so before the writers start. */
   def batchStarted(epoch: Long): Unit = {
     synchronized {
-      inFlight = Some(epoch)
-      sources.keys.foreach(sources.update(_, None))
+      val readsNothing = realTime && sources.nonEmpty && sources.values.forall(_.isDefined)
+      if (!readsNothing) {
+        inFlight = Some(epoch)
+        sources.keys.foreach(sources.update(_, None))
+      }
     }
     currentSinks.foreach(_._1.batchStarted())
   }

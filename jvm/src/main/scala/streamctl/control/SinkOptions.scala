@@ -20,7 +20,7 @@ import streamctl.system.KafkaParams
  * }}}
  */
 final case class SinkOptions(raw: Map[String, String]) {
-  import ControlOptions.{EndOfStreamAfterAvailableNow, ProducerCount, ProducerIdleTimeout, ProducerName}
+  import ControlOptions.{EndOfStreamAfterAvailableNow, ProducerCount, ProducerIdleTimeout, ProducerName, WatermarkInterval}
   import SinkOptions._
 
   private val options = SinkOptions.Registry.parse(raw)
@@ -46,6 +46,7 @@ final case class SinkOptions(raw: Map[String, String]) {
       s"queries its own '${ProducerName.name}', so readers of stream '$stream' can tell them apart")
   val endOfStreamAfterAvailableNow: Boolean = options(EndOfStreamAfterAvailableNow)
   val idleTimeoutMs: Option[Long] = options(ProducerIdleTimeout)
+  val watermarkIntervalMs: Long = options(WatermarkInterval)
 }
 
 object SinkOptions {
@@ -58,10 +59,13 @@ object SinkOptions {
     "accepted as Spark's sink does: a 'headers' column is written whenever there is one", default = false)
 
   private val ControlSpecs = Seq(ControlOptions.ProducerName, ControlOptions.ProducerCount,
-    ControlOptions.EndOfStreamAfterAvailableNow, ControlOptions.ProducerIdleTimeout)
+    ControlOptions.EndOfStreamAfterAvailableNow, ControlOptions.ProducerIdleTimeout, ControlOptions.WatermarkInterval)
 
   val Registry: OptionSet = new OptionSet("writeStream.format(\"streamctl\")",
     Seq(Topic, Intermediate, IncludeHeaders) ++ ControlSpecs,
     passThrough = Seq("kafka."),
-    ignored = Set("path", "checkpointlocation", "queryname")) // Spark adds these itself for every sink
+    // Spark adds the first three itself for every sink; the others are Spark's own writer options
+    // (asynchronous progress tracking, which real-time queries of Spark 4.3 must turn off).
+    ignored = Set("path", "checkpointlocation", "queryname", "asyncprogresstrackingenabled",
+      "asyncprogresstrackingcheckpointintervalms"))
 }

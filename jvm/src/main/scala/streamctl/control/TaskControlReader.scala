@@ -32,6 +32,7 @@ final class TaskControlReader private (val control: TaskControl, intermediate: I
     intermediate.iterator.map(s => s -> new Channel(s, control.startStates.getOrElse(s, ControlState.empty))).toMap
   private var rowWatermark: Long = computeWatermark()
   private var finished = false
+  private var messages = 0L
 
   /** The decoder of `ssp`: control-aware for intermediate SSPs, pass-through for others. */
   def decoderFor(ssp: SSP): EnvelopeDecoder = channels.getOrElse(ssp, EnvelopeDecoder.Identity)
@@ -41,6 +42,12 @@ final class TaskControlReader private (val control: TaskControl, intermediate: I
 
   /** The states of the task's intermediate SSPs now. */
   def state: States = channels.map { case (s, c) => s -> c.state }
+
+  /** How many control messages this reader has applied so far (real-time readers publish their states when it grows). */
+  def applied: Long = messages
+
+  /** Every intermediate SSP of the task is at end-of-stream: nothing more can come on them. */
+  def atEndOfStream: Boolean = SspControlStates.allEndOfStream(channels.keys, s => channels.get(s).map(_.state))
 
   /** Hands the task's bookkeeping to `record` once every range was read to its end, if the batch changed it. */
   def finish(record: States => Unit): Unit = if (!finished) {
@@ -63,6 +70,7 @@ final class TaskControlReader private (val control: TaskControl, intermediate: I
         true
       } else {
         state = state(IntermediateMessage.decodeControl(ssp, e.offset, e.value), ssp, e.offset).state
+        messages += 1
         rowWatermark = computeWatermark()
         false
       }

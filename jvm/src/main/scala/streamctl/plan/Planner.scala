@@ -3,7 +3,7 @@ package streamctl.plan
 import streamctl.Json
 import streamctl.chooser.AdmissionStep
 import streamctl.control.{ControlStep, ControlledQuery, TaskControl}
-import streamctl.grouper.GroupingStep
+import streamctl.grouper.{GroupingStep, TaskName}
 import streamctl.locality.{ExecutorId, LocalityStep, TaskLocalityStore}
 import streamctl.metadata.{MetadataStore, StoreLayout}
 import streamctl.startpoint.StartpointStep
@@ -150,6 +150,48 @@ final class Planner(
     reads
   }
 
+  /**
+   * Real-time mode: plans the batch that begins at `previous` (the previous batch's end). Its
+   * beginnings come from the same steps as a micro-batch's (recreated streams, grouping and
+   * partition growth, startpoints, retention gaps, broker heads), so each takes effect at a
+   * batch boundary; there is no end to plan: each task reads open-ended until Spark ends the
+   * batch, and its readers' positions make the end ([[endRealTime]]). After
+   * `end_of_stream(query)` the batch reads nothing.
+   */
+  def beginRealTime(previous: SourcePosition): RealTimeBatch = {
+    if (control.holdsBack(previous)) return RealTimeBatch(previous, BatchPlan(previous), Seq.empty)
+    val ctx = PlanningContext(streamCheck.ifDue(), None, None, reports.skipped)
+    val begun = control.beginRealTime(chain(begins, BatchPlan(previous), ctx))
+    lastHeads = begun.heads
+    val start = begun.end
+    dataLoss.planned(start)
+    val bootstrap = start.state.chooser.bootstrapHeads ++
+      begun.heads.filter { case (s, _) => options.chooser.isBootstrap(s.stream) && !start.state.chooser.bootstrapHeads.contains(s) }
+    val placement = locality.plan(start.json, start.tasks.keys.toSeq)
+    // A partition held by an expansion is not read; its task reports nothing for it and it ends where it begins.
+    val reads = start.tasks.toSeq.sortBy(_._1).flatMap { case (task, positions) =>
+      val ranges = positions.toSeq.sortBy(_._1).collect { case (ssp, from) if !begun.held.contains(ssp) =>
+        SspRange(ssp, from, Long.MaxValue)
+      }
+      if (ranges.isEmpty) None
+      else Some(TaskRead(task.name, ranges, placement.preferredLocations(task),
+        bootstrap.filter(h => positions.contains(h._1)), control.forTask(start, task)))
+    }
+    RealTimeBatch(previous, begun, reads)
+  }
+
+  /**
+   * Real-time mode: the end of `batch`, from where each task's reader stopped (`readers`, by
+   * task: the next offset of each SSP and, for intermediate SSPs, the control states reached).
+   * A task Spark did not report on ends where it began.
+   */
+  def endRealTime(batch: RealTimeBatch, readers: Map[TaskName, ReaderEnd]): SourcePosition =
+    if (batch.reads.isEmpty) batch.previous
+    else {
+      val end = batch.plan.end((task, ssp, begin) => readers.get(task).flatMap(_.positions.get(ssp)).getOrElse(begin))
+      control.endRealTime(batch.previous, end, readers.values.flatMap(_.control))
+    }
+
   /** Spark committed the batch that ends at `end`. */
   def commit(end: SourcePosition): Unit = (begins ++ ends).foreach(_.committed(end))
 
@@ -184,6 +226,15 @@ final class Planner(
   private def chain(steps: Seq[PlanningStep], plan: BatchPlan, ctx: PlanningContext): BatchPlan =
     steps.foldLeft(plan)((p, step) => step(p, ctx))
 }
+
+/**
+ * A real-time batch as planned: where it begins (`plan`, the beginnings and the state its end
+ * starts from) and what each task reads (open-ended ranges; none after `end_of_stream`).
+ */
+final case class RealTimeBatch(previous: SourcePosition, plan: BatchPlan, reads: Seq[TaskRead])
+
+/** Where one task's real-time reader stopped: per SSP, the next offset; the control states of its intermediate SSPs. */
+final case class ReaderEnd(positions: Map[SSP, Long], control: Option[streamctl.control.SspControlStates.States])
 
 /**
  * One task's read in one batch, as the planner hands it to an executor: the SSP ranges it

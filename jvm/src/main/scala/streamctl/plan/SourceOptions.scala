@@ -67,6 +67,16 @@ final case class SourceOptions(raw: Map[String, String]) {
   val maxRecordsPerBatch: Option[Long] = options.get(MaxOffsetsPerTrigger)
   val minRecordsPerBatch: Option[Long] = options.get(MinOffsetsPerTrigger)
   val maxTriggerDelayMs: Long = options(MaxTriggerDelay)
+
+  /**
+   * Real-time mode reads open-ended: a record budget per batch cannot apply, and ignoring it
+   * silently would read more (or less) than the user asked per checkpoint interval.
+   */
+  def checkRealTime(): Unit =
+    Seq(MaxOffsetsPerTrigger, MinOffsetsPerTrigger, MaxTriggerDelay).find(s => options.isSet(s)).foreach { s =>
+      throw StreamctlException(s"Option '${s.name}' cannot apply in real-time mode (trigger(realTime=...)): " +
+        "its tasks read continuously until the batch duration ends; remove the option")
+    }
   val metadataStorePath: Option[String] = options.get(MetadataStorePath)
   val failOnDataLoss: Boolean = options(FailOnDataLoss)
   val includeHeaders: Boolean = options(IncludeHeaders)

@@ -79,7 +79,7 @@ final class QueryControl private[spark] (
     // A plain sink (format("kafka")'s records) carries no control messages.
     if (options.intermediate) addSink((options.kafka.bootstrapServers, options.stream), options.endOfStreamAfterAvailableNow) {
       new ControlMessageSender(options.kafka, options.stream, () => options.producerName.getOrElse(defaultProducerName),
-        options.producerCount, options.idleTimeoutMs, () => running)
+        options.producerCount, options.idleTimeoutMs, () => running, options.watermarkIntervalMs)
     }
   }
 
@@ -107,6 +107,9 @@ final class QueryControl private[spark] (
 
   /** From the sink, before the batch's writers start. */
   def batchStarted(epoch: Long): Unit = run.batchStarted(epoch)
+
+  /** See [[RunControl.realTimeSource]]. */
+  def realTimeSource(): Unit = run.realTimeSource()
 
   /** From the sink, once the batch's writers committed. */
   def batchCommitted(epoch: Long, wroteData: Boolean): Unit = run.batchCommitted(epoch, wroteData)

@@ -58,7 +58,9 @@ object QueryLookup {
     Option(query.lastProgress) match {
       // No report yet (a run's first batch): a watermark Spark applies proves there is one,
       // restored from the checkpoint after a restart; else it is not known yet.
-      case None => Some(running.flatMap(SparkQueries.batchWatermarkMs(query, _)).filter(_ > 0))
+      case None =>
+        if (SparkQueries.hasEventTimeWatermark(query).contains(false)) None
+        else Some(running.flatMap(SparkQueries.batchWatermarkMs(query, _)).filter(_ > 0))
       case Some(p) =>
         Option(p.eventTime).flatMap(m => Option(m.get("watermark"))).map { text =>
           val reported = Try(Instant.parse(text).toEpochMilli).toOption

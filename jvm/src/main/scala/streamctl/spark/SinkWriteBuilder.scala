@@ -5,6 +5,7 @@ import scala.jdk.CollectionConverters._
 import org.apache.spark.sql.connector.write._
 import org.apache.spark.sql.connector.write.streaming.{StreamingDataWriterFactory, StreamingWrite}
 import org.apache.spark.sql.types._
+import org.apache.spark.streamctl.UpdateAsAppend
 
 import streamctl.StreamctlException
 import streamctl.control.SinkOptions
@@ -15,8 +16,9 @@ import streamctl.system.KafkaSystemAdmin
  * Delivery is at-least-once, as with Spark's Kafka sink: a batch retried after a failure may
  * write some records twice. With `intermediate=true` the query also sends its control
  * messages (watermarks, end-of-stream) to the stream it writes; a plain sink sends none.
+ * Output modes Append and Update (real-time mode's) both just append records.
  */
-final class SinkWriteBuilder(info: LogicalWriteInfo) extends WriteBuilder {
+final class SinkWriteBuilder(info: LogicalWriteInfo) extends WriteBuilder with UpdateAsAppend {
   private val raw = info.options().asCaseSensitiveMap().asScala.toMap
   private val prepared = SinkWrite.prepare(raw, info.schema())
 

@@ -44,6 +44,13 @@ final class SinkDataWriter(f: SinkWriterFactory) extends DataWriter[InternalRow]
   private var records = 0L
   private val callback: Callback = (_: RecordMetadata, e: Exception) => if (e != null && failure == null) failure = e
   private val l = f.layout
+  // A real-time reader of this Spark task flushes an intermediate writer before it lets a
+  // watermark go downstream; a plain stream carries no watermark, so nothing waits on it.
+  private val flushForReader: () => Unit = () => {
+    producer.flush()
+    if (failure != null) throw sendFailed()
+  }
+  private val attempt = if (f.intermediate) TaskWriters.add(flushForReader) else None
 
   override def write(row: InternalRow): Unit = {
     if (failure != null) throw sendFailed()
@@ -103,7 +110,10 @@ final class SinkDataWriter(f: SinkWriterFactory) extends DataWriter[InternalRow]
 
   override def abort(): Unit = ()
 
-  override def close(): Unit = ProducerPool.release(f.kafka, producer, failed = failure != null)
+  override def close(): Unit = {
+    attempt.foreach(TaskWriters.remove(_, flushForReader))
+    ProducerPool.release(f.kafka, producer, failed = failure != null)
+  }
 
   private def sendFailed(): StreamctlException =
     f.kafka.sendFailed(s"writing to ${f.topic.fold("Kafka")(t => s"stream '$t'")}", failure)

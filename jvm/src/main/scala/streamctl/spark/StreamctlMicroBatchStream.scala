@@ -10,8 +10,9 @@ import org.apache.spark.util.SerializableConfiguration
 
 import streamctl.locality.ExecutorId
 import streamctl.metadata.{FileSystemMetadataStore, MetadataStore, StoreLayout}
+import streamctl.grouper.TaskName
 import streamctl.ops.ProgressHistory
-import streamctl.plan.{InitialOffset, Planner, ReaderConfig, SourceOptions, SourcePosition}
+import streamctl.plan.{InitialOffset, Planner, ReaderConfig, RealTimeBatch, SourceOptions, SourcePosition}
 import streamctl.system.KafkaSystemAdmin
 
 /**
@@ -23,7 +24,7 @@ class StreamctlMicroBatchStream(
     options: SourceOptions,
     sourceCheckpoint: String,
     hadoopConf: Configuration)
-  extends MicroBatchStream with SupportsTriggerAvailableNow with ReportsSourceMetrics {
+  extends MicroBatchStream with SupportsTriggerAvailableNow with SupportsRealTimeMode with ReportsSourceMetrics {
 
   private val sc = SparkSession.active.sparkContext
   private val admin = KafkaSystemAdmin(options.kafka)
@@ -44,6 +45,10 @@ class StreamctlMicroBatchStream(
     try new ProgressHistory(history, keys).append(summary) finally history.close()
   }))
 
+  @volatile private var realTime = false
+  // Real-time mode: the batch planned from its start (Spark plans the partitions more than once per batch).
+  private var realTimeBatch: Option[RealTimeBatch] = None
+
   override def initialOffset(): Offset = SourceOffset(planner.initialPosition())
 
   override def getDefaultReadLimit: ReadLimit =
@@ -53,6 +58,8 @@ class StreamctlMicroBatchStream(
     throw new UnsupportedOperationException("streamctl plans batches with latestOffset(start, limit)")
 
   override def latestOffset(start: Offset, limit: ReadLimit): Offset = {
+    // Real-time mode ignores the answer: a batch always runs, planned in planInputPartitions(start).
+    if (realTime) return start
     val previous = position(start)
     val budget = limit match {
       case m: ReadMaxRows => Some(m.maxRows())
@@ -69,6 +76,33 @@ class StreamctlMicroBatchStream(
 
   override def planInputPartitions(start: Offset, end: Offset): Array[InputPartition] =
     planner.planReads(position(start), position(end)).map(TaskInputPartition(_)).toArray
+
+  /** `trigger(realTime=...)`: from now on batches are planned open-ended ([[Planner.beginRealTime]]). */
+  override def prepareForRealTimeMode(): Unit = {
+    options.checkRealTime()
+    realTime = true
+    QueryControlRegistry.current().foreach(_.realTimeSource())
+  }
+
+  override def planInputPartitions(start: Offset): Array[InputPartition] = synchronized {
+    val from = position(start)
+    val batch = realTimeBatch.filter(_.previous == from).getOrElse {
+      val b = planner.beginRealTime(from)
+      realTimeBatch = Some(b)
+      b
+    }
+    batch.reads.map(TaskInputPartition(_)).toArray
+  }
+
+  override def mergeOffsets(offsets: Array[PartitionOffset]): Offset = synchronized {
+    val batch = realTimeBatch.getOrElse(throw new IllegalStateException("mergeOffsets before planInputPartitions"))
+    realTimeBatch = None
+    val readers = offsets.toSeq.map {
+      case t: TaskPartitionOffset => TaskName(t.task) -> t.readerEnd
+      case other => throw new IllegalArgumentException(s"Not a streamctl reader's offset: $other")
+    }.toMap
+    SourceOffset(planner.endRealTime(batch, readers))
+  }
 
   override def createReaderFactory(): PartitionReaderFactory =
     TaskReaderFactory(ReaderConfig(options), reports, storePath, keys.controlNamespace, readerConf)

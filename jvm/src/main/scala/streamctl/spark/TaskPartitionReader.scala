@@ -1,21 +1,32 @@
 package streamctl.spark
 
 import org.apache.spark.sql.catalyst.InternalRow
-import org.apache.spark.sql.connector.read.PartitionReader
+import org.apache.spark.sql.connector.read.streaming.{PartitionOffset, SupportsRealTimeRead}
+import org.apache.spark.sql.connector.read.streaming.SupportsRealTimeRead.RecordStatus
 
 import streamctl.chooser.ChooserFactory
-import streamctl.control.{ControlResults, TaskControlReader}
+import streamctl.control.{ControlResults, SspControlStates, TaskControlReader}
 import streamctl.plan.{ReaderConfig, TaskRead}
-import streamctl.system.{ConsumerPool, EnvelopeDecoder, KafkaTaskReader}
+import streamctl.system.{ConsumerPool, Envelope, EnvelopeDecoder, KafkaTaskReader}
 
 /**
  * Reads one task of one batch on an executor, one way: Kafka reader -> control decoding ->
  * chooser -> row. The consumer comes from the executor's [[ConsumerPool]] and goes back there
  * after a clean read; after a failure it is closed, since its state is unknown. A batch read
  * (`spark.read`) keeps no control bookkeeping: `controlResults` is None.
+ *
+ * Micro-batch mode calls [[next]] until the task's ranges are read. Real-time mode calls
+ * [[nextWithTimeout]] on open-ended ranges until Spark ends the batch, then takes
+ * [[getOffset]] as the task's end. In real-time mode a reader of intermediate streams records
+ * its control states in the metadata store whenever a control message changed them (the
+ * driver's sink sends the upstream watermark on from there, see `control.ControlStep`), after
+ * flushing the query's streamctl writers of this Spark task ([[TaskWriters]]), so that a
+ * watermark never goes downstream ahead of rows written before it; and once every SSP of the
+ * task is at end-of-stream it ends its batch at once (nothing more can come).
  */
 final class TaskPartitionReader(read: TaskRead, config: ReaderConfig, reports: ReaderAccumulator,
-                                controlResults: Option[() => ControlResults]) extends PartitionReader[InternalRow] {
+                                controlResults: Option[() => ControlResults])
+  extends SupportsRealTimeRead[InternalRow] {
   private val (consumer, reused) = ConsumerPool.acquireNoting(config.kafka, read.task)
   reports.ran(read.task, reused) // where the task ran, for host affinity's metrics
   private var healthy = false
@@ -28,23 +39,67 @@ final class TaskPartitionReader(read: TaskRead, config: ReaderConfig, reports: R
     catch { case e: Throwable => ConsumerPool.closeQuietly(consumer); throw e }
   private val converter = new EnvelopeRowConverter(read.task, config.includeHeaders)
   private var current: InternalRow = _
+  private lazy val results = controlResults.map(_())
+  private var published = 0L
+  // Only intermediate SSPs: a plain stream never ends, so such a task never ends its batch early.
+  private val endsOnEndOfStream = control.isDefined && read.ranges.forall(r => config.intermediateStreams.contains(r.ssp.stream))
 
   override def next(): Boolean = {
     val e = reader.next()
     if (e == null) {
-      for (c <- control; results <- controlResults) c.finish(states => results().put(c.control.seq, read.task, states))
+      for (c <- control; r <- results) c.finish(states => r.put(c.control.seq, read.task, states))
       healthy = true
       false
     } else {
-      current = converter.toRow(e, control.fold(-1L)(_.watermarkMs(e.ssp)))
+      emit(e)
       true
     }
   }
+
+  override def nextWithTimeout(timeoutMs: java.lang.Long): RecordStatus =
+    nextWithTimeout(System.currentTimeMillis(), timeoutMs)
+
+  override def nextWithTimeout(startTimeMs: java.lang.Long, timeoutMs: java.lang.Long): RecordStatus = {
+    val deadline = System.currentTimeMillis() + timeoutMs
+    var e: Envelope = null
+    var left = timeoutMs.longValue()
+    // The reader returns early after a control message: record it, and end at end-of-stream.
+    while (e == null && left > 0 && !(endsOnEndOfStream && control.get.atEndOfStream)) {
+      e = reader.nextWithin(left)
+      publishControl()
+      left = deadline - System.currentTimeMillis()
+    }
+    if (e == null) {
+      healthy = true
+      RecordStatus.newStatusWithoutArrivalTime(false)
+    } else {
+      healthy = false
+      emit(e)
+      if (e.timestamp >= 0) RecordStatus.newStatusWithArrivalTimeMs(e.timestamp)
+      else RecordStatus.newStatusWithoutArrivalTime(true)
+    }
+  }
+
+  override def getOffset: PartitionOffset =
+    TaskPartitionOffset(read.task, reader.positions, control.map(c => SspControlStates.write(c.state)))
 
   override def get(): InternalRow = current
 
   override def close(): Unit = {
     reader.close()
     if (healthy) ConsumerPool.release(config.kafka, read.task, consumer) else ConsumerPool.closeQuietly(consumer)
+  }
+
+  private def emit(e: Envelope): Unit = current = converter.toRow(e, control.fold(-1L)(_.watermarkMs(e.ssp)))
+
+  /** Real-time mode: records the task's control states once control messages changed them. */
+  private def publishControl(): Unit = for (c <- control; r <- results) {
+    if (c.applied != published) {
+      published = c.applied
+      // Every row handed to Spark before this call was written already (the writer runs in this
+      // Spark task, row by row); flushing makes sure it reached Kafka before the watermark can go out.
+      TaskWriters.flushCurrent()
+      r.put(c.control.seq, read.task, c.state)
+    }
   }
 }

@@ -9,6 +9,7 @@ import org.slf4j.LoggerFactory
 
 import streamctl.StreamctlException
 import streamctl.chooser.{MessageChooser, TaskChooser}
+import streamctl.system.KafkaTaskReader.PeekIntervalNs
 
 /**
  * Reads exactly the records of a task's SSP ranges, in the order its chooser picks.
@@ -77,6 +78,12 @@ final class KafkaTaskReader(
   private val paused = new Array[Boolean](n)
   // Null unless the chooser needs to hear of progress without envelopes.
   private val task: TaskChooser = chooser match { case t: TaskChooser => t; case _ => null }
+  // Per SSP, the offset of the first record not handed on yet (chosen, or consumed by its
+  // decoder): where reading resumes if it stops now (real-time mode's batch end).
+  private val resumeAt = active.map(_.from)
+  private var lastPollNs = 0L
+  // Records the decoders consumed (control messages): real-time callers act on those at once.
+  private var decoded = 0L
 
   locally {
     consumer.assign(tps.toSeq.asJava)
@@ -110,7 +117,7 @@ final class KafkaTaskReader(
         throw StreamctlException(stuck())
       }
       if (waitingSince < 0) waitingSince = System.nanoTime()
-      poll()
+      poll(100)
       if ((System.nanoTime() - waitingSince) / 1000000L > readWait.ms) {
         val waiting = active.indices.filter(i => !done(i) && !pending(i)).map { i =>
           s"stream '${active(i).ssp.stream}' partition ${active(i).ssp.partition} at offset ${consumer.position(tps(i))} " +
@@ -122,7 +129,45 @@ final class KafkaTaskReader(
     null
   }
 
+  /**
+   * Real-time mode, where ranges are open-ended (`until` = Long.MaxValue): the next envelope in
+   * chooser order among the records that have arrived, waiting up to `timeoutMs` for one;
+   * null when none came in time. Unlike [[next]], the chooser does not wait for every SSP to
+   * offer an envelope (an SSP may get no record for hours); an SSP that has none buffered is
+   * fetched for without blocking first, so a record already at the broker is not overtaken by
+   * one that is merely buffered. Returns null early, too, once a decoder consumed a record and
+   * no envelope is ready: the caller may have something to do about a control message.
+   */
+  def nextWithin(timeoutMs: Long): Envelope = {
+    val deadline = System.nanoTime() + timeoutMs * 1000000L
+    val decodedBefore = decoded
+    while (true) {
+      if (offerAll() > 0 && System.nanoTime() - lastPollNs > PeekIntervalNs) {
+        poll(0)
+        offerAll()
+      }
+      val e = chooser.choose()
+      if (e != null) {
+        val i = slotOf(e.ssp)
+        pending(i) = false
+        resumeAt(i) = e.offset + 1
+        return e
+      }
+      if (!anyNeedsData) throw StreamctlException(stuck())
+      if (decoded != decodedBefore) return null
+      val left = (deadline - System.nanoTime()) / 1000000L
+      if (left <= 0) return null
+      poll(math.min(left, 100L))
+    }
+    null
+  }
+
+  /** Per SSP read, the offset of its first record not handed on yet: where a reader stopping now resumes. */
+  def positions: Map[SSP, Long] = active.indices.map(i => active(i).ssp -> resumeAt(i)).toMap
+
   def close(): Unit = chooser.stop()
+
+  private def anyNeedsData: Boolean = { var i = 0; while (i < n) { if (!done(i) && !pending(i)) return true; i += 1 }; false }
 
   private def stuck(): String = {
     val held = active.indices.filter(pending).map(i => active(i).ssp).mkString(", ")
@@ -165,6 +210,8 @@ final class KafkaTaskReader(
         if (last) finish(i)
         return true
       }
+      resumeAt(i) = r.offset() + 1
+      decoded += 1
       if (last) { finish(i); return true }
       // Consumed without an envelope (a control message): the chooser may be waiting on this SSP's progress.
       if (task != null) task.advancedTo(active(i).ssp, r.offset() + 1)
@@ -180,7 +227,8 @@ final class KafkaTaskReader(
     if (task != null) task.advancedTo(active(i).ssp, until(i))
   }
 
-  private def poll(): Unit = {
+  private def poll(timeoutMs: Long): Unit = {
+    lastPollNs = System.nanoTime()
     val toPause = new java.util.ArrayList[TopicPartition]()
     val toResume = new java.util.ArrayList[TopicPartition]()
     var i = 0
@@ -192,7 +240,7 @@ final class KafkaTaskReader(
     }
     if (!toPause.isEmpty) consumer.pause(toPause)
     if (!toResume.isEmpty) consumer.resume(toResume)
-    val records = try consumer.poll(java.time.Duration.ofMillis(100)) catch {
+    val records = try consumer.poll(java.time.Duration.ofMillis(timeoutMs)) catch {
       case e: OffsetOutOfRangeException => onDataLoss(e); return
     }
     records.partitions().forEach { tp =>
@@ -232,6 +280,8 @@ final class KafkaTaskReader(
       } else KafkaTaskReader.log.warn(s"Stream '${tp.topic()}' partition ${tp.partition()}: offsets $off to ${until(j) - 1} " +
         "are past the broker's end (the partition was truncated after the batch was planned); the next batch continues " +
         "from the broker's end, because option 'failOnDataLoss' is false")
+      // Nothing of this SSP is outstanding: reading resumes past the records that are gone.
+      if (first > off && resumeAt(j) >= off) resumeAt(j) = math.min(first, until(j))
       if (first > off && first < until(j)) consumer.seek(tp, first)
       else finish(j) // nothing of this range is left on the broker
     }
@@ -239,5 +289,7 @@ final class KafkaTaskReader(
 }
 
 object KafkaTaskReader {
+  // Real-time mode fetches for SSPs with nothing buffered at most this often without blocking.
+  private val PeekIntervalNs = 1000000L
   private val log = LoggerFactory.getLogger(classOf[KafkaTaskReader])
 }

@@ -28,6 +28,7 @@ class RunControlTest {
     override def batchStarted(): Unit = calls += "start"
     override def batchCommitted(wroteData: Boolean, ts: Option[Long]): Unit = calls += s"commit $wroteData $ts"
     override def batchAborted(): Unit = calls += "abort"
+    override def realTime(watermark: () => Option[Long]): Unit = calls += "real-time"
     override def endOfStream(ts: Option[Long]): Unit = {
       if (failing) throw StreamctlException(s"broker down: stream '$stream'")
       calls += s"eos $ts"
@@ -58,6 +59,7 @@ class RunControlTest {
     override def batchStarted(): Unit = control.batchStarted()
     override def batchCommitted(wroteData: Boolean, ts: Option[Long]): Unit = control.batchCommitted(nowMs, wroteData, ts)
     override def batchAborted(): Unit = control.batchAborted()
+    override def realTime(watermark: () => Option[Long]): Unit = ()
     override def endOfStream(ts: Option[Long]): Unit = control.endOfStream(ts)
     override def runFinished(): Unit = control.runFinished(nowMs)
     override def close(): Unit = ()

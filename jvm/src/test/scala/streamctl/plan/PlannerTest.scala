@@ -3,7 +3,7 @@ package streamctl.plan
 import org.junit.jupiter.api.Assertions._
 import org.junit.jupiter.api.Test
 
-import streamctl.control.{ControlResults, ControlState, EndOfStreamMessage}
+import streamctl.control.{ControlOffset, ControlResults, ControlState, EndOfStreamMessage}
 import streamctl.grouper.TaskName
 import streamctl.locality.ExecutorId
 import streamctl.metadata.{InMemoryMetadataStore, StoreLayout}
@@ -147,5 +147,50 @@ class PlannerTest {
     assertEquals(reads.map(_.locations.toSeq), replayed.map(_.locations.toSeq), "tasks keep their executors")
     assertEquals(end, again.latestOffset(start, Some(5)), "and planning it again gives the same batch")
     assertEquals(5L, reads.flatMap(_.ranges).map(_.size).sum, "within the budget")
+  }
+
+  @Test def aRealTimeBatchReadsOpenEndedFromItsBeginningsAndEndsWhereItsReadersStopped(): Unit = {
+    write(orders(0), 10); write(orders(1), 10)
+    val q = planner("orders")
+    val start = q.initialPosition()
+    val b1 = q.beginRealTime(start)
+    assertEquals(Map((p0.name, orders(0)) -> (0L, Long.MaxValue), (p1.name, orders(1)) -> (0L, Long.MaxValue)), ranges(b1.reads))
+    // Task 1 was never scheduled (Spark reports no offset for it): it ends where it began.
+    val end1 = q.endRealTime(b1, Map(p0 -> ReaderEnd(Map(orders(0) -> 7L), None)))
+    assertEquals(Map(p0 -> Map(orders(0) -> 7L), p1 -> Map(orders(1) -> 0L)), end1.tasks)
+    q.commit(end1)
+
+    // A batch that read nothing ends exactly where it began (Spark's processAllAvailable waits for that).
+    val b2 = q.beginRealTime(end1)
+    assertSame(end1, q.endRealTime(b2, Map(p0 -> ReaderEnd(Map(orders(0) -> 7L), None), p1 -> ReaderEnd(Map(orders(1) -> 0L), None))))
+
+    // A startpoint waits for the next run, and is then part of the batch's beginnings and end.
+    new StartpointManager(store).write(orders(1), Startpoint.specific(4))
+    assertEquals((0L, Long.MaxValue), ranges(q.beginRealTime(end1).reads)((p1.name, orders(1))), "not in this run")
+    val restarted = planner("orders")
+    val b3 = restarted.beginRealTime(end1)
+    assertEquals((4L, Long.MaxValue), ranges(b3.reads)((p1.name, orders(1))))
+    val end3 = restarted.endRealTime(b3, Map(p1 -> ReaderEnd(Map(orders(1) -> 6L), None)))
+    assertEquals(Map(p1 -> Map(orders(1) -> 4L)), end3.starts, "a replay begins where this batch began")
+    assertEquals(Map(p0 -> Map(orders(0) -> 7L), p1 -> Map(orders(1) -> 6L)), end3.tasks)
+  }
+
+  @Test def aRealTimeEndCarriesTheReadersControlStatesAndNothingIsReadPastEndOfStream(): Unit = {
+    write(mid, 10)
+    val q = planner("mid", "stream.mid.intermediate" -> "true")
+    val start = q.initialPosition()
+    val b1 = q.beginRealTime(start)
+    assertEquals(1L, b1.reads.head.control.get.seq)
+    // A run that died in batch 1 left results the offset log does not hold: they are not merged.
+    new ControlResults(store, keys.controlNamespace).put(2, p0.name, Map(mid -> ControlState.empty(EndOfStreamMessage("p0", 1), mid, 3).state))
+    val ended = ControlState.empty(EndOfStreamMessage("p0", 1), mid, 9).state
+    val end1 = q.endRealTime(b1, Map(p0 -> ReaderEnd(Map(mid -> 10L), Some(Map(mid -> ended)))))
+    assertEquals(Some(ControlOffset(1L, Map(mid -> ended))), end1.state.control)
+    q.commit(end1)
+
+    val b2 = q.beginRealTime(end1)
+    assertEquals(Some(ended), b2.reads.head.control.map(_.startStates(mid)), "the next batch starts from them")
+    assertTrue(new ControlResults(store, keys.controlNamespace).load(2).isEmpty, "the dead run's results are gone")
+    assertSame(end1, q.endRealTime(b2, Map(p0 -> ReaderEnd(Map(mid -> 10L), Some(Map(mid -> ended))))))
   }
 }

@@ -19,6 +19,8 @@ class QueryControlTest {
     override def batchStarted(): Unit = sent += "start"
     override def batchCommitted(wroteData: Boolean, ts: Option[Long]): Unit = watermark(ts)
     override def batchAborted(): Unit = ()
+    var realTime: Option[() => Option[Long]] = None
+    override def realTime(wm: () => Option[Long]): Unit = realTime = Some(wm)
     override def endOfStream(ts: Option[Long]): Unit = { watermark(ts); sent += "eos" }
     override def runFinished(): Unit = sent += "idle"
     var closed = false
@@ -66,6 +68,35 @@ class QueryControlTest {
     q.sourceStopped() // every source of the query calls it
     assertEquals(Seq("start", "wm 10", "wm 15", "eos"), out.sent.toSeq)
     assertTrue(out.closed, "the stopped run closes its sinks")
+  }
+
+  @Test def aRealTimeQuerySendsItsWatermarkBetweenBatchesAndABatchThatReadsNothingHoldsNoEndBack(): Unit = {
+    val a = new Source(Some(10))
+    val q = query(a)
+    val early = new Recorder("early")
+    add(q, early, afterAvailableNow = true)
+    q.realTimeSource()
+    val late = new Recorder("late")
+    add(q, late, afterAvailableNow = true)
+    for (sink <- Seq(early, late)) {
+      assertEquals(Some(10L), sink.realTime.flatMap(_()), "sinks, whenever added, send the query's watermark as it advances")
+    }
+
+    q.sourcePlanned(a, Some(InputsEnded.EndOfStream), newData = false)
+    q.batchStarted(3) // real-time batches run whether or not there is anything to read
+    q.sourceStopped()
+    assertEquals(Seq("start", "wm 10", "eos"), early.sent.toSeq, "a batch whose sources all ended writes nothing")
+
+    val b = new Source(Some(10))
+    val other = query(b)
+    val out = new Recorder("out")
+    add(other, out, afterAvailableNow = true)
+    other.realTimeSource()
+    other.sourcePlanned(b, None, newData = true)
+    other.batchStarted(1)
+    other.sourcePlanned(b, Some(InputsEnded.EndOfStream), newData = false) // its readers heard end-of-stream
+    other.sourceStopped()
+    assertEquals(Seq("start"), out.sent.toSeq, "stopped before its batch committed: its data may come again")
   }
 
   @Test def aFinishedAvailableNowRunEndsOnlySinksThatAgree(): Unit = {

@@ -2,11 +2,13 @@ package org.apache.spark.streamctl
 
 import scala.util.Try
 
+import org.apache.spark.sql.catalyst.plans.logical.EventTimeWatermark
 import org.apache.spark.sql.execution.streaming.runtime.{StreamExecution, StreamingQueryWrapper}
 import org.apache.spark.sql.streaming.StreamingQuery
 
 /**
- * The event-time watermark Spark applies in the batch a query is running, an internal value.
+ * The event-time watermark Spark applies in the batch a query is running, and whether the
+ * query has one at all: internal values.
  *
  * Why: Spark publishes a query's watermark only in its progress reports, and the report of
  * a batch appears after the batch commits. A sink that sends the watermark downstream when
@@ -25,6 +27,16 @@ object SparkQueries {
     execution(query).flatMap(e => Option(e.lastExecution))
       .filter(_.currentBatchId == batchId)
       .map(_.offsetSeqMetadata.batchWatermarkMs)
+  }.toOption.flatten
+
+  /**
+   * Whether the query's plan has an event-time watermark (`withWatermark`); None when not
+   * readable. Before its first progress report, the plan is the only way to know that a query
+   * has no watermark of its own: a real-time query's first report comes only after its first
+   * batch, minutes later, and its sink sends watermarks before that.
+   */
+  def hasEventTimeWatermark(query: StreamingQuery): Option[Boolean] = Try {
+    execution(query).map(_.logicalPlan.exists(_.isInstanceOf[EventTimeWatermark]))
   }.toOption.flatten
 
   /** The engine behind a query handle (the adapters of this package read internals from it). */

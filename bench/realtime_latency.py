@@ -1,0 +1,233 @@
+"""Real-time latency: a two-query pipeline at a fixed input rate, end to end from produce to the
+downstream sink (p50/p99), for streamctl in real-time mode, Spark's Kafka connector in real-time
+mode and both in micro-batch mode; and, for streamctl, the time an upstream watermark takes to
+reach the downstream query's rows.
+
+Every variant runs the same shape: input topic -> query 1 -> middle topic -> query 2 -> output
+topic, one partition each, both queries in one local[2] session (real-time mode holds one slot per
+input partition for the whole batch), default producer settings on both sinks. The input is written
+by `streamctl.bench.RateProducer` (its own JVM; for streamctl framed, as an upstream streamctl
+query writes it) with each record's send time in its key, which both queries pass on; a record's
+latency is its output record's Kafka timestamp (set when query 2's sink sent it) minus that.
+Watermarks (streamctl only) are the producer's clock, sent every 100 ms to the input; query 2
+writes each row's watermark as its value, so a watermark's crossing time is when the first output
+row carrying it was sent minus its value. Query 2's sink is plain (what a user's consumer reads),
+query 1's intermediate (it carries the watermarks on).
+
+    ./build.sh bench --only realtime
+    .venv/bin/python bench/realtime_latency.py --rate 1000 --seconds 20
+"""
+
+from __future__ import annotations
+
+import argparse
+import os
+import sys
+import tempfile
+import time
+from pathlib import Path
+
+from pyspark.sql import DataFrame, SparkSession
+from pyspark.sql import functions as F
+
+sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
+
+from bench.common import bench_session, run_available_now, run_jvm_main, table
+from streamctl import options
+from streamctl_testing import kafka, kafka_broker
+
+REAL_TIME_CONFS = {
+    # Spark admits only its own sinks in real-time mode unless this check is off (docs/real-time.md).
+    "spark.sql.streaming.realTimeMode.allowlistCheck": "false",
+}
+WATERMARK_EVERY_MS = 100
+HEADER = ("pipeline", "measured/expected", "p50 ms", "p99 ms", "watermark p50 ms", "watermark p99 ms")
+VARIANTS = ("streamctl real-time", "kafka real-time", "streamctl micro-batch", "kafka micro-batch")
+
+
+def _trigger(variant: str, batch: str) -> dict[str, object]:
+    return {"realTime": batch} if "real-time" in variant else {"processingTime": "0 seconds"}
+
+
+def _streamctl_query(spark: SparkSession, servers: str, src: str, dst: str, checkpoint: str, variant: str,
+                     batch: str, *, watermark_interval: str, last: bool):
+    rows = (
+        spark.readStream.format("streamctl").options(**options.source(servers, [src], starting_offsets="latest"))
+        .options(**options.intermediate(src)).load()
+    )
+    # The last query writes each row's watermark, for its crossing time, to a plain topic; the
+    # first one writes an intermediate stream, which carries the watermarks on.
+    value = F.coalesce(F.unix_millis("watermark").cast("string"), F.lit("-")) if last else F.col("value")
+    sink = options.sink(servers, dst) if last else options.sink(servers, dst, intermediate=True,
+                                                               watermark_interval=watermark_interval)
+    writer = (
+        rows.select("key", value.alias("value")).writeStream.format("streamctl").options(**sink)
+        .option("checkpointLocation", checkpoint).trigger(**_trigger(variant, batch))  # type: ignore[arg-type]
+    )
+    if "real-time" in variant:
+        writer = writer.outputMode("update").option("asyncProgressTrackingEnabled", "false")
+    return writer.start()
+
+
+def _kafka_query(spark: SparkSession, servers: str, src: str, dst: str, checkpoint: str, variant: str, batch: str):
+    rows = (
+        spark.readStream.format("kafka").option("kafka.bootstrap.servers", servers).option("subscribe", src)
+        .option("startingOffsets", "latest").load()
+    )
+    writer = (
+        rows.select("key", "value").writeStream.format("kafka")
+        .option("kafka.bootstrap.servers", servers).option("topic", dst)
+        .option("checkpointLocation", checkpoint).trigger(**_trigger(variant, batch))  # type: ignore[arg-type]
+    )
+    if "real-time" in variant:
+        writer = writer.outputMode("update")
+    return writer.start()
+
+
+def _output(spark: SparkSession, servers: str, stream: str, checkpoint: str) -> list[tuple[int, str, str]]:
+    """(Kafka timestamp ms, key, value) of every record of the (plain) output topic."""
+    df = spark.readStream.format("streamctl").options(**options.source(servers, [stream], starting_offsets="earliest"))
+    rows: list[tuple[int, str, str]] = []
+
+    def each(batch: DataFrame, _id: int) -> None:
+        rows.extend((r.ts, r.key, r.value) for r in batch.select(
+            F.unix_millis("timestamp").alias("ts"), F.col("key").cast("string").alias("key"),
+            F.col("value").cast("string").alias("value")).collect())
+
+    run_available_now(df.load(), checkpoint, each)
+    return rows
+
+
+def _drain(spark: SparkSession, servers: str, out: str, quiet_s: float = 3.0, limit_s: float = 60.0) -> None:
+    """Waits until the output topic stopped growing for ``quiet_s`` (at most ``limit_s``): a backlog
+    still crossing the pipeline counts in the figures rather than being cut off by stopping it."""
+    deadline, last, since = time.monotonic() + limit_s, -1, time.monotonic()
+    while time.monotonic() < deadline:
+        now = kafka.upcoming_offsets(spark, servers, out).get(0, 0)
+        if now != last:
+            last, since = now, time.monotonic()
+        elif time.monotonic() - since >= quiet_s:
+            return
+        time.sleep(0.5)
+
+
+def _percentile(values: list[int], q: float) -> float:
+    ordered = sorted(values)
+    return float(ordered[min(len(ordered) - 1, int(q * len(ordered)))])
+
+
+def run_variant(spark: SparkSession, servers: str, workdir: str, variant: str, rate: int, seconds: float,
+                warmup: float, batch: str, watermark_interval: str, tag: str = "") -> tuple[str, ...]:
+    tag = variant.replace(" ", "-") + tag
+    src, mid, out = (f"bench-rt-{tag}-{n}" for n in ("in", "mid", "out"))
+    for s in (src, mid, out):
+        kafka.create_stream(spark, servers, s, 1)
+    streamctl = variant.startswith("streamctl")
+    if streamctl:
+        down = _streamctl_query(spark, servers, mid, out, f"{workdir}/{tag}-2", variant, batch,
+                                watermark_interval=watermark_interval, last=True)
+        up = _streamctl_query(spark, servers, src, mid, f"{workdir}/{tag}-1", variant, batch,
+                              watermark_interval=watermark_interval, last=False)
+    else:
+        down = _kafka_query(spark, servers, mid, out, f"{workdir}/{tag}-2", variant, batch)
+        up = _kafka_query(spark, servers, src, mid, f"{workdir}/{tag}-1", variant, batch)
+    try:
+        time.sleep(8)  # both queries start reading (latest offsets) before the first record
+        framing = ["--framed", "--watermark-every-ms", str(WATERMARK_EVERY_MS)] if streamctl else []
+        produced = run_jvm_main("RateProducer", servers, src, "1", str(rate), str(warmup + seconds), "10",
+                                *framing, "--tick-ms", "1", "--linger-ms", "0")
+        started_ms = int(produced.split("started_ms=")[1].split()[0])
+        _drain(spark, servers, out)
+        for q in (up, down):
+            if q.exception() is not None:
+                raise RuntimeError(f"{variant}: {q.exception()}")
+    finally:
+        up.stop()
+        down.stop()
+    records = _output(spark, servers, out, f"{workdir}/{tag}-read")
+    measure_from = started_ms + int(warmup * 1000)
+    latencies, crossed = [], {}
+    for ts, key, wm in records:
+        sent = int(key.partition(":")[0])
+        if measure_from <= sent < measure_from + seconds * 1000:
+            latencies.append(ts - sent)
+        if wm not in ("", "-", None) and measure_from <= int(wm) < measure_from + seconds * 1000:
+            crossed[int(wm)] = min(crossed.get(int(wm), ts), ts)
+    expected = int(rate * seconds)
+    crossing = [t - w for w, t in crossed.items()]
+    row = (
+        variant, f"{len(latencies):,}/{expected:,}",
+        f"{_percentile(latencies, 0.5):.0f}" if latencies else "-",
+        f"{_percentile(latencies, 0.99):.0f}" if latencies else "-",
+        f"{_percentile(crossing, 0.5):.0f}" if crossing else "-",
+        f"{_percentile(crossing, 0.99):.0f}" if crossing else "-",
+    )
+    print("  " + "  ".join(row), flush=True)
+    return row
+
+
+def run(spark: SparkSession, servers: str, workdir: str, rate: int, seconds: float, warmup: float, batch: str,
+        watermark_interval: str, variants: tuple[str, ...] = VARIANTS,
+        ) -> tuple[list[tuple[str, ...]], tuple[str, ...], dict[str, object]]:
+    """Runs every variant; returns its table rows, their header and the run's configuration."""
+    for k, v in REAL_TIME_CONFS.items():
+        spark.conf.set(k, v)
+    print(f"real-time latency: {rate:,} records/s for {seconds:g} s after {warmup:g} s warm-up, 1 partition, "
+          f"real-time batches of {batch}, streamctl watermark.interval {watermark_interval}, "
+          f"input watermark every {WATERMARK_EVERY_MS} ms", flush=True)
+    # One unmeasured short run first: the JIT and Spark's first jobs would otherwise land on
+    # whichever variant runs first.
+    try:
+        run_variant(spark, servers, workdir, variants[0], rate, 5.0, 5.0, batch, watermark_interval, tag="warm-up")
+    except Exception as e:  # noqa: BLE001 - the measured runs report it
+        print(f"  warm-up run failed: {e}", flush=True)
+    rows = []
+    for variant in variants:
+        try:
+            rows.append(run_variant(spark, servers, workdir, variant, rate, seconds, warmup, batch, watermark_interval))
+        # A variant that cannot run (say, Spark's Kafka connector on a Spark it was not built for) is
+        # reported with its error, and the others still run.
+        except Exception as e:  # noqa: BLE001
+            first = str(e).strip().splitlines()[0] if str(e).strip() else type(e).__name__
+            rows.append((variant, "failed: " + first[:100], "-", "-", "-", "-"))
+            print(f"  {variant}: FAILED: {e}", flush=True)
+    config = {"rate_records_per_s": rate, "measured_s": seconds, "warm_up_s": warmup, "partitions": 1,
+              "real_time_batch": batch, "watermark_interval": watermark_interval,
+              "input_watermark_every_ms": WATERMARK_EVERY_MS, "variants": list(variants)}
+    return rows, HEADER, config
+
+
+def parser() -> argparse.ArgumentParser:
+    p = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
+    p.add_argument("--rate", type=int, default=1000, help="records/s written to the pipeline's input")
+    p.add_argument("--seconds", type=float, default=20.0, help="measured part of each run")
+    p.add_argument("--warmup", type=float, default=15.0, help="seconds of input not measured (JIT, first batch)")
+    p.add_argument("--batch", default="30 seconds", help="real-time batch duration (the checkpoint interval)")
+    p.add_argument("--watermark-interval", default="200ms", help="streamctl sink option watermark.interval")
+    p.add_argument("--variants", default=",".join(VARIANTS), help="comma-separated, from: " + ", ".join(VARIANTS))
+    return p
+
+
+def standalone(argv: list[str] | None = None) -> tuple[list[tuple[str, ...]], tuple[str, ...], dict[str, object]]:
+    """Runs the benchmark with its own broker and session (bench/run.py's group 'realtime'); returns
+    what :func:`run` returns."""
+    args = parser().parse_args(argv if argv is not None else [])
+    variants = tuple(v.strip() for v in args.variants.split(",") if v.strip())
+    with tempfile.TemporaryDirectory(prefix="streamctl-bench-rt-") as tmp, kafka_broker() as broker:
+        os.environ.setdefault("SPARK_LOCAL_IP", "127.0.0.1")
+        spark = bench_session()
+        try:
+            return run(spark, broker.bootstrap_servers, tmp, args.rate, args.seconds, args.warmup, args.batch,
+                       args.watermark_interval, variants)
+        finally:
+            spark.stop()
+
+
+def main() -> int:
+    rows, header, _ = standalone(sys.argv[1:])
+    print("\n" + table(rows, header))
+    return 0
+
+
+if __name__ == "__main__":
+    raise SystemExit(main())

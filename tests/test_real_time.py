@@ -1,0 +1,321 @@
+"""Real-time mode (``trigger(realTime=...)``) on a real broker and SparkSession: the streamctl source
+reads continuously, its rows reach the streamctl sink within a batch, and in-band control works
+at record granularity."""
+
+from __future__ import annotations
+
+import json
+import re
+import time
+from collections.abc import Callable, Iterator
+from pathlib import Path
+
+import pytest
+from _real_time_job import REAL_TIME_CONFS, start_copy
+from pyspark.errors import StreamingQueryException
+from pyspark.sql import functions as F
+
+import streamctl
+from streamctl import options
+from streamctl.startpoints import Startpoint, StartpointManager
+from streamctl_testing import control, kafka
+
+from conftest import T0, committed_batches, raw_records, run_job_until
+
+# Spark's default minimum is 5 s; the batch duration is only the checkpoint interval, so tests
+# use short ones where they need batches to end and long ones where they must not.
+SHORT = "2 seconds"
+LONG = "10 minutes"
+
+
+@pytest.fixture
+def real_time(spark) -> Iterator[None]:
+    """Session settings a real-time query with a streamctl sink needs (docs/real-time.md)."""
+    confs = REAL_TIME_CONFS
+    before = {k: spark.conf.get(k, None) for k in confs}
+    for k, v in confs.items():
+        spark.conf.set(k, v)
+    yield
+    for k, v in before.items():
+        if v is None:
+            spark.conf.unset(k)
+        else:
+            spark.conf.set(k, v)
+
+
+def wait_for(what: str, condition: Callable[[], bool], *queries, timeout: float = 120) -> None:
+    """Waits until ``condition()``; fails at once when one of ``queries`` died."""
+    deadline = time.monotonic() + timeout
+    while not condition():
+        for q in queries:
+            if q.exception() is not None:
+                raise q.exception()  # type: ignore[misc]
+        assert time.monotonic() < deadline, what
+        time.sleep(0.2)
+
+
+def user_values(spark, servers: str, stream: str, partition: int = 0) -> list[str]:
+    return [bytes(c).decode() for t, c in raw_records(spark, servers, stream, partition) if t == 0]  # type: ignore[arg-type]
+
+
+def control_shape(spark, servers: str, stream: str, partition: int = 0) -> list[object]:
+    """The control messages of an intermediate partition: ("wm", ms after T0) or the kind's name."""
+    kinds = {2: "eos", 3: "idle", 4: "active"}
+    return [
+        ("wm", c["timestamp"] - T0) if t == 1 else kinds[t]  # type: ignore[index]
+        for t, c in raw_records(spark, servers, stream, partition)
+        if t != 0
+    ]
+
+
+def start_real_time(df, servers: str, out: str, checkpoint, duration: str = LONG, name: str | None = None, **sink):
+    writer = (
+        df.writeStream.format("streamctl")
+        .options(**options.sink(servers, out, **sink))
+        .outputMode("update")
+        .option("checkpointLocation", str(checkpoint))
+        # Spark 4.3 tracks progress asynchronously in real-time mode and admits only its own sinks for it.
+        .option("asyncProgressTrackingEnabled", "false")
+        .trigger(realTime=duration)
+    )
+    if name is not None:
+        writer = writer.queryName(name)
+    return writer.start()
+
+
+def test_a_plain_stream_is_read_continuously_within_one_batch(spark, servers, make_stream, tmp_path, real_time):
+    src, out = make_stream(), make_stream(suffix="out")
+    kafka.produce(spark, servers, src, [b"a0", b"a1", b"a2"])
+    df = (
+        spark.readStream.format("streamctl")
+        .options(**options.source(servers, [src], starting_offsets="earliest"))
+        .load()
+        .select(F.concat_ws(":", F.col("offset").cast("string"), F.col("value").cast("string")).alias("value"))
+    )
+    q = start_real_time(df, servers, out, tmp_path / "cp")
+    try:
+        wait_for("the backlog reaches the sink", lambda: len(user_values(spark, servers, out)) >= 3, q)
+        kafka.produce(spark, servers, src, [b"b3", b"b4"])
+        wait_for("later records reach the sink", lambda: len(user_values(spark, servers, out)) >= 5, q)
+        # Both arrived inside the query's first batch: it lasts ten minutes and none has ended.
+        assert committed_batches(tmp_path / "cp") == 0
+        assert q.exception() is None
+        assert user_values(spark, servers, out) == ["0:a0", "1:a1", "2:a2", "3:b3", "4:b4"]
+    finally:
+        q.stop()
+
+
+def offset_value(df):
+    text = F.concat_ws(":", "stream", F.col("offset").cast("string"), F.col("value").cast("string"))
+    return df.select(text.alias("value"))
+
+
+def test_bootstrap_chooser_order_and_a_startpoint_that_waits_for_the_next_start(
+    spark, servers, make_stream, tmp_path, real_time
+):
+    rates, orders, out = make_stream(suffix="rates"), make_stream(suffix="orders"), make_stream(suffix="out")
+    kafka.produce(spark, servers, orders, [b"o0", b"o1", b"o2", b"o3"])
+    kafka.produce(spark, servers, rates, [b"r0", b"r1", b"r2"])
+    cp = tmp_path / "cp"
+    # Set before the first start: the query begins orders at offset 2.
+    StartpointManager(spark, checkpoint=str(cp)).set(orders, 0, Startpoint.specific(2))
+    df = offset_value(
+        spark.readStream.format("streamctl")
+        .options(**options.source(servers, [rates, orders], starting_offsets="earliest"))
+        .options(**options.bootstrap(rates))
+        .load()
+    )
+    q = start_real_time(df, servers, out, cp, duration=SHORT)
+    try:
+        wait_for("five records reach the sink", lambda: len(user_values(spark, servers, out)) >= 5, q)
+        # One task reads both streams (same partition number); the bootstrap stream goes first.
+        assert user_values(spark, servers, out) == [
+            f"{rates}:0:r0", f"{rates}:1:r1", f"{rates}:2:r2", f"{orders}:2:o2", f"{orders}:3:o3",
+        ]
+        # A startpoint set while the query runs waits for its next start, batch boundaries or not.
+        StartpointManager(spark, checkpoint=str(cp)).set(orders, 0, Startpoint.oldest())
+        before = committed_batches(cp)
+        wait_for("two more batches end", lambda: committed_batches(cp) >= before + 2, q)
+        kafka.produce(spark, servers, orders, [b"o4"])
+        wait_for("o4 reaches the sink", lambda: len(user_values(spark, servers, out)) >= 6, q)
+        assert user_values(spark, servers, out)[5:] == [f"{orders}:4:o4"]
+    finally:
+        q.stop()
+    q = start_real_time(df, servers, out, cp, duration=SHORT)
+    try:
+        wait_for("orders is read again from its oldest record", lambda: len(user_values(spark, servers, out)) >= 11, q)
+        assert user_values(spark, servers, out)[6:] == [f"{orders}:{i}:o{i}" for i in range(5)]
+        wait_for("the applied startpoint is deleted once its batch is committed",
+                 lambda: StartpointManager(spark, checkpoint=str(cp)).list() == [], q)
+    finally:
+        q.stop()
+
+
+def test_new_partitions_are_read_from_the_next_batch(spark, servers, make_stream, tmp_path, real_time):
+    src, out = make_stream(), make_stream(suffix="out")
+    kafka.produce(spark, servers, src, [b"a"])
+    df = offset_value(
+        spark.readStream.format("streamctl")
+        .options(**options.source(servers, [src], starting_offsets="earliest"))
+        .option("partition.check.interval", "1s")
+        .load()
+    )
+    q = start_real_time(df, servers, out, tmp_path / "cp", duration=SHORT)
+    try:
+        wait_for("the first record reaches the sink", lambda: len(user_values(spark, servers, out)) >= 1, q)
+        kafka.grow_stream(spark, servers, src, 2)
+        kafka.produce(spark, servers, src, [b"b"], partitions=[1])
+        wait_for("the new partition's record reaches the sink", lambda: len(user_values(spark, servers, out)) >= 2, q)
+        assert user_values(spark, servers, out) == [f"{src}:0:a", f"{src}:0:b"]
+    finally:
+        q.stop()
+
+
+def with_watermark(df):
+    """Value and the row's watermark (ms after T0, or '-'), as text."""
+    wm = F.coalesce(((F.col("watermark").cast("double") * 1000).cast("long") - F.lit(T0)).cast("string"), F.lit("-"))
+    return df.select(F.concat_ws("|", F.col("value").cast("string"), wm).alias("value"))
+
+
+def test_rows_carry_the_watermark_as_control_messages_arrive_and_end_of_stream_ends_the_query(
+    spark, servers, make_stream, tmp_path, real_time
+):
+    mid, out = make_stream(suffix="mid"), make_stream(suffix="out")
+    df = with_watermark(
+        spark.readStream.format("streamctl")
+        .options(**options.source(servers, [mid], starting_offsets="earliest"))
+        .options(**options.intermediate(mid))
+        .load()
+    )
+    q = start_real_time(df, servers, out, tmp_path / "cp", name=f"rt_{abs(hash(mid))}", watermark_interval="50ms")
+
+    def produce(value: bytes) -> None:
+        control.produce_framed(spark, servers, mid, [value])
+
+    def outputs() -> list[str]:
+        return user_values(spark, servers, out)
+
+    try:
+        produce(b"x1")
+        wait_for("x1", lambda: len(outputs()) >= 1, q)
+        control.send_watermark(spark, servers, mid, "p0", 2, T0 + 10_000)
+        control.send_watermark(spark, servers, mid, "p1", 2, T0 + 20_000)
+        produce(b"x2")
+        wait_for("x2", lambda: len(outputs()) >= 2, q)
+        control.send_watermark(spark, servers, mid, "p0", 2, T0 + 30_000)
+        produce(b"x3")
+        wait_for("x3", lambda: len(outputs()) >= 3, q)
+        # Every row carries the reconciled watermark (the least over both producers) as of its record.
+        assert outputs() == ["x1|-", "x2|10000", "x3|20000"]
+        # The sink sends the query's watermark on at its interval, within the batch.
+        wait_for("the watermark goes downstream", lambda: ("wm", 20_000) in control_shape(spark, servers, out), q)
+        assert committed_batches(tmp_path / "cp") == 0  # all within the first (ten-minute) batch
+        control.send_end_of_stream(spark, servers, mid, "p0", 2)
+        control.send_end_of_stream(spark, servers, mid, "p1", 2)
+        assert q.awaitTermination(180), "the query did not stop at end-of-stream"
+        assert q.exception() is None
+        assert control_shape(spark, servers, out)[-1] == "eos"
+    finally:
+        q.stop()
+
+
+def test_a_bounded_pipeline_of_two_real_time_queries_ends_by_itself(spark, servers, make_stream, tmp_path, real_time):
+    a, b, c = make_stream(suffix="a"), make_stream(suffix="b"), make_stream(suffix="c")
+
+    def stage(src: str, dst: str, name: str):
+        df = (
+            spark.readStream.format("streamctl")
+            .options(**options.source(servers, [src], starting_offsets="earliest"))
+            .options(**options.intermediate(src))
+            .load()
+            .select("value")
+        )
+        name = f"{name}_{abs(hash(a))}"
+        return start_real_time(df, servers, dst, tmp_path / name, name=name, watermark_interval="50ms")
+
+    first, second = stage(a, b, "first"), stage(b, c, "second")
+    try:
+        control.produce_framed(spark, servers, a, [b"v0", b"v1", b"v2"])
+        control.send_watermark(spark, servers, a, "src", 1, T0 + 5_000)
+        control.produce_framed(spark, servers, a, [b"v3"])
+        control.send_end_of_stream(spark, servers, a, "src", 1)
+        assert first.awaitTermination(180), "the first query did not stop at end-of-stream"
+        assert second.awaitTermination(180), "the second query did not stop at end-of-stream"
+        assert first.exception() is None and second.exception() is None
+        shape = control_shape(spark, servers, c)
+        assert user_values(spark, servers, c) == ["v0", "v1", "v2", "v3"]
+        assert ("wm", 5_000) in shape, f"the watermark did not cross both queries: {shape}"
+        assert shape[-1] == "eos"
+    finally:
+        first.stop()
+        second.stop()
+
+
+def last_committed_offset(checkpoint: Path, stream: str) -> int:
+    """The next offset of ``stream`` partition 0 in the offset log of the last committed batch."""
+    last = max(int(p.name) for p in (checkpoint / "commits").iterdir() if p.name.isdigit())
+    source = json.loads((checkpoint / "offsets" / str(last)).read_text().splitlines()[-1])
+    return int(source["tasks"]["Partition 0"][f"kafka/{stream}/0"])
+
+
+def produce_values(spark, servers: str, stream: str, numbers: range) -> None:
+    kafka.produce(spark, servers, stream, [f"v{i}".encode() for i in numbers])
+
+
+def test_a_killed_real_time_query_resumes_from_exactly_the_offsets_it_logged(
+    spark, servers, make_stream, tmp_path, real_time
+):
+    src, out = make_stream(), make_stream(suffix="out")
+    cp = tmp_path / "cp"
+    produce_values(spark, servers, src, range(20))
+    more = []
+
+    def copied_more_within_a_batch() -> bool:
+        """After two committed batches, five more records; killed as soon as they are copied (mid-batch)."""
+        copied = len(user_values(spark, servers, out))
+        if not more and copied >= 20 and committed_batches(cp) >= 2:
+            produce_values(spark, servers, src, range(20, 25))
+            more.append(True)
+        return bool(more) and copied >= 25
+
+    run_job_until(
+        "_real_time_job.py", [servers, src, out, str(cp)], copied_more_within_a_batch, timeout=240,
+        died="the real-time job ended by itself", stuck="the real-time job copied nothing",
+        log=tmp_path / "job.log",
+    )
+    before = user_values(spark, servers, out)
+    resume = last_committed_offset(cp, src)
+    assert before[:25] == [f"{i}:v{i}" for i in range(25)]
+    produce_values(spark, servers, src, range(25, 30))
+    q = start_copy(spark, servers, src, out, str(cp), SHORT)
+    try:
+        expected = len(before) + 30 - resume
+        wait_for("the restarted query copies the rest", lambda: len(user_values(spark, servers, out)) >= expected, q)
+    finally:
+        q.stop()
+    # The restart reads again from the last logged end offset: records after it that the killed
+    # run had written already are written again (at-least-once, as Spark's Kafka sink), none is lost.
+    assert user_values(spark, servers, out)[len(before):] == [f"{i}:v{i}" for i in range(resume, 30)]
+
+
+def test_end_of_stream_takes_effect_at_the_next_batch_boundary(spark, servers, make_stream, tmp_path, real_time):
+    src, out = make_stream(), make_stream(suffix="out")
+    produce_values(spark, servers, src, range(3))
+    source = options.source(servers, [src], starting_offsets="earliest")
+    df = offset_value(spark.readStream.format("streamctl").options(**source).load())
+    q = start_real_time(df, servers, out, tmp_path / "cp", duration=SHORT)
+    wait_for("the records reach the sink", lambda: len(user_values(spark, servers, out)) >= 3, q)
+    streamctl.end_of_stream(q)
+    assert not q.isActive
+    assert control_shape(spark, servers, out)[-1] == "eos"
+
+
+def test_a_record_budget_is_refused_in_real_time_mode(spark, servers, make_stream, tmp_path, real_time):
+    src, out = make_stream(), make_stream(suffix="out")
+    df = spark.readStream.format("streamctl").options(
+        **options.source(servers, [src], max_records_per_batch=100)
+    ).load().select("value")
+    q = start_real_time(df, servers, out, tmp_path / "cp")
+    refused = re.escape("Option 'max.records.per.batch' (100) cannot apply in real-time mode")
+    with pytest.raises(StreamingQueryException, match=refused):
+        q.awaitTermination(120)
