@@ -98,15 +98,18 @@ def _output(spark: SparkSession, servers: str, stream: str, checkpoint: str) -> 
     return rows
 
 
-def _drain(spark: SparkSession, servers: str, out: str, quiet_s: float = 3.0, limit_s: float = 60.0) -> None:
-    """Waits until the output topic stopped growing for ``quiet_s`` (at most ``limit_s``): a backlog
-    still crossing the pipeline counts in the figures rather than being cut off by stopping it."""
-    deadline, last, since = time.monotonic() + limit_s, -1, time.monotonic()
-    while time.monotonic() < deadline:
+def _drain(spark: SparkSession, servers: str, out: str, produced: int, stalled_s: float = 30.0) -> None:
+    """Waits until every produced record reached the (plain) output topic, or it stopped growing for
+    ``stalled_s``: a backlog still crossing the pipeline (say, over a batch boundary) counts in the
+    figures rather than being cut off by stopping the queries."""
+    last, since = -1, time.monotonic()
+    while True:
         now = kafka.upcoming_offsets(spark, servers, out).get(0, 0)
+        if now >= produced:
+            return
         if now != last:
             last, since = now, time.monotonic()
-        elif time.monotonic() - since >= quiet_s:
+        elif time.monotonic() - since >= stalled_s:
             return
         time.sleep(0.5)
 
@@ -137,7 +140,7 @@ def run_variant(spark: SparkSession, servers: str, workdir: str, variant: str, r
         produced = run_jvm_main("RateProducer", servers, src, "1", str(rate), str(warmup + seconds), "10",
                                 *framing, "--tick-ms", "1", "--linger-ms", "0")
         started_ms = int(produced.split("started_ms=")[1].split()[0])
-        _drain(spark, servers, out)
+        _drain(spark, servers, out, int(produced.split("records=")[1].split()[0]))
         for q in (up, down):
             if q.exception() is not None:
                 raise RuntimeError(f"{variant}: {q.exception()}")

@@ -1,4 +1,4 @@
-"""A real-time query that copies a stream to an intermediate stream until killed (used by test_real_time)."""
+"""A real-time query that copies a stream to a plain stream until killed (used by test_real_time)."""
 
 from __future__ import annotations
 

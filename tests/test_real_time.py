@@ -55,7 +55,13 @@ def wait_for(what: str, condition: Callable[[], bool], *queries, timeout: float 
 
 
 def user_values(spark, servers: str, stream: str, partition: int = 0) -> list[str]:
+    """The user records of an intermediate partition (written with ``intermediate=True``)."""
     return [bytes(c).decode() for t, c in raw_records(spark, servers, stream, partition) if t == 0]  # type: ignore[arg-type]
+
+
+def plain_values(spark, servers: str, stream: str, partition: int = 0) -> list[str]:
+    """The values of a plain partition, as any Kafka consumer reads them."""
+    return [v.decode() for v in kafka.read_raw(spark, servers, stream, partition)]
 
 
 def control_shape(spark, servers: str, stream: str, partition: int = 0) -> list[object]:
@@ -83,30 +89,35 @@ def start_real_time(df, servers: str, out: str, checkpoint, duration: str = LONG
     return writer.start()
 
 
-def test_a_plain_stream_is_read_continuously_within_one_batch(spark, servers, make_stream, tmp_path, real_time):
+def test_a_plain_stream_is_read_continuously_within_one_batch_and_written_plain(
+    spark, servers, make_stream, tmp_path, real_time
+):
     src, out = make_stream(), make_stream(suffix="out")
     kafka.produce(spark, servers, src, [b"a0", b"a1", b"a2"])
     df = (
         spark.readStream.format("streamctl")
         .options(**options.source(servers, [src], starting_offsets="earliest"))
         .load()
-        .select(F.concat_ws(":", F.col("offset").cast("string"), F.col("value").cast("string")).alias("value"))
+        .select(F.col("offset").cast("string").alias("key"), F.col("value"))
     )
-    q = start_real_time(df, servers, out, tmp_path / "cp")
+    q = start_real_time(df, servers, out, tmp_path / "cp")  # the plain sink, as format("kafka")
     try:
-        wait_for("the backlog reaches the sink", lambda: len(user_values(spark, servers, out)) >= 3, q)
+        wait_for("the backlog reaches the sink", lambda: len(plain_values(spark, servers, out)) >= 3, q)
         kafka.produce(spark, servers, src, [b"b3", b"b4"])
-        wait_for("later records reach the sink", lambda: len(user_values(spark, servers, out)) >= 5, q)
+        wait_for("later records reach the sink", lambda: len(plain_values(spark, servers, out)) >= 5, q)
         # Both arrived inside the query's first batch: it lasts ten minutes and none has ended.
         assert committed_batches(tmp_path / "cp") == 0
         assert q.exception() is None
-        assert user_values(spark, servers, out) == ["0:a0", "1:a1", "2:a2", "3:b3", "4:b4"]
+        # What any Kafka consumer reads: the key and value as given, no framing, no control messages.
+        assert [(k, v) for k, v, _ in kafka.read_records(spark, servers, out, 0)] == [
+            (b"0", b"a0"), (b"1", b"a1"), (b"2", b"a2"), (b"3", b"b3"), (b"4", b"b4"),
+        ]
     finally:
         q.stop()
 
 
 def offset_value(df):
-    text = F.concat_ws(":", "stream", F.col("offset").cast("string"), F.col("value").cast("string"))
+    text = F.concat_ws(":", "topic", F.col("offset").cast("string"), F.col("value").cast("string"))
     return df.select(text.alias("value"))
 
 
@@ -127,9 +138,9 @@ def test_bootstrap_chooser_order_and_a_startpoint_that_waits_for_the_next_start(
     )
     q = start_real_time(df, servers, out, cp, duration=SHORT)
     try:
-        wait_for("five records reach the sink", lambda: len(user_values(spark, servers, out)) >= 5, q)
+        wait_for("five records reach the sink", lambda: len(plain_values(spark, servers, out)) >= 5, q)
         # One task reads both streams (same partition number); the bootstrap stream goes first.
-        assert user_values(spark, servers, out) == [
+        assert plain_values(spark, servers, out) == [
             f"{rates}:0:r0", f"{rates}:1:r1", f"{rates}:2:r2", f"{orders}:2:o2", f"{orders}:3:o3",
         ]
         # A startpoint set while the query runs waits for its next start, batch boundaries or not.
@@ -137,18 +148,79 @@ def test_bootstrap_chooser_order_and_a_startpoint_that_waits_for_the_next_start(
         before = committed_batches(cp)
         wait_for("two more batches end", lambda: committed_batches(cp) >= before + 2, q)
         kafka.produce(spark, servers, orders, [b"o4"])
-        wait_for("o4 reaches the sink", lambda: len(user_values(spark, servers, out)) >= 6, q)
-        assert user_values(spark, servers, out)[5:] == [f"{orders}:4:o4"]
+        wait_for("o4 reaches the sink", lambda: len(plain_values(spark, servers, out)) >= 6, q)
+        assert plain_values(spark, servers, out)[5:] == [f"{orders}:4:o4"]
     finally:
         q.stop()
     q = start_real_time(df, servers, out, cp, duration=SHORT)
     try:
-        wait_for("orders is read again from its oldest record", lambda: len(user_values(spark, servers, out)) >= 11, q)
-        assert user_values(spark, servers, out)[6:] == [f"{orders}:{i}:o{i}" for i in range(5)]
+        wait_for("orders is read again from its oldest record", lambda: len(plain_values(spark, servers, out)) >= 11, q)
+        assert plain_values(spark, servers, out)[6:] == [f"{orders}:{i}:o{i}" for i in range(5)]
         wait_for("the applied startpoint is deleted once its batch is committed",
                  lambda: StartpointManager(spark, checkpoint=str(cp)).list() == [], q)
     finally:
         q.stop()
+
+
+def chosen_order(spark, servers: str, make_stream, tmp_path, streams: list[str], count: int, *chooser: dict[str, str]):
+    """Starts a real-time query over ``streams`` (backlogs already there, all partitions 0: one task)
+    with the ``chooser`` options; returns ``stream:offset:timestamp-T0`` of the first ``count`` records
+    in the order the task processed them (one writer, one output partition: the sink keeps it)."""
+    out = make_stream(suffix="out")
+    source = options.source(servers, streams, starting_offsets="earliest")
+    reader = spark.readStream.format("streamctl").options(**source)
+    for opts in chooser:
+        reader = reader.options(**opts)
+    ts = (F.unix_millis("timestamp") - F.lit(T0)).cast("string")
+    df = reader.load().select(F.concat_ws(":", "topic", F.col("offset").cast("string"), ts).alias("value"))
+    q = start_real_time(df, servers, out, tmp_path / "cp", duration=SHORT)
+    try:
+        wait_for(f"{count} records reach the sink", lambda: len(plain_values(spark, servers, out)) >= count, q)
+        return plain_values(spark, servers, out)
+    finally:
+        q.stop()
+
+
+def streams_of(order: list[str]) -> list[str]:
+    return [v.split(":")[0] for v in order]
+
+
+def test_time_aligned_chooser_merges_streams_in_timestamp_order(spark, servers, make_stream, tmp_path, real_time):
+    dense, sparse = make_stream(suffix="dense"), make_stream(suffix="sparse")
+    # Distinct timestamps, the dense stream three times as dense: round-robin would interleave them 1:1.
+    dense_ts = [T0 + 2 * i for i in range(30)]
+    sparse_ts = [T0 + 6 * i + 1 for i in range(10)]
+    kafka.produce(spark, servers, dense, [b"d"] * 30, timestamps=dense_ts)
+    kafka.produce(spark, servers, sparse, [b"s"] * 10, timestamps=sparse_ts)
+
+    order = chosen_order(spark, servers, make_stream, tmp_path, [dense, sparse], 40, options.time_aligned())
+
+    assert [int(v.split(":")[2]) for v in order] == sorted(t - T0 for t in dense_ts + sparse_ts)
+
+
+def test_batching_chooser_reads_runs_of_one_partition(spark, servers, make_stream, tmp_path, real_time):
+    a, b = make_stream(suffix="a"), make_stream(suffix="b")
+    kafka.produce(spark, servers, a, [b"a"] * 6)
+    kafka.produce(spark, servers, b, [b"b"] * 6)
+
+    order = streams_of(chosen_order(spark, servers, make_stream, tmp_path, [a, b], 12, options.batch_size(3)))
+
+    # Runs of three of one partition, alternating (round-robin alone would alternate record by record).
+    runs = [order[i : i + 3] for i in range(0, 12, 3)]
+    assert all(len(set(r)) == 1 for r in runs), order
+    assert [r[0] for r in runs] in ([a, b, a, b], [b, a, b, a]), order
+
+
+def test_a_user_chooser_class_orders_the_task(spark, servers, make_stream, tmp_path, real_time):
+    first, second = make_stream(suffix="first"), make_stream(suffix="second")
+    kafka.produce(spark, servers, first, [b"f"] * 4)
+    kafka.produce(spark, servers, second, [b"s"] * 4)
+
+    # The example chooser (streamctl-testing) prefers streams in the order of its option 'order'.
+    example = options.chooser_class("streamctl.testing.examples.StreamOrderChooser", {"order": f"{second},{first}"})
+    order = streams_of(chosen_order(spark, servers, make_stream, tmp_path, [first, second], 8, example))
+
+    assert order == [second] * 4 + [first] * 4
 
 
 def test_new_partitions_are_read_from_the_next_batch(spark, servers, make_stream, tmp_path, real_time):
@@ -162,11 +234,11 @@ def test_new_partitions_are_read_from_the_next_batch(spark, servers, make_stream
     )
     q = start_real_time(df, servers, out, tmp_path / "cp", duration=SHORT)
     try:
-        wait_for("the first record reaches the sink", lambda: len(user_values(spark, servers, out)) >= 1, q)
+        wait_for("the first record reaches the sink", lambda: len(plain_values(spark, servers, out)) >= 1, q)
         kafka.grow_stream(spark, servers, src, 2)
         kafka.produce(spark, servers, src, [b"b"], partitions=[1])
-        wait_for("the new partition's record reaches the sink", lambda: len(user_values(spark, servers, out)) >= 2, q)
-        assert user_values(spark, servers, out) == [f"{src}:0:a", f"{src}:0:b"]
+        wait_for("the new partition's record reaches the sink", lambda: len(plain_values(spark, servers, out)) >= 2, q)
+        assert plain_values(spark, servers, out) == [f"{src}:0:a", f"{src}:0:b"]
     finally:
         q.stop()
 
@@ -187,7 +259,8 @@ def test_rows_carry_the_watermark_as_control_messages_arrive_and_end_of_stream_e
         .options(**options.intermediate(mid))
         .load()
     )
-    q = start_real_time(df, servers, out, tmp_path / "cp", name=f"rt_{abs(hash(mid))}", watermark_interval="50ms")
+    q = start_real_time(df, servers, out, tmp_path / "cp", name=f"rt_{abs(hash(mid))}", intermediate=True,
+                        watermark_interval="50ms")
 
     def produce(value: bytes) -> None:
         control.produce_framed(spark, servers, mid, [value])
@@ -231,7 +304,8 @@ def test_a_bounded_pipeline_of_two_real_time_queries_ends_by_itself(spark, serve
             .select("value")
         )
         name = f"{name}_{abs(hash(a))}"
-        return start_real_time(df, servers, dst, tmp_path / name, name=name, watermark_interval="50ms")
+        return start_real_time(df, servers, dst, tmp_path / name, name=name, intermediate=True,
+                               watermark_interval="50ms")
 
     first, second = stage(a, b, "first"), stage(b, c, "second")
     try:
@@ -272,7 +346,7 @@ def test_a_killed_real_time_query_resumes_from_exactly_the_offsets_it_logged(
 
     def copied_more_within_a_batch() -> bool:
         """After two committed batches, five more records; killed as soon as they are copied (mid-batch)."""
-        copied = len(user_values(spark, servers, out))
+        copied = len(plain_values(spark, servers, out))
         if not more and copied >= 20 and committed_batches(cp) >= 2:
             produce_values(spark, servers, src, range(20, 25))
             more.append(True)
@@ -283,19 +357,19 @@ def test_a_killed_real_time_query_resumes_from_exactly_the_offsets_it_logged(
         died="the real-time job ended by itself", stuck="the real-time job copied nothing",
         log=tmp_path / "job.log",
     )
-    before = user_values(spark, servers, out)
+    before = plain_values(spark, servers, out)
     resume = last_committed_offset(cp, src)
     assert before[:25] == [f"{i}:v{i}" for i in range(25)]
     produce_values(spark, servers, src, range(25, 30))
     q = start_copy(spark, servers, src, out, str(cp), SHORT)
     try:
         expected = len(before) + 30 - resume
-        wait_for("the restarted query copies the rest", lambda: len(user_values(spark, servers, out)) >= expected, q)
+        wait_for("the restarted query copies the rest", lambda: len(plain_values(spark, servers, out)) >= expected, q)
     finally:
         q.stop()
     # The restart reads again from the last logged end offset: records after it that the killed
     # run had written already are written again (at-least-once, as Spark's Kafka sink), none is lost.
-    assert user_values(spark, servers, out)[len(before):] == [f"{i}:v{i}" for i in range(resume, 30)]
+    assert plain_values(spark, servers, out)[len(before):] == [f"{i}:v{i}" for i in range(resume, 30)]
 
 
 def test_end_of_stream_takes_effect_at_the_next_batch_boundary(spark, servers, make_stream, tmp_path, real_time):
@@ -303,7 +377,7 @@ def test_end_of_stream_takes_effect_at_the_next_batch_boundary(spark, servers, m
     produce_values(spark, servers, src, range(3))
     source = options.source(servers, [src], starting_offsets="earliest")
     df = offset_value(spark.readStream.format("streamctl").options(**source).load())
-    q = start_real_time(df, servers, out, tmp_path / "cp", duration=SHORT)
+    q = start_real_time(df, servers, out, tmp_path / "cp", duration=SHORT, intermediate=True)
     wait_for("the records reach the sink", lambda: len(user_values(spark, servers, out)) >= 3, q)
     streamctl.end_of_stream(q)
     assert not q.isActive
@@ -316,6 +390,6 @@ def test_a_record_budget_is_refused_in_real_time_mode(spark, servers, make_strea
         **options.source(servers, [src], max_records_per_batch=100)
     ).load().select("value")
     q = start_real_time(df, servers, out, tmp_path / "cp")
-    refused = re.escape("Option 'max.records.per.batch' (100) cannot apply in real-time mode")
+    refused = re.escape("Option 'maxOffsetsPerTrigger' cannot apply in real-time mode")
     with pytest.raises(StreamingQueryException, match=refused):
         q.awaitTermination(120)

@@ -8,9 +8,9 @@ import org.apache.spark.sql.connector.read.{InputPartition, PartitionReaderFacto
 import org.apache.spark.sql.connector.read.streaming._
 import org.apache.spark.util.SerializableConfiguration
 
+import streamctl.grouper.TaskName
 import streamctl.locality.ExecutorId
 import streamctl.metadata.{FileSystemMetadataStore, MetadataStore, StoreLayout}
-import streamctl.grouper.TaskName
 import streamctl.ops.ProgressHistory
 import streamctl.plan.{InitialOffset, Planner, ReaderConfig, RealTimeBatch, SourceOptions, SourcePosition}
 import streamctl.system.KafkaSystemAdmin
