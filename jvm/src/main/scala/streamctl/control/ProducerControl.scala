@@ -53,10 +53,15 @@ final class ProducerControl(
   private var inFlight = false
   private var lastDataMs = startMs
   private var lastCheckMs = startMs
+  // The partition count asked for during the running batch (0: not asked yet). Its writers
+  // write only the partitions there were when it started, so a real-time batch's watermarks
+  // need not ask again each interval; the commit asks afresh (new partitions catch up there).
+  private var batchPartitions = 0
 
   /** A batch is about to write (on the driver, before its writers start). */
   def batchStarted(): Unit = {
     inFlight = true
+    batchPartitions = 0
     if (idle) {
       val n = wire.partitions()
       wire.send(messages.active(lastWatermark), 0 until n, "active")
@@ -80,7 +85,9 @@ final class ProducerControl(
    * advanced (the data it speaks for was flushed before it became the producer's watermark).
    */
   def watermarkDue(watermark: Option[Long]): Unit = watermark match {
-    case Some(w) if lastWatermark.forall(w > _) => sendWatermark(watermark, wire.partitions())
+    case Some(w) if lastWatermark.forall(w > _) =>
+      if (batchPartitions == 0) batchPartitions = wire.partitions()
+      sendWatermark(watermark, batchPartitions)
     case _ =>
   }
 

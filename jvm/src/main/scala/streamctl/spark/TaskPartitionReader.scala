@@ -5,7 +5,7 @@ import org.apache.spark.sql.connector.read.streaming.{PartitionOffset, SupportsR
 import org.apache.spark.sql.connector.read.streaming.SupportsRealTimeRead.RecordStatus
 
 import streamctl.chooser.ChooserFactory
-import streamctl.control.{ControlResults, SspControlStates, TaskControlReader}
+import streamctl.control.{ControlResults, ControlStatePublisher, SspControlStates, TaskControlReader}
 import streamctl.plan.{ReaderConfig, TaskRead}
 import streamctl.system.{ConsumerPool, Envelope, EnvelopeDecoder, KafkaTaskReader}
 
@@ -40,9 +40,13 @@ final class TaskPartitionReader(read: TaskRead, config: ReaderConfig, reports: R
   private val converter = new EnvelopeRowConverter(read.task, config.includeHeaders)
   private var current: InternalRow = _
   private lazy val results = controlResults.map(_())
+  // Real-time mode: the store writes go off this thread, so reading never waits for them.
+  private lazy val publisher = results.map(new ControlStatePublisher(_, read.task))
   private var published = 0L
   // Only intermediate SSPs: a plain stream never ends, so such a task never ends its batch early.
   private val endsOnEndOfStream = control.isDefined && read.ranges.forall(r => config.intermediateStreams.contains(r.ssp.stream))
+  // Whether every SSP is at end-of-stream; changes only with a control message (publishControl).
+  private var ended = endsOnEndOfStream && control.get.atEndOfStream
 
   override def next(): Boolean = {
     val e = reader.next()
@@ -60,24 +64,27 @@ final class TaskPartitionReader(read: TaskRead, config: ReaderConfig, reports: R
     nextWithTimeout(System.currentTimeMillis(), timeoutMs)
 
   override def nextWithTimeout(startTimeMs: java.lang.Long, timeoutMs: java.lang.Long): RecordStatus = {
+    // Only a failure leaves the consumer in a state unknown to the pool; a batch that Spark
+    // ends after any call (record or not) leaves it positioned and reusable for the next.
+    healthy = false
     val deadline = System.currentTimeMillis() + timeoutMs
     var e: Envelope = null
     var left = timeoutMs.longValue()
     // The reader returns early after a control message: record it, and end at end-of-stream.
-    while (e == null && left > 0 && !(endsOnEndOfStream && control.get.atEndOfStream)) {
+    while (e == null && left > 0 && !ended) {
       e = reader.nextWithin(left)
       publishControl()
       left = deadline - System.currentTimeMillis()
     }
-    if (e == null) {
-      healthy = true
-      RecordStatus.newStatusWithoutArrivalTime(false)
-    } else {
-      healthy = false
-      emit(e)
-      if (e.timestamp >= 0) RecordStatus.newStatusWithArrivalTimeMs(e.timestamp)
-      else RecordStatus.newStatusWithoutArrivalTime(true)
-    }
+    val status =
+      if (e == null) RecordStatus.newStatusWithoutArrivalTime(false)
+      else {
+        emit(e)
+        if (e.timestamp >= 0) RecordStatus.newStatusWithArrivalTimeMs(e.timestamp)
+        else RecordStatus.newStatusWithoutArrivalTime(true)
+      }
+    healthy = true
+    status
   }
 
   override def getOffset: PartitionOffset =
@@ -86,6 +93,7 @@ final class TaskPartitionReader(read: TaskRead, config: ReaderConfig, reports: R
   override def get(): InternalRow = current
 
   override def close(): Unit = {
+    publisher.foreach(_.close())
     reader.close()
     if (healthy) ConsumerPool.release(config.kafka, read.task, consumer) else ConsumerPool.closeQuietly(consumer)
   }
@@ -93,13 +101,14 @@ final class TaskPartitionReader(read: TaskRead, config: ReaderConfig, reports: R
   private def emit(e: Envelope): Unit = current = converter.toRow(e, control.fold(-1L)(_.watermarkMs(e.ssp)))
 
   /** Real-time mode: records the task's control states once control messages changed them. */
-  private def publishControl(): Unit = for (c <- control; r <- results) {
+  private def publishControl(): Unit = control.foreach { c =>
     if (c.applied != published) {
       published = c.applied
-      // Every row handed to Spark before this call was written already (the writer runs in this
-      // Spark task, row by row); flushing makes sure it reached Kafka before the watermark can go out.
-      TaskWriters.flushCurrent()
-      r.put(c.control.seq, read.task, c.state)
+      ended = endsOnEndOfStream && c.atEndOfStream
+      // Every row handed to Spark before this call was sent already (the writer runs in this
+      // Spark task, row by row); flushing its writers before the store write makes sure those
+      // rows reached Kafka before the watermark can go out.
+      publisher.foreach(_.publish(c.control.seq, c.state, TaskWriters.ofCurrent()))
     }
   }
 }

@@ -15,7 +15,8 @@ import org.apache.spark.TaskContext
  *
  * {{{
  * val registered = TaskWriters.add(flush)   // writer opened, in its Spark task
- * TaskWriters.flushCurrent()                // reader, before recording its control states
+ * val flushAll = TaskWriters.ofCurrent()    // reader, in the same Spark task
+ * flushAll()                                // any thread, before recording its control states
  * registered.foreach(TaskWriters.remove(_, flush)) // writer closed
  * }}}
  */
@@ -31,9 +32,14 @@ object TaskWriters {
   def remove(attempt: Long, flush: () => Unit): Unit =
     byAttempt.computeIfPresent(attempt, (_, l) => { l.remove(flush); if (l.isEmpty) null else l })
 
-  /** Flushes the writers of the current Spark task attempt. */
-  def flushCurrent(): Unit = Option(TaskContext.get()).foreach { t =>
-    val writers = byAttempt.get(t.taskAttemptId())
-    if (writers != null) writers.forEach(f => f())
+  /**
+   * Flushes the writers of the current Spark task attempt open now, when called (from any
+   * thread: a producer's flush is thread-safe).
+   */
+  def ofCurrent(): () => Unit = Option(TaskContext.get()).flatMap(t => Option(byAttempt.get(t.taskAttemptId()))) match {
+    case Some(writers) =>
+      val now = writers.toArray(Array.empty[() => Unit])
+      () => now.foreach(f => f())
+    case None => () => ()
   }
 }

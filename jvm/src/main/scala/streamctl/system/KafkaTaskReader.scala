@@ -142,7 +142,9 @@ final class KafkaTaskReader(
     val deadline = System.nanoTime() + timeoutMs * 1000000L
     val decodedBefore = decoded
     while (true) {
-      if (offerAll() > 0 && System.nanoTime() - lastPollNs > PeekIntervalNs) {
+      // Peeking matters only when another SSP's envelope could be chosen ahead of what is at
+      // the broker; with nothing offered, the blocking poll below fetches anyway.
+      if (offerAll() > 0 && anyPending && System.nanoTime() - lastPollNs > PeekIntervalNs) {
         poll(0)
         offerAll()
       }

@@ -13,7 +13,8 @@ class ProducerControlTest {
   private final class FakeStream(var count: Int) extends ProducerControl.Wire {
     val received = mutable.Map.empty[Int, mutable.ArrayBuffer[String]]
     var failNext = false
-    override def partitions(): Int = count
+    var asked = 0
+    override def partitions(): Int = { asked += 1; count }
     override def send(value: Array[Byte], to: Range, what: String): Unit = {
       if (failNext) { failNext = false; throw StreamctlException(s"broker down sending $what") }
       val shown = IntermediateMessage.decodeControl(SSP.kafka("mid", 0), 0, value) match {
@@ -48,6 +49,25 @@ class ProducerControlTest {
     stream.count = 6
     c.endOfStream(Some(200)) // a retry after a failure elsewhere: readers count a producer once
     assertEquals(Seq("wm 200", "eos"), stream.at(5), "end-of-stream reaches the partitions there are when it is sent")
+  }
+
+  @Test def realTimeWatermarksAskThePartitionCountOncePerBatch(): Unit = {
+    val stream = new FakeStream(2)
+    val c = new ProducerControl(messages, idleTimeoutMs = None, startMs = 0, stream)
+    c.batchStarted()
+    c.watermarkDue(Some(100))
+    c.watermarkDue(Some(100)) // not advanced: nothing sent
+    c.watermarkDue(Some(150))
+    assertEquals(Seq("wm 100", "wm 150"), stream.at(1))
+    assertEquals(1, stream.asked, "the batch's writers write the partitions there were when it started")
+    stream.count = 3 // grew while the batch ran: its writers do not write partition 2
+    c.watermarkDue(Some(200))
+    assertEquals(Seq(), stream.at(2))
+    c.batchCommitted(10, wroteData = true, watermark = Some(200))
+    assertEquals(Seq("wm 200"), stream.at(2), "the commit asks afresh: the new partition catches up")
+    c.batchStarted()
+    c.watermarkDue(Some(300))
+    assertEquals(Seq("wm 200", "wm 300"), stream.at(2), "the next batch asks again")
   }
 
   @Test def aProducerWithNothingToWriteSaysSoAndComesBackBeforeItsNextData(): Unit = {

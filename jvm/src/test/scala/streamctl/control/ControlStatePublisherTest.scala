@@ -1,0 +1,67 @@
+package streamctl.control
+
+import java.util.concurrent.{CountDownLatch, TimeUnit}
+
+import scala.collection.mutable
+
+import org.junit.jupiter.api.Assertions._
+import org.junit.jupiter.api.Test
+
+import streamctl.metadata.{InMemoryMetadataStore, StoreLayout}
+import streamctl.system.SSP
+
+class ControlStatePublisherTest {
+  private val mid = SSP.kafka("mid", 0)
+  private val results = new ControlResults(new InMemoryMetadataStore, StoreLayout.Source("0").controlNamespace)
+
+  private def watermark(ts: Long): SspControlStates.States =
+    Map(mid -> ControlState.empty(WatermarkMessage("up", 1, ts), mid, ts).state)
+
+  private def recorded(seq: Long): Option[Long] =
+    results.load(seq).headOption.flatMap(_._2.get(mid)).flatMap(_.watermark)
+
+  private def eventually(what: String)(condition: => Boolean): Unit = {
+    val deadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(60)
+    while (!condition) {
+      assertTrue(System.nanoTime() < deadline, what)
+      Thread.sleep(5)
+    }
+  }
+
+  @Test def theNewestStatesAreWrittenAfterTheWritersFlushedAndTheReaderNeverWaits(): Unit = {
+    val p = new ControlStatePublisher(results, "Partition 0")
+    val events = mutable.ArrayBuffer.empty[String]
+    val (flushing, release) = (new CountDownLatch(1), new CountDownLatch(1))
+    // The first flush blocks (a slow broker): publishing must not, and later states replace each other.
+    p.publish(1, watermark(10), () => {
+      flushing.countDown()
+      release.await(60, TimeUnit.SECONDS)
+      events.synchronized(events += "flush 10")
+    })
+    assertTrue(flushing.await(60, TimeUnit.SECONDS))
+    p.publish(1, watermark(20), () => events.synchronized(events += "flush 20"))
+    p.publish(1, watermark(30), () => events.synchronized(events += "flush 30"))
+    assertEquals(None, recorded(1), "nothing is written before its flush returned")
+    release.countDown()
+    eventually("the newest states are written")(recorded(1).contains(30L))
+    assertEquals(Seq("flush 10", "flush 30"), events.synchronized(events.toSeq), "states replaced while a write ran are skipped")
+  }
+
+  @Test def statesWhoseFlushFailedAreNotWrittenAndCloseDropsWhatIsPending(): Unit = {
+    val p = new ControlStatePublisher(results, "Partition 0")
+    val tried = new CountDownLatch(1)
+    p.publish(2, watermark(10), () => { tried.countDown(); throw new IllegalStateException("send failed") })
+    assertTrue(tried.await(60, TimeUnit.SECONDS))
+    Thread.sleep(200)
+    assertEquals(None, recorded(2), "a flush that failed: its states are not written")
+    val (flushing, release) = (new CountDownLatch(1), new CountDownLatch(1))
+    p.publish(2, watermark(20), () => { flushing.countDown(); release.await(60, TimeUnit.SECONDS) })
+    assertTrue(flushing.await(60, TimeUnit.SECONDS))
+    p.publish(2, watermark(30), () => ())
+    p.close()
+    release.countDown()
+    eventually("the running write completes")(recorded(2).contains(20L))
+    Thread.sleep(200)
+    assertEquals(Some(20L), recorded(2), "what was pending at close is dropped (the end offset carries the final states)")
+  }
+}
