@@ -198,6 +198,18 @@ def test_time_aligned_chooser_merges_streams_in_timestamp_order(spark, servers, 
     assert [int(v.split(":")[2]) for v in order] == sorted(t - T0 for t in dense_ts + sparse_ts)
 
 
+def test_priority_chooser_reads_the_high_tier_first(spark, servers, make_stream, tmp_path, real_time):
+    backfill, live = make_stream(suffix="backfill"), make_stream(suffix="live")
+    kafka.produce(spark, servers, backfill, [b"b"] * 5)
+    kafka.produce(spark, servers, live, [b"l"] * 5)
+
+    order = streams_of(chosen_order(spark, servers, make_stream, tmp_path, [backfill, live], 10,
+                                    options.priority(live, 10)))
+
+    # One task reads both (partitions 0): the backfill waits while the live stream has records.
+    assert order == [live] * 5 + [backfill] * 5
+
+
 def test_batching_chooser_reads_runs_of_one_partition(spark, servers, make_stream, tmp_path, real_time):
     a, b = make_stream(suffix="a"), make_stream(suffix="b")
     kafka.produce(spark, servers, a, [b"a"] * 6)
