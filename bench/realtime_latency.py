@@ -43,7 +43,7 @@ REAL_TIME_CONFS = {
 }
 WATERMARK_EVERY_MS = 100
 HEADER = ("pipeline", "measured/expected", "p50 ms", "p99 ms", "watermark p50 ms", "watermark p99 ms")
-# The second streamctl variant sends the watermark on more often than the default (200 ms): the
+# The second streamctl variant sends the watermark on more often than the default (50 ms): the
 # crossing time is about half the interval plus the path, so it shows the path's own cost.
 FAST_WATERMARK = "watermark.interval 20ms"
 VARIANTS = (
@@ -228,7 +228,7 @@ def parser() -> argparse.ArgumentParser:
     p.add_argument("--seconds", type=float, default=20.0, help="measured part of each run")
     p.add_argument("--warmup", type=float, default=15.0, help="seconds of input not measured (JIT, first batch)")
     p.add_argument("--batch", default="30 seconds", help="real-time batch duration (the checkpoint interval)")
-    p.add_argument("--watermark-interval", default="200ms", help="streamctl sink option watermark.interval")
+    p.add_argument("--watermark-interval", default="50ms", help="streamctl sink option watermark.interval (the default)")
     p.add_argument("--hops", action="store_true", help="also print each query's share of the latency (diagnostic)")
     p.add_argument("--variants", default=",".join(VARIANTS), help="comma-separated, from: " + ", ".join(VARIANTS))
     return p

@@ -83,7 +83,7 @@ def sink(
     ``producer_idle_timeout`` (default ``"1min"``; ``"none"`` turns it off): after that long
     without writing a record the query tells readers it is idle, so it no longer holds their
     watermark back (docs/control-messages.md, "Idle producers"). ``watermark_interval`` (default
-    ``"200ms"``): in real-time mode, how often an intermediate sink checks its query's watermark and
+    ``"50ms"``): in real-time mode, how often an intermediate sink checks its query's watermark and
     sends it on when it advanced (docs/real-time.md)."""
     opts = {"kafka.bootstrap.servers": bootstrap_servers, "topic": stream}
     if intermediate:

@@ -30,7 +30,7 @@ object ControlOptions {
 
   val WatermarkInterval: OptionSpec[Long] = OptionSpec("watermark.interval", positiveDuration,
     "real-time mode (trigger(realTime=...)): how often the writing query checks its watermark and sends it when it " +
-      "advanced (micro-batch queries send it after each batch)", Some(200L))
+      "advanced (micro-batch queries send it after each batch); each check reads the metadata store", Some(50L))
 
   private def positiveDuration(name: String, v: String): Long = {
     val ms = Parsers.durationMs(name, v)
