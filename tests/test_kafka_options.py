@@ -5,13 +5,14 @@ minOffsetsPerTrigger. The row-for-row comparison with Spark's own connector: tes
 from __future__ import annotations
 
 import json
+import re
 import time
 
 import pytest
 from pyspark.sql import functions as F
 from pyspark.sql.types import ArrayType, BinaryType, IntegerType, StringType, StructField, StructType
 
-from streamctl import Startpoint, StartpointManager
+from streamctl import Startpoint, StartpointManager, StreamctlException
 from streamctl_testing import kafka
 
 from conftest import run_available_now
@@ -157,6 +158,9 @@ def test_assign_reads_only_the_given_partitions(spark, servers, make_stream, tmp
         (2, "Partition 2"),
     ]
     assert {r.partition for r in _read(spark, servers, assign=assign).collect()} == {0, 2}
+    missing = f"Partition 5 of stream '{s}' does not exist (option 'assign'): it has 3 partitions (0..2)"
+    with pytest.raises(StreamctlException, match=re.escape(missing)):
+        _read(spark, servers, assign=json.dumps({s: [0, 5]})).collect()
 
 
 def test_subscribe_pattern_picks_up_a_topic_created_while_running(spark, servers, make_stream):

@@ -136,7 +136,11 @@ def test_errors_name_the_problem(spark, servers, make_stream, tmp_path):
     cp = str(tmp_path / "cp")
     where = ["--checkpoint", cp, "--bootstrap-servers", servers]
     done = cli("startpoints", "reset", *where, "--topic", f"{stream}:3", "--to-earliest")
-    assert done.returncode == 1 and f"Partition 3 of topic '{stream}' does not exist" in done.stderr
+    missing = f"Partition 3 of stream '{stream}' does not exist (startpoints reset): it has 1 partition (0)"
+    assert done.returncode == 1 and missing in done.stderr, done.stderr
+    done = cli("startpoints", "reset", "--checkpoint", cp, "--topic", f"{stream}:0,-1", "--to-earliest")
+    negative = f"Partition -1 of stream '{stream}' does not exist (startpoints reset): partitions are numbered from 0"
+    assert done.returncode == 1 and negative in done.stderr, done.stderr
     done = cli("startpoints", "reset", *where, "--topic", stream, "--to-datetime", "2024-05-01T10:00:00")
     assert done.returncode == 1 and "has no timezone" in done.stderr, done.stderr
     done = cli("startpoints", "reset", *where, "--topic", stream, "--to-current")

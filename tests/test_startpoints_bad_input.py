@@ -44,13 +44,22 @@ def test_api_refuses_bad_requests_naming_what_is_wrong(spark, servers, make_stre
     online = StartpointManager(spark, checkpoint=str(tmp_path / "cp"), bootstrap_servers=servers)
     with pytest.raises(StreamctlException, match="offset -1 is negative"):
         online.set(stream, 0, Startpoint.specific(-1))
-    missing = f"Partition 4 of stream '{stream}' does not exist \\(it has 1 partition\\)"
+    missing = f"Partition 4 of stream '{stream}' does not exist \\(setting a startpoint\\): it has 1 partition \\(0\\)"
     with pytest.raises(StreamctlException, match=missing):
         online.set(stream, 4, Startpoint.oldest())
     with pytest.raises(StreamctlException, match="offset 9 is beyond the end of the partition; valid offsets are 0 to"):
         online.set(stream, 0, Startpoint.specific(9))
     with pytest.raises(StreamctlException, match="Give a partition, or the Kafka bootstrap servers"):
         StartpointManager(spark, checkpoint=str(tmp_path / "cp")).set(stream, startpoint=Startpoint.oldest())
+    # The JVM's one partition rule, for every call, with or without a broker to count partitions.
+    offline = StartpointManager(spark, checkpoint=str(tmp_path / "cp"))
+    negative = f"Partition -1 of stream '{stream}' does not exist \\({{}}\\): partitions are numbered from 0"
+    with pytest.raises(StreamctlException, match=negative.format("setting a startpoint")):
+        offline.set(stream, -1, Startpoint.oldest())
+    with pytest.raises(StreamctlException, match=negative.format("reading a startpoint")):
+        offline.get(stream, -1)
+    with pytest.raises(StreamctlException, match=negative.format("deleting startpoints")):
+        offline.delete(stream, -1)
     assert online.list() == [], "nothing was written"
 
     future = online.preview(stream, 0, Startpoint.timestamp(datetime.now(UTC) + timedelta(days=1)))
@@ -74,7 +83,8 @@ def test_query_does_not_start_with_startpoints_it_cannot_apply(spark, servers, m
         _df(spark, servers, [stream]),
         cp,
         f"key 'kafka/{other}/0' (oldest): this query does not read stream '{other}'",
-        f"key 'kafka/{stream}/7' (oldest): partition 7 of stream '{stream}' does not exist (it has 2 partitions)",
+        f"key 'kafka/{stream}/7' (oldest): Partition 7 of stream '{stream}' does not exist (a stored startpoint): "
+        "it has 2 partitions (0..1)",
         f"key 'kafka/{stream}/0/Partition 1' (oldest): task 'Partition 1' does not read it (read by 'Partition 0')",
         "startpoints list --checkpoint",
     )

@@ -249,8 +249,8 @@ def _topics(args: argparse.Namespace) -> list[dict[str, Any]]:
                 partitions = sorted({int(p) for p in parts.split(",") if p.strip()})
             except ValueError:
                 raise _ops.OpsError(f"--topic {spec!r}: partitions are numbers, e.g. {name}:0,1", usage=True) from None
-            if not partitions or min(partitions) < 0:
-                raise _ops.OpsError(f"--topic {spec!r}: give partitions >= 0 after ':', e.g. {name}:0,1", usage=True)
+            if not partitions:
+                raise _ops.OpsError(f"--topic {spec!r}: give partitions after ':', e.g. {name}:0,1", usage=True)
         topics.append({"topic": name, "partitions": partitions})
     if args.partition is not None:
         if len(topics) != 1 or topics[0]["partitions"] is not None:

@@ -13,7 +13,7 @@ Example::
     try:
         manager.set("orders", 9, streamctl.Startpoint.oldest())
     except streamctl.StreamctlException as e:
-        print(e)                 # Partition 9 of stream 'orders' does not exist (it has 4 partitions)
+        print(e)  # Partition 9 of stream 'orders' does not exist (setting a startpoint): it has 4 partitions (0..3)
         print(e.getCondition())  # STREAMCTL_ERROR
 """
 

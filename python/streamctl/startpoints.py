@@ -247,8 +247,9 @@ class StartpointManager:
 
     @staticmethod
     def _partition(partition: int | None) -> int | None:
-        if partition is not None and (isinstance(partition, bool) or not isinstance(partition, int) or partition < 0):
-            raise StreamctlException(f"Partition must be a non-negative int, not {partition!r}")
+        # Only the type: which numbers are partitions is the JVM's one rule (SystemAdmin.checkPartitions).
+        if partition is not None and (isinstance(partition, bool) or not isinstance(partition, int)):
+            raise StreamctlException(f"Partition must be an int, not {partition!r}")
         return partition
 
     @staticmethod

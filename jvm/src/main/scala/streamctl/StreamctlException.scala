@@ -15,7 +15,7 @@ import org.apache.spark.SparkThrowable
  * is its own text: no Spark error-class template is involved.
  *
  * {{{
- * throw StreamctlException(s"Partition 9 of stream 'orders' does not exist (it has 4 partitions)")
+ * throw StreamctlException(s"Stream 'orders' does not exist on Kafka (option 'subscribe')")
  * }}}
  */
 class StreamctlException(

@@ -129,11 +129,8 @@ object ResetPlan {
 
   private def partitionsOf(targets: Seq[Target], to: To, committed: Map[SSP, Long], admin: Option[SystemAdmin]): Seq[SSP] = to match {
     case To.Offsets(m) =>
-      m.keys.groupBy(_.stream).foreach { case (topic, ssps) =>
-        admin.foreach { a =>
-          val n = a.partitionCountOf(topic, "a topic of the file")
-          ssps.filter(_.partition >= n).foreach(s => throw StreamctlException(s"Partition ${s.partition} of topic '$topic' does not exist (it has $n)"))
-        }
+      m.keys.groupMap(_.stream)(_.partition).toSeq.sortBy(_._1).foreach { case (topic, ps) =>
+        SystemAdmin.checkPartitions(admin, topic, ps.toSeq.sorted, "startpoints reset --from-file")
       }
       m.keys.toSeq.sorted
     case _ => requested(targets, committed, admin)
@@ -141,24 +138,18 @@ object ResetPlan {
 
   private def requested(targets: Seq[Target], committed: Map[SSP, Long], admin: Option[SystemAdmin]): Seq[SSP] = {
     if (targets.isEmpty) throw StreamctlException("No topic to reset: give --topic, --all-topics or --from-file")
-    val ssps = targets.flatMap { t =>
-      val known = committed.keys.filter(_.stream == t.topic).map(_.partition).toSeq
-      val count = admin.map(_.partitionCountOf(t.topic, "the topic to reset"))
-      t.partitions match {
-        case Some(ps) =>
-          count.foreach { n =>
-            ps.filter(p => p < 0 || p >= n).foreach(p => throw StreamctlException(
-              s"Partition $p of topic '${t.topic}' does not exist (it has $n partition${if (n == 1) "" else "s"})"))
-          }
-          ps.map(SSP.kafka(t.topic, _))
+    targets.flatMap { t =>
+      val partitions = t.partitions match {
+        case Some(ps) => SystemAdmin.checkPartitions(admin, t.topic, ps, "startpoints reset")
         case None =>
-          val all = count.map(0 until _).getOrElse(known.sorted)
+          val all = admin.fold(committed.keys.filter(_.stream == t.topic).map(_.partition).toSeq.sorted)(
+            _.partitionsOf(t.topic, None, "startpoints reset"))
           if (all.isEmpty) throw StreamctlException(
             s"Which partitions of topic '${t.topic}'? The query's checkpoint has none of it: give its partitions (--topic ${t.topic}:0,1) or --bootstrap-servers")
-          all.map(SSP.kafka(t.topic, _))
+          all
       }
+      partitions.map(SSP.kafka(t.topic, _))
     }.distinct.sorted
-    ssps
   }
 
   /** `2024-05-01T10:00:00Z` or with an offset (`+02:00`); one without a zone is refused as ambiguous. */

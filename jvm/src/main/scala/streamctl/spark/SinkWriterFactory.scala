@@ -10,7 +10,7 @@ import org.apache.spark.sql.connector.write.streaming.StreamingDataWriterFactory
 
 import streamctl.StreamctlException
 import streamctl.control.IntermediateMessage
-import streamctl.system.{KafkaParams, ProducerPool}
+import streamctl.system.{KafkaParams, ProducerPool, SystemAdmin}
 
 /**
  * Makes the sink's writers on executors. `topic`: option `topic` (else each row's `topic`
@@ -96,8 +96,8 @@ final class SinkDataWriter(f: SinkWriterFactory) extends DataWriter[InternalRow]
   private def intermediatePartition(row: InternalRow, key: Array[Byte]): Int =
     if (l.partition >= 0 && !row.isNullAt(l.partition)) {
       val p = row.getInt(l.partition)
-      if (p < 0 || p >= f.partitions)
-        throw StreamctlException(s"Column 'partition' is $p but stream '${f.topic.getOrElse("")}' has partitions 0..${f.partitions - 1}")
+      if (!SystemAdmin.exists(p, f.partitions))
+        throw SystemAdmin.noSuchPartition(f.topic.getOrElse(""), p, Some(f.partitions), "column 'partition' of a row")
       p
     } else if (key != null) Utils.toPositive(Utils.murmur2(key)) % f.partitions
     else -1

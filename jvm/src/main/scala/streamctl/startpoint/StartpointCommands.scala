@@ -44,8 +44,10 @@ class StartpointCommands(store: MetadataStore, admin: Option[SystemAdmin], locat
   }
 
   /** The stored startpoint of one key. */
-  def get(stream: String, partition: Int, task: String): Option[Startpoint] =
+  def get(stream: String, partition: Int, task: String): Option[Startpoint] = {
+    SystemAdmin.checkPartitions(stream, Seq(partition), None, "reading a startpoint")
     manager.read(StartpointKey(SSP.kafka(stream, partition), Option(task).map(TaskName(_))))
+  }
 
   /**
    * Every stored startpoint, SSP-only and task-level. A corrupt value is listed with a null
@@ -59,6 +61,7 @@ class StartpointCommands(store: MetadataStore, admin: Option[SystemAdmin], locat
    * any task; a task name: only that task's), corrupt ones included, and returns them.
    */
   def delete(stream: String, partition: java.lang.Integer, task: String): Seq[StartpointEntry] = {
+    Option(partition).foreach(p => SystemAdmin.checkPartitions(stream, Seq(p.intValue), None, "deleting startpoints"))
     val matching = stored().filter { case (k, _) =>
       k.ssp.stream == stream && (partition == null || k.ssp.partition == partition.intValue) &&
         (task == null || k.task.exists(_.name == task))
@@ -91,17 +94,11 @@ class StartpointCommands(store: MetadataStore, admin: Option[SystemAdmin], locat
   private def keysFor(stream: String, partition: java.lang.Integer, task: String): Seq[StartpointKey] = {
     if (stream == null || stream.isEmpty) throw StreamctlException("No stream given")
     if (task != null && task.isEmpty) throw StreamctlException(s"Empty task name for stream '$stream': omit it for every task reading the partition")
-    val partitions = admin match {
-      case Some(a) =>
-        val count = a.partitionCountOf(stream, "the stream of the startpoint")
-        if (partition == null) 0 until count
-        else if (partition < 0 || partition >= count)
-          throw StreamctlException(s"Partition $partition of stream '$stream' does not exist (it has $count partition${if (count == 1) "" else "s"})")
-        else Seq(partition.intValue)
-      case None =>
-        if (partition == null) throw StreamctlException(
-          s"Which partitions of stream '$stream'? Give a partition, or the Kafka bootstrap servers so that every partition can be listed")
-        Seq(partition.intValue)
+    val partitions = (Option(partition), admin) match {
+      case (None, Some(a)) => a.partitionsOf(stream, None, "setting a startpoint")
+      case (None, None) => throw StreamctlException(
+        s"Which partitions of stream '$stream'? Give a partition, or the Kafka bootstrap servers so that every partition can be listed")
+      case (Some(p), _) => SystemAdmin.checkPartitions(admin, stream, Seq(p.intValue), "setting a startpoint")
     }
     partitions.map(p => StartpointKey(SSP.kafka(stream, p), Option(task).map(TaskName(_))))
   }

@@ -156,8 +156,8 @@ class StartpointResolver(admin: SystemAdmin, customResolvers: Seq[CustomStartpoi
   private def whyNoOffsets(ssp: SSP): String = {
     val counts = try Some(admin.partitionCounts(Set(ssp.stream))) catch { case _: Exception => None }
     counts.flatMap(_.get(ssp.stream)) match {
-      case Some(n) if ssp.partition >= n =>
-        s"partition ${ssp.partition} does not exist (stream '${ssp.stream}' has $n partition${if (n == 1) "" else "s"})"
+      case Some(n) if !SystemAdmin.exists(ssp.partition, Some(n)) =>
+        SystemAdmin.noSuchPartition(ssp.stream, ssp.partition, Some(n), "a startpoint").getMessage
       case Some(_) => s"the ${admin.system} admin returned no offsets for this partition"
       case None    => s"stream '${ssp.stream}' does not exist in system '${admin.system}'"
     }

@@ -53,7 +53,7 @@ final class StartpointStep(store: () => MetadataStore, admin: SystemAdmin, strea
       case _ =>
     }
     val grouping = cleared.begins.map { case (task, ssps) => task -> ssps.keySet }
-    checkAllAssigned(grouping)
+    checkAllAssigned(grouping, ctx)
     val fanOut = explained("cannot be read")(manager.planFanOut(grouping))
     // Resolved before fan-out writes anything, so a refused startpoint leaves the store exactly as
     // the user wrote it, and the error names the key they wrote.
@@ -100,7 +100,7 @@ final class StartpointStep(store: () => MetadataStore, admin: SystemAdmin, strea
    * silently. Checked from the keys alone, before fan-out writes anything, so a refused start
    * leaves the store exactly as the user wrote it.
    */
-  private def checkAllAssigned(grouping: Map[TaskName, Set[SSP]]): Unit = {
+  private def checkAllAssigned(grouping: Map[TaskName, Set[SSP]], ctx: PlanningContext): Unit = {
     val readers: Map[SSP, Set[TaskName]] = grouping.toSeq.flatMap { case (t, ssps) => ssps.map(_ -> t) }.groupMap(_._1)(_._2).map {
       case (ssp, tasks) => ssp -> tasks.toSet
     }
@@ -109,15 +109,21 @@ final class StartpointStep(store: () => MetadataStore, admin: SystemAdmin, strea
       case StartpointKey(ssp, Some(task)) => !readers.get(ssp).exists(_.contains(task))
     }
     if (unassigned.nonEmpty) {
-      val partitions = grouping.values.flatten.groupMap(_.stream)(_.partition)
+      val read = grouping.values.flatten.groupMap(_.stream)(_.partition)
+      // What Kafka has (the first planning asked it); a partition it has may still be one no
+      // task reads (option 'assign', or an expansion not yet grouped).
+      lazy val counts: Map[String, Int] = ctx.described.map(_.map { case (s, d) => s -> d.partitions }).getOrElse(
+        try admin.partitionCounts(unassigned.map(_.ssp.stream).filter(streams.contains).toSet) catch { case _: Exception => Map.empty[String, Int] })
       def why(key: StartpointKey): String = {
         val ssp = key.ssp
         val reason =
           if (!streams.contains(ssp.stream)) s"this query does not read stream '${ssp.stream}' (it reads ${streams.map(n => s"'$n'").mkString(", ")})"
           else readers.get(ssp) match {
             case None =>
-              val n = partitions.get(ssp.stream).map(_.max + 1).getOrElse(0)
-              s"partition ${ssp.partition} of stream '${ssp.stream}' does not exist (it has $n partition${if (n == 1) "" else "s"})"
+              val count = counts.get(ssp.stream)
+              if (!SystemAdmin.exists(ssp.partition, count)) SystemAdmin.noSuchPartition(ssp.stream, ssp.partition, count, "a stored startpoint").getMessage
+              else s"no task of this query reads partition ${ssp.partition} of stream '${ssp.stream}' " +
+                s"(it reads ${read.get(ssp.stream).fold("none")(_.toSeq.sorted.mkString(", "))})"
             case Some(tasks) =>
               s"task '${key.task.map(_.name).getOrElse("")}' does not read it (read by ${tasks.toSeq.sorted.map(t => s"'$t'").mkString(", ")})"
           }

@@ -43,9 +43,9 @@ final class StreamCheck(
       admin.describeStreams(streams.toSet)
     case _ =>
       val described = admin.describeExisting(subscription.streams(admin), subscription.describe)
-      subscription.only.foreach(_.find(s => s.partition >= described(s.stream).partitions).foreach(s =>
-        throw streamctl.StreamctlException(s"${subscription.describe} names partition ${s.partition} of stream '${s.stream}', " +
-          s"which has partitions 0..${described(s.stream).partitions - 1}")))
+      subscription.only.foreach(_.groupMap(_.stream)(_.partition).toSeq.sortBy(_._1).foreach { case (stream, ps) =>
+        SystemAdmin.checkPartitions(stream, ps.toSeq.sorted, Some(described(stream).partitions), subscription.describe)
+      })
       described
   }
 }

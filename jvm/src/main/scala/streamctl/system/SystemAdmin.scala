@@ -40,6 +40,21 @@ trait SystemAdmin {
   /** The partition count of `stream`, which must exist (see [[describeExisting]]). */
   final def partitionCountOf(stream: String, why: String): Int = describeExisting(Seq(stream), why)(stream).partitions
 
+  /**
+   * The partitions of `stream` that `asked` names, every one when None; the stream and each
+   * partition must exist ([[SystemAdmin.checkPartitions]]), else the error names `why` they were asked for.
+   *
+   * {{{
+   * admin.partitionsOf("orders", None, "startpoints reset")           // 0 until 4
+   * admin.partitionsOf("orders", Some(Seq(7)), "startpoints reset")
+   * // StreamctlException: Partition 7 of stream 'orders' does not exist (startpoints reset): it has 4 partitions (0..3)
+   * }}}
+   */
+  final def partitionsOf(stream: String, asked: Option[Seq[Int]], why: String): Seq[Int] = {
+    val count = partitionCountOf(stream, why)
+    asked.fold[Seq[Int]](0 until count)(SystemAdmin.checkPartitions(stream, _, Some(count), why))
+  }
+
   /** Every stream of the system a user can read (Kafka: the topics, internal ones left out), for `subscribePattern`. */
   def listStreams(): Set[String] =
     throw new UnsupportedOperationException(s"system '$system' cannot list its streams")
@@ -58,6 +73,38 @@ trait SystemAdmin {
    */
   def offsetsAtOrAfter(timestamps: Map[SSP, Long]): Map[SSP, Option[Long]] =
     offsetsForTimestamps(timestamps).map { case (s, o) => s -> Some(o) }
+}
+
+object SystemAdmin {
+  /**
+   * The one rule for a partition number a user gives: at least 0 and, when the stream's
+   * partition `count` is known (without a broker it is not), below it. Returns `partitions`.
+   */
+  def checkPartitions(stream: String, partitions: Seq[Int], count: Option[Int], why: String): Seq[Int] = {
+    partitions.find(p => !exists(p, count)).foreach(p => throw noSuchPartition(stream, p, count, why))
+    partitions
+  }
+
+  /** Whether `partition` may exist in a stream of `count` partitions (any count when unknown). */
+  def exists(partition: Int, count: Option[Int]): Boolean = count.fold(partition >= 0)(exists(partition, _))
+
+  /** Whether `partition` exists in a stream of `count` partitions. */
+  def exists(partition: Int, count: Int): Boolean = partition >= 0 && partition < count
+
+  /** [[checkPartitions]] against the stream's partition count when a broker is known (`admin`), else only that none is negative. */
+  def checkPartitions(admin: Option[SystemAdmin], stream: String, partitions: Seq[Int], why: String): Seq[Int] =
+    checkPartitions(stream, partitions, admin.map(_.partitionCountOf(stream, why)), why)
+
+  /** The one wording of a partition that does not exist: the stream, the partition, `why` it was asked for, the valid ones. */
+  def noSuchPartition(stream: String, partition: Int, count: Option[Int], why: String): StreamctlException = {
+    val valid = count match {
+      case None => "partitions are numbered from 0"
+      case Some(0) => "it has no partitions"
+      case Some(1) => "it has 1 partition (0)"
+      case Some(n) => s"it has $n partitions (0..${n - 1})"
+    }
+    StreamctlException(s"Partition $partition of stream '$stream' does not exist ($why): $valid")
+  }
 }
 
 /**

@@ -77,6 +77,23 @@ class OpsTest {
     assertTrue(e.getMessage.contains("--to-current needs the committed offset of o-0"), e.getMessage)
   }
 
+  @Test def partitionsAreCheckedByTheOneRuleWithOrWithoutABroker(): Unit = {
+    val admin = new FakeSystemAdmin().add(SSP.kafka("o", 0), 0, Nil).add(SSP.kafka("o", 1), 0, Nil)
+    def refused(targets: Seq[ResetPlan.Target], to: ResetPlan.To, broker: Option[FakeSystemAdmin]): String =
+      assertThrows(classOf[StreamctlException], () => ResetPlan.plan(targets, to, None, Map.empty, broker)).getMessage
+    assertEquals("Partition 5 of stream 'o' does not exist (startpoints reset --from-file): it has 2 partitions (0..1)",
+      refused(Nil, ResetPlan.To.Offsets(Map(SSP.kafka("o", 5) -> 0L)), Some(admin)))
+    assertEquals("Partition -1 of stream 'o' does not exist (startpoints reset --from-file): it has 2 partitions (0..1)",
+      refused(Nil, ResetPlan.To.Offsets(Map(SSP.kafka("o", -1) -> 0L)), Some(admin)))
+    assertEquals("Partition 2 of stream 'o' does not exist (startpoints reset): it has 2 partitions (0..1)",
+      refused(Seq(ResetPlan.Target("o", Some(Seq(0, 2)))), ResetPlan.To.Earliest, Some(admin)))
+    // Without a broker the count is unknown, but a negative partition is still no partition.
+    assertEquals("Partition -1 of stream 'o' does not exist (startpoints reset): partitions are numbered from 0",
+      refused(Seq(ResetPlan.Target("o", Some(Seq(-1)))), ResetPlan.To.Earliest, None))
+    assertEquals("Partition -3 of stream 'o' does not exist (startpoints reset --from-file): partitions are numbered from 0",
+      refused(Nil, ResetPlan.To.Offsets(Map(SSP.kafka("o", -3) -> 0L)), None))
+  }
+
   @Test def durationsAreIsoOrSparkStyle(): Unit = {
     assertEquals(5400000L, ResetPlan.durationMs("PT1H30M"))
     assertEquals(5400000L, ResetPlan.durationMs("90min"))

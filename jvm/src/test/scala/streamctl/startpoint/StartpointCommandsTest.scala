@@ -33,7 +33,15 @@ class StartpointCommandsTest {
 
   @Test def badRequestsAreRefusedBeforeAnythingIsWritten(): Unit = {
     def err(f: => Any) = assertThrows(classOf[StreamctlException], () => f).getMessage
-    assertTrue(err(online.set("orders", 5, null, Startpoint.oldest())).contains("Partition 5 of stream 'orders' does not exist (it has 2 partitions)"))
+    assertEquals("Partition 5 of stream 'orders' does not exist (setting a startpoint): it has 2 partitions (0..1)",
+      err(online.set("orders", 5, null, Startpoint.oldest())))
+    assertEquals("Partition -1 of stream 'orders' does not exist (setting a startpoint): it has 2 partitions (0..1)",
+      err(online.preview("orders", -1, null, Startpoint.oldest())))
+    // Without a broker only the count is unknown: a negative partition is refused all the same, by every command.
+    assertEquals("Partition -1 of stream 'orders' does not exist (setting a startpoint): partitions are numbered from 0",
+      err(offline.set("orders", -1, null, Startpoint.oldest())))
+    assertTrue(err(offline.get("orders", -1, null)).startsWith("Partition -1 of stream 'orders' does not exist (reading a startpoint)"))
+    assertTrue(err(offline.delete("orders", -1, null)).startsWith("Partition -1 of stream 'orders' does not exist (deleting startpoints)"))
     assertTrue(err(online.set("orders", 0, null, Startpoint.specific(9))).contains("offset 9 is beyond the end"))
     assertTrue(err(offline.set("orders", null, null, Startpoint.oldest())).contains("Give a partition, or the Kafka bootstrap servers"))
     assertTrue(err(online.set("orders", 0, "", Startpoint.oldest())).contains("Empty task name"))

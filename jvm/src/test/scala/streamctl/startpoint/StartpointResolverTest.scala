@@ -61,12 +61,12 @@ class StartpointResolverTest {
     val m = error(new StartpointResolver(admin).resolve(Map(
       p0 -> Specific(1000, 0), p1 -> Specific(9, 0), SSP.kafka("orders", 5) -> Oldest(0), empty -> Custom("txn", "", 0))))
     assertTrue(m.contains("4 startpoints") && m.contains("orders-0") && m.contains("orders-1"), m)
-    assertTrue(m.contains("partition 5 does not exist") && m.contains("kind 'txn'"), m)
+    assertTrue(m.contains("Partition 5 of stream 'orders' does not exist") && m.contains("kind 'txn'"), m)
   }
 
   @Test def missingPartitionAndStreamAreNamed(): Unit = {
     val m = error(resolveOne(Oldest(0), SSP.kafka("orders", 9)))
-    assertTrue(m.contains("partition 9 does not exist (stream 'orders' has 3 partitions)"), m)
+    assertTrue(m.contains("Partition 9 of stream 'orders' does not exist (a startpoint): it has 3 partitions (0..2)"), m)
     val s = error(resolveOne(Timestamp(5, 0), SSP.kafka("nope", 0)))
     assertTrue(s.contains("stream 'nope' does not exist"), s)
   }

@@ -96,11 +96,21 @@ class StartpointStepTest {
     manager.write(orders0, t1, Oldest(1))
     val m = assertThrows(classOf[StreamctlException], () => step()(BatchPlan(previous), PlanningContext())).getMessage
     assertTrue(m.contains("key 'kafka/payments/0'") && m.contains("does not read stream 'payments'"), m)
-    assertTrue(m.contains("key 'kafka/orders/7'") && m.contains("partition 7 of stream 'orders' does not exist (it has 2 partitions)"), m)
+    assertTrue(m.contains("key 'kafka/orders/7' (oldest): Partition 7 of stream 'orders' does not exist (a stored startpoint): it has 2 partitions (0..1)"), m)
     assertTrue(m.contains("key 'kafka/orders/0/Partition 1'") && m.contains("task 'Partition 1' does not read it (read by 'Partition 0')"), m)
     assertTrue(m.contains("mem://store") && m.contains("startpoints list") && m.contains("startpoints delete"), m)
     assertEquals(Some(Oldest(1)), manager.read(rates))
     assertEquals(4, manager.list().size)
+  }
+
+  @Test def aPartitionKafkaHasButNoTaskReadsIsNotCalledMissing(): Unit = {
+    // The query reads orders-0 only (option 'assign'); Kafka has orders-1 as well.
+    val onlyOrders0 = SourcePosition(Map(t0 -> Map(orders0 -> 8L)))
+    manager.write(orders1, Oldest(1))
+    val m = assertThrows(classOf[StreamctlException], () =>
+      new StartpointStep(() => store, admin, Seq("orders"), "mem://store")(BatchPlan(onlyOrders0), PlanningContext())).getMessage
+    assertTrue(m.contains("key 'kafka/orders/1' (oldest): no task of this query reads partition 1 of stream 'orders' (it reads 0)"), m)
+    assertFalse(m.contains("does not exist"), m)
   }
 
   @Test def corruptJsonStopsTheQueryNamingTheKeyWithNothingMoved(): Unit = {

@@ -33,4 +33,14 @@ class StreamCheckTest {
     val e = assertThrows(classOf[StreamctlException], () => { check.now(); () })
     assertEquals("Stream 'orders' does not exist on Kafka (option 'subscribe')", e.getMessage)
   }
+
+  @Test def anAssignedPartitionMustExist(): Unit = {
+    admin.add(SSP.kafka("orders", 1), 0, Nil)
+    val ok = new StreamCheck(admin, Subscription.Assign(Map("orders" -> Seq(1))), 1000, () => clock)
+    assertEquals(2, ok.now()("orders").partitions)
+    val e = assertThrows(classOf[StreamctlException], () => {
+      new StreamCheck(admin, Subscription.Assign(Map("orders" -> Seq(0, 2, 5))), 1000, () => clock).now(); ()
+    })
+    assertEquals("Partition 2 of stream 'orders' does not exist (option 'assign'): it has 2 partitions (0..1)", e.getMessage)
+  }
 }
