@@ -17,8 +17,10 @@ from pathlib import Path
 import pytest
 
 import streamctl_testing
+from streamctl import _ops
+from streamctl_testing import broker as broker_module
 from streamctl_testing import kafka_broker
-from streamctl_testing.broker import BrokerError, KafkaBroker, ensure_kafka_jars
+from streamctl_testing.broker import KAFKA_VERSION, BrokerError, KafkaBroker, ensure_kafka_jars, kafka_lib_dir
 
 HOST = "127.0.0.1"
 PACKAGE_ROOT = str(Path(streamctl_testing.__file__).resolve().parent.parent)
@@ -161,6 +163,18 @@ def test_dies_when_its_parent_python_is_killed() -> None:
         if alive(pid):
             os.kill(pid, signal.SIGKILL)
         shutil.rmtree(work, ignore_errors=True)  # a SIGKILLed parent cannot clean up
+
+
+def test_the_broker_finds_jars_and_java_as_the_product_does(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    env = {"XDG_CACHE_HOME": str(tmp_path / "cache")}
+    assert kafka_lib_dir(env) == _ops.cache_dir(env) / f"kafka-{KAFKA_VERSION}" / "lib"
+    assert _ops.cache_dir(env) == tmp_path / "cache" / "streamctl"
+    assert kafka_lib_dir({**env, "STREAMCTL_KAFKA_LIB": "~/kafka/libs"}) == Path.home() / "kafka" / "libs"
+    # JAVA_HOME without a java falls back to the PATH, as for streamctl's own commands; neither: a BrokerError.
+    monkeypatch.setenv("JAVA_HOME", str(tmp_path / "no-jdk"))
+    monkeypatch.setenv("PATH", str(tmp_path))
+    with pytest.raises(BrokerError, match="cannot run the Kafka broker: java not found: set JAVA_HOME"):
+        broker_module._java()  # noqa: SLF001
 
 
 def test_missing_jars_without_maven_is_a_clear_error(

@@ -20,6 +20,7 @@ import json
 import os
 import shutil
 import subprocess
+from collections.abc import Mapping
 from pathlib import Path
 from typing import Any
 
@@ -86,13 +87,26 @@ def java() -> str:
     return found
 
 
+def cache_dir(env: Mapping[str, str] | None = None) -> Path:
+    """``${XDG_CACHE_HOME:-~/.cache}/streamctl``: where streamctl, and its test tooling, keeps what
+    it can make again (class-data archives, fetched jars).
+
+    Example::
+
+        >>> cache_dir({"XDG_CACHE_HOME": "/var/cache"})
+        PosixPath('/var/cache/streamctl')
+    """
+    env = os.environ if env is None else env
+    return Path(env.get("XDG_CACHE_HOME") or Path.home() / ".cache").expanduser() / "streamctl"
+
+
 def _class_archive(java_path: str, cp: str, kafka: bool) -> tuple[list[str], Path | None]:
     """JVM options that load classes from an application class-data archive (AppCDS), which halves
     the start-up: the archive of this java and classpath when there is one, else options that
     write one at exit (the path returned, to move into place once the JVM succeeded). Commands
     that reach Kafka load more classes, so their archive is kept apart. None when the cache is
     not writable: the command then runs without one."""
-    cache = Path(os.environ.get("XDG_CACHE_HOME") or Path.home() / ".cache") / "streamctl"
+    cache = cache_dir()
     stamp = [java_path, cp, *(str(os.stat(p).st_mtime_ns) for p in cp.split(os.pathsep)[:1])]
     key = hashlib.sha256("\0".join(stamp).encode()).hexdigest()[:16]
     wanted = cache / f"ops-{key}{'-kafka' if kafka else ''}.jsa"

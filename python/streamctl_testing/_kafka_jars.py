@@ -5,11 +5,10 @@ Public names are re-exported by :mod:`streamctl_testing.broker`; import them fro
 
 from __future__ import annotations
 
-import os
 from collections.abc import Mapping
 from pathlib import Path
 
-from streamctl_testing._maven_fetch import fetch_once
+from streamctl_testing._maven_fetch import fetch_once, jars_dir
 
 KAFKA_VERSION = "4.3.1"
 KAFKA_LIB_ENV = "STREAMCTL_KAFKA_LIB"
@@ -34,12 +33,7 @@ def kafka_lib_dir(env: Mapping[str, str] | None = None) -> Path:
         >>> kafka_lib_dir({"STREAMCTL_KAFKA_LIB": "/opt/kafka/libs"})
         PosixPath('/opt/kafka/libs')
     """
-    env = os.environ if env is None else env
-    explicit = env.get(KAFKA_LIB_ENV)
-    if explicit:
-        return Path(explicit).expanduser()
-    cache = env.get("XDG_CACHE_HOME") or str(Path.home() / ".cache")
-    return Path(cache).expanduser() / "streamctl" / f"kafka-{KAFKA_VERSION}" / "lib"
+    return jars_dir(KAFKA_LIB_ENV, f"kafka-{KAFKA_VERSION}/lib", env)
 
 
 def has_kafka_jars(lib_dir: Path) -> bool:

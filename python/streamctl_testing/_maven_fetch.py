@@ -12,9 +12,25 @@ import shutil
 import subprocess
 import sys
 import tempfile
+from collections.abc import Mapping
 from pathlib import Path
 
+from streamctl import _ops
 from streamctl_testing._proc import spawn
+
+
+def jars_dir(variable: str, name: str, env: Mapping[str, str] | None = None) -> Path:
+    """Where a set of jars is (or will be fetched): ``$variable`` when set, else ``name`` in
+    streamctl's cache directory (``streamctl._ops.cache_dir``).
+
+    Example::
+
+        >>> jars_dir("STREAMCTL_KAFKA_LIB", "kafka-4.3.1/lib", {"XDG_CACHE_HOME": "/var/cache"})
+        PosixPath('/var/cache/streamctl/kafka-4.3.1/lib')
+    """
+    env = os.environ if env is None else env
+    explicit = env.get(variable)
+    return Path(explicit).expanduser() if explicit else _ops.cache_dir(env) / name
 
 
 def fetch_once(

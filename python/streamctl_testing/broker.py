@@ -13,7 +13,6 @@ from __future__ import annotations
 import argparse
 import atexit
 import base64
-import os
 import shutil
 import signal
 import socket
@@ -28,6 +27,7 @@ from pathlib import Path
 from types import FrameType, TracebackType
 from typing import NoReturn, Self
 
+from streamctl import _ops
 from streamctl_testing._kafka_jars import (
     KAFKA_LIB_ENV,
     KAFKA_VERSION,
@@ -399,14 +399,11 @@ class KafkaBroker:
 
 
 def _java() -> str:
-    home = os.environ.get("JAVA_HOME")
-    java = str(Path(home) / "bin" / "java") if home else shutil.which("java")
-    if not java or not os.access(java, os.X_OK):
-        raise BrokerError(
-            "no 'java' found to run the Kafka broker; "
-            "set JAVA_HOME or put Java 17+ on PATH"
-        )
-    return java
+    """The java streamctl's own commands run (``streamctl._ops.java``), for the broker's JVM."""
+    try:
+        return _ops.java()
+    except _ops.OpsError as e:
+        raise BrokerError(f"cannot run the Kafka broker: {e}") from e
 
 
 def _free_port(avoid: Collection[int] = ()) -> int:

@@ -12,10 +12,9 @@ Example::
 
 from __future__ import annotations
 
-import os
 from pathlib import Path
 
-from streamctl_testing._maven_fetch import fetch_once
+from streamctl_testing._maven_fetch import fetch_once, jars_dir
 
 SPARK_KAFKA_VERSION = "4.2.0"
 KAFKA_CLIENTS_VERSION = "3.9.2"
@@ -34,12 +33,7 @@ def spark_kafka_jars() -> list[Path]:
         [j.name for j in spark_kafka_jars()]
         # [..., 'kafka-clients-3.9.2.jar', 'spark-sql-kafka-0-10_2.13-4.2.0.jar', ...]
     """
-    explicit = os.environ.get(SPARK_KAFKA_LIB_ENV)
-    if explicit:
-        lib = Path(explicit).expanduser()
-    else:
-        cache = os.environ.get("XDG_CACHE_HOME") or str(Path.home() / ".cache")
-        lib = Path(cache).expanduser() / "streamctl" / f"spark-sql-kafka-{SPARK_KAFKA_VERSION}"
+    lib = jars_dir(SPARK_KAFKA_LIB_ENV, f"spark-sql-kafka-{SPARK_KAFKA_VERSION}")
     fetch_once(
         _POM_DIR / "pom.xml",
         lib,
