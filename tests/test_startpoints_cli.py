@@ -46,3 +46,25 @@ def test_set_list_and_delete_with_tasks(spark, servers, make_stream, tmp_path):
     done = cli("startpoints", "delete", *where, "--stream", stream, "--partition", "1")
     assert done.returncode == 0 and done.stdout.startswith("Deleted 2 startpoint(s)")
     assert [e.key for e in StartpointManager(spark, checkpoint=cp).list()] == [f"kafka/{stream}/0"]
+
+
+def test_list_and_delete_on_a_path_without_a_store_say_so(tmp_path):
+    # A wrong path must not read as "no startpoints": no query ran there and no startpoint was set.
+    cp = tmp_path / "no-query"
+    for action in (["list"], ["delete", "--stream", "orders"]):
+        done = cli("startpoints", *action, "--checkpoint", str(cp))
+        assert done.returncode == 1, done.stdout
+        assert f"No streamctl query at {cp}: it holds no metadata store ({cp}/streamctl does not exist" in done.stderr
+    store = ["--metadata-store-path", str(tmp_path / "store")]
+    done = cli("startpoints", "list", *store)
+    assert done.returncode == 1 and f"No streamctl metadata store at {tmp_path / 'store'}:" in done.stderr, done.stderr
+
+    # A startpoint set before the query's first run makes the store: it lists, and empty it lists as empty.
+    done = cli("startpoints", "set", *store, "--stream", "orders", "--partition", "0", "--to-offset", "3", "--execute")
+    assert done.returncode == 0, done.stderr
+    done = cli("startpoints", "list", *store)
+    assert done.returncode == 0 and [line.split()[:2] for line in done.stdout.splitlines()[1:]] == [["orders", "0"]]
+    done = cli("startpoints", "delete", *store, "--stream", "orders")
+    assert done.returncode == 0 and done.stdout.startswith("Deleted 1 startpoint(s)"), done.stderr
+    done = cli("startpoints", "list", *store)
+    assert done.returncode == 0 and done.stdout.strip() == f"No startpoints in {tmp_path / 'store'}.", done.stderr

@@ -36,6 +36,12 @@ class FileSystemMetadataStore private[metadata] (files: StoreFiles) extends Meta
   /** The qualified root, e.g. `file:///tmp/q1/streamctl/`. */
   def location: String = files.root
 
+  /**
+   * Whether anything was ever written here (nothing is created before the first write): a tool
+   * reading a store that does not exist is most likely pointed at the wrong path.
+   */
+  def exists: Boolean = io(s"cannot read root ${files.root}")(files.exists())
+
   /** Creates the root if needed and proves a file can be written there; else a clear error. */
   def ensureWritable(): this.type = {
     io(s"root ${files.root} is not writable")(files.probe())

@@ -53,6 +53,8 @@ private[metadata] final class HadoopStoreFiles(rootPath: Path, fs: FileSystem, f
     statuses.iterator.filter(_.isFile).map(_.getPath.getName).toVector
   }
 
+  override def exists(): Boolean = try fs.getFileStatus(rootPath).isDirectory catch { case _: FileNotFoundException => false }
+
   override def probe(): Unit = {
     if (!fs.mkdirs(rootPath)) throw new IOException(s"could not create directory $rootPath")
     val probe = new Path(rootPath, s".probe-${UUID.randomUUID()}${FileSystemMetadataStore.TempSuffix}")

@@ -53,6 +53,8 @@ private[metadata] final class LocalStoreFiles(rootDir: Path) extends StoreFiles 
     }
   }
 
+  override def exists(): Boolean = Files.isDirectory(rootDir)
+
   override def probe(): Unit = {
     Files.createDirectories(rootDir)
     val probe = rootDir.resolve(s".probe-${UUID.randomUUID()}${FileSystemMetadataStore.TempSuffix}")

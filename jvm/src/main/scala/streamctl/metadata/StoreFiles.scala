@@ -24,6 +24,9 @@ private[metadata] trait StoreFiles {
   /** Names of the regular files of a namespace; empty when it does not exist. */
   def list(namespace: String): Seq[String]
 
+  /** Whether the root is a directory: something (a query, a user's startpoint) wrote there. */
+  def exists(): Boolean
+
   /** Creates the root and writes and removes a probe file there. */
   def probe(): Unit
 }

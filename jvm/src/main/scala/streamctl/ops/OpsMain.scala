@@ -70,6 +70,12 @@ object OpsMain {
           text("metadataStorePath"), admin, conf)
       case "reset" => reset(req, checkpoint, location, admin, conf)
       case "list" | "delete" =>
+        // An empty answer would hide a wrong path; a store that exists but holds no startpoint is an empty answer.
+        if (!MetadataStore.open(location, conf).exists) throw StreamctlException(checkpoint.fold(
+          s"No streamctl metadata store at $location: no query has run with it and no startpoint was set there. " +
+            "Give the query's option 'metadata.store.path'")(c =>
+          s"No streamctl query at $c: it holds no metadata store ($location does not exist: no streamctl query has run there " +
+            "and no startpoint was set there). Give the query's checkpointLocation"))
         withCommands(location, admin, conf) { c =>
           val rows = if (command == "list") c.list() else c.delete(
             text("topic").getOrElse(throw StreamctlException("delete needs a topic")),

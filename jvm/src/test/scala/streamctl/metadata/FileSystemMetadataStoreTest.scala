@@ -26,6 +26,12 @@ class FileSystemMetadataStoreTest extends MetadataStoreContract {
   private def filesIn(ns: String): Seq[String] =
     Files.list(dir.resolve("root").resolve(ns)).iterator().asScala.map(_.getFileName.toString).toSeq.sorted
 
+  @Test def existsOnceSomethingWasWritten(): Unit = {
+    assertFalse(store.exists, "opening creates nothing")
+    store.put("startpoints", "kafka/o/0", "{}")
+    assertTrue(store.exists)
+  }
+
   @Test def layoutIsNamespaceDirectoryAndEncodedJsonFile(): Unit = {
     store.put("startpoints", "kafka/orders/3/Partition 3", "{}")
     // No temp file left behind, and no .crc side files from the checksummed local FS.
