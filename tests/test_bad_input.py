@@ -64,6 +64,9 @@ def test_bad_option_value_is_named(spark, servers, make_stream):
         .option("max.records.per.batch", "-3")
     )
     _fails_at_load(reader, "'max.records.per.batch'", "'-3'")
+    # The Python option builder leaves the check to the JVM's one parser.
+    source = options.source(servers, [make_stream(suffix="zero")], max_records_per_batch=0)
+    _fails_at_load(spark.readStream.format("streamctl").options(**source), "Option 'maxOffsetsPerTrigger'", "'0'")
 
 
 def test_stream_that_does_not_exist(spark, servers, tmp_path):

@@ -41,8 +41,6 @@ def source(
         raise ValueError("streams: give at least one Kafka topic")
     opts = {"kafka.bootstrap.servers": bootstrap_servers, "subscribe": ",".join(names)}
     if max_records_per_batch is not None:
-        if max_records_per_batch <= 0:
-            raise ValueError(f"max_records_per_batch must be positive, not {max_records_per_batch}")
         opts["maxOffsetsPerTrigger"] = str(max_records_per_batch)
     if starting_offsets is not None:
         opts["startingOffsets"] = starting_offsets
