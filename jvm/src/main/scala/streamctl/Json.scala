@@ -30,6 +30,25 @@ object Json {
 
   def write(node: JsonNode): String = mapper.writeValueAsString(node)
 
+  /**
+   * The format version of `node` (its field `version`, a whole number from 1), checked against
+   * `known`, the newest this streamctl reads: the one check of every versioned format, so that
+   * what a newer streamctl wrote is refused naming `what`, never guessed at.
+   *
+   * {{{
+   * Json.version(Json.parse("""{"version":2}""", "task mapping 'm'"), known = 1, "task mapping 'm'")
+   * // StreamctlException: task mapping 'm' has version 2, newer than this streamctl reads (up to 1): upgrade streamctl
+   * }}}
+   */
+  def version(node: JsonNode, known: Int, what: String): Int = {
+    val v = field(node, "version", what)
+    if (!v.isIntegralNumber || !v.canConvertToInt || v.asInt < 1)
+      throw StreamctlException(s"The 'version' of $what must be a whole number from 1, not $v")
+    if (v.asInt > known)
+      throw StreamctlException(s"$what has version ${v.asInt}, newer than this streamctl reads (up to $known): upgrade streamctl")
+    v.asInt
+  }
+
   /** A required field, or an error naming the field and the origin. */
   def field(node: JsonNode, name: String, what: String): JsonNode = {
     val f = node.get(name)

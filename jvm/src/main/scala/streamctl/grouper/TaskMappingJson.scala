@@ -43,11 +43,7 @@ object TaskMappingJson {
 
     val root = Json.parse(text, where)
     if (!root.isObject) fail("expected a JSON object")
-    val version = Json.field(root, "version", where)
-    if (!version.isInt) fail(s"field 'version' is not an integer: $version")
-    if (version.intValue > Version)
-      throw StreamctlException(
-        s"The $where has version ${version.intValue}; this streamctl reads up to $Version (written by a newer streamctl?)")
+    Json.version(root, Version, where)
 
     val countsNode = objectField(root, "initialPartitionCounts", where, fail)
     val counts = countsNode.properties().asScala.map { e =>

@@ -26,11 +26,8 @@ private[locality] object LocalityJson {
     val what = s"task locality '$key'"
     val root = Json.parse(text, what)
     if (!root.isObject) throw StreamctlException(s"Malformed $what: expected a JSON object")
-    val version = Json.field(root, "version", what)
-    if (!version.isInt) throw StreamctlException(s"Malformed $what: 'version' must be an integer")
     // A newer writer may mean something we cannot see; guessing could pin tasks wrongly.
-    if (version.asInt > Version)
-      throw StreamctlException(s"$what has version ${version.asInt}; this streamctl reads up to $Version")
+    Json.version(root, Version, what)
     TaskLocality(readTasks(root, "placement", what), readTasks(root, "homes", what))
   }
 

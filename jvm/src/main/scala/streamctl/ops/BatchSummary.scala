@@ -5,7 +5,7 @@ import scala.jdk.CollectionConverters._
 import com.fasterxml.jackson.databind.JsonNode
 import com.fasterxml.jackson.databind.node.ObjectNode
 
-import streamctl.{Json, StreamctlException}
+import streamctl.Json
 import streamctl.metadata.{MetadataStore, StoreLayout}
 import streamctl.plan.SourcePosition
 import streamctl.system.SSP
@@ -134,8 +134,7 @@ final class ProgressHistory(store: MetadataStore, source: StoreLayout.Source) {
   def load(): Seq[JsonNode] = store.get(StoreLayout.ProgressNamespace, source.progressKey).toSeq.flatMap { text =>
     val what = s"the progress history in ${store.describe(StoreLayout.ProgressNamespace, source.progressKey)}"
     val root = Json.parse(text, what)
-    val v = Json.field(root, "version", what).asInt
-    if (v > Version) throw StreamctlException(s"$what has version $v; this streamctl knows up to $Version. Upgrade streamctl")
+    Json.version(root, Version, what)
     Json.field(root, "batches", what).elements().asScala.toSeq
   }
 }

@@ -4,7 +4,7 @@ import scala.jdk.CollectionConverters._
 
 import com.fasterxml.jackson.databind.JsonNode
 
-import streamctl.{Json, StreamctlException}
+import streamctl.Json
 import streamctl.grouper.TaskName
 import streamctl.system.SSP
 
@@ -72,9 +72,7 @@ object SourcePosition {
   def parse(json: String): SourcePosition = {
     val what = "the streamctl offset in the query checkpoint"
     val root = Json.parse(json, what)
-    val version = Json.field(root, "version", what).asInt()
-    if (version > Version) throw StreamctlException(
-      s"The query checkpoint holds a streamctl offset of version $version; this streamctl knows up to $Version. Upgrade streamctl")
+    Json.version(root, Version, what)
     def positions(node: JsonNode): Map[TaskName, Map[SSP, Long]] = node.properties().asScala.map { e =>
       TaskName(e.getKey) -> e.getValue.properties().asScala.map(p => SSP.parse(p.getKey) -> p.getValue.asLong()).toMap
     }.toMap

@@ -4,7 +4,7 @@ import scala.jdk.CollectionConverters._
 
 import com.fasterxml.jackson.databind.JsonNode
 
-import streamctl.{Json, StreamctlException}
+import streamctl.Json
 import streamctl.grouper.TaskName
 import streamctl.plan.StateCodec
 import streamctl.system.SSP
@@ -65,9 +65,7 @@ object AppliedStartpoints {
     }
 
     def read(node: JsonNode, what: String): AppliedStartpoints = {
-      val version = Json.field(node, "version", what).asInt()
-      if (version > Version) throw StreamctlException(
-        s"The query checkpoint records applied startpoints of version $version; this streamctl knows up to $Version. Upgrade streamctl")
+      Json.version(node, Version, what)
       val entries = Json.field(node, "applied", what).elements().asScala.flatMap { e =>
         val sp = StartpointJson.read(Json.write(Json.field(e, "startpoint", what)), what)
         Json.field(e, "ssps", what).properties().asScala.flatMap { p =>

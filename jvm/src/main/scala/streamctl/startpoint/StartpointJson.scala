@@ -40,9 +40,7 @@ object StartpointJson {
     val node = Json.parse(text, what)
     if (!node.isObject) throw StreamctlException(s"Corrupt startpoint in $what: expected a JSON object, got '${abbreviate(text)}'")
     try {
-      val version = long(node, "version", what)
-      if (version > Version || version < 1)
-        throw StreamctlException(s"Unsupported startpoint version $version in $what (this streamctl reads version $Version)")
+      Json.version(node, Version, what)
       val created = long(node, "creationTime", what)
       string(node, "type", what) match {
         case "specific"  => Specific(long(node, "offset", what), created)

@@ -25,7 +25,13 @@ class SourcePositionTest {
 
   @Test def newerVersionIsRefused(): Unit = {
     val e = assertThrows(classOf[StreamctlException], () => SourcePosition.parse("""{"version":2,"tasks":{}}"""))
-    assertTrue(e.getMessage.contains("version 2"))
+    assertEquals("the streamctl offset in the query checkpoint has version 2, newer than this streamctl reads (up to 1): upgrade streamctl",
+      e.getMessage)
+  }
+
+  @Test def aVersionThatIsNoNumberIsRefusedNotReadAsZero(): Unit = {
+    val m = assertThrows(classOf[StreamctlException], () => SourcePosition.parse("""{"version":"x","tasks":{}}""")).getMessage
+    assertEquals("The 'version' of the streamctl offset in the query checkpoint must be a whole number from 1, not \"x\"", m)
   }
 
   @Test def stateAStreamctlDoesNotKnowIsRefused(): Unit = {
