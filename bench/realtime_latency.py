@@ -228,7 +228,7 @@ def parser() -> argparse.ArgumentParser:
     p.add_argument("--seconds", type=float, default=20.0, help="measured part of each run")
     p.add_argument("--warmup", type=float, default=15.0, help="seconds of input not measured (JIT, first batch)")
     p.add_argument("--batch", default="30 seconds", help="real-time batch duration (the checkpoint interval)")
-    p.add_argument("--watermark-interval", default="50ms", help="streamctl sink option watermark.interval (the default)")
+    p.add_argument("--watermark-interval", default="50ms", help="sink option watermark.interval (its default)")
     p.add_argument("--hops", action="store_true", help="also print each query's share of the latency (diagnostic)")
     p.add_argument("--variants", default=",".join(VARIANTS), help="comma-separated, from: " + ", ".join(VARIANTS))
     return p
