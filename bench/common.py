@@ -21,7 +21,7 @@ from streamctl_testing.spark_kafka import spark_kafka_jars
 ROOT = Path(__file__).resolve().parent.parent
 
 # The two settings every comparison runs at. "defaults": neither side gets a Kafka setting, so
-# each runs its kafka-clients' defaults (the built-in's 3.9, streamctl's 4.3). "tuned": both
+# each runs the defaults of the session's one kafka-clients (the built-in's 3.9.2). "tuned": both
 # sides get exactly these, so what differs is the connector, not the client configuration.
 TUNED_CONSUMER: dict[str, str] = {
     # The built-in source asks the broker for the earliest and latest offsets on every poll
@@ -32,7 +32,8 @@ TUNED_CONSUMER: dict[str, str] = {
     "fetch.max.bytes": str(64 << 20),
 }
 TUNED_PRODUCER: dict[str, str] = {
-    # kafka-clients 3.9 (built-in) lingers 0 ms by default, 4.x (streamctl) 5 ms: matched here.
+    # Both sinks run the session's kafka-clients (3.9.2), which lingers 0 ms by default; set here anyway,
+    # so that a session on kafka-clients 4.x (5 ms by default) runs the same settings.
     "linger.ms": "5",
     "batch.size": str(128 << 10),
     "compression.type": "none",
@@ -59,9 +60,14 @@ SETTINGS: dict[str, dict[str, Any]] = {
 }
 
 
+def session_kafka_clients_jar() -> Path:
+    """The kafka-clients jar of the benchmark session: the built-in connector's, which streamctl
+    uses too (a session has one kafka-clients, not relocated)."""
+    return next(j for j in spark_kafka_jars() if j.name.startswith("kafka-clients-"))
+
+
 def builtin_kafka_version() -> str:
-    jar = next((j for j in spark_kafka_jars() if j.name.startswith("kafka-clients-")), None)
-    return jar.name.removeprefix("kafka-clients-").removesuffix(".jar") if jar else "?"
+    return session_kafka_clients_jar().name.removeprefix("kafka-clients-").removesuffix(".jar")
 
 
 def connector_version() -> str:

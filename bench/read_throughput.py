@@ -12,11 +12,13 @@ they sent are read from the clients' own metrics (bench.common.ClientCounters).
 
 The ceiling (bench/jvm CeilingBench) reads the same topic with one plain KafkaConsumer per
 partition, created before the clock starts, on as many threads as Spark has cores, with the
-tuned settings, computing the payload query's result with a CRC32 over every key and value.
+tuned settings and the Spark session's kafka-clients (so the same consumer code as both Spark sources),
+computing the payload query's result with a CRC32 over every key and value.
 """
 
 from __future__ import annotations
 
+import os
 import subprocess
 from collections.abc import Callable
 from typing import Any
@@ -34,6 +36,7 @@ from bench.common import (
     jvm_classpath,
     kafka_options,
     run_available_now,
+    session_kafka_clients_jar,
     timed,
 )
 from streamctl import options
@@ -68,7 +71,10 @@ class Ceiling:
     """CeilingBench in a JVM of its own, reading the topic once per call."""
 
     def __init__(self, servers: str, topic: str, threads: int, settings: dict[str, str]) -> None:
-        command = ["java", "-cp", jvm_classpath(), "streamctl.bench.CeilingBench", servers, topic, str(threads),
+        # The Spark session's kafka-clients first, so that the ceiling's consumer is the very client both
+        # Spark sources read with, not the kafka-clients streamctl is built against.
+        classpath = os.pathsep.join([str(session_kafka_clients_jar()), jvm_classpath()])
+        command = ["java", "-cp", classpath, "streamctl.bench.CeilingBench", servers, topic, str(threads),
                    *(f"{k}={v}" for k, v in settings.items())]
         self._p = subprocess.Popen(command, stdin=subprocess.PIPE, stdout=subprocess.PIPE, text=True)
 
@@ -100,7 +106,8 @@ def run(spark: SparkSession, servers: str, workdir: str, records: int, partition
         "settings": {name: {"consumer": describe(s["consumer"]), "consumers": s["consumers"]}
                      for name, s in SETTINGS.items()},
         "ceiling": f"one KafkaConsumer per partition, created outside the clock, {cores} threads, "
-                   f"{describe(TUNED_CONSUMER)}, CRC32 of every key and value",
+                   f"{describe(TUNED_CONSUMER)}, CRC32 of every key and value, the session's "
+                   f"{session_kafka_clients_jar().name.removesuffix('.jar')}",
         "queries": {"count": "count()", "payload": "count, sum(length(key)), sum(length(value)), "
                     "sum(crc32(value)), max(offset), max(timestamp)"},
     }
