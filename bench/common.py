@@ -60,6 +60,17 @@ SETTINGS: dict[str, dict[str, Any]] = {
 }
 
 
+# The pipelines read small batches (a tenth of the records per batch; a second of a 5,000/s
+# feed), where the built-in source is slowest at 10,000 records a poll: on 2026-11-23 (busy
+# machine; 300k records, 3,750 per partition per batch, built-in only, 2 runs each) its pipeline
+# took 20.1-22.6 s with the read's tuned consumer, 20.1-22.2 s with only max.poll.records=10000,
+# 10.1-10.8 s with only the fetch sizes, 11.0-13.3 s at its defaults and 8.6-9.8 s with the fetch
+# sizes and max.poll.records=1000. So the pipelines' tuned consumer, on both sides, polls 1,000.
+PIPELINE_SETTINGS: dict[str, dict[str, Any]] = {
+    **SETTINGS,
+    "tuned": {**SETTINGS["tuned"], "consumer": {**TUNED_CONSUMER, "max.poll.records": "1000"}},
+}
+
 def session_kafka_clients_jar() -> Path:
     """The kafka-clients jar of the benchmark session: the built-in connector's, which streamctl
     uses too (a session has one kafka-clients, not relocated)."""

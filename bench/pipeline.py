@@ -6,8 +6,9 @@ stream of P partitions, Trigger.AvailableNow, N/10 records per batch) -> query 2
 intermediate stream, counts in foreachBatch). Both queries run at once in one SparkSession; the
 time is from starting query 1 to query 2 having counted the N-th record. The built-in variant
 is the same pipeline with format("kafka") on both sides (maxOffsetsPerTrigger N/10). Both run
-at "defaults" and "tuned" (bench.common.SETTINGS). streamctl's query 2 also stops by itself on
-the end-of-stream query 1 sends; that time is printed too.
+at "defaults" and "tuned" (bench.common.PIPELINE_SETTINGS: the read's tuned settings but 1,000
+records a poll, where the built-in is fastest in small batches). streamctl's query 2 also stops
+by itself on the end-of-stream query 1 sends; that time is printed too.
 
 End-to-end latency: the same two queries live, both on a processing-time trigger of T seconds,
 fed at a fixed rate; each record's key carries the wall time just before it was sent, and its
@@ -34,7 +35,7 @@ from pyspark.sql.streaming import DataStreamWriter, StreamingQuery
 
 from bench.common import (
     BUILTIN_POOLED_GROUP,
-    SETTINGS,
+    PIPELINE_SETTINGS,
     Measurement,
     alternate,
     describe,
@@ -82,7 +83,7 @@ def _describe(q: StreamingQuery) -> str:
 
 def _streamctl_queries(spark: SparkSession, servers: str, source: str, mid: str, per_batch: int | None,
                        settings: str) -> tuple[DataFrame, DataStreamWriter]:
-    consumer, producer = SETTINGS[settings]["consumer"], SETTINGS[settings]["producer"]
+    consumer, producer = PIPELINE_SETTINGS[settings]["consumer"], PIPELINE_SETTINGS[settings]["producer"]
     down = (spark.readStream.format("streamctl")
             .options(**options.source(servers, [mid], starting_offsets="earliest", kafka=consumer))
             .options(**options.intermediate(mid)).load())
@@ -100,8 +101,8 @@ def _streamctl_queries(spark: SparkSession, servers: str, source: str, mid: str,
 
 def _builtin_queries(spark: SparkSession, servers: str, source: str, mid: str, per_batch: int | None,
                      settings: str) -> tuple[DataFrame, DataStreamWriter]:
-    consumer = kafka_options(SETTINGS[settings]["consumer"])
-    producer = kafka_options(SETTINGS[settings]["producer"])
+    consumer = kafka_options(PIPELINE_SETTINGS[settings]["consumer"])
+    producer = kafka_options(PIPELINE_SETTINGS[settings]["producer"])
     pooled = settings == "tuned"
     down = (spark.readStream.format("kafka").option("kafka.bootstrap.servers", servers).option("subscribe", mid)
             .option("startingOffsets", "earliest").options(**consumer)
@@ -157,7 +158,7 @@ def throughput(spark: SparkSession, servers: str, workdir: str, records: int, pa
         "time": "from starting query 1 to query 2 having counted the last record (query 2 started first)",
         "warm_up_runs": 1, "repetitions": reps, "order": "alternating (reversed every round)",
         "settings": {name: {"consumer": describe(s["consumer"]), "producer": describe(s["producer"])}
-                     for name, s in SETTINGS.items()},
+                     for name, s in PIPELINE_SETTINGS.items()},
     }
     print(f"pipeline throughput: {records:,} records of {value_size} bytes, {partitions} partitions, query 1 "
           f"(AvailableNow, {per_batch:,} per batch) -> intermediate stream ({partitions} partitions) -> query 2 "
@@ -166,7 +167,7 @@ def throughput(spark: SparkSession, servers: str, workdir: str, records: int, pa
     source = f"bench-pipe-{records}"
     kafka.create_stream(spark, servers, source, partitions)
     kafka.produce_synthetic(spark, servers, source, records, value_size)
-    names = [f"{src}, {settings}" for settings in SETTINGS for src in ("streamctl", BUILTIN)]
+    names = [f"{src}, {settings}" for settings in PIPELINE_SETTINGS for src in ("streamctl", BUILTIN)]
     results = {name: Measurement("pipeline", name, records, config["settings"][name.rsplit(", ", 1)[1]])
                for name in names}
     run_id = [0]
@@ -214,7 +215,7 @@ def e2e_latency(spark: SparkSession, servers: str, workdir: str, partitions: int
                    "its own JVM) to the end of query 2's "
                    "foreachBatch that received the record, per record; records produced in the warm-up excluded",
         "settings": {name: {"consumer": describe(s["consumer"]), "producer": describe(s["producer"])}
-                     for name, s in SETTINGS.items()},
+                     for name, s in PIPELINE_SETTINGS.items()},
     }
     print(f"pipeline end-to-end latency: producer at {rate:,} records/s into {partitions} partitions, query 1 -> "
           f"intermediate stream -> query 2, both on a {trigger_s:g} s processing-time trigger; {seconds:g} s measured "

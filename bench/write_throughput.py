@@ -1,9 +1,9 @@
 """Write throughput: streamctl's sink (intermediate framing) against Spark's built-in Kafka sink.
 
 The same cached DataFrame of N (key, value) rows is written by each sink to a fresh topic each
-time, at both settings of bench.common.SETTINGS: "defaults" (each connector's kafka-clients
-defaults: the built-in's 3.9 lingers 0 ms, streamctl's 4.3 lingers 5 ms) and "tuned" (the same
-linger.ms, batch.size, compression.type and acks on both). One warm-up run each, then R in
+time, at both settings of bench.common.SETTINGS: "defaults" (the defaults of the session's one
+kafka-clients, 3.9.2: linger.ms=0 on both) and "tuned" (the same linger.ms, batch.size,
+compression.type and acks on both). One warm-up run each, then R in
 alternating order; every run's topic must hold exactly N records. Batch writes use the same
 DataWriter as streaming writes, without trigger overhead.
 """
