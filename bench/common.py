@@ -103,7 +103,8 @@ def jvm_classpath() -> str:
     return os.pathsep.join([str(ROOT / "target" / "classes"), str(ROOT / "target" / "test-classes"), out.read_text()])
 
 
-def bench_session(master: str = "local[2]") -> SparkSession:
+def bench_session(master: str = "local[2]", extra: Mapping[str, str] | None = None) -> SparkSession:
+    """The benchmarks' SparkSession with both sources; ``extra``: more settings (bench/profile_read.py's agent)."""
     os.environ.setdefault("SPARK_LOCAL_IP", "127.0.0.1")
     builder = (
         SparkSession.builder.master(master)
@@ -114,6 +115,8 @@ def bench_session(master: str = "local[2]") -> SparkSession:
         .config("spark.sql.shuffle.partitions", "2")
         .config("spark.jars", ",".join(str(j) for j in spark_kafka_jars()))
     )
+    for key, value in (extra or {}).items():
+        builder = builder.config(key, value)
     spark = streamctl_testing.configure_spark(builder).getOrCreate()
     spark.sparkContext.setLogLevel("ERROR")
     return spark

@@ -12,7 +12,6 @@ Not part of ./build.sh bench: a profile guides work, its figures are no benchmar
 from __future__ import annotations
 
 import argparse
-import os
 import subprocess
 import sys
 import time
@@ -22,15 +21,20 @@ from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
 
-from pyspark.sql import DataFrame, SparkSession
+from pyspark.sql import DataFrame
 
-import streamctl_testing
-from bench.common import BUILTIN_POOLED_GROUP, ROOT, TUNED_CONSUMER, kafka_options, run_available_now
+from bench.common import (
+    BUILTIN_POOLED_GROUP,
+    ROOT,
+    TUNED_CONSUMER,
+    bench_session,
+    kafka_options,
+    run_available_now,
+)
 from bench.read_throughput import _payload
 from streamctl import options
 from streamctl_testing import kafka, kafka_broker
 from streamctl_testing._jvm import jvm
-from streamctl_testing.spark_kafka import spark_kafka_jars
 
 VERSION = "3.0"
 
@@ -92,17 +96,10 @@ def main() -> None:
     args = parser.parse_args()
     args.out.mkdir(parents=True, exist_ok=True)
     jar, lib = async_profiler(args.out)
-    os.environ.setdefault("SPARK_LOCAL_IP", "127.0.0.1")
     with kafka_broker() as broker:
         servers = broker.bootstrap_servers
-        builder = (SparkSession.builder.master("local[2]").appName("streamctl-profile")
-                   .config("spark.ui.enabled", "false").config("spark.ui.showConsoleProgress", "false")
-                   .config("spark.driver.memory", "3g").config("spark.sql.shuffle.partitions", "2")
-                   .config("spark.driver.extraJavaOptions", f"-agentpath:{lib}")
-                   .config("spark.driver.extraClassPath", str(jar))
-                   .config("spark.jars", ",".join(str(j) for j in spark_kafka_jars())))
-        spark = streamctl_testing.configure_spark(builder).getOrCreate()
-        spark.sparkContext.setLogLevel("ERROR")
+        spark = bench_session(extra={"spark.driver.extraJavaOptions": f"-agentpath:{lib}",
+                                     "spark.driver.extraClassPath": str(jar)})
         profiler = jvm(spark).one.profiler.AsyncProfiler.getInstance()
         topic = "profile-read"
         kafka.create_stream(spark, servers, topic, 8)
