@@ -118,8 +118,56 @@ object ControlBench {
         acc
       }
     }
+    val perBatch = batchBookkeeping(partitions = 8, batches = 400)
     Summary("control", "type-byte check of a user record", f"$typeCheck%.1f ns")
+    Summary("control", "per-batch control bookkeeping, 8 SSPs/tasks, 1 watermark each, local store", f"${perBatch / 1000}%.0f us")
     println(s"(checksum $sink)")
+  }
+
+  /**
+   * What one batch of the control benchmark (bench/control_overhead.py) adds per batch beyond its
+   * records, on a local metadata store: every task parses its start states, decodes one watermark
+   * and records its result; the driver loads and merges the results, writes the offset's states and
+   * each task's start, and deletes the previous batch's results. Returns the median us per batch.
+   */
+  private def batchBookkeeping(partitions: Int, batches: Int): Double = {
+    val dir = java.nio.file.Files.createTempDirectory("control-bench-")
+    val store = new streamctl.metadata.FileSystemMetadataStore(dir.toString, new org.apache.hadoop.conf.Configuration())
+    val results = new ControlResults(store, "control-0")
+    val ssps = (0 until partitions).map(p => SSP.kafka("mid", p))
+    // Every batch's watermark is newer than the last (across rounds too), so every batch changes the states.
+    val encoded = Array.tabulate(batches * (Warmups + Rounds))(b => IntermediateMessage.encode(WatermarkMessage("bench", 1, 1000L * b)))
+    var tick = 0
+    var driverNs = 0L
+    var offset = ControlOffset.initial
+    val perBatch = report(s"per-batch bookkeeping, $partitions SSPs in $partitions tasks, 1 watermark each, local store", batches) { n =>
+      var b = 0; var acc = 0L
+      while (b < n) {
+        // executors: one task per SSP
+        ssps.foreach { ssp =>
+          val start = SspControlStates.write(TaskControl.startOf(offset.states, Seq(ssp)))
+          val t = TaskControlReader("Partition " + ssp.partition, Seq(SspRange(ssp, 0L, Long.MaxValue)),
+            Some(TaskControl(offset.seq, start, WatermarkSummary.empty)), Set("mid")).get
+          t.decoderFor(ssp).accept(new Envelope(ssp, 0L, -1L, null, null).fill(b, -1L, 0, null, encoded(tick), NoHeaders))
+          t.finish(states => results.put(offset.seq, "Partition " + ssp.partition, states))
+        }
+        // driver: plan the next batch from the results, write its offset, commit
+        val driverStart = System.nanoTime()
+        val next = ControlOffset(offset.seq + 1, results.statesAfter(offset))
+        acc += ControlOffset.Codec.write(next).toString.length
+        results.deleteBefore(offset.seq)
+        driverNs += System.nanoTime() - driverStart
+        offset = next
+        tick += 1
+        b += 1
+      }
+      acc
+    }
+    store.close()
+    println(f"    of which on the driver (load, merge, offset JSON, delete): ${100.0 * driverNs / (tick * perBatch)}%.0f%%")
+    val files = java.nio.file.Files.walk(dir)
+    try files.sorted(java.util.Comparator.reverseOrder()).forEach(f => java.nio.file.Files.delete(f)) finally files.close()
+    perBatch
   }
 
   /** The control decoding of a task reading `ssps` (of stream `mid`), from `start`. */

@@ -139,7 +139,8 @@ object SourceOptions {
     "a Java regex: every topic whose name matches, also topics created while the query runs")
   val Assign: OptionSpec[String] = OptionSpec.string("assign", """given partitions, JSON such as {"topicA":[0,1]}""")
   val MaxOffsetsPerTrigger: OptionSpec[Long] = OptionSpec.positiveLong("maxOffsetsPerTrigger",
-    "per-batch record budget, shared between partitions by the chooser").alias("max.records.per.batch")
+    "per-batch budget of offsets (control messages count, as in Spark), shared between partitions by the chooser")
+    .alias("max.records.per.batch")
   val MinOffsetsPerTrigger: OptionSpec[Long] = OptionSpec.positiveLong("minOffsetsPerTrigger",
     "a batch waits until this many records are there, or maxTriggerDelay passed")
   val MaxTriggerDelay: OptionSpec[Long] = OptionSpec.duration("maxTriggerDelay",
