@@ -55,11 +55,11 @@ def run(spark: SparkSession, servers: str, workdir: str, records: int, partition
     per_batch = records // batches
     records = per_batch * batches
     print(f"control overhead: {records:,} framed records of {value_size} bytes over {partitions} partitions in "
-          f"{batches} batches of {per_batch:,} records plus that round's control messages (maxOffsetsPerTrigger); one stream without control messages, "
-          "one with a watermark on every partition after each batch's records, one with idle messages on (worst "
-          "case: active before, watermark and idle after each batch's records, on every partition); "
-          f"{reps} repetitions per variant "
-          "in alternating order after one warm-up each, Trigger.AvailableNow + count() and max(watermark)", flush=True)
+          f"{batches} batches of {per_batch:,} records plus that round's control messages (maxOffsetsPerTrigger); "
+          "one stream without control messages, one with a watermark on every partition after each batch's "
+          "records, one with idle messages on (worst case: active before, watermark and idle after each batch's "
+          f"records, on every partition); {reps} repetitions per variant in alternating order after one warm-up "
+          "each, Trigger.AvailableNow + count() and max(watermark)", flush=True)
     streams = {PLAIN: f"bench-ctl-none-{records}", WITH_CONTROL: f"bench-ctl-wm-{records}",
                WITH_IDLE: f"bench-ctl-idle-{records}"}
     # The control messages one round writes on every partition: a batch reads one upstream batch.
