@@ -38,7 +38,7 @@ final class ControlMessageSender(
     producerCount: Int,
     idleTimeoutMs: Option[Long],
     alive: () => Boolean = () => true,
-    watermarkIntervalMs: Long = 50L) extends ControlSink {
+    watermarkIntervalMs: Long = ControlOptions.WatermarkInterval.default.get) extends ControlSink {
   import ControlMessageSender._
 
   private val startMs = System.currentTimeMillis()
