@@ -10,9 +10,10 @@ DataWriter as streaming writes, without trigger overhead.
 
 from __future__ import annotations
 
+from collections.abc import Callable, Mapping
 from typing import Any
 
-from pyspark.sql import SparkSession
+from pyspark.sql import DataFrame, SparkSession
 from pyspark.sql import functions as F
 
 from bench.common import SETTINGS, Measurement, alternate, describe, kafka_options, timed
@@ -35,23 +36,9 @@ def run(spark: SparkSession, servers: str, records: int, partitions: int, value_
           "DataFrame); written counts checked", flush=True)
     for name, s in SETTINGS.items():
         print(f"  settings '{name}': {describe(s['producer'])}", flush=True)
-    df = (
-        spark.range(records, numPartitions=partitions)
-        .select(F.col("id").cast("string").alias("key"), F.lit("x" * value_size).alias("value"))
-        .cache()
-    )
-    df.count()
-
-    def streamctl_sink(settings: str, topic: str) -> None:
-        opts = options.sink(servers, topic, intermediate=True, kafka=SETTINGS[settings]["producer"])
-        df.write.format("streamctl").options(**opts).mode("append").save()
-
-    def builtin_sink(settings: str, topic: str) -> None:
-        (df.write.format("kafka").option("kafka.bootstrap.servers", servers).option("topic", topic)
-         .options(**kafka_options(SETTINGS[settings]["producer"])).save())
-
+    df = rows(spark, records, partitions, value_size)
     sinks = {f"{source}, {settings}": (sink, settings) for settings in SETTINGS
-             for source, sink in ((STREAMCTL, streamctl_sink), (BUILTIN, builtin_sink))}
+             for source, sink in ((STREAMCTL, write_streamctl), (BUILTIN, write_builtin))}
     results = {name: Measurement("write", name, records, {"producer": describe(SETTINGS[s]["producer"])})
                for name, (_, s) in sinks.items()}
     run_id = [0]
@@ -59,15 +46,43 @@ def run(spark: SparkSession, servers: str, records: int, partitions: int, value_
     def one(name: str, _warm_up: bool) -> float:
         run_id[0] += 1
         sink, settings = sinks[name]
-        topic = f"bench-write-{run_id[0]}"
-        kafka.create_stream(spark, servers, topic, partitions)
-        seconds = timed(lambda: sink(settings, topic))
-        written = sum(kafka.upcoming_offsets(spark, servers, topic).values())
-        if written != records:
-            raise AssertionError(f"{name} wrote {written} records, expected {records}")
-        kafka.delete_stream(spark, servers, topic)
-        return seconds
+        return write_once(spark, servers, f"bench-write-{run_id[0]}", partitions, records,
+                          lambda topic: sink(df, servers, topic, SETTINGS[settings]["producer"]))
 
     alternate(list(sinks), reps, one, results)
     df.unpersist()
     return list(results.values()), config
+
+
+def rows(spark: SparkSession, records: int, partitions: int, value_size: int) -> DataFrame:
+    """The cached input: ``records`` rows of a string key (the row number) and a ``value_size``-byte string value."""
+    df = (
+        spark.range(records, numPartitions=partitions)
+        .select(F.col("id").cast("string").alias("key"), F.lit("x" * value_size).alias("value"))
+        .cache()
+    )
+    df.count()
+    return df
+
+
+def write_streamctl(df: DataFrame, servers: str, topic: str, producer: Mapping[str, str]) -> None:
+    opts = options.sink(servers, topic, intermediate=True, kafka=producer)
+    df.write.format("streamctl").options(**opts).mode("append").save()
+
+
+def write_builtin(df: DataFrame, servers: str, topic: str, producer: Mapping[str, str]) -> None:
+    (df.write.format("kafka").option("kafka.bootstrap.servers", servers).option("topic", topic)
+     .options(**kafka_options(producer)).save())
+
+
+def write_once(spark: SparkSession, servers: str, topic: str, partitions: int, records: int,
+               write: Callable[[str], None]) -> float:
+    """Seconds ``write`` takes to write the rows to a fresh stream ``topic``, which must then hold
+    exactly ``records`` records; the stream is deleted after."""
+    kafka.create_stream(spark, servers, topic, partitions)
+    seconds = timed(lambda: write(topic))
+    written = sum(kafka.upcoming_offsets(spark, servers, topic).values())
+    if written != records:
+        raise AssertionError(f"writing to {topic} wrote {written} records, expected {records}")
+    kafka.delete_stream(spark, servers, topic)
+    return seconds
