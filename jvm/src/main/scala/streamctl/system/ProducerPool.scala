@@ -3,12 +3,21 @@ package streamctl.system
 import org.apache.kafka.clients.producer.KafkaProducer
 
 /**
- * One Kafka producer per client settings per executor JVM: producers are thread-safe and
- * expensive to start, and every task writing with the same settings can share one.
+ * Kafka producers per client settings per executor JVM, each lent to one writer at a time and
+ * kept for the next writer when given back: producers are expensive to start.
  *
- * Users are counted. A producer that failed leaves the pool at once, so the next task
- * starts a fresh one, but it is closed only when its last user releases it: closing it
- * under tasks still sending through it would fail them for nothing. Closed at JVM shutdown.
+ * Why not one producer shared by every writer of the JVM (Spark's Kafka sink shares one): a
+ * producer sends through one connection per broker, and a broker works on one request of a
+ * connection at a time, so writers sharing a producer queue behind one request at a time; the
+ * profile of the write path (docs/performance.md) found the shared producer's writers spending
+ * most of their time waiting in the flush at commit while both cores were partly idle. One
+ * producer per concurrent writer sends in parallel, and a writer's flush waits for its own
+ * records only. The pool then holds, per settings, as many producers as writers ever ran at once
+ * (the executor's task slots, plus the driver's control messages), each with its own
+ * `buffer.memory` (allocated as it fills).
+ *
+ * A producer given back after a failed send is closed at once (no one else uses it), so the
+ * next writer starts a fresh one. Closed at JVM shutdown.
  *
  * {{{
  * val p = ProducerPool.acquire(params)
@@ -19,41 +28,31 @@ import org.apache.kafka.clients.producer.KafkaProducer
 object ProducerPool {
   type Producer = KafkaProducer[Array[Byte], Array[Byte]]
 
-  private final class Entry(val producer: Producer) {
-    var users = 0
-    var retired = false
+  /** Producers not lent out, by settings; the most recently given back first (its connection is the warmest). */
+  private val idle = new java.util.HashMap[String, java.util.ArrayDeque[Producer]]()
+  /** Every open producer of the pool, lent out or idle. */
+  private val open = java.util.Collections.newSetFromMap(new java.util.IdentityHashMap[Producer, java.lang.Boolean]())
+
+  sys.addShutdownHook(synchronized(open.forEach(p => closeQuietly(p, 5))))
+
+  /** A producer with `params` for the caller alone until it gives it back with [[release]]. */
+  def acquire(params: KafkaParams): Producer = {
+    val reused = synchronized(Option(idle.get(params.cacheKey)).map(_.pollFirst()).orNull)
+    if (reused != null) reused
+    else {
+      // Created outside the lock: starting a producer takes a while and must not hold up other writers.
+      val created = params.newClient("producer")(new KafkaProducer[Array[Byte], Array[Byte]](params.producer))
+      synchronized(open.add(created))
+      created
+    }
   }
 
-  private val pooled = new java.util.HashMap[String, Entry]()
-  private val byProducer = new java.util.IdentityHashMap[Producer, Entry]()
-
-  sys.addShutdownHook(synchronized(byProducer.keySet().forEach(p => closeQuietly(p, 5))))
-
-  def acquire(params: KafkaParams): Producer = synchronized {
-    val entry = pooled.computeIfAbsent(params.cacheKey, _ => {
-      val e = new Entry(params.newClient("producer")(new KafkaProducer[Array[Byte], Array[Byte]](params.producer)))
-      byProducer.put(e.producer, e)
-      e
-    })
-    entry.users += 1
-    entry.producer
-  }
-
-  /** Gives a producer back; `failed` retires it (the pool makes a new one for later tasks). */
+  /** Gives a producer back; `failed` closes it (the pool makes a new one for later writers). */
   def release(params: KafkaParams, producer: Producer, failed: Boolean): Unit = {
     val close = synchronized {
-      val entry = byProducer.get(producer)
-      if (entry == null) false
-      else {
-        entry.users -= 1
-        if (failed && !entry.retired) {
-          entry.retired = true
-          pooled.remove(params.cacheKey, entry)
-        }
-        val last = entry.retired && entry.users <= 0
-        if (last) byProducer.remove(producer)
-        last
-      }
+      if (!open.contains(producer)) false
+      else if (failed) { open.remove(producer); true }
+      else { idle.computeIfAbsent(params.cacheKey, _ => new java.util.ArrayDeque[Producer]()).addFirst(producer); false }
     }
     if (close) closeQuietly(producer, 0)
   }
