@@ -103,3 +103,18 @@ def test_batch_write_of_an_intermediate_stream_needs_no_save_mode(spark, servers
     ).save()
     # Two writer tasks: the order between them is not defined, the framing is.
     assert sorted(kafka.read_raw(spark, servers, mid, 0)) == [b"\x001", b"\x002"]
+
+
+def test_intermediate_framing_of_string_binary_and_null_values(spark, servers, make_stream):
+    # The writer copies a string value straight from the row into the frame: every UTF-8 byte must
+    # land after the type byte, a null value must become an empty payload, a binary value is framed as is.
+    text = "héllo ✓ 🚀"
+    strings, binaries = make_stream(partitions=1, suffix="s"), make_stream(partitions=1, suffix="b")
+    spark.createDataFrame([("a", text), ("b", None)], "key string, value string").write.format("streamctl").options(
+        **options.sink(servers, strings, intermediate=True)
+    ).save()
+    assert sorted(kafka.read_raw(spark, servers, strings, 0)) == [b"\x00", b"\x00" + text.encode()]
+    spark.createDataFrame([("a", bytearray(b"\x00\x01\xff"))], "key string, value binary").write.format(
+        "streamctl"
+    ).options(**options.sink(servers, binaries, intermediate=True)).save()
+    assert kafka.read_raw(spark, servers, binaries, 0) == [b"\x00\x00\x01\xff"]

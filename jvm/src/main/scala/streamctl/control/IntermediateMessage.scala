@@ -54,10 +54,16 @@ object IntermediateMessage {
 
   /** Frames a user's record: one allocation, one copy. The payload is not modified. */
   def frameUser(payload: Array[Byte]): Array[Byte] = {
-    val out = new Array[Byte](payload.length + PayloadOffset) // zero-filled: out(0) is already UserType
+    val out = userFrame(payload.length)
     System.arraycopy(payload, 0, out, PayloadOffset, payload.length)
     out
   }
+
+  /**
+   * A framed user record whose `payloadLength` bytes the caller writes at [[PayloadOffset]], so a
+   * writer holding the payload elsewhere (a Spark row) copies it once, straight into the frame.
+   */
+  def userFrame(payloadLength: Int): Array[Byte] = new Array[Byte](payloadLength + PayloadOffset) // zero-filled: out(0) is UserType
 
   def watermark(producer: String, producerCount: Int, timestamp: Long): Array[Byte] =
     encode(WatermarkMessage(producer, producerCount, timestamp))

@@ -7,6 +7,7 @@ import org.apache.kafka.common.utils.Utils
 import org.apache.spark.sql.catalyst.InternalRow
 import org.apache.spark.sql.connector.write.{DataWriter, DataWriterFactory, WriterCommitMessage}
 import org.apache.spark.sql.connector.write.streaming.StreamingDataWriterFactory
+import org.apache.spark.unsafe.Platform
 
 import streamctl.StreamctlException
 import streamctl.control.IntermediateMessage
@@ -57,9 +58,6 @@ final class SinkDataWriter(f: SinkWriterFactory) extends DataWriter[InternalRow]
     val key: Array[Byte] =
       if (l.key < 0 || row.isNullAt(l.key)) null
       else if (l.keyIsString) row.getUTF8String(l.key).getBytes else row.getBinary(l.key)
-    val value: Array[Byte] =
-      if (row.isNullAt(l.value)) null
-      else if (l.valueIsString) row.getUTF8String(l.value).getBytes else row.getBinary(l.value)
     val topic = f.topic.getOrElse {
       if (row.isNullAt(l.topic)) throw StreamctlException(
         "A row has a null 'topic' column: give every row a topic, or set option 'topic' for all of them")
@@ -68,16 +66,27 @@ final class SinkDataWriter(f: SinkWriterFactory) extends DataWriter[InternalRow]
     records += 1
     val record =
       if (f.intermediate) {
-        val payload = if (value == null) Array.emptyByteArray else value
         val partition = intermediatePartition(row, key)
         new ProducerRecord[Array[Byte], Array[Byte]](topic, if (partition >= 0) Integer.valueOf(partition) else null, key,
-          IntermediateMessage.frameUser(payload), headers(row))
+          framedValue(row), headers(row))
       } else {
         val partition = if (l.partition < 0 || row.isNullAt(l.partition)) null else Integer.valueOf(row.getInt(l.partition))
+        val value = if (row.isNullAt(l.value)) null else if (l.valueIsString) row.getUTF8String(l.value).getBytes else row.getBinary(l.value)
         new ProducerRecord[Array[Byte], Array[Byte]](topic, partition, key, value, headers(row))
       }
     producer.send(record, callback)
   }
+
+  // A string value is copied once, from the row straight into the frame (not into an array and
+  // then again into the frame); a null value is an empty payload.
+  private def framedValue(row: InternalRow): Array[Byte] =
+    if (row.isNullAt(l.value)) IntermediateMessage.userFrame(0)
+    else if (l.valueIsString) {
+      val s = row.getUTF8String(l.value)
+      val out = IntermediateMessage.userFrame(s.numBytes)
+      s.writeToMemory(out, Platform.BYTE_ARRAY_OFFSET + IntermediateMessage.PayloadOffset)
+      out
+    } else IntermediateMessage.frameUser(row.getBinary(l.value))
 
   private def headers(row: InternalRow): java.lang.Iterable[Header] =
     if (l.headers < 0 || row.isNullAt(l.headers)) null
