@@ -54,7 +54,7 @@ def wall_summary(collapsed: Path) -> list[str]:
     has, share = s.has, s.share
 
     def waiting(f: list[str]) -> bool:
-        return has(f, *WRITERS) and has(f, "Object.wait", "Condition", "park")
+        return has(f, *WRITERS) and has(f, "Object.wait", "ConditionObject.await", "Unsafe.park", "LockSupport.park")
 
     return [
         f"  wall clock of the Spark task threads ({s.in_tasks} samples of 5 ms): writing rows "
