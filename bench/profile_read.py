@@ -11,7 +11,6 @@ Not part of ./build.sh bench: a profile guides work, its figures are no benchmar
 
 from __future__ import annotations
 
-import argparse
 import sys
 import time
 from collections.abc import Callable
@@ -21,11 +20,11 @@ sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
 
 from pyspark.sql import DataFrame
 
-from bench.common import BUILTIN_POOLED_GROUP, ROOT, TUNED_CONSUMER, kafka_options, run_available_now
-from bench.profiling import Stacks, profile, profiled_session
+from bench.common import BUILTIN_POOLED_GROUP, TUNED_CONSUMER, kafka_options, run_available_now
+from bench.profiling import Stacks, arguments, profile, profiled_session
 from bench.read_throughput import _payload
 from streamctl import options
-from streamctl_testing import kafka, kafka_broker
+from streamctl_testing import kafka
 
 
 def summary(collapsed: Path) -> list[str]:
@@ -50,15 +49,9 @@ def summary(collapsed: Path) -> list[str]:
 
 
 def main() -> None:
-    parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
-    parser.add_argument("--records", type=int, default=1_500_000)
-    parser.add_argument("--runs", type=int, default=3, help="profiled runs per source, after two warm-ups")
-    parser.add_argument("--out", type=Path, default=ROOT / "target" / "profile-read")
-    args = parser.parse_args()
-    args.out.mkdir(parents=True, exist_ok=True)
-    with kafka_broker() as broker:
+    args = arguments(__doc__, 1_500_000, "source", "profile-read").parse_args()
+    with profiled_session(args.out) as (broker, spark, profiler):
         servers = broker.bootstrap_servers
-        spark, profiler = profiled_session(args.out)
         topic = "profile-read"
         kafka.create_stream(spark, servers, topic, 8)
         kafka.produce_synthetic(spark, servers, topic, args.records, 100)
@@ -90,7 +83,6 @@ def main() -> None:
             print(f"{name}, tuned payload query, {args.records:,} records: runs "
                   f"{', '.join(f'{s:.2f}' for s in seconds)} s; stacks in {out}")
             print("\n".join(summary(out)), flush=True)
-        spark.stop()
 
 
 if __name__ == "__main__":

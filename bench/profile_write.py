@@ -11,16 +11,14 @@ or waiting in the flush). Leaves the collapsed stacks (flame-graph input) in --o
 
 from __future__ import annotations
 
-import argparse
 import sys
 from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
 
-from bench.common import ROOT, TUNED_PRODUCER
-from bench.profiling import Stacks, profile, profiled_session, timed_cpu
+from bench.common import TUNED_PRODUCER
+from bench.profiling import Stacks, arguments, profile, profiled_session, timed_cpu
 from bench.write_throughput import rows, write_builtin, write_once, write_streamctl
-from streamctl_testing import kafka_broker
 from streamctl_testing._jvm import jvm
 
 WRITERS = ("SinkDataWriter.write", "KafkaRowWriter.sendRow")
@@ -65,18 +63,13 @@ def wall_summary(collapsed: Path) -> list[str]:
 
 
 def main() -> None:
-    parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
-    parser.add_argument("--records", type=int, default=3_000_000)
+    parser = arguments(__doc__, 3_000_000, "sink", "profile-write")
     parser.add_argument("--partitions", type=int, default=8)
     parser.add_argument("--value-size", type=int, default=100)
-    parser.add_argument("--runs", type=int, default=3, help="profiled runs per sink, after two warm-ups")
     parser.add_argument("--wall", action="store_true", help="also profile the wall clock of every thread")
-    parser.add_argument("--out", type=Path, default=ROOT / "target" / "profile-write")
     args = parser.parse_args()
-    args.out.mkdir(parents=True, exist_ok=True)
-    with kafka_broker() as broker:
+    with profiled_session(args.out) as (broker, spark, profiler):
         servers = broker.bootstrap_servers
-        spark, profiler = profiled_session(args.out)
         assert broker.pid is not None
         pids = {"Spark JVM": int(jvm(spark).java.lang.ProcessHandle.current().pid()), "broker": broker.pid}
         df = rows(spark, args.records, args.partitions, args.value_size)
@@ -105,7 +98,6 @@ def main() -> None:
                 print(f"  wall-clock runs {'; '.join(report)}")
                 print("\n".join(wall_summary(out)), flush=True)
         df.unpersist()
-        spark.stop()
 
 
 if __name__ == "__main__":

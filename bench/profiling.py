@@ -7,17 +7,20 @@ Not part of ./build.sh bench: a profile guides work, its figures are no benchmar
 
 from __future__ import annotations
 
+import argparse
 import os
 import subprocess
 import time
 import zipfile
-from collections.abc import Callable
+from collections.abc import Callable, Iterator
+from contextlib import contextmanager
 from pathlib import Path
 from typing import Any
 
 from pyspark.sql import SparkSession
 
-from bench.common import bench_session
+from bench.common import ROOT, bench_session
+from streamctl_testing import KafkaBroker, kafka_broker
 from streamctl_testing._jvm import jvm
 
 VERSION = "3.0"
@@ -36,12 +39,28 @@ def async_profiler(workdir: Path) -> tuple[Path, Path]:
     return jar, lib
 
 
-def profiled_session(workdir: Path) -> tuple[SparkSession, Any]:
-    """The benchmarks' session with async-profiler loaded into its JVM, and the profiler's Java API."""
+def arguments(doc: str, records: int, each: str, out: str) -> argparse.ArgumentParser:
+    """A profile's command line: --records, --runs (profiled runs per ``each``), --out (target/``out``)."""
+    parser = argparse.ArgumentParser(description=doc, formatter_class=argparse.RawDescriptionHelpFormatter)
+    parser.add_argument("--records", type=int, default=records)
+    parser.add_argument("--runs", type=int, default=3, help=f"profiled runs per {each}, after two warm-ups")
+    parser.add_argument("--out", type=Path, default=ROOT / "target" / out)
+    return parser
+
+
+@contextmanager
+def profiled_session(workdir: Path) -> Iterator[tuple[KafkaBroker, SparkSession, Any]]:
+    """A broker, the benchmarks' session with async-profiler loaded into its JVM, and the profiler's
+    Java API; ``workdir`` holds the profiler and the profiles."""
+    workdir.mkdir(parents=True, exist_ok=True)
     jar, lib = async_profiler(workdir)
-    spark = bench_session(extra={"spark.driver.extraJavaOptions": f"-agentpath:{lib}",
-                                 "spark.driver.extraClassPath": str(jar)})
-    return spark, jvm(spark).one.profiler.AsyncProfiler.getInstance()
+    with kafka_broker() as broker:
+        spark = bench_session(extra={"spark.driver.extraJavaOptions": f"-agentpath:{lib}",
+                                     "spark.driver.extraClassPath": str(jar)})
+        try:
+            yield broker, spark, jvm(spark).one.profiler.AsyncProfiler.getInstance()
+        finally:
+            spark.stop()
 
 
 def profile(profiler: Any, out: Path, runs: int, run: Callable[[], float], event: str = "itimer") -> list[float]:
