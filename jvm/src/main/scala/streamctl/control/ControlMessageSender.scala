@@ -14,7 +14,8 @@ import streamctl.system.{KafkaParams, KafkaSystemAdmin, ProducerPool}
  * asks Kafka for the partition count (one metadata request per send, at most a few per
  * batch), sends, and runs the idle checks on a shared timer thread. One lock serialises
  * batch events, idle checks and sends, so an idle message never comes between an active
- * message and the data after it.
+ * message and the data after it. The admin client it asks stays open for the run: the sink's
+ * writers ask their partition count through it too ([[batchPartitionCount]]).
  *
  * The producing query is one producer (`producer.count` 1 by default, named after the
  * query): Spark's writer partitions can change from batch to batch, so they cannot serve as
@@ -100,6 +101,8 @@ final class ControlMessageSender(
     cancelCheck()
     control.batchStarted()
   }
+
+  override def batchPartitionCount(): Int = synchronized(control.batchPartitionCount())
 
   override def batchCommitted(wroteData: Boolean, watermark: Option[Long]): Unit = synchronized {
     try control.batchCommitted(System.currentTimeMillis(), wroteData, watermark)
@@ -198,6 +201,13 @@ trait ControlSink {
   def target: (String, String)
   /** A batch is about to write (before its writers start). */
   def batchStarted(): Unit
+  /**
+   * The stream's partition count for the batch running now, asked at most once per batch over a
+   * connection the sink keeps open for the run (Spark builds the sink's write at every batch, and
+   * opening an admin client for each cost more than the batch's planning): the batch's writers
+   * spread keyed records over exactly these partitions.
+   */
+  def batchPartitionCount(): Int
   /** The batch's writers committed; `watermark`: the query's watermark to send downstream if it advanced. */
   def batchCommitted(wroteData: Boolean, watermark: Option[Long]): Unit
   def batchAborted(): Unit

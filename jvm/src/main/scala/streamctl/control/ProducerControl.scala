@@ -54,7 +54,7 @@ final class ProducerControl(
   private var lastDataMs = startMs
   private var lastCheckMs = startMs
   // The partition count asked for during the running batch (0: not asked yet). Its writers
-  // write only the partitions there were when it started, so a real-time batch's watermarks
+  // write only these partitions ([[batchPartitionCount]]), so a real-time batch's watermarks
   // need not ask again each interval; the commit asks afresh (new partitions catch up there).
   private var batchPartitions = 0
 
@@ -63,12 +63,22 @@ final class ProducerControl(
     inFlight = true
     batchPartitions = 0
     if (idle) {
-      val n = wire.partitions()
+      val n = batchPartitionCount()
       wire.send(messages.active(lastWatermark), 0 until n, "active")
       idle = false
       saidIdle = false
       covered = if (lastWatermark.isDefined) n else 0
     }
+  }
+
+  /**
+   * The stream's partition count for the running batch, asked at most once per batch: its
+   * writers spread keyed records over exactly these partitions and its real-time watermarks go
+   * to the same ones. A stream that grew is seen at the next batch (and by the commit's messages).
+   */
+  def batchPartitionCount(): Int = {
+    if (batchPartitions == 0) batchPartitions = wire.partitions()
+    batchPartitions
   }
 
   /** The batch's writers committed; `watermark` is the producer's watermark after it. */
@@ -85,9 +95,7 @@ final class ProducerControl(
    * advanced (the data it speaks for was flushed before it became the producer's watermark).
    */
   def watermarkDue(watermark: Option[Long]): Unit = watermark match {
-    case Some(w) if lastWatermark.forall(w > _) =>
-      if (batchPartitions == 0) batchPartitions = wire.partitions()
-      sendWatermark(watermark, batchPartitions)
+    case Some(w) if lastWatermark.forall(w > _) => sendWatermark(watermark, batchPartitionCount())
     case _ =>
   }
 

@@ -63,25 +63,27 @@ final class RunControl(
   /**
    * Registers the sink writing `target` (servers, stream) once: Spark builds the sink's write at
    * every batch. `endOfStreamAfterAvailableNow`: whether a finished `Trigger.AvailableNow` run
-   * counts as the end of the stream.
+   * counts as the end of the stream. Returns the sink registered for `target` (the first one built).
    */
-  def addSink(target: (String, String), endOfStreamAfterAvailableNow: Boolean)(make: => ControlSink): Unit = {
-    val added = synchronized {
-      if (sinks.exists { case (s, _) => s.target == target }) None
-      else {
-        val sink = make
-        sinks += sink -> endOfStreamAfterAvailableNow
-        sinkUnknown = None
-        Some(sink)
+  def addSink(target: (String, String), endOfStreamAfterAvailableNow: Boolean)(make: => ControlSink): ControlSink = {
+    val (sink, added) = synchronized {
+      sinks.collectFirst { case (s, _) if s.target == target => s } match {
+        case Some(s) => (s, false)
+        case None =>
+          val s = make
+          sinks += s -> endOfStreamAfterAvailableNow
+          sinkUnknown = None
+          (s, true)
       }
     }
-    added.foreach { s =>
-      s match {
+    if (added) {
+      sink match {
         case sender: ControlMessageSender => sender.start()
         case _ =>
       }
-      if (realTime) s.realTime(() => producerWatermark())
+      if (realTime) sink.realTime(() => producerWatermark())
     }
+    sink
   }
 
   /**

@@ -72,19 +72,20 @@ final class QueryControl private[spark] (
   /**
    * Makes this query send the control messages of the sink with these `writeStream` options
    * (once per stream: Spark builds a sink's write at every batch), if it writes an
-   * intermediate stream.
+   * intermediate stream; returns that sink (None for a plain one).
    */
-  def addSinkFor(raw: Map[String, String]): Unit = {
+  def addSinkFor(raw: Map[String, String]): Option[ControlSink] = {
     val options = SinkOptions(raw)
     // A plain sink (format("kafka")'s records) carries no control messages.
-    if (options.intermediate) addSink((options.kafka.bootstrapServers, options.stream), options.endOfStreamAfterAvailableNow) {
+    if (!options.intermediate) None
+    else Some(addSink((options.kafka.bootstrapServers, options.stream), options.endOfStreamAfterAvailableNow) {
       new ControlMessageSender(options.kafka, options.stream, () => options.producerName.getOrElse(defaultProducerName),
         options.producerCount, options.idleTimeoutMs, () => running, options.watermarkIntervalMs)
-    }
+    })
   }
 
   /** See [[RunControl.addSink]]. */
-  def addSink(target: (String, String), endOfStreamAfterAvailableNow: Boolean)(make: => ControlSink): Unit =
+  def addSink(target: (String, String), endOfStreamAfterAvailableNow: Boolean)(make: => ControlSink): ControlSink =
     run.addSink(target, endOfStreamAfterAvailableNow)(make)
 
   /** The producer name of a sink that names none: the query name, else its id (both survive restarts). */

@@ -23,17 +23,17 @@ final class SinkWriteBuilder(info: LogicalWriteInfo) extends WriteBuilder with U
   private val prepared = SinkWrite.prepare(raw, info.schema())
 
   override def build(): Write = new Write {
-    private lazy val factory = prepared.factory()
-
     // Control messages of the query go out from the driver, through its QueryControl: an active
     // message before the writers start (after an idle spell), watermarks and end-of-stream after
     // the writers committed. Only an intermediate stream carries them.
     override def toStreaming: StreamingWrite = new StreamingWrite {
       private val query = if (prepared.options.intermediate) QueryControlRegistry.current() else None
-      query.foreach(_.addSinkFor(raw))
+      private val sink = query.flatMap(_.addSinkFor(raw))
       override def createStreamingWriterFactory(info: PhysicalWriteInfo): StreamingDataWriterFactory = {
         query.foreach(_.batchStarted(QueryLookup.currentBatchId.getOrElse(-1L)))
-        factory
+        // The writers write the partitions the query's control messages of this batch go to, asked
+        // over the sink's open connection: Spark builds this write at every batch.
+        sink.fold(prepared.factory())(s => prepared.factory(s.batchPartitionCount()))
       }
       override def commit(epochId: Long, messages: Array[WriterCommitMessage]): Unit =
         query.foreach(_.batchCommitted(epochId, wroteData = messages.exists {
@@ -47,14 +47,18 @@ final class SinkWriteBuilder(info: LogicalWriteInfo) extends WriteBuilder with U
 
 /** A write's checked options and input columns, streaming or batch. */
 final case class SinkWrite(options: SinkOptions, layout: RowLayout) {
-  /** The writers' factory; an intermediate stream's partition count is asked for here, on the driver. */
-  def factory(): SinkWriterFactory = {
-    val partitions = if (!options.intermediate) 0 else {
-      val admin = KafkaSystemAdmin(options.kafka)
-      try admin.partitionCountOf(options.stream, "option 'topic' of the sink") finally admin.close()
-    }
-    SinkWriterFactory(options.kafka, options.topic, options.intermediate, partitions, layout)
+  /**
+   * The writers' factory; an intermediate stream's partition count is asked for here, on the
+   * driver, with an admin client of its own (a batch write, or a streaming one outside a query's control).
+   */
+  def factory(): SinkWriterFactory = factory {
+    val admin = KafkaSystemAdmin(options.kafka)
+    try admin.partitionCountOf(options.stream, "option 'topic' of the sink") finally admin.close()
   }
+
+  /** The writers' factory, given how to ask the intermediate stream's partition count (not asked for a plain sink). */
+  def factory(partitionCount: => Int): SinkWriterFactory =
+    SinkWriterFactory(options.kafka, options.topic, options.intermediate, if (options.intermediate) partitionCount else 0, layout)
 }
 
 object SinkWrite {

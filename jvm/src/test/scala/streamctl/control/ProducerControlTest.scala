@@ -70,6 +70,31 @@ class ProducerControlTest {
     assertEquals(Seq("wm 200", "wm 300"), stream.at(2), "the next batch asks again")
   }
 
+  @Test def aBatchsWritersAndItsControlMessagesShareOnePartitionCountAskedOncePerBatch(): Unit = {
+    val stream = new FakeStream(2)
+    val c = new ProducerControl(messages, idleTimeoutMs = None, startMs = 0, stream)
+    c.batchStarted()
+    assertEquals(2, c.batchPartitionCount(), "the writers' count")
+    c.watermarkDue(Some(100))
+    assertEquals(2, c.batchPartitionCount())
+    assertEquals(1, stream.asked, "Spark builds the sink's write at every batch: one request per batch, not one per ask")
+    stream.count = 3
+    assertEquals(2, c.batchPartitionCount(), "the batch's writers keep the partitions its watermarks go to")
+    c.batchCommitted(10, wroteData = true, watermark = Some(100))
+    assertEquals(Seq("wm 100"), stream.at(2), "the commit asks afresh")
+    c.batchStarted()
+    assertEquals(3, c.batchPartitionCount(), "the next batch's writers write the new partition")
+  }
+
+  @Test def aProducerBackFromIdleAsksOnceForItsActiveMessageAndItsWriters(): Unit = {
+    val stream = new FakeStream(2)
+    val c = new ProducerControl(messages, idleTimeoutMs = Some(1000), startMs = 0, stream)
+    c.batchStarted()
+    assertEquals(Seq("active"), stream.at(1))
+    assertEquals(2, c.batchPartitionCount())
+    assertEquals(1, stream.asked)
+  }
+
   @Test def aProducerWithNothingToWriteSaysSoAndComesBackBeforeItsNextData(): Unit = {
     val stream = new FakeStream(2)
     val c = new ProducerControl(messages, idleTimeoutMs = Some(1000), startMs = 0, stream)

@@ -26,6 +26,7 @@ class RunControlTest {
     override def producer = "q"
     override def target = ("servers", stream)
     override def batchStarted(): Unit = calls += "start"
+    override def batchPartitionCount(): Int = 2
     override def batchCommitted(wroteData: Boolean, ts: Option[Long]): Unit = calls += s"commit $wroteData $ts"
     override def batchAborted(): Unit = calls += "abort"
     override def realTime(watermark: () => Option[Long]): Unit = calls += "real-time"
@@ -57,6 +58,7 @@ class RunControlTest {
     override def producer = "q"
     override def target = ("servers", stream)
     override def batchStarted(): Unit = control.batchStarted()
+    override def batchPartitionCount(): Int = control.batchPartitionCount()
     override def batchCommitted(wroteData: Boolean, ts: Option[Long]): Unit = control.batchCommitted(nowMs, wroteData, ts)
     override def batchAborted(): Unit = control.batchAborted()
     override def realTime(watermark: () => Option[Long]): Unit = ()

@@ -17,6 +17,7 @@ class QueryControlTest {
     override def target = ("servers", stream)
     private def watermark(ts: Option[Long]): Unit = ts.filter(_ > last).foreach { t => last = t; sent += s"wm $t" }
     override def batchStarted(): Unit = sent += "start"
+    override def batchPartitionCount(): Int = 2
     override def batchCommitted(wroteData: Boolean, ts: Option[Long]): Unit = watermark(ts)
     override def batchAborted(): Unit = ()
     var realTime: Option[() => Option[Long]] = None
