@@ -43,6 +43,8 @@ final class ControlStep(
   @volatile private var known: Option[SourcePosition] = None
   // The real-time batch running now: its seq, start states and SSPs.
   @volatile private var live: Option[(Long, States, Set[SSP])] = None
+  // This run already removed what a dead run recorded past its offset log ([[beginRealTime]]).
+  @volatile private var realTimeCleaned = false
 
   /**
    * A brand-new query's first position, with the initial control state. Results left by an
@@ -105,7 +107,12 @@ final class ControlStep(
     }
     val prev = previous.state.control.getOrElse(ControlOffset.initial)
     // What a run that died in its batch prev.seq + 1 recorded is not in the offset log: never merge it.
-    results.deleteAfter(prev.seq)
+    // Only a run's first batch can find such results (within a run, readers record under the
+    // running batch's seq only), so later boundaries skip the store listing.
+    if (!realTimeCleaned) {
+      results.deleteAfter(prev.seq)
+      realTimeCleaned = true
+    }
     val begun = plan.withState(_.copy(control = Some(prev))).end
     val states = statesAfter(prev) -- begun.starts.valuesIterator.flatMap(_.keys)
     val ended = allEndOfStream(states, begun.ssps)
