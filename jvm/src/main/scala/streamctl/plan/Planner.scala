@@ -53,7 +53,16 @@ final class Planner(
   private val dataLoss = new DataLossStep(admin, options.failOnDataLoss)
   private val grouping = new GroupingStep(options.grouping, admin, store, keys.mappingKey, options.subscription.only)
   private val startpoints = new StartpointStep(() => store, admin, options.streams, storeLocation, options.startpointResolvers)
-  private val heads: PlanningStep = (plan: BatchPlan, _: PlanningContext) => plan.copy(heads = admin.upcomingOffsets(plan.ssps))
+  // The heads of the SSPs the batch starts from, asked before the streams are described so both
+  // requests are in flight together ([[askHeads]]); SSPs the planning added meanwhile (a grown
+  // stream, a new topic, an SSP Kafka did not know) are asked for here.
+  @volatile private var askedHeads: (Set[SSP], () => Map[SSP, Long]) = (Set.empty, () => Map.empty)
+  private val heads: PlanningStep = (plan: BatchPlan, _: PlanningContext) => {
+    val (asked, answer) = askedHeads
+    val known = if (plan.ssps.exists(asked.contains)) answer().filter { case (s, _) => plan.ssps.contains(s) } else Map.empty[SSP, Long]
+    val missing = plan.ssps -- known.keySet
+    plan.copy(heads = if (missing.isEmpty) known else known ++ admin.upcomingOffsets(missing))
+  }
   private val admission = new AdmissionStep(options.chooser, admin)
   private val control = new ControlStep(options.intermediateStreams, options.stopOnEndOfStream, store, keys.controlNamespace, query)
   private lazy val localityStore = new TaskLocalityStore(store, keys.localityKey)
@@ -86,6 +95,7 @@ final class Planner(
    */
   def latestOffset(previous: SourcePosition, budget: Option[Long]): SourcePosition = {
     if (control.holdsBack(previous) || waitsForMore(previous)) return previous
+    askHeads(previous)
     // Always Some at the first planning of a run, so a run's one-shot steps (startpoints) never
     // see the planning repeated below.
     val described = streamCheck.ifDue()
@@ -107,6 +117,16 @@ final class Planner(
       lastBatchMs = clockMs()
       next
     }
+  }
+
+  /**
+   * Asks the broker's heads of the SSPs `previous` reads, to be answered in the heads step: the
+   * request travels together with the streams' description (asked every
+   * `partition.check.interval`, so at every real-time batch boundary), instead of after it.
+   */
+  private def askHeads(previous: SourcePosition): Unit = {
+    val ssps = previous.ssps
+    askedHeads = (ssps, admin.upcomingOffsetsAsked(ssps))
   }
 
   /**
@@ -160,6 +180,7 @@ final class Planner(
    */
   def beginRealTime(previous: SourcePosition): RealTimeBatch = {
     if (control.holdsBack(previous)) return RealTimeBatch(previous, BatchPlan(previous), Seq.empty)
+    askHeads(previous)
     val ctx = PlanningContext(streamCheck.ifDue(), None, None, reports.skipped)
     val begun = control.beginRealTime(chain(begins, BatchPlan(previous), ctx))
     lastHeads = begun.heads

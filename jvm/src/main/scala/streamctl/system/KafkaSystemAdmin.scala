@@ -49,6 +49,16 @@ class KafkaSystemAdmin(params: KafkaParams) extends SystemAdmin with AutoCloseab
 
   override def upcomingOffsets(ssps: Set[SSP]): Map[SSP, Long] = listOffsets(ssps.map(_ -> OffsetSpec.latest()).toMap)
 
+  override def upcomingOffsetsAsked(ssps: Set[SSP]): () => Map[SSP, Long] = {
+    if (ssps.isEmpty) return () => Map.empty
+    val result = admin.listOffsets(ssps.map(s => topicPartition(s) -> OffsetSpec.latest()).toMap.asJava)
+    lazy val answer = ssps.flatMap { ssp =>
+      try Some(ssp -> call(s"listing offsets of ${describe(ssps)}")(result.partitionResult(topicPartition(ssp))).offset())
+      catch { case e: StreamctlException if e.getCause.isInstanceOf[UnknownTopicOrPartitionException] => None }
+    }.toMap
+    () => answer
+  }
+
   override def offsetsForTimestamps(timestamps: Map[SSP, Long]): Map[SSP, Long] = {
     val found = offsetsAtOrAfter(timestamps)
     // No record has a timestamp >= ts: the position is then the end.
@@ -75,6 +85,8 @@ class KafkaSystemAdmin(params: KafkaParams) extends SystemAdmin with AutoCloseab
       ssp -> info.offset()
     }.toMap
   }
+
+  private def topicPartition(ssp: SSP) = new TopicPartition(ssp.stream, ssp.partition)
 
   private def describe(ssps: Set[SSP]): String = {
     val sorted = ssps.toSeq.sorted

@@ -1,5 +1,7 @@
 package streamctl.plan
 
+import scala.collection.mutable
+
 import org.junit.jupiter.api.Assertions._
 import org.junit.jupiter.api.Test
 
@@ -16,7 +18,11 @@ import streamctl.system.{SSP, SkippedRange}
  */
 class PlannerTest {
   private val admin = new FakeSystemAdmin
-  private val store = new InMemoryMetadataStore
+  /** Listings per namespace: the store a real query uses lists a directory for each. */
+  private val listings = mutable.Map.empty[String, Int].withDefaultValue(0)
+  private val store = new InMemoryMetadataStore {
+    override def keys(namespace: String): Seq[String] = { listings(namespace) += 1; super.keys(namespace) }
+  }
   private val sourceCheckpoint = new InMemoryMetadataStore
   private val keys = StoreLayout.Source("0")
   private var clock = 0L
@@ -181,16 +187,66 @@ class PlannerTest {
     val start = q.initialPosition()
     val b1 = q.beginRealTime(start)
     assertEquals(1L, b1.reads.head.control.get.seq)
-    // A run that died in batch 1 left results the offset log does not hold: they are not merged.
-    new ControlResults(store, keys.controlNamespace).put(2, p0.name, Map(mid -> ControlState.empty(EndOfStreamMessage("p0", 1), mid, 3).state))
     val ended = ControlState.empty(EndOfStreamMessage("p0", 1), mid, 9).state
     val end1 = q.endRealTime(b1, Map(p0 -> ReaderEnd(Map(mid -> 10L), Some(Map(mid -> ended)))))
     assertEquals(Some(ControlOffset(1L, Map(mid -> ended))), end1.state.control)
     q.commit(end1)
+    // A run that died in batch 2 left results the offset log does not hold: the next run does not merge them.
+    new ControlResults(store, keys.controlNamespace).put(2, p0.name, Map(mid -> ControlState.empty(EndOfStreamMessage("p0", 1), mid, 3).state))
 
-    val b2 = q.beginRealTime(end1)
+    val restarted = planner("mid", "stream.mid.intermediate" -> "true")
+    val b2 = restarted.beginRealTime(end1)
     assertEquals(Some(ended), b2.reads.head.control.map(_.startStates(mid)), "the next batch starts from them")
     assertTrue(new ControlResults(store, keys.controlNamespace).load(2).isEmpty, "the dead run's results are gone")
-    assertSame(end1, q.endRealTime(b2, Map(p0 -> ReaderEnd(Map(mid -> 10L), Some(Map(mid -> ended))))))
+    assertSame(end1, restarted.endRealTime(b2, Map(p0 -> ReaderEnd(Map(mid -> 10L), Some(Map(mid -> ended))))))
+  }
+
+
+  @Test def eachBoundaryAsksTheHeadsBeforeDescribingTheStreamsSoBothRequestsTravelTogether(): Unit = {
+    write(orders(0), 10); write(orders(1), 10)
+    val rt = planner("orders")
+    var end = rt.initialPosition()
+    for (_ <- 1 to 2) {
+      clock += 2000 // real-time batches outlast partition.check.interval: every boundary checks the streams
+      admin.requests.clear()
+      val b = rt.beginRealTime(end)
+      end = rt.endRealTime(b, Map(p0 -> ReaderEnd(Map(orders(0) -> 10L), None)))
+      rt.commit(end)
+      assertEquals(Seq("upcomingOffsets", "partitionCounts"), admin.requests.toSeq, "two requests, in flight together")
+    }
+    val mb = planner("orders")
+    var e = mb.initialPosition()
+    for (_ <- 1 to 2) {
+      clock += 2000
+      write(orders(0), 1)
+      admin.requests.clear()
+      e = batch(mb, e)._1
+      assertEquals(Seq("upcomingOffsets", "partitionCounts"), admin.requests.toSeq, "a micro-batch plans the same way")
+    }
+
+    // A grown stream: the heads of its new partitions are asked once the planning knows them.
+    write(orders(2), 3); write(orders(3), 4)
+    clock += 2000
+    admin.requests.clear()
+    val grown = rt.beginRealTime(end)
+    assertEquals(Map(orders(0) -> 12L, orders(1) -> 10L, orders(2) -> 3L, orders(3) -> 4L), grown.plan.heads)
+    assertEquals(Seq("upcomingOffsets", "partitionCounts"), admin.requests.take(2).toSeq)
+    assertEquals(Set(orders(2), orders(3)), grown.plan.held, "held until the older partitions passed the growth")
+  }
+
+  @Test def aRealTimeRunRemovesADeadRunsControlResultsOnceNotAtEveryBoundary(): Unit = {
+    write(mid, 10)
+    val q = planner("mid", "stream.mid.intermediate" -> "true")
+    var end = q.initialPosition()
+    val perBoundary = (1 to 3).map { i =>
+      write(mid, 1)
+      listings.clear()
+      val b = q.beginRealTime(end)
+      end = q.endRealTime(b, Map(p0 -> ReaderEnd(Map(mid -> (10L + i)), None)))
+      q.commit(end)
+      listings(keys.controlNamespace)
+    }
+    // The first: the dead run's results, the previous batch's results, and the commit's clean-up.
+    assertEquals(Seq(3, 2, 2), perBoundary)
   }
 }

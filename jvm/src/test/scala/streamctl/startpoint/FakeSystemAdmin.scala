@@ -12,6 +12,8 @@ import streamctl.system.{SSP, StreamDescription, SystemAdmin}
 class FakeSystemAdmin(val system: String = SSP.KafkaSystem) extends SystemAdmin {
   private val partitions = mutable.LinkedHashMap.empty[SSP, (Long, Vector[Long])]
   val calls: mutable.Map[String, Int] = mutable.Map.empty.withDefaultValue(0)
+  /** The stream and head requests in the order they were made. */
+  val requests: mutable.ArrayBuffer[String] = mutable.ArrayBuffer.empty
 
   /** Topic IDs by stream; a stream without one is described without an ID. */
   val ids: mutable.Map[String, String] = mutable.Map.empty
@@ -31,6 +33,7 @@ class FakeSystemAdmin(val system: String = SSP.KafkaSystem) extends SystemAdmin 
 
   override def partitionCounts(streams: Set[String]): Map[String, Int] = {
     calls("partitionCounts") += 1
+    requests += "partitionCounts"
     streams.map { s =>
       val ps = partitions.keys.filter(_.stream == s)
       if (ps.isEmpty) throw StreamctlException(s"Stream '$s' does not exist")
@@ -45,6 +48,7 @@ class FakeSystemAdmin(val system: String = SSP.KafkaSystem) extends SystemAdmin 
 
   override def upcomingOffsets(ssps: Set[SSP]): Map[SSP, Long] = {
     calls("upcomingOffsets") += 1
+    requests += "upcomingOffsets"
     ssps.flatMap(s => partitions.get(s).map(p => s -> (p._1 + p._2.size))).toMap
   }
 
