@@ -147,11 +147,9 @@ object IntermediateMessage {
     val node = parse(ssp, offset, bytes, kind)
     def bad(problem: String) = ControlErrors.at(ssp, offset, s"$kind message $problem: ${printable(bytes)}")
 
-    // Version first: a newer producer may have changed every other field.
-    val version = intField(node, "version", bad)
-    if (version > Version)
-      throw bad(s"has version $version, newer than the version $Version this reader supports; upgrade streamctl in the consuming query")
-    if (version < 1) throw bad(s"has invalid version $version")
+    // Version first: a newer producer may have changed every other field. The one version rule
+    // of every streamctl format, so a bad version reads the same here as in a checkpoint or store.
+    Json.version(node, Version, s"the $kind message at intermediate ${ControlErrors.where(ssp, offset)}")
 
     val producer = node.get("taskName") match {
       case n if n != null && n.isTextual && !n.asText.isEmpty => n.asText

@@ -94,10 +94,21 @@ class IntermediateMessageTest {
   @Test def newerVersionIsReportedEvenWhenOtherFieldsChanged(): Unit =
     assertFails(control(2, """{"version":3,"producer":{"id":7}}"""), "version 3", "newer")
 
-  @Test def invalidVersionFails(): Unit = {
-    assertFails(control(2, """{"version":0,"taskName":"p","taskCount":1}"""), "invalid version 0")
-    assertFails(control(2, """{"version":"1","taskName":"p","taskCount":1}"""), "'version'")
-    assertFails(control(2, """{"taskName":"p","taskCount":1}"""), "'version'")
+  /** The version rule and wording of every streamctl format (Json.version): the value read, and where it was read. */
+  @Test def aBadVersionIsRefusedAsInEveryOtherFormatNamingTheValueAndWhere(): Unit = {
+    val where = "intermediate stream 'orders' partition 3 offset 42"
+    def message(typeByte: Int, json: String): String =
+      assertThrows(classOf[StreamctlException], () => IntermediateMessage.decode(ssp, offset, control(typeByte, json))).getMessage
+    assertEquals(s"The 'version' of the end-of-stream message at $where must be a whole number from 1, not 0",
+      message(2, """{"version":0,"taskName":"p","taskCount":1}"""))
+    assertEquals(s"The 'version' of the end-of-stream message at $where must be a whole number from 1, not \"1\"",
+      message(2, """{"version":"1","taskName":"p","taskCount":1}"""))
+    assertEquals(s"The 'version' of the idle message at $where must be a whole number from 1, not 1.5",
+      message(3, """{"version":1.5,"taskName":"p","taskCount":1}"""))
+    assertEquals(s"Missing field 'version' in the end-of-stream message at $where",
+      message(2, """{"taskName":"p","taskCount":1}"""))
+    assertEquals(s"the watermark message at $where has version 2, newer than this streamctl reads (up to 1): upgrade streamctl",
+      message(1, """{"version":2,"taskName":"p","taskCount":1,"timestamp":5}"""))
   }
 
   @Test def malformedJsonFails(): Unit = {
