@@ -40,7 +40,7 @@ object OffsetBound {
   /** Per partition: an offset, or -2 / -1 for earliest / latest. */
   final case class Specific(option: String, offsets: Map[SSP, Long]) extends OffsetBound {
     override def resolve(admin: SystemAdmin, ssps: Set[SSP], noMatchIsLatest: Boolean): Map[SSP, Long] = {
-      checkCovers(option, offsets.keySet, ssps)
+      checkNamesExactly(option, offsets.keySet, ssps, admin)
       val earliest = admin.oldestOffsets(ssps.filter(s => offsets(s) == Earliest))
       val latest = admin.upcomingOffsets(ssps.filter(s => offsets(s) == Latest))
       ssps.iterator.map(s => s -> (offsets(s) match {
@@ -57,8 +57,8 @@ object OffsetBound {
       val wanted = all match {
         case Some(ts) => ssps.iterator.map(_ -> ts).toMap
         case None =>
-          checkCovers(option, byPartition.keySet, ssps)
-          byPartition.filter { case (s, _) => ssps.contains(s) }
+          checkNamesExactly(option, byPartition.keySet, ssps, admin)
+          byPartition
       }
       val found = admin.offsetsAtOrAfter(wanted)
       val unmatched = found.collect { case (s, None) => s }.toSet
@@ -70,13 +70,48 @@ object OffsetBound {
     }
   }
 
-  /** Spark requires every partition read to be named in a per-partition option; so does streamctl. */
-  private def checkCovers(option: String, given: Set[SSP], ssps: Set[SSP]): Unit = {
-    val missing = ssps.diff(given)
+  /**
+   * A per-partition option names exactly the partitions the query reads (`read`), as in Spark,
+   * which refuses a JSON whose partitions differ from those it reads: one left out would have no
+   * offset, and one named beyond them means the JSON was written for other partitions (a typo,
+   * another query, a topic since recreated), so ignoring it would start the query elsewhere than
+   * the user believes. A named partition of a stream the query reads that does not exist is
+   * refused by the one partition rule ([[SystemAdmin.partitionsOf]]), naming the valid ones; the
+   * broker is asked only then.
+   *
+   * {{{
+   * val read = (0 until 4).map(SSP.kafka("orders", _)).toSet
+   * checkNamesExactly("startingOffsets", read + SSP.kafka("orders", 7), read, admin)
+   * // StreamctlException: Partition 7 of stream 'orders' does not exist (option 'startingOffsets'): it has 4 partitions (0..3)
+   * checkNamesExactly("startingOffsets", read + SSP.kafka("rates", 0), read, admin)
+   * // StreamctlException: Option 'startingOffsets' names stream 'rates' partition 0, which the query does not read
+   * //   (it reads stream 'orders' partitions 0..3): give exactly the partitions the query reads
+   * }}}
+   */
+  private[plan] def checkNamesExactly(option: String, named: Set[SSP], read: Set[SSP], admin: SystemAdmin): Unit = {
+    val readByStream = read.groupMap(_.stream)(_.partition).map { case (s, ps) => s -> ps.toSeq.sorted }
+    named.diff(read).groupMap(_.stream)(_.partition).toSeq.sortBy(_._1).foreach { case (stream, extra) =>
+      val reads = readByStream.get(stream) match {
+        case Some(ps) =>
+          admin.partitionsOf(stream, Some(extra.toSeq.sorted), s"option '$option'")
+          Seq(stream -> ps)
+        case None => readByStream.toSeq.sortBy(_._1)
+      }
+      throw StreamctlException(s"Option '$option' names stream '$stream' partition ${extra.min}, which the query does not " +
+        s"read (it reads ${reads.map { case (s, ps) => s"stream '$s' ${partitionList(ps)}" }.mkString(", ")}): " +
+        "give exactly the partitions the query reads")
+    }
+    val missing = read.diff(named)
     if (missing.nonEmpty) throw StreamctlException(
       s"Option '$option' names no offset for ${missing.toSeq.sorted.map(s => s"stream '${s.stream}' partition ${s.partition}").mkString(", ")}: " +
         "give every partition the query reads (-2 is earliest, -1 latest)")
   }
+
+  /** What a query reads of a stream, in an error: `partitions 0..3` for a run without gaps, else each. */
+  private def partitionList(ps: Seq[Int]): String =
+    if (ps.size == 1) s"partition ${ps.head}"
+    else if (ps.size > 2 && ps.last - ps.head == ps.size - 1) s"partitions ${ps.head}..${ps.last}"
+    else s"partitions ${ps.mkString(", ")}"
 
   /** `{"topicA":{"0":23,"1":-1}}`: a number per partition per topic. */
   def parsePartitionJson(option: String, v: String): Map[SSP, Long] = {

@@ -81,6 +81,36 @@ class SparkOptionsTest {
     assertTrue(fails("subscribe" -> "orders", "startingOffsets" -> """{"orders":{"x":1}}""").contains("not a partition number"))
   }
 
+  /** As Spark, a per-partition JSON names exactly the partitions read; a partition named beyond them is refused, never ignored. */
+  @Test def perPartitionJsonNamingAPartitionTheQueryDoesNotReadIsRefusedNamingItAndTheValidOnes(): Unit = {
+    def refused(option: String, json: String, read: Set[SSP] = orders): String = {
+      val o = source("subscribe" -> "orders", option -> json)
+      val bound = if (option.startsWith("ending")) o.ending else o.starting(batch = false)
+      assertThrows(classOf[StreamctlException], () => { bound.resolve(admin, read, false); () }).getMessage
+    }
+    // A partition that does not exist: the one partition rule's words, with the valid partitions.
+    assertEquals("Partition 2 of stream 'orders' does not exist (option 'startingOffsets'): it has 2 partitions (0..1)",
+      refused("startingOffsets", """{"orders":{"0":1,"1":-2,"2":5}}"""))
+    // A stream the query does not read is refused without asking the broker.
+    val asked = admin.calls("partitionCounts")
+    assertEquals("Option 'startingOffsets' names stream 'rates' partition 0, which the query does not read " +
+      "(it reads stream 'orders' partitions 0, 1): give exactly the partitions the query reads",
+      refused("startingOffsets", """{"orders":{"0":1,"1":-2},"rates":{"0":0}}"""))
+    assertEquals(asked, admin.calls("partitionCounts"))
+    // A partition that exists but is not read (Spark's assign reads only the partitions it names).
+    assertEquals("Option 'startingOffsets' names stream 'orders' partition 1, which the query does not read " +
+      "(it reads stream 'orders' partition 0): give exactly the partitions the query reads",
+      refused("startingOffsets", """{"orders":{"0":1,"1":-2}}""", read = Set(SSP.kafka("orders", 0))))
+    // The same rule for every per-partition option: timestamps, and where a batch read ends.
+    assertEquals("Partition 5 of stream 'orders' does not exist (option 'startingOffsetsByTimestamp'): it has 2 partitions (0..1)",
+      refused("startingOffsetsByTimestamp", """{"orders":{"0":100,"1":100,"5":100}}"""))
+    assertEquals("Partition 3 of stream 'orders' does not exist (option 'endingOffsets'): it has 2 partitions (0..1)",
+      refused("endingOffsets", """{"orders":{"0":1,"1":1,"3":1}}"""))
+    assertEquals("Option 'endingOffsetsByTimestamp' names stream 'rates' partition 2, which the query does not read " +
+      "(it reads stream 'orders' partitions 0, 1): give exactly the partitions the query reads",
+      refused("endingOffsetsByTimestamp", """{"orders":{"0":1,"1":1},"rates":{"4":1,"2":1}}"""))
+  }
+
   @Test def timestampsResolveToTheFirstRecordAtOrAfterThemWithSparksPrecedenceAndStrategy(): Unit = {
     def start(kv: (String, String)*) = source(("subscribe" -> "orders") +: kv: _*).starting(batch = false)
     // startingTimestamp wins over startingOffsetsByTimestamp, which wins over startingOffsets.
