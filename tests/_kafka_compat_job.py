@@ -13,7 +13,9 @@ import json
 import sys
 from pathlib import Path
 
-from pyspark.sql import DataFrame, SparkSession
+from py4j.protocol import Py4JJavaError
+from pyspark.errors import PySparkException
+from pyspark.sql import DataFrame, Row, SparkSession
 
 import streamctl_testing
 from streamctl_testing import kafka
@@ -141,6 +143,29 @@ def main(servers: str, prefix: str, work: str, out: str) -> None:
             "batch read, subscribePattern and assign",
             read(fmt, subscribePattern=f"{prefix}-(src|other)").select("topic", "offset").collect()
             + read(fmt, assign=json.dumps({src: [1]}), includeHeaders="true").select(*SPARK_COLUMNS).collect(),
+        )
+
+        # Offsets JSON naming partitions other than those read: both connectors refuse the same ones.
+        def refused(fmt: str = fmt, **opts: str) -> bool:
+            try:
+                read(fmt, subscribe=src, **opts).collect()
+            # Spark's connector fails an assertion; streamctl names the partition (test_bad_input.py).
+            except (Py4JJavaError, PySparkException):
+                return True
+            return False
+
+        all_src = {"0": -2, "1": -2, "2": -2}
+        offsets = {
+            "exact": {src: all_src},
+            "no such partition": {src: {**all_src, "3": -2}},
+            "a stream not read": {src: all_src, other: {"0": -2}},
+            "a partition left out": {src: {"0": -2, "1": -2}},
+        }
+        ending = json.dumps({src: {"0": 1, "1": 1, "2": 1}, other: {"0": 1}})
+        case(
+            "batch read, offsets JSON naming other partitions",
+            [Row(json=k, refused=refused(startingOffsets=json.dumps(v))) for k, v in offsets.items()]
+            + [Row(json="ending: a stream not read", refused=refused(endingOffsets=ending))],
         )
 
         # Writes: the same input through each sink, read back by Spark's own connector.

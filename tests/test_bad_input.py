@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import json
+import re
 import time
 
 import pytest
@@ -72,6 +74,23 @@ def test_bad_option_value_is_named(spark, servers, make_stream):
 def test_stream_that_does_not_exist(spark, servers, tmp_path):
     df = spark.readStream.format("streamctl").options(**options.source(servers, ["no-such-topic-xyz"])).load()
     _fails(df, tmp_path, "no-such-topic-xyz", servers)
+
+
+def test_offsets_json_naming_a_partition_the_query_does_not_read_fails_at_start(spark, servers, make_stream, tmp_path):
+    # Spark's Kafka source refuses such a JSON too; ignoring the partition would start elsewhere than the user wrote.
+    s = make_stream(partitions=2)
+    kafka.produce(spark, servers, s, [b"a", b"b"], partitions=[0, 1])
+    source = options.source(servers, [s], starting_offsets=json.dumps({s: {"0": 0, "1": -2, "3": 0}}))
+    missing = f"Partition 3 of stream '{s}' does not exist (option 'startingOffsets'): it has 2 partitions (0..1)"
+    _fails(spark.readStream.format("streamctl").options(**source).load(), tmp_path, missing)
+    offsets = tmp_path / "cp" / "offsets"
+    assert not offsets.is_dir() or not [p for p in offsets.iterdir() if p.name.isdigit()], "no batch may be planned"
+    # A batch read's endingOffsets follow the same rule; a stream it does not read is named with what it reads.
+    ending = json.dumps({s: {"0": 1, "1": 1}, "other": {"0": 1}})
+    reader = spark.read.format("streamctl").options(**options.source(servers, [s])).option("endingOffsets", ending)
+    not_read = "Option 'endingOffsets' names stream 'other' partition 0, which the query does not read"
+    with pytest.raises(StreamctlException, match=re.escape(f"{not_read} (it reads stream '{s}' partitions 0, 1)")):
+        reader.load().collect()
 
 
 def test_broker_unreachable_is_a_bounded_wait_naming_the_servers(spark, tmp_path):

@@ -29,7 +29,7 @@ def test_streamctl_gives_the_rows_spark_kafka_gives(servers, make_stream, tmp_pa
     )
     assert job.returncode == 0, job.stderr[-4000:]
     results = json.loads(out.read_text())
-    assert len(results) == 8
+    assert len(results) == 9
     for case, by_format in results.items():
         assert by_format["kafka"], f"{case}: Spark's connector read rows"
         assert by_format["streamctl"] == by_format["kafka"], case
