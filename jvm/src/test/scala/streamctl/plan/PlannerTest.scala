@@ -5,7 +5,7 @@ import scala.collection.mutable
 import org.junit.jupiter.api.Assertions._
 import org.junit.jupiter.api.Test
 
-import streamctl.control.{ControlOffset, ControlResults, ControlState, EndOfStreamMessage}
+import streamctl.control.{ControlOffset, ControlResults, ControlState, ControlledQuery, EndOfStreamMessage, RunControl}
 import streamctl.grouper.TaskName
 import streamctl.locality.ExecutorId
 import streamctl.metadata.{InMemoryMetadataStore, StoreLayout}
@@ -45,11 +45,20 @@ class PlannerTest {
   }
 
   /** A run of a query: Spark builds a new source, hence a new planner, at every start. */
-  private def planner(streams: String, options: (String, String)*): Planner =
+  private def planner(streams: String, options: (String, String)*): Planner = controlledPlanner(streams, None, options: _*)
+
+  private def controlledPlanner(streams: String, query: Option[ControlledQuery], options: (String, String)*): Planner =
     new Planner(SourceOptions(Map("kafka.bootstrap.servers" -> "127.0.0.1:1", "streams" -> streams,
       "starting.offsets" -> "earliest", "partition.check.interval" -> "1s") ++ options),
       admin, store, "mem://store", keys, new InitialOffset(() => sourceCheckpoint),
-      () => Seq(ExecutorId("1", "h1"), ExecutorId("2", "h2")), reports, query = None, clockMs = () => clock)
+      () => Seq(ExecutorId("1", "h1"), ExecutorId("2", "h2")), reports, query = query, clockMs = () => clock)
+
+  /** A run's control as `spark.QueryControl` makes it, for a query with no event-time watermark. */
+  private def runControl(): RunControl = new RunControl("q-1", new RunControl.Query {
+    override def name: Option[String] = None
+    override def eventTimeWatermark(running: Option[Long]): Option[Option[Long]] = None
+    override def failed: Boolean = false
+  }, () => ())
 
   /** Plans and "runs" the next batch: Spark logs `end`, runs the reads and commits. */
   private def batch(planner: Planner, start: SourcePosition, budget: Option[Long] = None): (SourcePosition, Seq[TaskRead]) = {
@@ -248,5 +257,37 @@ class PlannerTest {
     }
     // The first: the dead run's results, the previous batch's results, and the commit's clean-up.
     assertEquals(Seq(3, 2, 2), perBoundary)
+  }
+
+  @Test def endOfStreamRequestedBeforeTheFirstBatchAdmitsNothingInEitherMode(): Unit = {
+    write(orders(0), 10); write(orders(1), 10)
+    // Micro-batches: requested as the run starts, before any batch is planned; then more data arrives.
+    val run = runControl()
+    val q = controlledPlanner("orders", Some(run))
+    val start = q.initialPosition()
+    run.requestEnd()
+    val (end, reads) = batch(q, start)
+    assertEquals(start, end, "no batch: the source admits nothing once end_of_stream was asked")
+    assertTrue(reads.forall(_.ranges.forall(r => r.from == r.until)), s"nothing to read: $reads")
+    write(orders(0), 5)
+    assertEquals(start, q.latestOffset(start, None), "still nothing after new data")
+
+    // Real-time: the batch begun after the request reads nothing.
+    val rtRun = runControl()
+    val rt = controlledPlanner("orders", Some(rtRun))
+    rtRun.requestEnd()
+    val begun = rt.beginRealTime(rt.initialPosition())
+    assertEquals(Seq.empty, begun.reads, "a real-time batch after end_of_stream starts no reader")
+  }
+
+  @Test def endOfStreamRequestedBetweenBatchesAdmitsNothingMore(): Unit = {
+    write(orders(0), 10); write(orders(1), 10)
+    val run = runControl()
+    val q = controlledPlanner("orders", Some(run))
+    val (b1, r1) = batch(q, q.initialPosition())
+    assertEquals(Map((p0.name, orders(0)) -> (0L, 10L), (p1.name, orders(1)) -> (0L, 10L)), ranges(r1))
+    write(orders(0), 5)
+    run.requestEnd()
+    assertEquals(b1, q.latestOffset(b1, None), "the 5 new records are not admitted after end_of_stream")
   }
 }
