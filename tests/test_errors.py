@@ -34,8 +34,23 @@ def test_a_batch_write_failing_in_an_executor_raises_streamctls_error(spark, ser
     stream = make_stream()
     with pytest.raises(streamctl.StreamctlException) as err:
         _write(spark, servers, stream, **{"max.request.size": "200"})
+    # Refused by the producer before a partition was chosen: the error cannot name one.
     assert str(err.value).startswith(f"Kafka at {servers} failed while writing to stream '{stream}': RecordTooLarge")
     assert err.value.getCondition() == "STREAMCTL_ERROR"
+
+
+def test_a_send_the_broker_refuses_names_the_partition(spark, servers, make_stream):
+    """A record the producer lets through but the broker refuses (larger than its message.max.bytes,
+    1 MB by default) fails for one partition, and the error says which."""
+    stream = make_stream(2)
+    rows = spark.createDataFrame([("k", "v" * 2_000_000, 1)], "key string, value string, partition int")
+    with pytest.raises(streamctl.StreamctlException) as err:
+        rows.write.format("streamctl").options(
+            **options.sink(servers, stream, kafka={"max.request.size": "10485760"})
+        ).save()
+    assert str(err.value).startswith(
+        f"Kafka at {servers} failed while writing to stream '{stream}' partition 1: RecordTooLarge"
+    ), str(err.value)
 
 
 def test_a_batch_write_takes_the_default_save_mode_and_refuses_overwrite(spark, servers, make_stream):

@@ -42,8 +42,12 @@ final case class SinkCommitMessage(records: Long) extends WriterCommitMessage
 final class SinkDataWriter(f: SinkWriterFactory) extends DataWriter[InternalRow] {
   private val producer = ProducerPool.acquire(f.kafka)
   @volatile private var failure: Exception = _
+  // Where the first failed send went, as Kafka reports it (its partition is -1 when the record
+  // failed before one was chosen): the error names the partition when it is known.
+  @volatile private var failedAt: RecordMetadata = _
   private var records = 0L
-  private val callback: Callback = (_: RecordMetadata, e: Exception) => if (e != null && failure == null) failure = e
+  private val callback: Callback = (m: RecordMetadata, e: Exception) =>
+    if (e != null && failure == null) { failedAt = m; failure = e }
   private val l = f.layout
   // A real-time reader of this Spark task flushes an intermediate writer before it lets a
   // watermark go downstream; a plain stream carries no watermark, so nothing waits on it.
@@ -124,6 +128,10 @@ final class SinkDataWriter(f: SinkWriterFactory) extends DataWriter[InternalRow]
     ProducerPool.release(f.kafka, producer, failed = failure != null)
   }
 
-  private def sendFailed(): StreamctlException =
-    f.kafka.sendFailed(s"writing to ${f.topic.fold("Kafka")(t => s"stream '$t'")}", failure)
+  private def sendFailed(): StreamctlException = {
+    val at = Option(failedAt)
+    val stream = f.topic.orElse(at.map(_.topic)).fold("Kafka")(t => s"stream '$t'")
+    val partition = at.filter(_.partition >= 0).fold("")(m => s" partition ${m.partition}")
+    f.kafka.sendFailed(s"writing to $stream$partition", failure)
+  }
 }
