@@ -405,3 +405,31 @@ def test_a_record_budget_is_refused_in_real_time_mode(spark, servers, make_strea
     refused = re.escape("Option 'maxOffsetsPerTrigger' cannot apply in real-time mode")
     with pytest.raises(StreamingQueryException, match=refused):
         q.awaitTermination(120)
+
+
+def test_two_real_time_queries_side_by_side_keep_their_own_consumers(spark, servers, make_stream, tmp_path, real_time):
+    # Both queries have a task `Partition 0` and hold their readers at once for every batch: the
+    # executor's consumer pool must give each its own consumer back at every batch boundary,
+    # instead of closing one query's consumer and creating a new one for it at every batch.
+    streams = [make_stream(suffix=s) for s in ("a", "b")]
+    queries = []
+    try:
+        for s in streams:
+            kafka.produce(spark, servers, s, [b"x"])
+            df = offset_value(spark.readStream.format("streamctl")
+                              .options(**options.source(servers, [s], starting_offsets="earliest")).load())
+            queries.append(start_real_time(df, servers, make_stream(suffix="out"), tmp_path / s, duration=SHORT))
+
+        def batches(q) -> list[dict]:
+            return [p for p in q.recentProgress if p.sources and "consumersCreated" in p.sources[0].metrics]
+
+        wait_for("four batches of each query", lambda: all(len(batches(q)) >= 4 for q in queries), *queries)
+        for q in queries:
+            created = [int(p.sources[0].metrics["consumersCreated"]) for p in batches(q)]
+            reused = [int(p.sources[0].metrics["consumersReused"]) for p in batches(q)]
+            assert created[0] + reused[0] == 1, created
+            assert created[1:] == [0] * (len(created) - 1), f"a consumer was created again after batch 0: {created}"
+            assert reused[1:] == [1] * (len(reused) - 1), reused
+    finally:
+        for q in queries:
+            q.stop()

@@ -78,6 +78,8 @@ final class Planner(
   // Records (offsets) each stream admitted into the batch last planned for reading.
   @volatile private var lastAdmitted: Map[String, Long] = Map.empty
   @volatile private var lastBatchMs: Long = clockMs()
+  // Real-time batches planned by this run ([[beginRealTime]] runs once per batch).
+  private var realTimeBatches = 0L
 
   /** The query's first position: read back if an earlier run of batch 0 wrote it, else from the broker now. */
   def initialPosition(): SourcePosition = initialOffset.getOrCreate {
@@ -188,7 +190,10 @@ final class Planner(
     dataLoss.planned(start)
     val bootstrap = start.state.chooser.bootstrapHeads ++
       begun.heads.filter { case (s, _) => options.chooser.isBootstrap(s.stream) && !start.state.chooser.bootstrapHeads.contains(s) }
-    val placement = locality.plan(start.json, start.tasks.keys.toSeq)
+    // Known by its number, not its start: real-time batches that read nothing all begin at the
+    // same position, and each is a batch of its own for the readers' metrics.
+    realTimeBatches += 1
+    val placement = locality.plan(s"real-time batch $realTimeBatches", start.tasks.keys.toSeq)
     // A partition held by an expansion is not read; its task reports nothing for it and it ends where it begins.
     val reads = start.tasks.toSeq.sortBy(_._1).flatMap { case (task, positions) =>
       val ranges = positions.toSeq.sortBy(_._1).collect { case (ssp, from) if !begun.held.contains(ssp) =>
