@@ -14,6 +14,13 @@ writes each row's watermark as its value, so a watermark's crossing time is when
 row carrying it was sent minus its value. Query 2's sink is plain (what a user's consumer reads),
 query 1's intermediate (it carries the watermarks on).
 
+A p99 is set by the batch boundaries in the window (no task reads while Spark ends, checkpoints and
+starts a batch), so each run's window holds two boundaries of each query (10 s batches, 20 s
+measured) and every variant runs --reps times, the order reversed every round; the table gives the
+median run (by p99) and the p99's range. "boundary ms" is the median, over both queries' batches
+after the first, of Spark's own `triggerExecution` duration minus the batch duration (real-time)
+or of the whole `triggerExecution` (micro-batch): what one batch costs beyond reading.
+
     ./build.sh bench --only realtime
     .venv/bin/python bench/realtime_latency.py --rate 1000 --seconds 20
 """
@@ -23,6 +30,7 @@ from __future__ import annotations
 import argparse
 import os
 import re
+import statistics
 import sys
 import tempfile
 import time
@@ -30,6 +38,7 @@ from pathlib import Path
 
 from pyspark.sql import DataFrame, SparkSession
 from pyspark.sql import functions as F
+from pyspark.sql.streaming import StreamingQuery
 
 sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
 
@@ -42,7 +51,8 @@ REAL_TIME_CONFS = {
     "spark.sql.streaming.realTimeMode.allowlistCheck": "false",
 }
 WATERMARK_EVERY_MS = 100
-HEADER = ("pipeline", "measured/expected", "p50 ms", "p99 ms", "watermark p50 ms", "watermark p99 ms")
+HEADER = ("pipeline", "measured/expected", "p50 ms", "p99 ms (min-max)", "watermark p50 ms", "watermark p99 ms",
+          "boundary ms")
 # The second streamctl variant sends the watermark on more often than the sink's default: the
 # crossing time is about half the interval plus the path, so it shows the path's own cost.
 FAST_WATERMARK = "watermark.interval 20ms"
@@ -135,9 +145,18 @@ def _percentile(values: list[int], q: float) -> float:
     return float(ordered[min(len(ordered) - 1, int(q * len(ordered)))])
 
 
+def _boundary_ms(queries: tuple[StreamingQuery, ...], variant: str, batch: str) -> float | None:
+    """The median over the queries' batches after the first of Spark's triggerExecution duration,
+    less the batch duration in real-time mode: what a batch boundary costs."""
+    reading_ms = int(float(batch.split()[0]) * 1000) if "real-time" in variant else 0
+    spent = [p.durationMs["triggerExecution"] - reading_ms for q in queries for p in q.recentProgress[1:]
+             if "triggerExecution" in p.durationMs]
+    return statistics.median(spent) if spent else None
+
+
 def run_variant(spark: SparkSession, servers: str, workdir: str, variant: str, rate: int, seconds: float,
                 warmup: float, batch: str, watermark_interval: str | None, tag: str = "", hops: bool = False,
-                ) -> tuple[str, ...]:
+                ) -> dict[str, object]:
     if FAST_WATERMARK in variant:
         watermark_interval = FAST_WATERMARK.split()[-1]
     tag = re.sub(r"[^A-Za-z0-9]+", "-", variant) + tag
@@ -163,6 +182,7 @@ def run_variant(spark: SparkSession, servers: str, workdir: str, variant: str, r
         for q in (up, down):
             if q.exception() is not None:
                 raise RuntimeError(f"{variant}: {q.exception()}")
+        boundary = _boundary_ms((up, down), variant, batch)
     finally:
         up.stop()
         down.stop()
@@ -183,48 +203,72 @@ def run_variant(spark: SparkSession, servers: str, workdir: str, variant: str, r
             latencies.append(ts - sent)
         if streamctl and wm.isdigit() and measure_from <= int(wm) < measure_from + seconds * 1000:
             crossed[int(wm)] = min(crossed.get(int(wm), ts), ts)
-    expected = int(rate * seconds)
     crossing = [t - w for w, t in crossed.items()]
-    row = (
-        variant, f"{len(latencies):,}/{expected:,}",
-        f"{_percentile(latencies, 0.5):.0f}" if latencies else "-",
-        f"{_percentile(latencies, 0.99):.0f}" if latencies else "-",
-        f"{_percentile(crossing, 0.5):.0f}" if crossing else "-",
-        f"{_percentile(crossing, 0.99):.0f}" if crossing else "-",
+    run = {
+        "measured": len(latencies), "expected": int(rate * seconds),
+        "p50_ms": _percentile(latencies, 0.5) if latencies else None,
+        "p99_ms": _percentile(latencies, 0.99) if latencies else None,
+        "watermark_p50_ms": _percentile(crossing, 0.5) if crossing else None,
+        "watermark_p99_ms": _percentile(crossing, 0.99) if crossing else None,
+        "boundary_ms": boundary,
+    }
+    print(f"  {variant}: " + ", ".join(f"{k} {v}" for k, v in run.items()), flush=True)
+    return run
+
+
+def _ms(value: object) -> str:
+    return "-" if value is None else f"{value:,.0f}"
+
+
+def _row(variant: str, runs: list[dict[str, object]]) -> tuple[str, ...]:
+    """The variant's median run by p99, with the p99's range over the runs."""
+    p99s = [r["p99_ms"] for r in runs if r["p99_ms"] is not None]
+    if not p99s:
+        return (variant, "no records measured", "-", "-", "-", "-", "-")
+    median = sorted((r for r in runs if r["p99_ms"] is not None), key=lambda r: r["p99_ms"])[len(p99s) // 2]
+    return (
+        variant, f"{median['measured']:,}/{median['expected']:,}", _ms(median["p50_ms"]),
+        f"{_ms(median['p99_ms'])} ({_ms(min(p99s))}-{_ms(max(p99s))})",
+        _ms(median["watermark_p50_ms"]), _ms(median["watermark_p99_ms"]), _ms(median["boundary_ms"]),
     )
-    print("  " + "  ".join(row), flush=True)
-    return row
 
 
 def run(spark: SparkSession, servers: str, workdir: str, rate: int, seconds: float, warmup: float, batch: str,
-        watermark_interval: str | None, variants: tuple[str, ...] = VARIANTS, hops: bool = False,
+        watermark_interval: str | None, variants: tuple[str, ...] = VARIANTS, hops: bool = False, reps: int = 3,
         ) -> tuple[list[tuple[str, ...]], tuple[str, ...], dict[str, object]]:
-    """Runs every variant; returns its table rows, their header and the run's configuration."""
+    """Runs every variant ``reps`` times (alternating order); returns its table rows, their header
+    and the run's configuration (with every run's figures)."""
     for k, v in REAL_TIME_CONFS.items():
         spark.conf.set(k, v)
     print(f"real-time latency: {rate:,} records/s for {seconds:g} s after {warmup:g} s warm-up, 1 partition, "
           f"real-time batches of {batch}, streamctl watermark.interval {watermark_interval or 'its default'}, "
-          f"input watermark every {WATERMARK_EVERY_MS} ms", flush=True)
+          f"input watermark every {WATERMARK_EVERY_MS} ms, {reps} runs of each variant", flush=True)
     # One unmeasured short run first: the JIT and Spark's first jobs would otherwise land on
     # whichever variant runs first.
     try:
         run_variant(spark, servers, workdir, variants[0], rate, 5.0, 5.0, batch, watermark_interval, tag="warm-up")
     except Exception as e:  # noqa: BLE001 - the measured runs report it
         print(f"  warm-up run failed: {e}", flush=True)
-    rows = []
-    for variant in variants:
-        try:
-            rows.append(run_variant(spark, servers, workdir, variant, rate, seconds, warmup, batch, watermark_interval,
-                                    hops=hops))
-        # A variant that cannot run (say, Spark's Kafka connector on a Spark it was not built for) is
-        # reported with its error, and the others still run.
-        except Exception as e:  # noqa: BLE001
-            first = str(e).strip().splitlines()[0] if str(e).strip() else type(e).__name__
-            rows.append((variant, "failed: " + first[:100], "-", "-", "-", "-"))
-            print(f"  {variant}: FAILED: {e}", flush=True)
+    runs: dict[str, list[dict[str, object]]] = {v: [] for v in variants}
+    failures: dict[str, str] = {}
+    for rep in range(reps):
+        for variant in variants if rep % 2 == 0 else tuple(reversed(variants)):
+            if variant in failures:
+                continue
+            try:
+                runs[variant].append(run_variant(spark, servers, workdir, variant, rate, seconds, warmup, batch,
+                                                 watermark_interval, tag=f"-{rep}", hops=hops))
+            # A variant that cannot run (say, Spark's Kafka connector on a Spark it was not built for) is
+            # reported with its error, and the others still run.
+            except Exception as e:  # noqa: BLE001
+                first = str(e).strip().splitlines()[0] if str(e).strip() else type(e).__name__
+                failures[variant] = "failed: " + first[:100]
+                print(f"  {variant}: FAILED: {e}", flush=True)
+    rows = [(v, failures[v], "-", "-", "-", "-", "-") if v in failures else _row(v, runs[v]) for v in variants]
     config = {"rate_records_per_s": rate, "measured_s": seconds, "warm_up_s": warmup, "partitions": 1,
               "real_time_batch": batch, "watermark_interval": watermark_interval or "not set (the sink's default)",
-              "input_watermark_every_ms": WATERMARK_EVERY_MS, "variants": list(variants)}
+              "input_watermark_every_ms": WATERMARK_EVERY_MS, "variants": list(variants), "reps": reps,
+              "runs": runs}
     return rows, HEADER, config
 
 
@@ -232,8 +276,9 @@ def parser() -> argparse.ArgumentParser:
     p = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     p.add_argument("--rate", type=int, default=1000, help="records/s written to the pipeline's input")
     p.add_argument("--seconds", type=float, default=20.0, help="measured part of each run")
-    p.add_argument("--warmup", type=float, default=15.0, help="seconds of input not measured (JIT, first batch)")
-    p.add_argument("--batch", default="30 seconds", help="real-time batch duration (the checkpoint interval)")
+    p.add_argument("--warmup", type=float, default=10.0, help="seconds of input not measured (JIT, first batch)")
+    p.add_argument("--batch", default="10 seconds", help="real-time batch duration (the checkpoint interval)")
+    p.add_argument("--reps", type=int, default=3, help="runs of each variant, in alternating order")
     p.add_argument("--watermark-interval", help="sink option watermark.interval (default: not set, the sink's default)")
     p.add_argument("--hops", action="store_true", help="also print each query's share of the latency (diagnostic)")
     p.add_argument("--variants", default=",".join(VARIANTS), help="comma-separated, from: " + ", ".join(VARIANTS))
@@ -250,7 +295,7 @@ def standalone(argv: list[str] | None = None) -> tuple[list[tuple[str, ...]], tu
         spark = bench_session()
         try:
             return run(spark, broker.bootstrap_servers, tmp, args.rate, args.seconds, args.warmup, args.batch,
-                       args.watermark_interval, variants, args.hops)
+                       args.watermark_interval, variants, args.hops, args.reps)
         finally:
             spark.stop()
 

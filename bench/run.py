@@ -215,7 +215,8 @@ def main() -> int:
         results.md += ["## streamctl commands (bench/cli.py)", "", "```", cli_table, "```", ""]
         results.console.append(cli_table)
     if "realtime" in only:  # bench/realtime_latency.py: its own broker and session
-        rows, header, config = realtime_latency.standalone(["--seconds", "5", "--warmup", "5"] if q else [])
+        quick = ["--seconds", "5", "--warmup", "5", "--reps", "1"]
+        rows, header, config = realtime_latency.standalone(quick if q else [])
         results.section("Real-time mode: two-query pipeline end-to-end latency", config, rows, header,
                         [dict(zip(header, r, strict=True)) for r in rows])
     if only & {"read", "write", "control", "pipeline", "memory"}:
