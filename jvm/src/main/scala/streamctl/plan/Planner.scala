@@ -1,6 +1,6 @@
 package streamctl.plan
 
-import streamctl.Json
+import streamctl.{Json, StreamctlException}
 import streamctl.chooser.AdmissionStep
 import streamctl.control.{ControlStep, ControlledQuery, TaskControl}
 import streamctl.grouper.{GroupingStep, TaskName}
@@ -57,11 +57,13 @@ final class Planner(
   // requests are in flight together ([[askHeads]]); SSPs the planning added meanwhile (a grown
   // stream, a new topic, an SSP Kafka did not know) are asked for here.
   @volatile private var askedHeads: (Set[SSP], () => Map[SSP, Long]) = (Set.empty, () => Map.empty)
-  private val heads: PlanningStep = (plan: BatchPlan, _: PlanningContext) => {
-    val (asked, answer) = askedHeads
-    val known = if (plan.ssps.exists(asked.contains)) answer().filter { case (s, _) => plan.ssps.contains(s) } else Map.empty[SSP, Long]
-    val missing = plan.ssps -- known.keySet
-    plan.copy(heads = if (missing.isEmpty) known else known ++ admin.upcomingOffsets(missing))
+  private val heads: PlanningStep = (plan: BatchPlan, _: PlanningContext) => plan.copy(heads = headsOf(plan.ssps, askedHeads))
+
+  private def headsOf(ssps: Set[SSP], heads: (Set[SSP], () => Map[SSP, Long])): Map[SSP, Long] = {
+    val (asked, answer) = heads
+    val known = if (ssps.exists(asked.contains)) answer().filter { case (s, _) => ssps.contains(s) } else Map.empty[SSP, Long]
+    val missing = ssps -- known.keySet
+    if (missing.isEmpty) known else known ++ admin.upcomingOffsets(missing)
   }
   private val admission = new AdmissionStep(options.chooser, admin)
   private val control = new ControlStep(options.intermediateStreams, options.stopOnEndOfStream, store, keys.controlNamespace, query)
@@ -69,12 +71,14 @@ final class Planner(
   private val locality = new LocalityStep(options.hostAffinity, executors, () => localityStore, reports)
 
   /** Where each SSP begins: the steps that may move a beginning, then the broker's heads. */
-  private val begins: Seq[PlanningStep] = Seq(dataLoss.recreations, grouping, startpoints, dataLoss.gaps, heads)
+  private val moves: Seq[PlanningStep] = Seq(dataLoss.recreations, grouping, startpoints, dataLoss.gaps)
+  private val begins: Seq[PlanningStep] = moves :+ heads
   /** Where each SSP ends, and what the end offset carries. */
   private val ends: Seq[PlanningStep] = Seq(dataLoss.truncation, admission, control)
 
   @volatile private var availableNowTarget: Option[Map[SSP, Long]] = None
-  @volatile private var lastHeads: Map[SSP, Long] = Map.empty
+  // The heads the last planning asked for; a real-time batch takes them only when asked (metrics()).
+  @volatile private var lastHeads: () => Map[SSP, Long] = () => Map.empty
   // Records (offsets) each stream admitted into the batch last planned for reading.
   @volatile private var lastAdmitted: Map[String, Long] = Map.empty
   @volatile private var lastBatchMs: Long = clockMs()
@@ -111,7 +115,7 @@ final class Planner(
       case (plan, _) if described.isEmpty && DataLossStep.behind(plan).nonEmpty => begin(Some(streamCheck.now()))
       case done => done
     }
-    lastHeads = begun.heads
+    lastHeads = () => begun.heads
     val next = chain(ends, begun, ctx).end
     if (next == previous) previous
     else {
@@ -146,7 +150,7 @@ final class Planner(
   }
 
   /** The broker's heads as the last planning saw them (query progress shows them as `latestOffset`). */
-  def reportedHeads: Map[SSP, Long] = lastHeads
+  def reportedHeads: Map[SSP, Long] = lastHeads()
 
   /** `Trigger.AvailableNow`: the batches of this run read up to the offsets current now. */
   def prepareForTriggerAvailableNow(): Unit =
@@ -184,8 +188,22 @@ final class Planner(
     if (control.holdsBack(previous)) return RealTimeBatch(previous, BatchPlan(previous), Seq.empty)
     askHeads(previous)
     val ctx = PlanningContext(streamCheck.ifDue(), None, None, reports.skipped)
-    val begun = control.beginRealTime(chain(begins, BatchPlan(previous), ctx))
-    lastHeads = begun.heads
+    // Tasks read open-ended, so the heads matter to a real-time batch only for a bootstrap stream
+    // (the head its chooser reads to); otherwise they are for the batch's metrics alone, taken
+    // when Spark asks for those after the batch, and the batch starts without waiting for Kafka.
+    val bootstrapping = options.chooser.bootstrapStreams.nonEmpty
+    val begun = control.beginRealTime(chain(if (bootstrapping) begins else moves, BatchPlan(previous), ctx))
+    lastHeads =
+      if (bootstrapping) () => begun.heads
+      else {
+        val asked = askedHeads
+        // Only metrics wait for these: Kafka not answering leaves the lag out of them, it does
+        // not fail the query (its readers meet the outage themselves).
+        lazy val answer =
+          try headsOf(begun.ssps, asked)
+          catch { case e: StreamctlException => Planner.log.warn(s"Lag metrics left out: ${e.getMessage}"); Map.empty[SSP, Long] }
+        () => answer
+      }
     val start = begun.end
     dataLoss.planned(start)
     val bootstrap = start.state.chooser.bootstrapHeads ++
@@ -226,9 +244,10 @@ final class Planner(
     case None => locality.metrics
     case Some(c) =>
       val loss = dataLoss.metrics(c, reports.skipped)
-      if (lastHeads.isEmpty) locality.metrics ++ loss
+      val heads = lastHeads()
+      if (heads.isEmpty) locality.metrics ++ loss
       else {
-        val behind = c.minPositions.map { case (ssp, o) => ssp -> math.max(0L, lastHeads.getOrElse(ssp, o) - o) }
+        val behind = c.minPositions.map { case (ssp, o) => ssp -> math.max(0L, heads.getOrElse(ssp, o) - o) }
         val perSsp = Json.obj()
         behind.toSeq.sortBy(_._1).foreach { case (ssp, b) => perSsp.put(ssp.toString, b) }
         Map(
@@ -251,6 +270,10 @@ final class Planner(
 
   private def chain(steps: Seq[PlanningStep], plan: BatchPlan, ctx: PlanningContext): BatchPlan =
     steps.foldLeft(plan)((p, step) => step(p, ctx))
+}
+
+object Planner {
+  private val log = org.slf4j.LoggerFactory.getLogger(classOf[Planner])
 }
 
 /**

@@ -238,9 +238,30 @@ class PlannerTest {
     clock += 2000
     admin.requests.clear()
     val grown = rt.beginRealTime(end)
-    assertEquals(Map(orders(0) -> 12L, orders(1) -> 10L, orders(2) -> 3L, orders(3) -> 4L), grown.plan.heads)
     assertEquals(Seq("upcomingOffsets", "partitionCounts"), admin.requests.take(2).toSeq)
     assertEquals(Set(orders(2), orders(3)), grown.plan.held, "held until the older partitions passed the growth")
+    assertEquals(Map(orders(0) -> 12L, orders(1) -> 10L, orders(2) -> 3L, orders(3) -> 4L), rt.reportedHeads)
+  }
+
+  @Test def aRealTimeBoundaryWaitsForTheHeadsOnlyForABootstrapStream(): Unit = {
+    write(orders(0), 10); write(backfill(0), 5)
+    val rt = planner("orders")
+    val start = rt.initialPosition()
+    admin.headsAwaited = 0
+    val b = rt.beginRealTime(start)
+    assertEquals(0, admin.headsAwaited, "tasks read open-ended: the batch starts without Kafka's answer")
+    assertEquals(Set(orders(0)), b.reads.flatMap(_.ranges.map(_.ssp)).toSet)
+    val end = rt.endRealTime(b, Map(p0 -> ReaderEnd(Map(orders(0) -> 4L), None)))
+    assertEquals("6", rt.metrics(Some(end))("maxOffsetsBehindLatest"), "the metrics after the batch take the answer")
+    assertEquals(1, admin.headsAwaited)
+
+    // A bootstrap stream's chooser reads to the head it had at the start: that one is waited for.
+    val boot = planner("orders,backfill", "stream.backfill.bootstrap" -> "true")
+    val bootStart = boot.initialPosition()
+    admin.headsAwaited = 0
+    val bb = boot.beginRealTime(bootStart)
+    assertEquals(1, admin.headsAwaited)
+    assertEquals(Map(backfill(0) -> 5L), bb.reads.flatMap(_.bootstrapHeads).toMap)
   }
 
   @Test def aRealTimeRunRemovesADeadRunsControlResultsOnceNotAtEveryBoundary(): Unit = {

@@ -18,6 +18,14 @@ class FakeSystemAdmin(val system: String = SSP.KafkaSystem) extends SystemAdmin 
   /** Topic IDs by stream; a stream without one is described without an ID. */
   val ids: mutable.Map[String, String] = mutable.Map.empty
 
+  /** Answers to heads asked ahead ([[upcomingOffsetsAsked]]) that someone waited for. */
+  var headsAwaited = 0
+
+  override def upcomingOffsetsAsked(ssps: Set[SSP]): () => Map[SSP, Long] = {
+    val answer = upcomingOffsets(ssps)
+    () => { headsAwaited += 1; answer }
+  }
+
   def add(ssp: SSP, oldest: Long, timestamps: Seq[Long]): this.type = { partitions(ssp) = (oldest, timestamps.toVector); this }
 
   /** Deletes the stream's partitions and creates `partitions` empty ones under a new ID. */
