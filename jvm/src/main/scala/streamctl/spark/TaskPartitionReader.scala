@@ -11,8 +11,8 @@ import streamctl.system.{ConsumerPool, Envelope, EnvelopeDecoder, KafkaTaskReade
 
 /**
  * Reads one task of one batch on an executor, one way: Kafka reader -> control decoding ->
- * chooser -> row. The consumer comes from the executor's [[ConsumerPool]] (kept there for
- * `owner`'s task: `owner` names the source) and goes back there after a clean read; after a
+ * chooser -> row. The consumer comes from the executor's [[ConsumerPool]] (preferably one
+ * assigned to the task's partitions already) and goes back there after a clean read; after a
  * failure it is closed, since its state is unknown. A batch read
  * (`spark.read`) keeps no control bookkeeping: `controlResults` is None.
  *
@@ -25,10 +25,10 @@ import streamctl.system.{ConsumerPool, Envelope, EnvelopeDecoder, KafkaTaskReade
  * watermark never goes downstream ahead of rows written before it; and once every SSP of the
  * task is at end-of-stream it ends its batch at once (nothing more can come).
  */
-final class TaskPartitionReader(read: TaskRead, config: ReaderConfig, reports: ReaderAccumulator, owner: String,
+final class TaskPartitionReader(read: TaskRead, config: ReaderConfig, reports: ReaderAccumulator,
                                 controlResults: Option[() => ControlResults])
   extends SupportsRealTimeRead[InternalRow] {
-  private val (consumer, reused) = ConsumerPool.acquireNoting(config.kafka, owner, read.task)
+  private val (consumer, reused) = ConsumerPool.acquireNoting(config.kafka, read.task, read.ranges.map(_.ssp))
   reports.ran(read.task, reused) // where the task ran, for host affinity's metrics
   private var healthy = false
   private val control = TaskControlReader(read.task, read.ranges, read.control, config.intermediateStreams)
@@ -96,7 +96,7 @@ final class TaskPartitionReader(read: TaskRead, config: ReaderConfig, reports: R
   override def close(): Unit = {
     publisher.foreach(_.close())
     reader.close()
-    if (healthy) ConsumerPool.release(config.kafka, owner, read.task, consumer) else ConsumerPool.closeQuietly(consumer)
+    if (healthy) ConsumerPool.release(config.kafka, read.task, consumer) else ConsumerPool.closeQuietly(consumer)
   }
 
   private def emit(e: Envelope): Unit = current = converter.toRow(e, control.fold(-1L)(_.watermarkMs(e.ssp)))

@@ -11,8 +11,7 @@ import streamctl.plan.ReaderConfig
 
 /**
  * Makes the reader of each task, on its executor. `storePath`, `controlNamespace` and
- * `hadoopConf` say where a reader of intermediate streams records its control results;
- * `storePath`, one per source, also keeps each source's pooled consumers apart.
+ * `hadoopConf` say where a reader of intermediate streams records its control results.
  */
 final case class TaskReaderFactory(
     config: ReaderConfig,
@@ -22,20 +21,12 @@ final case class TaskReaderFactory(
     hadoopConf: Broadcast[SerializableConfiguration]) extends PartitionReaderFactory {
 
   override def createReader(partition: InputPartition): PartitionReader[InternalRow] =
-    new TaskPartitionReader(partition.asInstanceOf[TaskInputPartition].read, config, reports, storePath,
+    new TaskPartitionReader(partition.asInstanceOf[TaskInputPartition].read, config, reports,
       Some(() => new ControlResults(new FileSystemMetadataStore(storePath, hadoopConf.value.value), controlNamespace)))
 }
 
-/**
- * Makes the reader of each task of a batch read (`spark.read`), which keeps no bookkeeping.
- * Batch reads share pooled consumers by task: there is no query to tell them apart by.
- */
+/** Makes the reader of each task of a batch read (`spark.read`), which keeps no bookkeeping. */
 final case class BatchReaderFactory(config: ReaderConfig, reports: ReaderAccumulator) extends PartitionReaderFactory {
   override def createReader(partition: InputPartition): PartitionReader[InternalRow] =
-    new TaskPartitionReader(partition.asInstanceOf[TaskInputPartition].read, config, reports, BatchReaderFactory.Owner, None)
-}
-
-object BatchReaderFactory {
-  /** The owner of batch reads' pooled consumers ([[streamctl.system.ConsumerPool]]). */
-  val Owner = "batch read"
+    new TaskPartitionReader(partition.asInstanceOf[TaskInputPartition].read, config, reports, None)
 }
