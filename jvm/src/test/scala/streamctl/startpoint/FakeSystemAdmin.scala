@@ -22,8 +22,8 @@ class FakeSystemAdmin(val system: String = SSP.KafkaSystem) extends SystemAdmin 
   var headsAwaited = 0
 
   override def upcomingOffsetsAsked(ssps: Set[SSP]): () => Map[SSP, Long] = {
-    val answer = upcomingOffsets(ssps)
-    () => { headsAwaited += 1; answer }
+    val answer = super.upcomingOffsetsAsked(ssps)
+    () => { headsAwaited += 1; answer() }
   }
 
   def add(ssp: SSP, oldest: Long, timestamps: Seq[Long]): this.type = { partitions(ssp) = (oldest, timestamps.toVector); this }
