@@ -145,10 +145,19 @@ def _percentile(values: list[int], q: float) -> float:
     return float(ordered[min(len(ordered) - 1, int(q * len(ordered)))])
 
 
+def batch_seconds(batch: str) -> str:
+    """``--batch``: a real-time batch duration in seconds (``10 seconds``), the form the boundary
+    column subtracts; any other unit is refused rather than misread."""
+    number, _, unit = batch.strip().partition(" ")
+    if unit.strip() not in ("second", "seconds") or not number.replace(".", "", 1).isdigit():
+        raise argparse.ArgumentTypeError(f"--batch takes '<n> seconds', not {batch!r}")
+    return batch
+
+
 def _boundary_ms(queries: tuple[StreamingQuery, ...], variant: str, batch: str) -> float | None:
     """The median over the queries' batches after the first of Spark's triggerExecution duration,
     less the batch duration in real-time mode: what a batch boundary costs."""
-    reading_ms = int(float(batch.split()[0]) * 1000) if "real-time" in variant else 0
+    reading_ms = float(batch_seconds(batch).split()[0]) * 1000 if "real-time" in variant else 0
     spent = [p.durationMs["triggerExecution"] - reading_ms for q in queries for p in q.recentProgress[1:]
              if "triggerExecution" in p.durationMs]
     return statistics.median(spent) if spent else None
@@ -222,13 +231,13 @@ def _ms(value: object) -> str:
 
 def _row(variant: str, runs: list[dict[str, object]]) -> tuple[str, ...]:
     """The variant's median run by p99, with the p99's range over the runs."""
-    p99s = [r["p99_ms"] for r in runs if r["p99_ms"] is not None]
-    if not p99s:
+    measured = sorted((r for r in runs if r["p99_ms"] is not None), key=lambda r: r["p99_ms"])
+    if not measured:
         return (variant, "no records measured", "-", "-", "-", "-", "-")
-    median = sorted((r for r in runs if r["p99_ms"] is not None), key=lambda r: r["p99_ms"])[len(p99s) // 2]
+    median = measured[len(measured) // 2]
     return (
         variant, f"{median['measured']:,}/{median['expected']:,}", _ms(median["p50_ms"]),
-        f"{_ms(median['p99_ms'])} ({_ms(min(p99s))}-{_ms(max(p99s))})",
+        f"{_ms(median['p99_ms'])} ({_ms(measured[0]['p99_ms'])}-{_ms(measured[-1]['p99_ms'])})",
         _ms(median["watermark_p50_ms"]), _ms(median["watermark_p99_ms"]), _ms(median["boundary_ms"]),
     )
 
@@ -277,7 +286,8 @@ def parser() -> argparse.ArgumentParser:
     p.add_argument("--rate", type=int, default=1000, help="records/s written to the pipeline's input")
     p.add_argument("--seconds", type=float, default=20.0, help="measured part of each run")
     p.add_argument("--warmup", type=float, default=10.0, help="seconds of input not measured (JIT, first batch)")
-    p.add_argument("--batch", default="10 seconds", help="real-time batch duration (the checkpoint interval)")
+    p.add_argument("--batch", type=batch_seconds, default="10 seconds",
+                   help="real-time batch duration (the checkpoint interval), in seconds: '10 seconds'")
     p.add_argument("--reps", type=int, default=3, help="runs of each variant, in alternating order")
     p.add_argument("--watermark-interval", help="sink option watermark.interval (default: not set, the sink's default)")
     p.add_argument("--hops", action="store_true", help="also print each query's share of the latency (diagnostic)")
