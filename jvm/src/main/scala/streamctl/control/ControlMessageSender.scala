@@ -105,7 +105,7 @@ final class ControlMessageSender(
   override def batchPartitionCount(): Int = synchronized(control.batchPartitionCount())
 
   override def batchCommitted(wroteData: Boolean, watermark: Option[Long]): Unit = synchronized {
-    try control.batchCommitted(System.currentTimeMillis(), wroteData, watermark)
+    try control.batchCommitted(System.currentTimeMillis(), wroteData, watermark, realTime = watermarkChecks.isDefined)
     finally schedule()
   }
 

@@ -57,11 +57,14 @@ final class ProducerControl(
   // write only these partitions ([[batchPartitionCount]]), so a real-time batch's watermarks
   // need not ask again each interval; the commit asks afresh (new partitions catch up there).
   private var batchPartitions = 0
+  // Real-time mode: the count the last commit asked, for the batch Spark starts right after it.
+  private var carried = 0
 
   /** A batch is about to write (on the driver, before its writers start). */
   def batchStarted(): Unit = {
     inFlight = true
-    batchPartitions = 0
+    batchPartitions = carried
+    carried = 0
     if (idle) {
       val n = batchPartitionCount()
       wire.send(messages.active(lastWatermark), 0 until n, "active")
@@ -81,11 +84,21 @@ final class ProducerControl(
     batchPartitions
   }
 
-  /** The batch's writers committed; `watermark` is the producer's watermark after it. */
-  def batchCommitted(nowMs: Long, wroteData: Boolean, watermark: Option[Long]): Unit = {
+  /**
+   * The batch's writers committed; `watermark` is the producer's watermark after it. In real-time
+   * mode (`realTime`) the next batch starts as soon as Spark has logged this one, so a partition
+   * count asked here also serves the next batch's writers: one request per batch boundary instead
+   * of two, on the path every record waits on. A stream that grows in the moment between is seen
+   * one batch later.
+   */
+  def batchCommitted(nowMs: Long, wroteData: Boolean, watermark: Option[Long], realTime: Boolean = false): Unit = {
     inFlight = false
     if (wroteData) lastDataMs = nowMs
-    lazy val n = wire.partitions()
+    lazy val n = {
+      val asked = wire.partitions()
+      if (realTime) carried = asked
+      asked
+    }
     sendWatermark(watermark, n)
     if (idleDue(nowMs)) sayIdle(nowMs, n)
   }

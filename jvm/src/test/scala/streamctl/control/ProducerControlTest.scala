@@ -70,6 +70,24 @@ class ProducerControlTest {
     assertEquals(Seq("wm 200", "wm 300"), stream.at(2), "the next batch asks again")
   }
 
+  @Test def aRealTimeBoundaryAsksThePartitionCountOnceForTheCommitAndTheNextBatch(): Unit = {
+    val stream = new FakeStream(2)
+    val c = new ProducerControl(messages, idleTimeoutMs = None, startMs = 0, stream)
+    c.batchStarted()
+    assertEquals(2, c.batchPartitionCount())
+    stream.count = 3 // grew during the batch
+    c.batchCommitted(10, wroteData = true, watermark = Some(100), realTime = true)
+    assertEquals(Seq("wm 100"), stream.at(2), "the commit asks afresh: the new partition gets the watermark")
+    assertEquals(2, stream.asked)
+    c.batchStarted()
+    assertEquals(3, c.batchPartitionCount(), "the next batch's writers write the partition the commit saw")
+    assertEquals(2, stream.asked, "one request per real-time boundary, not one at the commit and one at the start")
+    c.batchCommitted(20, wroteData = true, watermark = Some(200)) // micro-batch: nothing carried
+    c.batchStarted()
+    c.batchPartitionCount()
+    assertEquals(4, stream.asked, "a micro-batch asks at its start: the previous commit may be a trigger interval old")
+  }
+
   @Test def aBatchsWritersAndItsControlMessagesShareOnePartitionCountAskedOncePerBatch(): Unit = {
     val stream = new FakeStream(2)
     val c = new ProducerControl(messages, idleTimeoutMs = None, startMs = 0, stream)
