@@ -229,12 +229,15 @@ final class Planner(
    * task: the next offset of each SSP and, for intermediate SSPs, the control states reached).
    * A task Spark did not report on ends where it began.
    */
-  def endRealTime(batch: RealTimeBatch, readers: Map[TaskName, ReaderEnd]): SourcePosition =
+  def endRealTime(batch: RealTimeBatch, readers: Map[TaskName, ReaderEnd]): SourcePosition = {
+    // The next batch's check of the streams, asked while Spark logs this one.
+    streamCheck.askAhead()
     if (batch.reads.isEmpty) batch.previous
     else {
       val end = batch.plan.end((task, ssp, begin) => readers.get(task).flatMap(_.positions.get(ssp)).getOrElse(begin))
       control.endRealTime(batch.previous, end, readers.values.flatMap(_.control))
     }
+  }
 
   /** Spark committed the batch that ends at `end`. */
   def commit(end: SourcePosition): Unit = (begins ++ ends).foreach(_.committed(end))

@@ -1,5 +1,7 @@
 package streamctl.system
 
+import java.util.concurrent.atomic.AtomicInteger
+
 import org.junit.jupiter.api.Assertions._
 import org.junit.jupiter.api.Test
 
@@ -24,6 +26,48 @@ class StreamCheckTest {
     clock += 600
     assertEquals(None, check.ifDue())
     assertEquals(3, admin.calls("partitionCounts"))
+  }
+
+  @Test def aCheckAskedAheadAnswersTheNextBoundary(): Unit = {
+    // Asked on a background thread: the fake counts and answers thread-safely.
+    val asked = new AtomicInteger
+    val partitions = new AtomicInteger(1)
+    val check = new StreamCheck(new FakeSystemAdmin {
+      override def describeStreams(streams: Set[String]): Map[String, StreamDescription] = {
+        val n = partitions.get()
+        asked.incrementAndGet()
+        Map("orders" -> StreamDescription(n, None))
+      }
+    }, Subscription.Topics(Seq("orders")), intervalMs = 1000, () => clock)
+    check.ifDue()
+    check.askAhead()
+    assertEquals(1, asked.get(), "not due: nothing asked ahead")
+    clock += 1000
+    check.askAhead()
+    val deadline = System.nanoTime() + 10000000000L
+    while (asked.get() < 2 && System.nanoTime() < deadline) Thread.sleep(5)
+    partitions.set(2) // grows after the answer
+    clock += 300
+    assertEquals(Some(Map("orders" -> StreamDescription(1, None))), check.ifDue(), "the answer asked ahead")
+    assertEquals(2, asked.get())
+    clock += 699
+    assertEquals(None, check.ifDue(), "the interval counts from the ask ahead")
+    clock += 1
+    assertEquals(2, check.ifDue().get("orders").partitions, "growth is seen at the next check")
+  }
+
+  @Test def aCheckAskedAheadThatFailedFailsTheBoundaryWithItsError(): Unit = {
+    var down = true
+    val check = new StreamCheck(new FakeSystemAdmin {
+      override def describeStreams(streams: Set[String]): Map[String, StreamDescription] =
+        if (down) throw StreamctlException("broker down") else Map("orders" -> StreamDescription(1, None))
+    }, Subscription.Topics(Seq("orders")), 1000, () => clock)
+    check.askAhead()
+    val e = assertThrows(classOf[StreamctlException], () => { check.ifDue(); () })
+    assertEquals("broker down", e.getMessage)
+    down = false
+    check.askAhead()
+    assertEquals(1, check.ifDue().get("orders").partitions)
   }
 
   @Test def aMissingStreamIsNamedWithItsOption(): Unit = {
