@@ -10,11 +10,16 @@ ROOT=$(pwd)
 VENV="$ROOT/.venv"
 PY="$VENV/bin/python"
 # pyspark[connect]: the Spark Connect client (tests run a real Connect server); test-only, like pytest.
-PY_DEPS="pyspark[connect]==4.3.0 pandas<3 pytest ruff build wheel setuptools"
+# pytest-xdist: the Python tests run in two processes (TEST_WORKERS).
+PY_DEPS="pyspark[connect]==4.3.0 pandas<3 pytest pytest-xdist ruff build wheel setuptools"
 # The other supported Spark (pyproject.toml's pyspark extra): the smoke tests also run on it.
 OTHER_PYSPARK=4.2.1
 OTHER_VENV="$ROOT/.venv-pyspark-$OTHER_PYSPARK"
-OTHER_PY_DEPS="pyspark[connect]==$OTHER_PYSPARK pandas<3 pytest"
+OTHER_PY_DEPS="pyspark[connect]==$OTHER_PYSPARK pandas<3 pytest pytest-xdist"
+# Much of a test's time is waiting (for a batch, a broker, a killed driver to restart): two
+# processes, each with its own broker and SparkSession, keep CI's two cores busy. A test file
+# stays in one process (its module fixtures are set up once).
+TEST_WORKERS=(-n 2 --dist loadfile)
 LOG="$ROOT/target/build-logs"
 export SPARK_LOCAL_IP=127.0.0.1
 export PYSPARK_PYTHON="$PY"
@@ -159,10 +164,10 @@ case "$cmd" in
     say "running the Python tests (real Kafka broker, real SparkSession and Spark Connect server; pyspark 4.3.0)"
     export STREAMCTL_OTHER_PYSPARK_VENV="$OTHER_VENV"
     set +e
-    (cd "$ROOT" && "$VENV/bin/pytest" -q -p no:cacheprovider tests)
+    (cd "$ROOT" && "$VENV/bin/pytest" -q -p no:cacheprovider "${TEST_WORKERS[@]}" tests)
     rc=$?
     say "running the smoke tests on pyspark $OTHER_PYSPARK"
-    (cd "$ROOT" && PYSPARK_PYTHON="$OTHER_VENV/bin/python" "$OTHER_VENV/bin/pytest" -q -p no:cacheprovider -m smoke tests)
+    (cd "$ROOT" && PYSPARK_PYTHON="$OTHER_VENV/bin/python" "$OTHER_VENV/bin/pytest" -q -p no:cacheprovider "${TEST_WORKERS[@]}" -m smoke tests)
     smoke=$?
     set -e
     if [[ $rc -eq 5 || $smoke -eq 5 ]]; then echo "FAILED: pytest collected no tests" >&2; exit 1; fi
