@@ -194,6 +194,8 @@ def test_subscribe_pattern_picks_up_a_topic_created_while_running(spark, servers
 def test_min_offsets_per_trigger_waits_for_enough_records(spark, servers, make_stream):
     s = make_stream()
     batches: list[int] = []
+    # Triggers without a batch report progress every 10 s by default; the test counts such triggers.
+    spark.conf.set("spark.sql.streaming.noDataProgressEventInterval", "200ms")
     q = (
         spark.readStream.format("streamctl")
         .option("kafka.bootstrap.servers", servers)
@@ -215,6 +217,7 @@ def test_min_offsets_per_trigger_waits_for_enough_records(spark, servers, make_s
         assert [b for b in batches if b] == [10]
     finally:
         q.stop()
+        spark.conf.unset("spark.sql.streaming.noDataProgressEventInterval")
 
 
 def test_refused_spark_options_say_why_and_what_instead(spark, servers, make_stream):
