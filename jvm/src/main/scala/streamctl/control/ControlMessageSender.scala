@@ -1,10 +1,11 @@
 package streamctl.control
 
-import java.util.concurrent.{ScheduledFuture, ScheduledThreadPoolExecutor, ThreadFactory, TimeUnit}
+import java.util.concurrent.{ScheduledFuture, ScheduledThreadPoolExecutor, TimeUnit}
 
 import org.apache.kafka.clients.producer.ProducerRecord
 import org.slf4j.LoggerFactory
 
+import streamctl.DaemonThreads
 import streamctl.system.{KafkaParams, KafkaSystemAdmin, ProducerPool}
 
 /**
@@ -182,12 +183,7 @@ object ControlMessageSender {
   // request and at most one send, and rare (one per idle timeout per producer); a watermark
   // check reads the readers' recorded states and sends only when the watermark advanced.
   private lazy val timer: ScheduledThreadPoolExecutor = {
-    val factory: ThreadFactory = r => {
-      val t = new Thread(r, "streamctl-control-timer")
-      t.setDaemon(true)
-      t
-    }
-    val executor = new ScheduledThreadPoolExecutor(1, factory)
+    val executor = new ScheduledThreadPoolExecutor(1, DaemonThreads.named("streamctl-control-timer"))
     executor.setRemoveOnCancelPolicy(true)
     executor
   }

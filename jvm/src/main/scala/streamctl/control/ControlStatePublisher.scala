@@ -1,9 +1,10 @@
 package streamctl.control
 
-import java.util.concurrent.{ExecutorService, LinkedBlockingQueue, ThreadFactory, ThreadPoolExecutor, TimeUnit}
+import java.util.concurrent.{ExecutorService, LinkedBlockingQueue, ThreadPoolExecutor, TimeUnit}
 
 import org.slf4j.LoggerFactory
 
+import streamctl.DaemonThreads
 import streamctl.control.SspControlStates.States
 
 /**
@@ -82,12 +83,8 @@ object ControlStatePublisher {
   // Shared by every reader of the executor: a write is short, and readers of one executor
   // publishing at once merely queue; threads that sit idle go away.
   private lazy val writers: ExecutorService = {
-    val factory: ThreadFactory = r => {
-      val t = new Thread(r, "streamctl-control-states")
-      t.setDaemon(true)
-      t
-    }
-    val pool = new ThreadPoolExecutor(4, 4, 30L, TimeUnit.SECONDS, new LinkedBlockingQueue[Runnable](), factory)
+    val pool = new ThreadPoolExecutor(4, 4, 30L, TimeUnit.SECONDS, new LinkedBlockingQueue[Runnable](),
+      DaemonThreads.named("streamctl-control-states"))
     pool.allowCoreThreadTimeOut(true)
     pool
   }

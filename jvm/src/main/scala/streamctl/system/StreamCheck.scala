@@ -1,6 +1,8 @@
 package streamctl.system
 
-import java.util.concurrent.{CompletableFuture, ExecutionException, ExecutorService, Executors, ThreadFactory}
+import java.util.concurrent.{CompletableFuture, ExecutionException, ExecutorService, Executors}
+
+import streamctl.DaemonThreads
 
 /**
  * Asks the system about the streams a source reads (partition counts and identities, in one
@@ -86,9 +88,5 @@ final class StreamCheck(
 object StreamCheck {
   // Daemon threads for [[StreamCheck.askAhead]]: one metadata request per real-time batch per
   // query, so threads are few and idle ones go away.
-  private lazy val background: ExecutorService = Executors.newCachedThreadPool { (r: Runnable) =>
-    val t = new Thread(r, "streamctl-stream-check")
-    t.setDaemon(true)
-    t
-  }
+  private lazy val background: ExecutorService = Executors.newCachedThreadPool(DaemonThreads.named("streamctl-stream-check"))
 }
