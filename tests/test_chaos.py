@@ -1,6 +1,10 @@
 """Chaos: a query's driver SIGKILLed at random moments (while starting and recovering, mid-batch,
 between batches) under a live producer, restarted each time on its checkpoint, loses and
-duplicates nothing with an idempotent sink."""
+duplicates nothing with an idempotent sink.
+
+Each kill costs a driver start (~20 s on 2 cores), so the kills are planned rather than many:
+a third each while starting, at a random point after progress, and inside a batch (its offsets
+logged, its commit not yet), in a random order with random delays."""
 
 from __future__ import annotations
 
@@ -18,7 +22,8 @@ from streamctl_testing import kafka
 
 from conftest import committed_batches, run_job_until
 
-KILLS = 20
+KILLS_PER_MOMENT = 4
+MOMENTS = ("starting", "running", "in a batch")
 PARTITIONS = 3
 
 
@@ -64,20 +69,27 @@ def test_random_sigkills_of_the_driver_lose_and_duplicate_nothing(spark, servers
     producer.start()
     moments: Counter[str] = Counter()
     try:
-        for kill in range(KILLS):
+        plan = [m for m in MOMENTS for _ in range(KILLS_PER_MOMENT)]
+        rng.shuffle(plan)
+        for kill, moment in enumerate(plan):
             spawned, before = time.monotonic(), committed_batches(checkpoint)
-            if rng.random() < 0.3:
+            if moment == "starting":
                 # While the driver starts, recovers its checkpoint or replays the batch it was killed in.
-                moment, delay = "starting", rng.uniform(1.0, 12.0)
+                delay = rng.uniform(1.0, 12.0)
 
                 def ready(delay: float = delay, spawned: float = spawned) -> bool:
                     return time.monotonic() - spawned >= delay
             else:
-                # After it made progress: mid-batch or between batches, at a random point.
-                moment, delay, progressed = "running", rng.uniform(0.0, 1.5), []
+                # After it made progress: anywhere (mid-batch or between batches), or once a batch
+                # it planned is not yet committed; then after a random delay.
+                delay, progressed = rng.uniform(0.0, 1.5 if moment == "running" else 0.3), []
+                in_batch = moment == "in a batch"
 
-                def ready(delay: float = delay, before: int = before, progressed: list[float] = progressed) -> bool:
-                    if not progressed and committed_batches(checkpoint) > before:
+                def ready(delay: float = delay, before: int = before, progressed: list[float] = progressed,
+                          in_batch: bool = in_batch) -> bool:
+                    committed = committed_batches(checkpoint)
+                    planned = _planned_batches(checkpoint)
+                    if not progressed and committed > before and (not in_batch or planned > committed):
                         progressed.append(time.monotonic())
                     return bool(progressed) and time.monotonic() - progressed[0] >= delay
             run_job_until(
@@ -106,5 +118,5 @@ def test_random_sigkills_of_the_driver_lose_and_duplicate_nothing(spark, servers
     assert sorted(by_position) == [(p, o) for p in range(PARTITIONS) for o in range(heads[p])], f"lost ({context})"
     assert sorted(int(v) for _, _, v in read) == list(range(sent)), context
     print(f"chaos: {context}")  # shown with pytest -s / -rP
-    assert moments["starting"] + moments["running"] == KILLS, context
+    assert sum(moments[m] for m in MOMENTS) == len(MOMENTS) * KILLS_PER_MOMENT, context
     assert moments["mid-batch"] > 0, f"no kill came mid-batch ({context})"
