@@ -145,6 +145,21 @@ def timed(f: Callable[[], object]) -> float:
     return time.perf_counter() - started
 
 
+def cpu_seconds(pid: int) -> float:
+    """User plus system CPU time a process has used so far (Linux /proc)."""
+    fields = Path(f"/proc/{pid}/stat").read_text().rpartition(")")[2].split()
+    return (int(fields[11]) + int(fields[12])) / os.sysconf("SC_CLK_TCK")
+
+
+def timed_cpu(run: Callable[[], object], pids: dict[str, int]) -> tuple[float, dict[str, float]]:
+    """Wall seconds of ``run`` and the CPU seconds each of ``pids`` used meanwhile."""
+    before = {name: cpu_seconds(pid) for name, pid in pids.items()}
+    started = time.perf_counter()
+    run()
+    seconds = time.perf_counter() - started
+    return seconds, {name: cpu_seconds(pid) - before[name] for name, pid in pids.items()}
+
+
 def kafka_options(settings: Mapping[str, str]) -> dict[str, str]:
     return {f"kafka.{k}": v for k, v in settings.items()}
 

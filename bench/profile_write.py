@@ -16,8 +16,8 @@ from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
 
-from bench.common import TUNED_PRODUCER
-from bench.profiling import Stacks, arguments, profile, profiled_session, timed_cpu
+from bench.common import TUNED_PRODUCER, timed_cpu
+from bench.profiling import Stacks, arguments, profile, profiled_session
 from bench.write_throughput import rows, write_builtin, write_once, write_streamctl
 from streamctl_testing._jvm import jvm
 

@@ -1,6 +1,6 @@
 """What the profiles (bench/profile_read.py, bench/profile_write.py) share: async-profiler from Maven
 Central loaded into the Spark JVM, profiling a list of runs into collapsed stacks, the shares of
-samples by frame, and the CPU time of a process (the broker's, which the profiler does not see).
+samples by frame.
 
 Not part of ./build.sh bench: a profile guides work, its figures are no benchmark result.
 """
@@ -8,9 +8,7 @@ Not part of ./build.sh bench: a profile guides work, its figures are no benchmar
 from __future__ import annotations
 
 import argparse
-import os
 import subprocess
-import time
 import zipfile
 from collections.abc import Callable, Iterator
 from contextlib import contextmanager
@@ -71,21 +69,6 @@ def profile(profiler: Any, out: Path, runs: int, run: Callable[[], float], event
     seconds = [run() for _ in range(runs)]
     profiler.execute(f"stop,file={out},collapsed")
     return seconds
-
-
-def cpu_seconds(pid: int) -> float:
-    """User plus system CPU time a process has used so far (Linux /proc)."""
-    fields = Path(f"/proc/{pid}/stat").read_text().rpartition(")")[2].split()
-    return (int(fields[11]) + int(fields[12])) / os.sysconf("SC_CLK_TCK")
-
-
-def timed_cpu(run: Callable[[], object], pids: dict[str, int]) -> tuple[float, dict[str, float]]:
-    """Wall seconds of ``run`` and the CPU seconds each of ``pids`` used meanwhile."""
-    before = {name: cpu_seconds(pid) for name, pid in pids.items()}
-    started = time.perf_counter()
-    run()
-    seconds = time.perf_counter() - started
-    return seconds, {name: cpu_seconds(pid) - before[name] for name, pid in pids.items()}
 
 
 class Stacks:

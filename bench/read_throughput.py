@@ -8,7 +8,9 @@ settings of bench.common.SETTINGS: "defaults" (no Kafka setting on either side) 
 (the same consumer settings on both, consumers pooled on both). Every variant runs once to
 warm up, then R times in alternating order; every run's result must equal every other's (and
 the ceiling's, for the payload query). The Kafka consumers each run created and the requests
-they sent are read from the clients' own metrics (bench.common.ClientCounters).
+they sent are read from the clients' own metrics (bench.common.ClientCounters), and the CPU
+seconds the Spark JVM (driver and executor, local mode) and the broker used during each run from
+/proc: a run that keeps the cores busy is bound by CPU, one that leaves them idle is waiting.
 
 The ceiling (bench/jvm CeilingBench) reads the same topic with one plain KafkaConsumer per
 partition, created before the clock starts, on as many threads as Spark has cores, with the
@@ -19,6 +21,7 @@ computing the payload query's result with a CRC32 over every key and value.
 from __future__ import annotations
 
 import os
+import statistics
 import subprocess
 from collections.abc import Callable
 from typing import Any
@@ -37,7 +40,7 @@ from bench.common import (
     kafka_options,
     run_available_now,
     session_kafka_clients_jar,
-    timed,
+    timed_cpu,
 )
 from streamctl import options
 from streamctl_testing import kafka
@@ -77,6 +80,7 @@ class Ceiling:
         command = ["java", "-cp", classpath, "streamctl.bench.CeilingBench", servers, topic, str(threads),
                    *(f"{k}={v}" for k, v in settings.items())]
         self._p = subprocess.Popen(command, stdin=subprocess.PIPE, stdout=subprocess.PIPE, text=True)
+        self.pid = self._p.pid
 
     def read(self) -> tuple[float, tuple[int, ...]]:
         assert self._p.stdin is not None and self._p.stdout is not None
@@ -96,7 +100,8 @@ class Ceiling:
 
 
 def run(spark: SparkSession, servers: str, workdir: str, records: int, partitions: int, value_size: int,
-        reps: int) -> tuple[list[Measurement], dict[str, Any]]:
+        reps: int, pids: dict[str, int]) -> tuple[list[Measurement], dict[str, Any]]:
+    """``pids``: the Spark JVM's and the broker's process ids, {"Spark JVM": .., "broker": ..}."""
     topic = f"bench-read-{records}"
     cores = spark.sparkContext.defaultParallelism
     config = {
@@ -149,14 +154,15 @@ def run(spark: SparkSession, servers: str, workdir: str, records: int, partition
         each = ((lambda b, _i: parts.append((b.count(),))) if query == "count"
                 else (lambda b, _i: parts.append(_payload(b))))
         before = counters.snapshot()
-        seconds = timed(lambda: run_available_now(frame(), f"{workdir}/read-{run_id[0]}", each))
+        seconds, cpu = timed_cpu(lambda: run_available_now(frame(), f"{workdir}/read-{run_id[0]}", each), pids)
         clients = ClientCounters.delta(before, counters.snapshot())
         if not warm_up:
             m.extra.setdefault("clients_per_run", []).append(clients)
+            m.extra.setdefault("cpu_s_per_run", []).append({**cpu, "wall_s": round(seconds, 4)})
         result = (sum(p[0] for p in parts),) if query == "count" else _combine(parts)
         print(f"  {name}: {seconds:.2f} s{' (warm-up)' if warm_up else ''}, consumers created "
               f"{clients['consumers_created']}, fetches {clients['fetch_requests']}, other requests "
-              f"{clients['other_requests']}", flush=True)
+              f"{clients['other_requests']}, {_cpu(cpu)}", flush=True)
         return seconds, result
 
     for query, chosen in (("count", count_frames), ("payload", frames)):
@@ -170,8 +176,15 @@ def run(spark: SparkSession, servers: str, workdir: str, records: int, partition
                 for name in names if rep % 2 == 0 else list(reversed(names)):
                     if name == CEILING:
                         assert ceiling is not None
-                        seconds, result = ceiling.read()
-                        print(f"  {name}: {seconds:.2f} s{' (warm-up)' if rep < 0 else ''}", flush=True)
+                        read: list[tuple[float, tuple[int, ...]]] = []
+                        # Its CPU includes creating its consumers, which its clock leaves out.
+                        call, cpu = timed_cpu(lambda: read.append(ceiling.read()),  # noqa: B023 - called at once
+                                              {"ceiling JVM": ceiling.pid, "broker": pids["broker"]})
+                        seconds, result = read[0]
+                        if rep >= 0:
+                            runs = results[name].extra.setdefault("cpu_s_per_run", [])
+                            runs.append({**cpu, "wall_s": round(call, 4)})
+                        print(f"  {name}: {seconds:.2f} s{' (warm-up)' if rep < 0 else ''}, {_cpu(cpu)}", flush=True)
                         result = result[:len(PAYLOAD_COLUMNS)]
                     else:
                         seconds, result = spark_run(query, name, chosen[name], results[name], rep < 0)
@@ -191,6 +204,30 @@ def run(spark: SparkSession, servers: str, workdir: str, records: int, partition
             m.config = {**m.config, **_variant_config(m.variant, cores)}
         measurements += results.values()
     return measurements, config
+
+
+def _cpu(cpu: dict[str, float]) -> str:
+    return "CPU s: " + ", ".join(f"{k} {v:.2f}" for k, v in cpu.items())
+
+
+CPU_HEADER = ("query", "variant", "median s", "JVM CPU s", "broker CPU s", "cores busy")
+
+
+def cpu_rows(measurements: list[Measurement], cores: int) -> list[tuple[str, ...]]:
+    """Per variant, the medians over its runs of the reading JVM's CPU seconds (the Spark JVM, or the
+    ceiling's), the broker's, and the cores both kept busy: (JVM + broker CPU) / wall, out of ``cores``.
+    The ceiling's wall and CPU here are of the whole call, which includes creating its consumers."""
+    rows = []
+    for m in measurements:
+        runs = m.extra.get("cpu_s_per_run", [])
+        if not runs:
+            continue
+        jvm = statistics.median(next(v for k, v in r.items() if k not in ("broker", "wall_s")) for r in runs)
+        broker = statistics.median(r["broker"] for r in runs)
+        busy = statistics.median((sum(r.values()) - r["wall_s"]) / r["wall_s"] for r in runs)
+        rows.append((m.bench.removeprefix("read "), m.variant, f"{m.median:.2f}", f"{jvm:.2f}", f"{broker:.2f}",
+                     f"{busy:.2f} of {cores}"))
+    return rows
 
 
 def _variant_config(name: str, cores: int) -> dict[str, Any]:

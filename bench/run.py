@@ -44,6 +44,7 @@ from bench.common import (
     table,
 )
 from streamctl_testing import kafka, kafka_broker
+from streamctl_testing._jvm import jvm
 
 JVM_BENCHES = [
     "ChooserBench", "GrouperBench", "StartpointBench", "ControlBench", "HostAffinityBench", "ReaderPathBench",
@@ -226,9 +227,16 @@ def main() -> int:
             backlogs: list[tuple[str, int]] = []
             try:
                 if "read" in only:
+                    assert broker.pid is not None
+                    pids = {"Spark JVM": int(jvm(spark).java.lang.ProcessHandle.current().pid()), "broker": broker.pid}
                     ms, config = read_throughput.run(spark, servers, tmp, args.records, args.partitions,
-                                                     args.value_size, args.reps)
+                                                     args.value_size, args.reps, pids)
                     results.measured("Read throughput", config, ms)
+                    # Every run's CPU seconds are in the measurements' JSON (cpu_s_per_run); this is their medians.
+                    cpu = read_throughput.cpu_rows(ms, config["spark_cores"])
+                    results.section("Read throughput: CPU seconds per run (medians)", {"processes": list(pids)}, cpu,
+                                    read_throughput.CPU_HEADER,
+                                    [dict(zip(read_throughput.CPU_HEADER, r, strict=True)) for r in cpu])
                 if "write" in only:
                     ms, config = write_throughput.run(spark, servers, args.records, args.partitions,
                                                       args.value_size, args.reps)
