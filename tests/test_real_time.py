@@ -384,6 +384,56 @@ def test_a_killed_real_time_query_resumes_from_exactly_the_offsets_it_logged(
     assert plain_values(spark, servers, out)[len(before):] == [f"{i}:v{i}" for i in range(resume, 30)]
 
 
+def test_with_a_sink_on_sparks_list_the_source_runs_under_sparks_background_checkpointing(
+    spark, servers, make_stream, tmp_path, real_time
+):
+    """Spark 4.3 tracks a stateless real-time query's progress in the background by default when
+    its sink is one of its own (here foreach): the streamctl source then runs under Spark's
+    asynchronous offset and commit logs, commits and resumes where it left off."""
+    src = make_stream(partitions=2)
+    cp, written = tmp_path / "cp", tmp_path / "rows"
+    written.mkdir()
+
+    def produce(numbers: range) -> None:  # v0, v2, v4 to partition 0; v1, v3, v5 to partition 1
+        kafka.produce(spark, servers, src, [f"v{i}".encode() for i in numbers], partitions=[i % 2 for i in numbers])
+
+    produce(range(4))
+
+    def write(row) -> None:  # idempotent: one file per record, replaced when replayed
+        (written / f"{row.partition}-{row.offset}").write_bytes(row.value)
+
+    def start():
+        source = options.source(servers, [src], starting_offsets="earliest")
+        rows = spark.readStream.format("streamctl").options(**source)
+        return (
+            rows.load().writeStream.foreach(write).outputMode("update").option("checkpointLocation", str(cp))
+            .trigger(realTime=SHORT).start()
+        )
+
+    def files() -> dict[str, str]:
+        return {f.name: f.read_text() for f in written.iterdir()}
+
+    q = start()
+    try:
+        # No asyncProgressTrackingEnabled option: Spark's default chose background checkpointing
+        # (pyspark has no public handle on the query's execution, hence its py4j object).
+        execution = q._jsq.streamingQuery().getClass().getSimpleName()  # noqa: SLF001
+        assert execution == "AsyncProgressTrackingMicroBatchExecution"
+        wait_for("the backlog is written", lambda: len(files()) >= 4, q)
+        wait_for("a batch commits", lambda: committed_batches(cp) >= 1, q)
+    finally:
+        q.stop()
+    produce(range(4, 6))
+    q = start()
+    try:
+        wait_for("the restarted query writes the rest", lambda: len(files()) >= 6, q)
+        assert q.exception() is None
+    finally:
+        q.stop()
+    # Every record once by position (a replay rewrites the same file), none lost across the restart.
+    assert files() == {"0-0": "v0", "0-1": "v2", "0-2": "v4", "1-0": "v1", "1-1": "v3", "1-2": "v5"}
+
+
 def test_end_of_stream_takes_effect_at_the_next_batch_boundary(spark, servers, make_stream, tmp_path, real_time):
     src, out = make_stream(), make_stream(suffix="out")
     produce_values(spark, servers, src, range(3))
