@@ -16,6 +16,7 @@ from typing import Any
 from pyspark.sql import DataFrame, SparkSession
 
 import streamctl_testing
+from streamctl_testing._jvm import jvm
 from streamctl_testing.spark_kafka import spark_kafka_jars
 
 ROOT = Path(__file__).resolve().parent.parent
@@ -149,6 +150,12 @@ def cpu_seconds(pid: int) -> float:
     """User plus system CPU time a process has used so far (Linux /proc)."""
     fields = Path(f"/proc/{pid}/stat").read_text().rpartition(")")[2].split()
     return (int(fields[11]) + int(fields[12])) / os.sysconf("SC_CLK_TCK")
+
+
+def process_ids(spark: SparkSession, broker: streamctl_testing.KafkaBroker) -> dict[str, int]:
+    """The processes whose CPU a benchmark reads: the Spark JVM (local mode: driver and executor) and the broker."""
+    assert broker.pid is not None
+    return {"Spark JVM": int(jvm(spark).java.lang.ProcessHandle.current().pid()), "broker": broker.pid}
 
 
 def timed_cpu(run: Callable[[], object], pids: dict[str, int]) -> tuple[float, dict[str, float]]:

@@ -16,10 +16,9 @@ from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
 
-from bench.common import TUNED_PRODUCER, timed_cpu
+from bench.common import TUNED_PRODUCER, process_ids, timed_cpu
 from bench.profiling import Stacks, arguments, profile, profiled_session
 from bench.write_throughput import rows, write_builtin, write_once, write_streamctl
-from streamctl_testing._jvm import jvm
 
 WRITERS = ("SinkDataWriter.write", "KafkaRowWriter.sendRow")
 
@@ -70,8 +69,7 @@ def main() -> None:
     args = parser.parse_args()
     with profiled_session(args.out) as (broker, spark, profiler):
         servers = broker.bootstrap_servers
-        assert broker.pid is not None
-        pids = {"Spark JVM": int(jvm(spark).java.lang.ProcessHandle.current().pid()), "broker": broker.pid}
+        pids = process_ids(spark, broker)
         df = rows(spark, args.records, args.partitions, args.value_size)
         sinks = {"streamctl": write_streamctl, "built-in": write_builtin}
         runs = [0]

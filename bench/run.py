@@ -38,13 +38,13 @@ from bench.common import (
     describe,
     jvm_classpath,
     markdown_table,
+    process_ids,
     ratio_rows,
     report_rows,
     spark_kafka_jars,
     table,
 )
 from streamctl_testing import kafka, kafka_broker
-from streamctl_testing._jvm import jvm
 
 JVM_BENCHES = [
     "ChooserBench", "GrouperBench", "StartpointBench", "ControlBench", "HostAffinityBench", "ReaderPathBench",
@@ -227,8 +227,7 @@ def main() -> int:
             backlogs: list[tuple[str, int]] = []
             try:
                 if "read" in only:
-                    assert broker.pid is not None
-                    pids = {"Spark JVM": int(jvm(spark).java.lang.ProcessHandle.current().pid()), "broker": broker.pid}
+                    pids = process_ids(spark, broker)
                     ms, config = read_throughput.run(spark, servers, tmp, args.records, args.partitions,
                                                      args.value_size, args.reps, pids)
                     results.measured("Read throughput", config, ms)
