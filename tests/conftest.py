@@ -93,6 +93,23 @@ def make_stream(spark: SparkSession, servers: str, request: pytest.FixtureReques
 
 
 @contextmanager
+def session_conf(spark: SparkSession, confs: dict[str, str]) -> Iterator[None]:
+    """Sets ``confs`` on the shared session while the block runs, then puts back what was there
+    (or unsets), so that no test's setting reaches the next test of the process."""
+    before = {k: spark.conf.get(k, None) for k in confs}
+    for k, v in confs.items():
+        spark.conf.set(k, v)
+    try:
+        yield
+    finally:
+        for k, v in before.items():
+            if v is None:
+                spark.conf.unset(k)
+            else:
+                spark.conf.set(k, v)
+
+
+@contextmanager
 def driver_log(spark: SparkSession, level: str = "WARN") -> Iterator[Callable[[], str]]:
     """Captures what the driver JVM logs at ``level`` or above (executors too, in local mode)
     while the block runs; yields a function that returns the text so far.

@@ -11,7 +11,7 @@ from pyspark.sql import functions as F
 
 from streamctl_testing import kafka
 
-from conftest import run_available_now
+from conftest import run_available_now, session_conf
 
 # The guide's examples, in its order: streaming sources, batch sources, streaming sinks, batch sinks.
 SOURCES_STREAMING = [
@@ -172,8 +172,7 @@ def test_the_kafka_integration_guide_examples_run_with_the_format_swapped(spark,
     # topic1: 60 + 2 records; topic2: 1 + 4; explicit offsets: topic1 p0 23..49 and p1 all, topic2 all.
     assert counts == [62, 27 + 2 + 5, 62 + 5]
 
-    spark.conf.set("spark.sql.streaming.checkpointLocation", str(tmp_path / "sinks"))
-    try:
+    with session_conf(spark, {"spark.sql.streaming.checkpointLocation": str(tmp_path / "sinks")}):
         before = _counts(spark, servers)
         source = (
             spark.readStream.format("streamctl")
@@ -196,5 +195,3 @@ def test_the_kafka_integration_guide_examples_run_with_the_format_swapped(spark,
             _run(example, servers, df=batch)
         final = _counts(spark, servers)
         assert (final["topic1"], final["topic2"]) == (after["topic1"] + 1, after["topic2"] + 1)
-    finally:
-        spark.conf.unset("spark.sql.streaming.checkpointLocation")

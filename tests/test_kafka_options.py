@@ -15,7 +15,7 @@ from pyspark.sql.types import ArrayType, BinaryType, IntegerType, StringType, St
 from streamctl import Startpoint, StartpointManager, StreamctlException
 from streamctl_testing import kafka
 
-from conftest import run_available_now
+from conftest import run_available_now, session_conf
 
 HEADERS = ArrayType(StructType([StructField("key", StringType()), StructField("value", BinaryType())]))
 
@@ -195,29 +195,28 @@ def test_min_offsets_per_trigger_waits_for_enough_records(spark, servers, make_s
     s = make_stream()
     batches: list[int] = []
     # Triggers without a batch report progress every 10 s by default; the test counts such triggers.
-    spark.conf.set("spark.sql.streaming.noDataProgressEventInterval", "200ms")
-    q = (
-        spark.readStream.format("streamctl")
-        .option("kafka.bootstrap.servers", servers)
-        .option("subscribe", s)
-        .option("minOffsetsPerTrigger", "10")
-        .option("maxTriggerDelay", "1h")
-        .load()
-        .writeStream.foreachBatch(lambda b, _i: batches.append(b.count()))
-        .trigger(processingTime="200 milliseconds")
-        .start()
-    )
-    try:
-        _wait(lambda: q.lastProgress is not None, q)
-        kafka.produce(spark, servers, s, [b"x"] * 4)
-        _wait(lambda: len(q.recentProgress) >= 5, q)  # several triggers with 4 of 10 records waiting
-        assert sum(batches) == 0
-        kafka.produce(spark, servers, s, [b"y"] * 6)
-        _wait(lambda: sum(batches) == 10, q)
-        assert [b for b in batches if b] == [10]
-    finally:
-        q.stop()
-        spark.conf.unset("spark.sql.streaming.noDataProgressEventInterval")
+    with session_conf(spark, {"spark.sql.streaming.noDataProgressEventInterval": "200ms"}):
+        q = (
+            spark.readStream.format("streamctl")
+            .option("kafka.bootstrap.servers", servers)
+            .option("subscribe", s)
+            .option("minOffsetsPerTrigger", "10")
+            .option("maxTriggerDelay", "1h")
+            .load()
+            .writeStream.foreachBatch(lambda b, _i: batches.append(b.count()))
+            .trigger(processingTime="200 milliseconds")
+            .start()
+        )
+        try:
+            _wait(lambda: q.lastProgress is not None, q)
+            kafka.produce(spark, servers, s, [b"x"] * 4)
+            _wait(lambda: len(q.recentProgress) >= 5, q)  # several triggers with 4 of 10 records waiting
+            assert sum(batches) == 0
+            kafka.produce(spark, servers, s, [b"y"] * 6)
+            _wait(lambda: sum(batches) == 10, q)
+            assert [b for b in batches if b] == [10]
+        finally:
+            q.stop()
 
 
 def test_refused_spark_options_say_why_and_what_instead(spark, servers, make_stream):

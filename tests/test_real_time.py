@@ -20,7 +20,7 @@ from streamctl import options
 from streamctl.startpoints import Startpoint, StartpointManager
 from streamctl_testing import control, kafka
 
-from conftest import T0, committed_batches, raw_records, run_job_until
+from conftest import T0, committed_batches, raw_records, run_job_until, session_conf
 
 # Spark's default minimum is 5 s; the batch duration is only the checkpoint interval, so tests
 # use short ones where they need batches to end and long ones where they must not.
@@ -31,16 +31,8 @@ LONG = "10 minutes"
 @pytest.fixture
 def real_time(spark) -> Iterator[None]:
     """Session settings a real-time query with a streamctl sink needs (docs/real-time.md)."""
-    confs = REAL_TIME_CONFS
-    before = {k: spark.conf.get(k, None) for k in confs}
-    for k, v in confs.items():
-        spark.conf.set(k, v)
-    yield
-    for k, v in before.items():
-        if v is None:
-            spark.conf.unset(k)
-        else:
-            spark.conf.set(k, v)
+    with session_conf(spark, REAL_TIME_CONFS):
+        yield
 
 
 def wait_for(what: str, condition: Callable[[], bool], *queries, timeout: float = 120) -> None:
