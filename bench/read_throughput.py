@@ -10,7 +10,10 @@ warm up, then R times in alternating order; every run's result must equal every 
 the ceiling's, for the payload query). The Kafka consumers each run created and the requests
 they sent are read from the clients' own metrics (bench.common.ClientCounters), and the CPU
 seconds the Spark JVM (driver and executor, local mode) and the broker used during each run from
-/proc: a run that keeps the cores busy is bound by CPU, one that leaves them idle is waiting.
+/proc: a run that keeps the cores busy is bound by CPU, one that leaves them idle is waiting. Each
+Spark run also reports the time the JVM's JIT compiler spent meanwhile (its CompilationMXBean): on a
+machine with few cores that compiling competes with the reading, and it fades only over many runs
+(``--read-warm-ups`` sets how many untimed runs come first).
 
 The ceiling (bench/jvm CeilingBench) reads the same topic with one plain KafkaConsumer per
 partition, created before the clock starts, on as many threads as Spark has cores, with the
@@ -44,6 +47,7 @@ from bench.common import (
 )
 from streamctl import options
 from streamctl_testing import kafka
+from streamctl_testing._jvm import jvm
 
 STREAMCTL, BUILTIN = "streamctl", "built-in"
 CEILING = "KafkaConsumer ceiling, tuned"
@@ -100,13 +104,14 @@ class Ceiling:
 
 
 def run(spark: SparkSession, servers: str, workdir: str, records: int, partitions: int, value_size: int,
-        reps: int, pids: dict[str, int]) -> tuple[list[Measurement], dict[str, Any]]:
-    """``pids``: the Spark JVM's and the broker's process ids, {"Spark JVM": .., "broker": ..}."""
+        reps: int, pids: dict[str, int], warm_ups: int = 1) -> tuple[list[Measurement], dict[str, Any]]:
+    """``pids``: the Spark JVM's and the broker's process ids, {"Spark JVM": .., "broker": ..};
+    ``warm_ups``: untimed runs of every variant before the timed ones."""
     topic = f"bench-read-{records}"
     cores = spark.sparkContext.defaultParallelism
     config = {
         "records": records, "value_bytes": value_size, "partitions": partitions, "spark_cores": cores,
-        "trigger": "AvailableNow, no batch budget", "warm_up_runs": 1, "repetitions": reps,
+        "trigger": "AvailableNow, no batch budget", "warm_up_runs": warm_ups, "repetitions": reps,
         "order": "alternating (reversed every round)",
         "settings": {name: {"consumer": describe(s["consumer"]), "consumers": s["consumers"]}
                      for name, s in SETTINGS.items()},
@@ -117,8 +122,8 @@ def run(spark: SparkSession, servers: str, workdir: str, records: int, partition
                     "sum(crc32(value)), max(offset), max(timestamp)"},
     }
     print(f"read throughput: {records:,} records of {value_size} bytes over {partitions} partitions, Trigger."
-          f"AvailableNow, Spark local[{cores}]; one warm-up then {reps} repetitions per variant in alternating "
-          "order; results checked equal", flush=True)
+          f"AvailableNow, Spark local[{cores}]; {warm_ups} warm-up run(s) then {reps} repetitions per variant in "
+          "alternating order; results checked equal", flush=True)
     for name, s in SETTINGS.items():
         print(f"  settings '{name}': {describe(s['consumer'])}; consumers: {s['consumers']}", flush=True)
     print(f"  ceiling: {config['ceiling']}", flush=True)
@@ -144,6 +149,7 @@ def run(spark: SparkSession, servers: str, workdir: str, records: int, partition
     count_frames = {**frames, aligned: streamctl("tuned", **options.time_aligned())}
 
     counters = ClientCounters(spark)
+    compiler = jvm(spark).java.lang.management.ManagementFactory.getCompilationMXBean()
     measurements: list[Measurement] = []
     run_id = [0]
 
@@ -153,16 +159,18 @@ def run(spark: SparkSession, servers: str, workdir: str, records: int, partition
         parts: list[tuple[int, ...]] = []
         each = ((lambda b, _i: parts.append((b.count(),))) if query == "count"
                 else (lambda b, _i: parts.append(_payload(b))))
-        before = counters.snapshot()
+        before, compiling = counters.snapshot(), compiler.getTotalCompilationTime()
         seconds, cpu = timed_cpu(lambda: run_available_now(frame(), f"{workdir}/read-{run_id[0]}", each), pids)
         clients = ClientCounters.delta(before, counters.snapshot())
+        jit = (compiler.getTotalCompilationTime() - compiling) / 1000
         if not warm_up:
             m.extra.setdefault("clients_per_run", []).append(clients)
             m.extra.setdefault("cpu_s_per_run", []).append({**cpu, "wall_s": round(seconds, 4)})
+            m.extra.setdefault("jit_s_per_run", []).append(jit)
         result = (sum(p[0] for p in parts),) if query == "count" else _combine(parts)
         print(f"  {name}: {seconds:.2f} s{' (warm-up)' if warm_up else ''}, consumers created "
               f"{clients['consumers_created']}, fetches {clients['fetch_requests']}, other requests "
-              f"{clients['other_requests']}, {_cpu(cpu)}", flush=True)
+              f"{clients['other_requests']}, {_cpu(cpu)}, JIT compiling {jit:.2f} s", flush=True)
         return seconds, result
 
     for query, chosen in (("count", count_frames), ("payload", frames)):
@@ -172,7 +180,7 @@ def run(spark: SparkSession, servers: str, workdir: str, records: int, partition
         seen: dict[str, tuple[int, ...]] = {}
         ceiling = Ceiling(servers, topic, cores, TUNED_CONSUMER) if query == "payload" else None
         try:
-            for rep in range(-1, reps):
+            for rep in range(-warm_ups, reps):
                 for name in names if rep % 2 == 0 else list(reversed(names)):
                     if name == CEILING:
                         assert ceiling is not None
@@ -210,23 +218,25 @@ def _cpu(cpu: dict[str, float]) -> str:
     return "CPU s: " + ", ".join(f"{k} {v:.2f}" for k, v in cpu.items())
 
 
-CPU_HEADER = ("query", "variant", "median s", "JVM CPU s", "broker CPU s", "cores busy")
+CPU_HEADER = ("query", "variant", "median s", "JVM CPU s", "broker CPU s", "cores busy", "JIT compiling s")
 
 
 def cpu_rows(measurements: list[Measurement], cores: int) -> list[tuple[str, ...]]:
     """Per variant, the medians over its runs of the reading JVM's CPU seconds (the Spark JVM, or the
-    ceiling's), the broker's, and the cores both kept busy: (JVM + broker CPU) / wall, out of ``cores``.
-    The ceiling's wall and CPU here are of the whole call, which includes creating its consumers."""
+    ceiling's), the broker's, the cores both kept busy: (JVM + broker CPU) / wall, out of ``cores``, and
+    the time the Spark JVM's JIT compiler spent during the run (summed over its compiler threads; "-" for
+    the ceiling). The ceiling's wall and CPU here are of the whole call, which includes creating its consumers."""
     rows = []
     for m in measurements:
         runs = m.extra.get("cpu_s_per_run", [])
         if not runs:
             continue
-        jvm = statistics.median(next(v for k, v in r.items() if k not in ("broker", "wall_s")) for r in runs)
+        reader = statistics.median(next(v for k, v in r.items() if k not in ("broker", "wall_s")) for r in runs)
         broker = statistics.median(r["broker"] for r in runs)
         busy = statistics.median((sum(r.values()) - r["wall_s"]) / r["wall_s"] for r in runs)
-        rows.append((m.bench.removeprefix("read "), m.variant, f"{m.median:.2f}", f"{jvm:.2f}", f"{broker:.2f}",
-                     f"{busy:.2f} of {cores}"))
+        jit = m.extra.get("jit_s_per_run")
+        rows.append((m.bench.removeprefix("read "), m.variant, f"{m.median:.2f}", f"{reader:.2f}", f"{broker:.2f}",
+                     f"{busy:.2f} of {cores}", f"{statistics.median(jit):.2f}" if jit else "-"))
     return rows
 
 

@@ -158,8 +158,8 @@ class Results:
             "(JSON: `settings`):",
             *(f"  - {name}: consumer: {describe(s['consumer'])}; producer: {describe(s['producer'])}; "
               f"consumers: {s['consumers']}" for name, s in SETTINGS.items()),
-            "- every timing: one warm-up run per variant (not counted), then the repetitions in alternating order; "
-            "median and min-max (±half-range / median)", "",
+            "- every timing: one warm-up run per variant (not counted; the read benchmark's: JSON `warm_up_runs`), "
+            "then the repetitions in alternating order; median and min-max (±half-range / median)", "",
         ]
         (out / "results.md").write_text("\n".join(head + self.md))
 
@@ -174,6 +174,8 @@ def main() -> int:
     parser.add_argument("--value-size", type=int, default=100)
     parser.add_argument("--reps", type=int,
                         help="timed repetitions per variant after one warm-up (default 5; --quick 1)")
+    parser.add_argument("--read-warm-ups", type=int, default=1,
+                        help="untimed runs of every read variant before its repetitions (default 1)")
     parser.add_argument("--control-batches", type=int,
                         help="batches (one watermark per partition each) of the control benchmark (default 50)")
     parser.add_argument("--pipeline-records", type=int, help="default 1,000,000; --quick 100,000")
@@ -229,7 +231,7 @@ def main() -> int:
                 if "read" in only:
                     pids = process_ids(spark, broker)
                     ms, config = read_throughput.run(spark, servers, tmp, args.records, args.partitions,
-                                                     args.value_size, args.reps, pids)
+                                                     args.value_size, args.reps, pids, args.read_warm_ups)
                     results.measured("Read throughput", config, ms)
                     # Every run's CPU seconds are in the measurements' JSON (cpu_s_per_run); this is their medians.
                     cpu = read_throughput.cpu_rows(ms, config["spark_cores"])
