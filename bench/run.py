@@ -144,6 +144,8 @@ class Results:
         out.mkdir(parents=True, exist_ok=True)
         (out / "results.json").write_text(json.dumps(self.json, indent=2) + "\n")
         m = self.json["machine"]
+        read_warm_ups = self.json["arguments"]["read_warm_ups"]
+        warm_ups = "one warm-up run per variant" + ("" if read_warm_ups == "1" else f", {read_warm_ups} for reads")
         head = [
             "# streamctl benchmark results", "",
             f"- date: {self.json['date']} ({self.json['minutes']} min)",
@@ -158,8 +160,8 @@ class Results:
             "(JSON: `settings`):",
             *(f"  - {name}: consumer: {describe(s['consumer'])}; producer: {describe(s['producer'])}; "
               f"consumers: {s['consumers']}" for name, s in SETTINGS.items()),
-            "- every timing: one warm-up run per variant (not counted; the read benchmark's: JSON `warm_up_runs`), "
-            "then the repetitions in alternating order; median and min-max (±half-range / median)", "",
+            f"- every timing: {warm_ups}, not counted; then the repetitions in alternating order; median and "
+            "min-max (±half-range / median)", "",
         ]
         (out / "results.md").write_text("\n".join(head + self.md))
 
