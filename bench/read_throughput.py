@@ -1,19 +1,19 @@
 """Read throughput: streamctl against Spark's built-in Kafka source on the same topic, same run,
 and against a ceiling of plain KafkaConsumers.
 
-N records of V bytes over P partitions, read with Trigger.AvailableNow by two queries:
-``count()``, and a payload query that touches every record (count, sum(length(key)),
-sum(length(value)), sum(crc32(value)), max(offset), max(timestamp)). Each source runs at both
-settings of bench.common.SETTINGS: "defaults" (no Kafka setting on either side) and "tuned"
-(the same consumer settings on both, consumers pooled on both). Every variant runs once to
-warm up, then R times in alternating order; every run's result must equal every other's (and
-the ceiling's, for the payload query). The Kafka consumers each run created and the requests
-they sent are read from the clients' own metrics (bench.common.ClientCounters), and the CPU
-seconds the Spark JVM (driver and executor, local mode) and the broker used during each run from
-/proc: a run that keeps the cores busy is bound by CPU, one that leaves them idle is waiting. Each
-Spark run also reports the time the JVM's JIT compiler spent meanwhile (its CompilationMXBean): on a
-machine with few cores that compiling competes with the reading, and it fades only over many runs
-(``--read-warm-ups`` sets how many untimed runs come first).
+N records of V bytes over P partitions, read with Trigger.AvailableNow by two queries: ``count()``,
+and a payload query that touches every record (count, sum(length(key)), sum(length(value)),
+sum(crc32(value)), max(offset), max(timestamp)). Each source runs at both settings of
+bench.common.SETTINGS: "defaults" (no Kafka setting on either side) and "tuned" (the same consumer
+settings on both, consumers pooled on both). Every variant runs W times to warm up (once unless
+``--read-warm-ups`` says otherwise), then R times in alternating order; every run's result must
+equal every other's (and the ceiling's, for the payload query). The Kafka consumers each run created
+and the requests they sent are read from the clients' own metrics (bench.common.ClientCounters), and
+the CPU seconds the Spark JVM (driver and executor, local mode) and the broker used during each run
+from /proc: a run that keeps the cores busy is bound by CPU, one that leaves them idle is waiting.
+Each Spark run also reports the time the JVM's JIT compiler spent meanwhile (its CompilationMXBean):
+on a machine with few cores that compiling competes with the reading, and it fades only over many
+runs (``--read-warm-ups`` sets how many untimed runs come first).
 
 The ceiling (bench/jvm CeilingBench) reads the same topic with one plain KafkaConsumer per
 partition, created before the clock starts, on as many threads as Spark has cores, with the

@@ -175,7 +175,7 @@ def main() -> int:
     parser.add_argument("--partitions", type=int, default=8)
     parser.add_argument("--value-size", type=int, default=100)
     parser.add_argument("--reps", type=int,
-                        help="timed repetitions per variant after one warm-up (default 5; --quick 1)")
+                        help="timed repetitions per variant after its warm-up run(s) (default 5; --quick 1)")
     parser.add_argument("--read-warm-ups", type=int, default=1,
                         help="untimed runs of every read variant before its repetitions (default 1)")
     parser.add_argument("--control-batches", type=int,
