@@ -2,7 +2,7 @@
 streamctl against Spark's built-in Kafka source, in one run on one broker.
 
 Per size P, one topic of P partitions holds ``per_partition`` records of 100 B in every partition;
-each source reads it with ``Trigger.AvailableNow``, ``maxOffsetsPerTrigger`` = 2 × P (so a batch
+each source reads it with ``Trigger.AvailableNow``, ``maxOffsetsPerTrigger`` = 2 x P (so a batch
 carries about 2 records per partition: the small batches of a live topic) and the ``noop`` sink.
 Figures are medians over batches 1-9 (batch 0 is the first batch, reported apart): the batch's
 ``triggerExecution`` and every ``durationMs`` phase Spark reports; per task attempt its wall time
@@ -11,10 +11,16 @@ checkpoint and metadata-store files created or rewritten per batch (the query's 
 directory, where both sources keep everything, scanned after every progress report); and, for
 streamctl, the consumers its readers created and reused per batch (source metrics).
 
-Each source runs at both settings of bench.common.SETTINGS ("defaults": no Kafka setting on either
-side; "tuned": the same consumer settings on both, the built-in's consumers cached under a fixed
-group id as streamctl's are pooled). A query's first batch (P partitions to assign and seek) is
-reported on its own. Every run checks that the query read every record.
+Up to 128 partitions each source runs at both settings of bench.common.SETTINGS ("defaults": no
+Kafka setting on either side; "tuned": the same consumer settings on both, the built-in's consumers
+cached under a fixed group id as streamctl's are pooled); from 1,024 on only at "tuned", plus a
+matched ``fetch.max.wait.ms=10`` on both sides at every size: the built-in's first batch creates a
+consumer per partition and waits out about one fetch.max.wait.ms (500 ms) in each, which alone
+took 37 s at 128 partitions (14 s with 10 ms) and would take about 18 minutes at 4,096. A
+query's first batch is reported on its own. Every run checks that the query read every record.
+
+Two streamctl queries reading one topic side by side (8 partitions, tuned) report the consumers
+each created per steady-state batch: a pipeline's queries must not take each other's.
 """
 
 from __future__ import annotations
@@ -34,6 +40,10 @@ from bench.common import BUILTIN_POOLED_GROUP, SETTINGS, kafka_options
 from streamctl_testing import kafka
 from streamctl_testing._jvm import jvm
 
+# The scale group's two settings: bench.common.SETTINGS plus the same fetch.max.wait.ms on both sides (see above).
+SCALE_SETTINGS = {name: {**s, "consumer": {**s["consumer"], "fetch.max.wait.ms": "10"}} for name, s in SETTINGS.items()}
+# Sizes from which only the tuned settings run (each run's first batch costs the built-in minutes).
+TUNED_ONLY_FROM = 1024
 SIZES = (8, 128, 1024, 4096)
 STREAMCTL, BUILTIN = "streamctl", "built-in"
 PHASES = ("latestOffset", "queryPlanning", "walCommit", "getBatch", "addBatch", "commitOffsets")
@@ -49,16 +59,17 @@ class _CheckpointBytes(StreamingQueryListener):
     def __init__(self) -> None:
         self.root: Path | None = None
         self.per_batch: dict[int, int] = {}
+        self.files_per_batch: dict[int, int] = {}
         self._seen: dict[Path, tuple[int, int]] = {}
         self._lock = threading.Lock()
 
     def watch(self, root: Path) -> None:
         with self._lock:
-            self.root, self.per_batch, self._seen = root, {}, {}
+            self.root, self.per_batch, self.files_per_batch, self._seen = root, {}, {}, {}
 
-    def _scan(self) -> int:
+    def _scan(self) -> tuple[int, int]:
         assert self.root is not None
-        written = 0
+        written = files_written = 0
         for dirpath, _, files in os.walk(self.root):
             for f in files:
                 p = Path(dirpath) / f
@@ -69,8 +80,9 @@ class _CheckpointBytes(StreamingQueryListener):
                 stamp = (st.st_mtime_ns, st.st_size)
                 if self._seen.get(p) != stamp and not f.startswith("."):
                     written += st.st_size
+                    files_written += 1
                 self._seen[p] = stamp
-        return written
+        return written, files_written
 
     def onQueryStarted(self, event: Any) -> None:
         with self._lock:
@@ -80,7 +92,7 @@ class _CheckpointBytes(StreamingQueryListener):
     def onQueryProgress(self, event: Any) -> None:
         with self._lock:
             if self.root is not None:
-                self.per_batch[event.progress.batchId] = self._scan()
+                self.per_batch[event.progress.batchId], self.files_per_batch[event.progress.batchId] = self._scan()
 
     def onQueryIdle(self, event: Any) -> None:
         pass
@@ -89,13 +101,34 @@ class _CheckpointBytes(StreamingQueryListener):
         pass
 
 
+def _two_queries(spark: SparkSession, servers: str, topic: str, partitions: int, checkpoints: Path) -> dict[str, Any]:
+    """Two streamctl queries over one topic at once: the consumers each created and reused per steady-state batch."""
+    queries = []
+    for name in ("first", "second"):
+        reader = (spark.readStream.format("streamctl").option("kafka.bootstrap.servers", servers)
+                  .option("subscribe", topic).option("startingOffsets", "earliest")
+                  .option("maxOffsetsPerTrigger", 2 * partitions)
+                  .options(**kafka_options(SCALE_SETTINGS["tuned"]["consumer"])))
+        queries.append(reader.load().writeStream.format("noop").option("checkpointLocation", str(checkpoints / name))
+                       .trigger(availableNow=True).start())
+    out = {}
+    for name, q in zip(("first", "second"), queries, strict=True):
+        q.awaitTermination()
+        metrics = [p["sources"][0].get("metrics") or {} for p in q.recentProgress
+                   if p["numInputRows"] > 0 and 1 <= p["batchId"] <= 9]
+        out[name] = {k: _median([float(m.get(k, "nan")) for m in metrics])
+                     for k in ("consumersCreated", "consumersReused")}
+    print(f"    two streamctl queries side by side, consumers created / reused per batch: {out}", flush=True)
+    return out
+
+
 def _median(values: list[float]) -> float:
     return statistics.median(values) if values else float("nan")
 
 
 def _one_run(spark: SparkSession, servers: str, topic: str, partitions: int, per_partition: int, source: str,
              settings: str, checkpoint: Path, listener: _CheckpointBytes, times: Any) -> dict[str, Any]:
-    consumer = SETTINGS[settings]["consumer"]
+    consumer = SCALE_SETTINGS[settings]["consumer"]
     reader = spark.readStream.format("streamctl" if source == STREAMCTL else "kafka")
     reader = reader.option("kafka.bootstrap.servers", servers).option("subscribe", topic)
     reader = reader.option("startingOffsets", "earliest").option("maxOffsetsPerTrigger", 2 * partitions)
@@ -131,6 +164,7 @@ def _one_run(spark: SparkSession, servers: str, topic: str, partitions: int, per
         "tasks_per_batch": len(tasks) / max(1, len(steady)),
         "bytes_per_batch": _median([listener.per_batch.get(p["batchId"], 0) for p in steady]),
         "bytes_batch_9": listener.per_batch.get(9, 0),
+        "files_per_batch": _median([listener.files_per_batch.get(p["batchId"], 0) for p in steady]),
         "consumers_created_per_batch": _median([float(m.get("consumersCreated", "nan")) for m in metrics]),
         "consumers_reused_per_batch": _median([float(m.get("consumersReused", "nan")) for m in metrics]),
     }
@@ -145,6 +179,7 @@ def run(spark: SparkSession, servers: str, sizes: tuple[int, ...], per_partition
     listener = _CheckpointBytes()
     spark.streams.addListener(listener)
     results: list[dict[str, Any]] = []
+    side_by_side: dict[str, Any] = {}
     try:
         with tempfile.TemporaryDirectory(prefix="streamctl-scale-") as tmp:
             for size in sizes:
@@ -153,21 +188,27 @@ def run(spark: SparkSession, servers: str, sizes: tuple[int, ...], per_partition
                 kafka.produce_synthetic(spark, servers, topic, size * per_partition, 100)
                 print(f"  {size} partitions: {size * per_partition:,} records", flush=True)
                 # Alternating order, so neither source always runs on a warmer JVM or broker.
-                order = [(s, st) for st in SETTINGS for s in (STREAMCTL, BUILTIN)]
+                order = [(s, st) for st in SCALE_SETTINGS for s in (STREAMCTL, BUILTIN)
+                         if st == "tuned" or size < TUNED_ONLY_FROM]
                 for i, (source, settings) in enumerate(order if size % 2 == 0 else list(reversed(order))):
                     r = _one_run(spark, servers, topic, size, per_partition, source, settings,
                                  Path(tmp) / f"{size}-{source}-{settings}-{i}", listener, times)
                     r.update(partitions=size, source=source, settings=settings)
                     print(f"    {source}, {settings}: batch {r['batch_ms']:.0f} ms "
-                          f"(addBatch {r['phases_ms']['addBatch']:.0f}, latestOffset {r['phases_ms']['latestOffset']:.0f}), "
+                          f"(addBatch {r['phases_ms']['addBatch']:.0f}, "
+                          f"latestOffset {r['phases_ms']['latestOffset']:.0f}), "
                           f"first batch {r['first_batch_ms']:,} ms, task wall/CPU {r['task_wall_ms']:.0f}/"
                           f"{r['task_cpu_ms']:.0f} ms, {r['bytes_per_batch']:,.0f} B/batch", flush=True)
                     results.append(r)
+                if size == min(sizes):
+                    side_by_side = _two_queries(spark, servers, topic, size, Path(tmp) / "two")
                 kafka.delete_stream(spark, servers, topic)
     finally:
         spark.streams.removeListener(listener)
         spark.sparkContext._jsc.sc().removeSparkListener(times)  # noqa: SLF001
     config = {"sizes": list(sizes), "records_per_partition": per_partition, "value_bytes": 100,
+              "settings": SCALE_SETTINGS, "tuned_only_from_partitions": TUNED_ONLY_FROM,
+              "two_queries_side_by_side": side_by_side,
               "maxOffsetsPerTrigger": "2 x partitions", "trigger": "AvailableNow", "sink": "noop",
               "master": spark.sparkContext.master, "steady_state": "medians of batches 1-9",
               "broker_properties": BROKER_PROPERTIES}
@@ -177,6 +218,7 @@ def run(spark: SparkSession, servers: str, sizes: tuple[int, ...], per_partition
 HEADER = ("partitions", "settings", "streamctl batch ms", "built-in batch ms", "ratio (streamctl / built-in)",
           "streamctl latestOffset+queryPlanning ms", "built-in", "first batch ms streamctl / built-in",
           "task wall/CPU ms streamctl", "built-in", "bytes/batch streamctl", "built-in", "bytes ratio",
+          "files written/batch streamctl / built-in",
           "consumers created/reused per batch (streamctl)")
 PHASE_HEADER = ("partitions", "settings", "source", *PHASES, "triggerExecution")
 
@@ -186,7 +228,7 @@ def rows(results: list[dict[str, Any]]) -> tuple[list[tuple[str, ...]], list[tup
     by = {(r["partitions"], r["source"], r["settings"]): r for r in results}
     table, phases = [], []
     for size in sorted({r["partitions"] for r in results}):
-        for settings in SETTINGS:
+        for settings in SCALE_SETTINGS:
             s, b = by.get((size, STREAMCTL, settings)), by.get((size, BUILTIN, settings))
             if s is None or b is None:
                 continue
@@ -195,9 +237,11 @@ def rows(results: list[dict[str, Any]]) -> tuple[list[tuple[str, ...]], list[tup
                 f"{size:,}", settings, f"{s['batch_ms']:,.0f}", f"{b['batch_ms']:,.0f}",
                 f"{s['batch_ms'] / b['batch_ms']:.2f}x", f"{plan(s):,.0f}", f"{plan(b):,.0f}",
                 f"{s['first_batch_ms']:,} / {b['first_batch_ms']:,}",
-                f"{s['task_wall_ms']:.0f} / {s['task_cpu_ms']:.0f}", f"{b['task_wall_ms']:.0f} / {b['task_cpu_ms']:.0f}",
+                f"{s['task_wall_ms']:.0f} / {s['task_cpu_ms']:.0f}",
+                f"{b['task_wall_ms']:.0f} / {b['task_cpu_ms']:.0f}",
                 f"{s['bytes_per_batch']:,.0f}", f"{b['bytes_per_batch']:,.0f}",
                 f"{s['bytes_per_batch'] / max(1, b['bytes_per_batch']):.2f}x",
+                f"{s['files_per_batch']:g} / {b['files_per_batch']:g}",
                 f"{s['consumers_created_per_batch']:g} / {s['consumers_reused_per_batch']:g}"))
             for r in (s, b):
                 phases.append((f"{size:,}", settings, r["source"], *(f"{r['phases_ms'][ph]:,.0f}" for ph in PHASES),
