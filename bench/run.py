@@ -241,6 +241,10 @@ def main() -> int:
                         table_rows, scale.HEADER, found)
         results.section("Scale: durationMs phases per batch (medians of batches 1-9, ms)", config, phase_rows,
                         scale.PHASE_HEADER, [dict(zip(scale.PHASE_HEADER, r, strict=True)) for r in phase_rows])
+        framed = scale.framed_rows(config)
+        results.section("Scale: an intermediate stream with a watermark per partition per batch (streamctl, tuned)",
+                        {"reader": "streamctl, stream.<name>.intermediate=true"}, framed, scale.FRAMED_HEADER,
+                        [dict(zip(scale.FRAMED_HEADER, r, strict=True)) for r in framed])
     if only & {"read", "write", "control", "pipeline", "memory"}:
         with tempfile.TemporaryDirectory(prefix="streamctl-bench-") as tmp, kafka_broker() as broker:
             servers = broker.bootstrap_servers

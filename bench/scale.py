@@ -19,6 +19,10 @@ consumer per partition and waits out about one fetch.max.wait.ms (500 ms) in eac
 took 37 s at 128 partitions (14 s with 10 ms) and would take about 18 minutes at 4,096. A
 query's first batch is reported on its own. Every run checks that the query read every record.
 
+An intermediate stream (framed records, as streamctl's sink writes them) with one watermark per
+partition per batch is read by streamctl at every size (tuned), for what its control bookkeeping
+writes per batch: the readers' control results go to the metadata store, one value per task.
+
 Two streamctl queries reading one topic side by side (8 partitions, tuned) report the consumers
 each created per steady-state batch: a pipeline's queries must not take each other's.
 """
@@ -37,7 +41,8 @@ from pyspark.sql import SparkSession
 from pyspark.sql.streaming import StreamingQueryListener
 
 from bench.common import BUILTIN_POOLED_GROUP, SETTINGS, kafka_options
-from streamctl_testing import kafka
+from streamctl import options
+from streamctl_testing import control, kafka
 from streamctl_testing._jvm import jvm
 
 # The scale group's two settings: bench.common.SETTINGS plus the same fetch.max.wait.ms on both sides (see above).
@@ -99,6 +104,42 @@ class _CheckpointBytes(StreamingQueryListener):
 
     def onQueryTerminated(self, event: Any) -> None:
         pass
+
+
+def _framed(spark: SparkSession, servers: str, partitions: int, per_partition: int, checkpoint: Path,
+            listener: _CheckpointBytes) -> dict[str, Any]:
+    """streamctl over an intermediate stream carrying a watermark per partition per batch: bytes and
+    files its checkpoint and store get per steady-state batch."""
+    topic = f"bench-scale-framed-{partitions}"
+    kafka.create_stream(spark, servers, topic, partitions)
+    rounds = per_partition // 2
+    for r in range(rounds):  # each batch of 3 offsets per partition: 2 records, then their watermark
+        control.produce_synthetic_framed(spark, servers, topic, 2 * partitions, 100)
+        control.send_watermark(spark, servers, topic, "upstream", 1, 1_700_000_000_000 + r)
+    listener.watch(checkpoint)
+    q = (spark.readStream.format("streamctl").option("kafka.bootstrap.servers", servers).option("subscribe", topic)
+         .options(**options.intermediate(topic)).option("startingOffsets", "earliest")
+         .option("maxOffsetsPerTrigger", 3 * partitions).options(**kafka_options(SCALE_SETTINGS["tuned"]["consumer"]))
+         .load().writeStream.format("noop").option("checkpointLocation", str(checkpoint))
+         .trigger(availableNow=True).start())
+    q.awaitTermination()
+    if q.exception() is not None:
+        raise q.exception()  # type: ignore[misc]
+    progress = [p for p in q.recentProgress if p["numInputRows"] > 0]
+    deadline = time.monotonic() + 10
+    while time.monotonic() < deadline and max(listener.per_batch, default=-1) < progress[-1]["batchId"]:
+        time.sleep(0.05)
+    rows = sum(p["numInputRows"] for p in progress)
+    if rows != 2 * partitions * rounds:
+        raise RuntimeError(f"streamctl read {rows} records of {topic}, expected {2 * partitions * rounds}")
+    steady = [p for p in progress if 1 <= p["batchId"] <= 9]
+    kafka.delete_stream(spark, servers, topic)
+    out = {"partitions": partitions, "batch_ms": _median([p["durationMs"]["triggerExecution"] for p in steady]),
+           "bytes_per_batch": _median([listener.per_batch.get(p["batchId"], 0) for p in steady]),
+           "files_per_batch": _median([listener.files_per_batch.get(p["batchId"], 0) for p in steady])}
+    print(f"    streamctl, framed with a watermark per partition per batch: batch {out['batch_ms']:.0f} ms, "
+          f"{out['bytes_per_batch']:,.0f} B and {out['files_per_batch']:g} files per batch", flush=True)
+    return out
 
 
 def _two_queries(spark: SparkSession, servers: str, topic: str, partitions: int, checkpoints: Path) -> dict[str, Any]:
@@ -180,6 +221,7 @@ def run(spark: SparkSession, servers: str, sizes: tuple[int, ...], per_partition
     spark.streams.addListener(listener)
     results: list[dict[str, Any]] = []
     side_by_side: dict[str, Any] = {}
+    framed: list[dict[str, Any]] = []
     try:
         with tempfile.TemporaryDirectory(prefix="streamctl-scale-") as tmp:
             for size in sizes:
@@ -200,6 +242,7 @@ def run(spark: SparkSession, servers: str, sizes: tuple[int, ...], per_partition
                           f"first batch {r['first_batch_ms']:,} ms, task wall/CPU {r['task_wall_ms']:.0f}/"
                           f"{r['task_cpu_ms']:.0f} ms, {r['bytes_per_batch']:,.0f} B/batch", flush=True)
                     results.append(r)
+                framed.append(_framed(spark, servers, size, per_partition, Path(tmp) / f"{size}-framed", listener))
                 if size == min(sizes):
                     side_by_side = _two_queries(spark, servers, topic, size, Path(tmp) / "two")
                 kafka.delete_stream(spark, servers, topic)
@@ -208,7 +251,7 @@ def run(spark: SparkSession, servers: str, sizes: tuple[int, ...], per_partition
         spark.sparkContext._jsc.sc().removeSparkListener(times)  # noqa: SLF001
     config = {"sizes": list(sizes), "records_per_partition": per_partition, "value_bytes": 100,
               "settings": SCALE_SETTINGS, "tuned_only_from_partitions": TUNED_ONLY_FROM,
-              "two_queries_side_by_side": side_by_side,
+              "two_queries_side_by_side": side_by_side, "framed_with_watermarks": framed,
               "maxOffsetsPerTrigger": "2 x partitions", "trigger": "AvailableNow", "sink": "noop",
               "master": spark.sparkContext.master, "steady_state": "medians of batches 1-9",
               "broker_properties": BROKER_PROPERTIES}
@@ -247,3 +290,12 @@ def rows(results: list[dict[str, Any]]) -> tuple[list[tuple[str, ...]], list[tup
                 phases.append((f"{size:,}", settings, r["source"], *(f"{r['phases_ms'][ph]:,.0f}" for ph in PHASES),
                                f"{r['batch_ms']:,.0f}"))
     return table, phases
+
+
+FRAMED_HEADER = ("partitions", "batch ms", "bytes written per batch", "files written per batch")
+
+
+def framed_rows(config: dict[str, Any]) -> list[tuple[str, ...]]:
+    """The intermediate-stream table: what a batch writes when every partition carries a watermark."""
+    return [(f"{r['partitions']:,}", f"{r['batch_ms']:,.0f}", f"{r['bytes_per_batch']:,.0f}",
+             f"{r['files_per_batch']:g}") for r in config["framed_with_watermarks"]]
