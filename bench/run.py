@@ -230,6 +230,7 @@ def main() -> int:
         results.section("Real-time mode: two-query pipeline end-to-end latency", config, rows, header,
                         [dict(zip(header, r, strict=True)) for r in rows])
     if "scale" in only:  # bench/scale.py: its own broker (every size's topic) and session
+        results.json["open_file_limit"] = scale.raise_file_limit()
         with kafka_broker(properties=scale.BROKER_PROPERTIES) as broker:
             spark = bench_session()
             try:
