@@ -5,6 +5,9 @@
 from __future__ import annotations
 
 import itertools
+import json
+import subprocess
+import sys
 from collections.abc import Iterator
 from pathlib import Path
 
@@ -99,3 +102,115 @@ def test_plugins_compiled_against_kafka_interfaces_serve_the_source_and_the_sink
     for p in range(4):
         got = _user_records(spark, secured, dst, p)
         assert sorted(got) == sorted(v for v in values if v[-1] % 4 == p), f"partition {p}"
+
+
+# -- the operator CLI against a secured broker ----------------------------------------------------
+
+WRONG_PASSWORD = "not-the-password-7q2x"
+
+
+def _cli(*args: str) -> subprocess.Popen[str]:
+    """The installed ``streamctl`` console script, started (not waited for)."""
+    command = Path(sys.executable).with_name("streamctl")
+    return subprocess.Popen([str(command), *args], stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
+
+
+def _command_config(path: Path, client: dict[str, str], **override: str | None) -> Path:
+    """``client``'s ``kafka.*`` options as a Kafka tools' properties file (prefix removed);
+    ``override``: other values (None leaves one out)."""
+    props = {k.removeprefix("kafka."): v for k, v in client.items() if k != "kafka.bootstrap.servers"}
+    props.update(override)
+    props = {k: v for k, v in props.items() if v is not None}
+    path.write_text("".join(f"{k}={v}\n" for k, v in props.items()))
+    return path
+
+
+def _wrong_jaas(broker: SecuredKafkaBroker, mechanism: str) -> str:
+    bare = broker.client_options(mechanism, with_credentials=False)["kafka.sasl.jaas.config"]
+    return bare.replace(" required;", f' required username="{USER}" password="{WRONG_PASSWORD}";')
+
+
+def _children_cmdlines(parent: int) -> dict[int, bytes]:
+    """The command lines of ``parent``'s child processes running now, read from /proc."""
+    found = {}
+    for stat in Path("/proc").glob("[0-9]*/stat"):
+        try:
+            fields = stat.read_text().rsplit(")", 1)[1].split()
+            if int(fields[1]) == parent:
+                found[int(stat.parent.name)] = (stat.parent / "cmdline").read_bytes()
+        except (OSError, IndexError, ValueError):
+            continue  # ended while we looked
+    return found
+
+
+@pytest.fixture(scope="module")
+def secured_checkpoint(spark, secured, tmp_path_factory) -> tuple[str, Path]:
+    """A query's checkpoint, written through the SASL listener: (its input stream, the checkpoint)."""
+    src, dst = _streams(spark, secured, partitions=2)
+    kafka.produce(spark, secured.bootstrap_servers, src, [b"a", b"b", b"c", b"d"], partitions=[0, 1, 0, 1])
+    checkpoint = tmp_path_factory.mktemp("secured") / "cp"
+    _copy(spark, secured.client_options("PLAIN"), src, dst, checkpoint)
+    return src, checkpoint
+
+
+def test_no_child_of_the_cli_sees_a_secret_on_its_command_line(secured, secured_checkpoint, tmp_path):
+    """Kafka settings reach the operator JVM over stdin, never its arguments, whether the user
+    gave them in a --command-config file or (warned) with --kafka-option."""
+    src, checkpoint = secured_checkpoint
+    client = secured.client_options("PLAIN")
+    config = _command_config(tmp_path / "client.properties", client)
+    jaas = client["kafka.sasl.jaas.config"]
+    runs = {
+        "describe --command-config": ["describe", "--checkpoint", str(checkpoint), "--output", "json",
+                                      "--bootstrap-servers", secured.sasl_servers, "--command-config", str(config)],
+        "reset --kafka-option": ["startpoints", "reset", "--checkpoint", str(checkpoint), "--topic", src,
+                                 "--to-earliest", "--bootstrap-servers", secured.sasl_servers,
+                                 "--command-config", str(_command_config(tmp_path / "no-jaas.properties", client,
+                                                                         **{"sasl.jaas.config": None})),
+                                 "--kafka-option", f"sasl.jaas.config={jaas}"],
+    }  # fmt: skip
+    for name, args in runs.items():
+        cli = _cli(*args)
+        seen: dict[int, bytes] = {}
+        while cli.poll() is None:
+            # Only the children that are the JVM already: a child between fork and exec still
+            # shows the CLI's own command line, which is the user's to keep clean.
+            seen.update({p: c for p, c in _children_cmdlines(cli.pid).items() if b"streamctl.ops.OpsMain" in c})
+        out, err = cli.communicate()
+        assert cli.returncode == 0, f"{name}: {err}"
+        assert seen, f"{name}: the operator JVM was never seen running"
+        for cmdline in seen.values():
+            assert PASSWORD.encode() not in cmdline and b"jaas" not in cmdline.lower(), f"{name}: {cmdline!r}"
+        if name.startswith("describe"):
+            assert json.loads(out)["broker"] == "reachable"  # the settings arrived: it authenticated
+        else:
+            assert "Dry run" in out, out  # it reached the broker: the settings arrived
+            assert "puts a secret on the command line" in err and PASSWORD not in err, err
+
+
+def test_describe_with_a_wrong_password_says_so_in_one_line(secured, secured_checkpoint, tmp_path):
+    _, checkpoint = secured_checkpoint
+    for mechanism in ("PLAIN", "SCRAM-SHA-256"):
+        config = _command_config(
+            tmp_path / f"{mechanism}.properties",
+            secured.client_options(mechanism),
+            **{"sasl.jaas.config": _wrong_jaas(secured, mechanism)},
+        )
+        where = [
+            "--checkpoint",
+            str(checkpoint),
+            "--bootstrap-servers",
+            secured.sasl_servers,
+            "--command-config",
+            str(config),
+        ]
+        cli = _cli("describe", *where, "--output", "json")
+        out, err = cli.communicate(timeout=120)
+        assert cli.returncode == 0, err
+        broker = json.loads(out)["broker"]  # the answer is JSON alone, whatever Kafka logged
+        assert broker.startswith(f"Kafka at {secured.sasl_servers} refused authentication"), broker
+        assert f"SASL mechanism {mechanism}" in broker and "\n" not in broker, broker
+        assert WRONG_PASSWORD not in broker + out + err
+        cli = _cli("describe", *where)
+        table, err = cli.communicate(timeout=120)
+        assert cli.returncode == 0 and f"SASL mechanism {mechanism}" in table, table + err

@@ -6,7 +6,7 @@ import scala.jdk.CollectionConverters._
 
 import org.apache.kafka.clients.admin.{Admin, ListOffsetsResult, OffsetSpec}
 import org.apache.kafka.common.{TopicPartition, Uuid}
-import org.apache.kafka.common.errors.UnknownTopicOrPartitionException
+import org.apache.kafka.common.errors.{AuthenticationException, UnknownTopicOrPartitionException}
 
 import streamctl.StreamctlException
 
@@ -100,6 +100,7 @@ class KafkaSystemAdmin(params: KafkaParams) extends SystemAdmin with AutoCloseab
       case _: TimeoutException => throw unreachable(what)
       case e: ExecutionException => e.getCause match {
         case _: org.apache.kafka.common.errors.TimeoutException => throw unreachable(what)
+        case a: AuthenticationException => throw params.authenticationFailed(what, a)
         case u: UnknownTopicOrPartitionException =>
           throw StreamctlException(s"Kafka at ${params.bootstrapServers}: a stream does not exist while $what (${u.getMessage})", u)
         case c =>
