@@ -27,6 +27,7 @@ final class SinkWriteBuilder(info: LogicalWriteInfo) extends WriteBuilder with U
     // message before the writers start (after an idle spell), watermarks and end-of-stream after
     // the writers committed. Only an intermediate stream carries them.
     override def toStreaming: StreamingWrite = new StreamingWrite {
+      prepared.checkTopic()
       private val query = if (prepared.options.intermediate) QueryControlRegistry.current() else None
       private val sink = query.flatMap(_.addSinkFor(raw))
       override def createStreamingWriterFactory(info: PhysicalWriteInfo): StreamingDataWriterFactory = {
@@ -53,12 +54,23 @@ final case class SinkWrite(options: SinkOptions, layout: RowLayout) {
    */
   def factory(): SinkWriterFactory = factory {
     val admin = KafkaSystemAdmin(options.kafka)
-    try admin.partitionCountOf(options.stream, "option 'topic' of the sink") finally admin.close()
+    try admin.partitionCountOf(options.stream, s"option '${options.topicOption}' of the sink") finally admin.close()
+  }
+
+  /**
+   * On the driver, before any writer starts: the topic of option `topic` must exist (or the broker
+   * creates it), or every writer would wait `max.block.ms` for it and then say the broker did not
+   * answer. Rows naming their topic in a `topic` column are checked at their first failed send.
+   */
+  def checkTopic(): Unit = options.topic.foreach { t =>
+    val admin = KafkaSystemAdmin(options.kafka)
+    try admin.checkWritable(t, s"option '${options.topicOption}' of the sink") finally admin.close()
   }
 
   /** The writers' factory, given how to ask the intermediate stream's partition count (not asked for a plain sink). */
   def factory(partitionCount: => Int): SinkWriterFactory =
-    SinkWriterFactory(options.kafka, options.topic, options.intermediate, if (options.intermediate) partitionCount else 0, layout)
+    SinkWriterFactory(options.kafka, options.topic, options.topicOption, options.intermediate,
+      if (options.intermediate) partitionCount else 0, layout)
 }
 
 object SinkWrite {

@@ -11,14 +11,14 @@ import org.apache.spark.unsafe.Platform
 
 import streamctl.StreamctlException
 import streamctl.control.IntermediateMessage
-import streamctl.system.{KafkaParams, ProducerPool, SystemAdmin}
+import streamctl.system.{KafkaParams, KafkaSystemAdmin, ProducerPool, SystemAdmin}
 
 /**
  * Makes the sink's writers on executors. `topic`: option `topic` (else each row's `topic`
- * column); `partitions`: the intermediate stream's partition count (0 for a plain sink).
+ * column), `topicOption` its name as the user wrote it; `partitions`: the intermediate stream's partition count (0 for a plain sink).
  */
-final case class SinkWriterFactory(kafka: KafkaParams, topic: Option[String], intermediate: Boolean, partitions: Int,
-                                   layout: RowLayout)
+final case class SinkWriterFactory(kafka: KafkaParams, topic: Option[String], topicOption: String, intermediate: Boolean,
+                                   partitions: Int, layout: RowLayout)
   extends DataWriterFactory with StreamingDataWriterFactory {
 
   override def createWriter(writerPartition: Int, attemptId: Long): DataWriter[InternalRow] = new SinkDataWriter(this)
@@ -130,8 +130,17 @@ final class SinkDataWriter(f: SinkWriterFactory) extends DataWriter[InternalRow]
 
   private def sendFailed(): StreamctlException = {
     val at = Option(failedAt)
-    val stream = f.topic.orElse(at.map(_.topic)).fold("Kafka")(t => s"stream '$t'")
+    val topic = f.topic.orElse(at.flatMap(m => Option(m.topic)))
+    val stream = topic.fold("Kafka")(t => s"stream '$t'")
     val partition = at.filter(_.partition >= 0).fold("")(m => s" partition ${m.partition}")
-    f.kafka.sendFailed(s"writing to $stream$partition", failure)
+    // The producer waited max.block.ms for a topic that is not there and says only "not present
+    // in metadata": the broker, asked once, says whether it exists.
+    val missing = (failure, topic) match {
+      case (t: org.apache.kafka.common.errors.TimeoutException, Some(name)) if String.valueOf(t.getMessage).contains("not present in metadata") =>
+        KafkaSystemAdmin.missingAfterTimeout(f.kafka, name,
+          if (f.topic.isDefined) s"option '${f.topicOption}' of the sink" else "column 'topic' of a row", t)
+      case _ => None
+    }
+    missing.getOrElse(f.kafka.sendFailed(s"writing to $stream$partition", failure))
   }
 }

@@ -6,6 +6,7 @@ import scala.jdk.CollectionConverters._
 
 import org.apache.kafka.clients.admin.{Admin, ListOffsetsResult, OffsetSpec}
 import org.apache.kafka.common.{TopicPartition, Uuid}
+import org.apache.kafka.common.config.ConfigResource
 import org.apache.kafka.common.errors.{AuthenticationException, UnknownTopicOrPartitionException}
 
 import streamctl.StreamctlException
@@ -21,6 +22,8 @@ import streamctl.StreamctlException
  * }}}
  */
 class KafkaSystemAdmin(params: KafkaParams) extends SystemAdmin with AutoCloseable {
+  import KafkaSystemAdmin.AutoCreateTopics
+
   override val system: String = SSP.KafkaSystem
 
   // Created on first use: building a planner must not open connections it may never need.
@@ -71,6 +74,48 @@ class KafkaSystemAdmin(params: KafkaParams) extends SystemAdmin with AutoCloseab
   override def offsetsAtOrAfter(timestamps: Map[SSP, Long]): Map[SSP, Option[Long]] =
     listOffsets(timestamps.map { case (ssp, ts) => ssp -> OffsetSpec.forTimestamp(ts) }).map { case (s, o) => s -> Some(o).filter(_ >= 0) }
 
+  /**
+   * Fails, naming `stream`, the servers and `why` it is written, when a producer writing to it
+   * would wait `max.block.ms` (60 s) for a topic that never comes: it does not exist and the
+   * broker does not create topics at their first write (`auto.create.topics.enable=false`).
+   * When the broker's setting cannot be read (no DescribeConfigs right), the write goes ahead:
+   * a broker that does create it must keep working, and one that does not fails the first send
+   * with [[KafkaSystemAdmin.missingStream]].
+   */
+  def checkWritable(stream: String, why: String): Unit =
+    if (!exists(stream)) autoCreatesStreams() match {
+      case Some(true) => ()
+      case Some(false) => throw missingStream(stream, why, Some(false))
+      case None => ()
+    }
+
+  /** Whether `stream` exists; other failures (unreachable, refused) are errors as in every call. */
+  def exists(stream: String): Boolean =
+    try { describeStreams(Set(stream)); true }
+    catch { case e: StreamctlException if e.getCause.isInstanceOf[UnknownTopicOrPartitionException] => false }
+
+  /** The broker's `auto.create.topics.enable`; None when these credentials may not read it. */
+  def autoCreatesStreams(): Option[Boolean] =
+    try {
+      val node = admin.describeCluster().nodes().get(params.apiTimeoutMs, TimeUnit.MILLISECONDS).asScala.headOption
+      node.flatMap { n =>
+        val broker = new ConfigResource(ConfigResource.Type.BROKER, n.idString)
+        val configs = admin.describeConfigs(java.util.List.of(broker)).all().get(params.apiTimeoutMs, TimeUnit.MILLISECONDS)
+        Option(configs.get(broker)).flatMap(c => Option(c.get(AutoCreateTopics))).flatMap(e => Option(e.value)).map(_.trim.toBoolean)
+      }
+    } catch { case _: ExecutionException | _: TimeoutException | _: IllegalArgumentException => None }
+
+  /** The error for a write to `stream`, which does not exist; `autoCreates`: what the broker says of creating it. */
+  def missingStream(stream: String, why: String, autoCreates: Option[Boolean], cause: Throwable = null): StreamctlException = {
+    val broker = autoCreates match {
+      case Some(false) => s"and the broker does not create topics at their first write ($AutoCreateTopics=false)"
+      case Some(true) => s"although the broker creates topics at their first write ($AutoCreateTopics=true), it did not create this one"
+      case None => s"and whether the broker creates topics at their first write ($AutoCreateTopics) could not be read"
+    }
+    StreamctlException(s"Stream '$stream' does not exist on Kafka at ${params.bootstrapServers} ($why), $broker: " +
+      "create the topic first (kafka-topics --create), or write to one that exists", cause)
+  }
+
   override def listStreams(): Set[String] =
     call("listing topics")(admin.listTopics().names()).asScala.toSet
 
@@ -117,5 +162,22 @@ class KafkaSystemAdmin(params: KafkaParams) extends SystemAdmin with AutoCloseab
 }
 
 object KafkaSystemAdmin {
+  private val AutoCreateTopics = "auto.create.topics.enable"
+  // How long the question after a failed send may take: the broker may be the reason it failed.
+  private val AfterFailureTimeoutMs = "5000"
+
+  /**
+   * Why a send to `stream` timed out, when the reason is that the stream does not exist (the
+   * producer says only "not present in metadata" after `max.block.ms`): the error naming it and
+   * `why` it was written. None when it exists or the broker does not answer in a few seconds.
+   */
+  def missingAfterTimeout(params: KafkaParams, stream: String, why: String, cause: Throwable): Option[StreamctlException] = {
+    val admin = KafkaSystemAdmin(params.copy(user = params.user ++ Map(
+      org.apache.kafka.clients.CommonClientConfigs.DEFAULT_API_TIMEOUT_MS_CONFIG -> AfterFailureTimeoutMs)))
+    try if (admin.exists(stream)) None else Some(admin.missingStream(stream, why, admin.autoCreatesStreams(), cause))
+    catch { case _: StreamctlException => None }
+    finally admin.close()
+  }
+
   def apply(params: KafkaParams): KafkaSystemAdmin = new KafkaSystemAdmin(params)
 }
