@@ -166,11 +166,9 @@ def parser() -> argparse.ArgumentParser:
         "jars",
         help="print the jars a Spark session needs, comma-separated, for spark-submit --jars",
         description="Print the jars a Spark session needs for streamctl, comma-separated, for spark-submit --jars.",
-        **_example(
-            'spark-submit --jars "$(streamctl jars)" job.py\n'
-            "spark-submit --packages org.apache.spark:spark-sql-kafka-0-10_2.13:4.2.0 "
-            '--jars "$(streamctl jars --without-kafka-clients)" job.py'
-        ),
+        **_example('spark-submit --jars "$(streamctl jars)" job.py\n'
+                   'spark-submit --packages org.apache.spark:spark-sql-kafka-0-10_2.13:4.2.0 '
+                   '--jars "$(streamctl jars --without-kafka-clients)" job.py'),
     )
     j.add_argument(
         "--without-kafka-clients",
