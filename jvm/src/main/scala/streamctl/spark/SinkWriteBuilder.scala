@@ -36,6 +36,12 @@ final class SinkWriteBuilder(info: LogicalWriteInfo) extends WriteBuilder with U
         // over the sink's open connection: Spark builds this write at every batch.
         sink.fold(prepared.factory())(s => prepared.factory(s.batchPartitionCount()))
       }
+      // Spark's commit coordinator lets one attempt per partition commit, which matters for a sink
+      // whose commit publishes output; here a writer's records are sent as it writes (at least
+      // once, as Spark's Kafka sink) and its commit only flushes them. Without the coordinator, a
+      // task killed by a query's stop ends quietly (SinkDataWriter.writeAll) instead of being
+      // refused a commit, which Spark logs as an ERROR; Spark drops a killed task's answer anyway.
+      override def useCommitCoordinator(): Boolean = false
       override def commit(epochId: Long, messages: Array[WriterCommitMessage]): Unit =
         query.foreach(_.batchCommitted(epochId, wroteData = messages.exists {
           case m: SinkCommitMessage => m.records > 0

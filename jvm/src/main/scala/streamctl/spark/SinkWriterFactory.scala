@@ -1,9 +1,11 @@
 package streamctl.spark
 
 import org.apache.kafka.clients.producer.{Callback, ProducerRecord, RecordMetadata}
+import org.apache.kafka.common.errors.InterruptException
 import org.apache.kafka.common.header.Header
 import org.apache.kafka.common.header.internals.RecordHeader
 import org.apache.kafka.common.utils.Utils
+import org.apache.spark.TaskContext
 import org.apache.spark.sql.catalyst.InternalRow
 import org.apache.spark.sql.connector.write.{DataWriter, DataWriterFactory, WriterCommitMessage}
 import org.apache.spark.sql.connector.write.streaming.StreamingDataWriterFactory
@@ -56,6 +58,23 @@ final class SinkDataWriter(f: SinkWriterFactory) extends DataWriter[InternalRow]
     if (failure != null) throw sendFailed()
   }
   private val attempt = if (f.intermediate) TaskWriters.add(flushForReader) else None
+
+  // Set when the task was killed (the query stopped) while it wrote: it then ends without a commit.
+  private var killed = false
+
+  /**
+   * A query stopped while its tasks run (always so in real-time mode, where a task reads and
+   * writes for the whole batch) kills them by interrupting their threads, and the Kafka client
+   * blocked there, the source's poll in the same task or this writer's send, throws. That is the
+   * stop, not a failure: Spark logs any exception leaving here as an ERROR ("Aborting task"), so
+   * the writer ends quietly instead. Spark never delivers the result of a killed task (it checks
+   * the kill after the task returns), so nothing is committed: the batch runs again after a restart.
+   */
+  override def writeAll(rows: java.util.Iterator[InternalRow]): Unit =
+    try super.writeAll(rows)
+    catch { case _: InterruptException | _: InterruptedException if taskKilled => killed = true }
+
+  private def taskKilled: Boolean = Option(TaskContext.get()).exists(_.isInterrupted())
 
   override def write(row: InternalRow): Unit = {
     if (failure != null) throw sendFailed()
@@ -116,6 +135,8 @@ final class SinkDataWriter(f: SinkWriterFactory) extends DataWriter[InternalRow]
     else -1
 
   override def commit(): WriterCommitMessage = {
+    // Killed (see writeAll): a flush on the interrupted thread would only throw; Spark drops this answer.
+    if (killed) return SinkCommitMessage(0)
     producer.flush()
     if (failure != null) throw sendFailed()
     SinkCommitMessage(records)
