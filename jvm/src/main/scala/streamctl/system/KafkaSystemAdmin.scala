@@ -28,8 +28,12 @@ class KafkaSystemAdmin(params: KafkaParams) extends SystemAdmin with AutoCloseab
 
   // Created on first use: building a planner must not open connections it may never need.
   private var adminRef: Admin = _
+  private val watch = new BootstrapWatch(params.bootstrapServers, params.apiWait)
   private def admin: Admin = synchronized {
-    if (adminRef == null) adminRef = params.newClient("admin client")(Admin.create(params.admin))
+    if (adminRef == null) {
+      adminRef = params.newClient("admin client")(Admin.create(params.admin))
+      watch.start()
+    }
     adminRef
   }
 
@@ -139,7 +143,7 @@ class KafkaSystemAdmin(params: KafkaParams) extends SystemAdmin with AutoCloseab
   }
 
   private def call[T](what: String)(f: => org.apache.kafka.common.KafkaFuture[T]): T =
-    try f.get(params.apiTimeoutMs, TimeUnit.MILLISECONDS)
+    try { val answer = f.get(params.apiTimeoutMs, TimeUnit.MILLISECONDS); watch.answered(); answer }
     catch {
       // Our wait and the client's own timeout race; either way the broker did not answer.
       case _: TimeoutException => throw unreachable(what)
@@ -156,6 +160,7 @@ class KafkaSystemAdmin(params: KafkaParams) extends SystemAdmin with AutoCloseab
   private def unreachable(what: String) = params.apiWait.exceeded(what)
 
   override def close(): Unit = synchronized {
+    watch.cancel()
     if (adminRef != null) adminRef.close(java.time.Duration.ofSeconds(5))
     adminRef = null
   }
