@@ -4,6 +4,7 @@
 
 from __future__ import annotations
 
+import contextlib
 import itertools
 import json
 import subprocess
@@ -12,11 +13,14 @@ from collections.abc import Iterator
 from pathlib import Path
 
 import pytest
+from pyspark.errors import StreamingQueryException
 from pyspark.sql import SparkSession
 
 from streamctl import options
 from streamctl_testing import kafka
 from streamctl_testing.secured_broker import MECHANISMS, PASSWORD, USER, SecuredKafkaBroker
+
+from conftest import driver_log
 
 pytestmark = pytest.mark.smoke
 
@@ -214,3 +218,70 @@ def test_describe_with_a_wrong_password_says_so_in_one_line(secured, secured_che
         cli = _cli("describe", *where)
         table, err = cli.communicate(timeout=120)
         assert cli.returncode == 0 and f"SASL mechanism {mechanism}" in table, table + err
+
+
+def test_no_secret_in_logs_errors_progress_plans_checkpoints_or_cli_output(spark, secured, tmp_path, capsys):
+    """After a successful and a failed secured run, the password (right or wrong) is nowhere a
+    user or operator looks: logs at INFO, the error, progress JSON, explain(), the checkpoint
+    and its metadata store, and what the streamctl command prints and draws."""
+    src, dst = _streams(spark, secured, partitions=1)
+    kafka.produce(spark, secured.bootstrap_servers, src, [b"x", b"y"])
+    client = secured.client_options("SCRAM-SHA-512")
+    wrong = {**client, "kafka.sasl.jaas.config": _wrong_jaas(secured, "SCRAM-SHA-512")}
+    secrets = (PASSWORD, WRONG_PASSWORD)
+    seen: dict[str, str] = {}
+
+    def run(name: str, options_: dict[str, str]) -> None:
+        df = (
+            spark.readStream.format("streamctl")
+            .options(**options.source(options_["kafka.bootstrap.servers"], [src], starting_offsets="earliest"))
+            .options(**options_)
+            .load()
+        )
+        q = (
+            df.select("value")
+            .writeStream.format("streamctl")
+            .options(**options.sink(options_["kafka.bootstrap.servers"], dst))
+            .options(**options_)
+            .option("checkpointLocation", str(tmp_path / name))
+            .trigger(availableNow=True)
+            .start()
+        )
+        with contextlib.suppress(StreamingQueryException):  # the failed run: its error is read below
+            q.awaitTermination(180)
+        seen[f"{name} error"] = str(q.exception() or "")
+        seen[f"{name} progress"] = json.dumps(list(q.recentProgress), default=str)
+        q.explain(True)
+        seen[f"{name} explain"] = capsys.readouterr().out
+
+    spark.sparkContext.setLogLevel("INFO")
+    try:
+        with driver_log(spark, "INFO") as log:
+            run("ok", client)
+            run("failed", wrong)
+            seen["log"] = log()
+    finally:
+        spark.sparkContext.setLogLevel("WARN")
+    assert seen["ok error"] == "" and "refused authentication" in seen["failed error"], seen["failed error"]
+    assert "batchId" in seen["ok progress"] and "streamctl" in seen["ok explain"]
+    assert "INFO " in seen["log"], "INFO lines were captured"
+    for name in ("ok", "failed"):
+        for f in (tmp_path / name).rglob("*"):
+            if f.is_file():
+                seen[str(f)] = f.read_bytes().decode("utf-8", "replace")
+    store = tmp_path / "ok" / "streamctl"  # the metadata store, beside the checkpoint
+    assert any(k.startswith(f"{store}/") for k in seen) and f"{tmp_path / 'ok' / 'offsets' / '0'}" in seen
+
+    config = _command_config(tmp_path / "client.properties", client)
+    report = tmp_path / "report.html"
+    where = ["--checkpoint", str(tmp_path / "ok")]
+    broker = ["--bootstrap-servers", secured.sasl_servers, "--command-config", str(config)]
+    for args in (["describe", *where, *broker], ["startpoints", "list", *where], ["report", *where, "-o", str(report)]):
+        cli = _cli(*args)
+        out, err = cli.communicate(timeout=120)
+        assert cli.returncode == 0, err
+        seen[" ".join(args[:2])] = out + err
+    seen["report.html"] = report.read_text()
+
+    leaks = [place for place, text in seen.items() for secret in secrets if secret in text]
+    assert leaks == [], leaks
