@@ -25,7 +25,7 @@ from typing import Any
 
 sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
 
-from bench import cli, control_overhead, memory, pipeline, read_throughput, realtime_latency, write_throughput
+from bench import cli, control_overhead, memory, pipeline, read_throughput, realtime_latency, scale, write_throughput
 from bench.common import (
     RATIO_HEADER,
     REPORT_HEADER,
@@ -49,7 +49,7 @@ from streamctl_testing import kafka, kafka_broker
 JVM_BENCHES = [
     "ChooserBench", "GrouperBench", "StartpointBench", "ControlBench", "HostAffinityBench", "ReaderPathBench",
 ]
-GROUPS = ("jvm", "read", "write", "control", "pipeline", "memory", "cli", "realtime")
+GROUPS = ("jvm", "read", "write", "control", "pipeline", "memory", "cli", "realtime", "scale")
 R = read_throughput
 COMPARISONS = [
     ("streamctl, tuned", "built-in, tuned"),
@@ -188,6 +188,10 @@ def main() -> int:
     parser.add_argument("--memory-gb", type=str,
                         help="the two backlog sizes in GB of values (default 0.5,2; --quick 0.02,0.05)")
     parser.add_argument("--cli-reps", type=int, default=7, help="runs of each streamctl command (bench/cli.py)")
+    parser.add_argument("--scale-sizes", type=str,
+                        help="partition counts of the scale benchmark (default 8,128,1024,4096; --quick 8,128)")
+    parser.add_argument("--scale-records", type=int, default=24,
+                        help="records per partition of the scale benchmark (default 24: about 12 batches)")
     parser.add_argument("--only", type=groups, default=set(GROUPS),
                         help=f"comma-separated groups to run ({','.join(GROUPS)}); default all")
     parser.add_argument("--out", type=Path, help="directory of results.md and results.json (default: bench/results for "
@@ -200,6 +204,7 @@ def main() -> int:
     args.pipeline_records = args.pipeline_records or (100_000 if q else 1_000_000)
     args.latency_seconds = args.latency_seconds or (6.0 if q else 30.0)
     args.memory_gb = args.memory_gb or ("0.02,0.05" if q else "0.5,2")
+    args.scale_sizes = tuple(int(x) for x in (args.scale_sizes or ("8,128" if q else "8,128,1024,4096")).split(","))
     # Only the one command docs/performance.md names writes the results it quotes.
     full = sys.argv[1:] == []
     out = args.out or (ROOT / "bench" / "results" if full else ROOT / "target" / "bench-results")
@@ -224,6 +229,22 @@ def main() -> int:
         rows, header, config = realtime_latency.standalone(quick if q else [])
         results.section("Real-time mode: two-query pipeline end-to-end latency", config, rows, header,
                         [dict(zip(header, r, strict=True)) for r in rows])
+    if "scale" in only:  # bench/scale.py: its own broker (every size's topic) and session
+        with kafka_broker(properties=scale.BROKER_PROPERTIES) as broker:
+            spark = bench_session()
+            try:
+                found, config = scale.run(spark, broker.bootstrap_servers, args.scale_sizes, args.scale_records)
+            finally:
+                spark.stop()
+        table_rows, phase_rows = scale.rows(found)
+        results.section("Scale: steady-state batch at 8 to 4,096 partitions (medians of batches 1-9)", config,
+                        table_rows, scale.HEADER, found)
+        results.section("Scale: durationMs phases per batch (medians of batches 1-9, ms)", config, phase_rows,
+                        scale.PHASE_HEADER, [dict(zip(scale.PHASE_HEADER, r, strict=True)) for r in phase_rows])
+        framed = scale.framed_rows(config)
+        results.section("Scale: an intermediate stream with a watermark per partition per batch (streamctl, tuned)",
+                        {"reader": "streamctl, stream.<name>.intermediate=true"}, framed, scale.FRAMED_HEADER,
+                        [dict(zip(scale.FRAMED_HEADER, r, strict=True)) for r in framed])
     if only & {"read", "write", "control", "pipeline", "memory"}:
         with tempfile.TemporaryDirectory(prefix="streamctl-bench-") as tmp, kafka_broker() as broker:
             servers = broker.bootstrap_servers

@@ -8,6 +8,7 @@ from typing import TYPE_CHECKING, Any
 
 from streamctl import cli, options
 from streamctl_testing import kafka
+from streamctl_testing._jvm import jvm
 from streamctl_testing.demos import say
 
 if TYPE_CHECKING:
@@ -70,10 +71,13 @@ def step_startpoints(ctx: DemoContext) -> None:
     # The batch that applied the startpoint records where it began ("starts") in its end offset.
     applied = next(s for p in q.recentProgress for s in p["sources"] if "starts" in _offset(s["endOffset"]))
     begin, end = _offset(applied["startOffset"]), _offset(applied["endOffset"])
+    # The offset's positions by task, as the JVM reads them (the compact form groups them by stream).
+    by_task = {k: json.loads(jvm(spark).streamctl.plan.SourcePosition.positionsByTask(json.dumps(o))) for k, o in
+               (("begin", begin), ("end", end))}
     say("Restarted from the same checkpoint. Its first batch read:")
-    for task, positions in sorted(end["tasks"].items()):
+    for task, positions in sorted(by_task["end"].items()):
         for ssp, until in positions.items():
-            checkpointed = begin["tasks"][task][ssp]
+            checkpointed = by_task["begin"][task][ssp]
             since = end.get("starts", {}).get(task, {}).get(ssp, checkpointed)
             _, stream, partition = ssp.split("/")
             say(f"    {stream} partition {partition}: offsets {since} to {until - 1} (checkpoint: {checkpointed})")

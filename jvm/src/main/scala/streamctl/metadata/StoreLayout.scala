@@ -12,7 +12,7 @@ import org.apache.hadoop.fs.Path
  *   grouper/mapping-<source>                    the SSP -> task mapping of source <source>
  *   locality/assignment-<source>                its task -> executor assignment
  *   control-<source>/<seq>/<task>               the readers' control results of batch <seq>
- *   progress/history-<source>                   its recent batches, for `streamctl report`
+ *   progress/history-<source>/<batch>           its recent batches, one each, for `streamctl report`
  * <query checkpoint>/sources/<source>/          what Spark hands the source: its checkpoint
  *   streamctl/initial-offset                    the query's first offset
  * }}}
@@ -58,14 +58,21 @@ object StoreLayout {
     def mappingKey: String = MappingPrefix + id
     def localityKey: String = LocalityPrefix + id
     def controlNamespace: String = s"control-$id"
-    def progressKey: String = s"history-$id"
+    /** The progress history's entry of one batch (zero-padded, so keys sort by batch). */
+    def progressKey(batchId: Long): String = f"history-$id/$batchId%019d"
+    /** The batch whose entry `key` is, if it is one of this source's. */
+    def progressBatch(key: String): Option[Long] =
+      Some(key).filter(_.startsWith(s"history-$id/")).flatMap(_.stripPrefix(s"history-$id/").toLongOption)
+    /** Where streamctl kept a source's whole history in one value before. */
+    def legacyProgressKey: String = s"history-$id"
   }
 
   /** The source whose mapping is stored under `key` (namespace [[MappingNamespace]]), if it is one. */
   def mappingSource(key: String): Option[String] = Some(key).filter(_.startsWith(MappingPrefix)).map(_.stripPrefix(MappingPrefix))
 
   /** The source whose progress history is stored under `key` (namespace [[ProgressNamespace]]), if it is one. */
-  def progressSource(key: String): Option[String] = Some(key).filter(_.startsWith("history-")).map(_.stripPrefix("history-"))
+  def progressSource(key: String): Option[String] =
+    Some(key).filter(_.startsWith("history-")).map(_.stripPrefix("history-").takeWhile(_ != '/'))
 
   /** The source whose locality is stored under `key` (namespace [[LocalityNamespace]]), if it is one. */
   def localitySource(key: String): Option[String] = Some(key).filter(_.startsWith(LocalityPrefix)).map(_.stripPrefix(LocalityPrefix))

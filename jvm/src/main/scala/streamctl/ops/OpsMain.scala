@@ -149,7 +149,7 @@ object OpsMain {
       val root = Json.obj()
       root.put("store", location)
       val sources = root.putObject("sources")
-      store.keys(StoreLayout.ProgressNamespace).flatMap(StoreLayout.progressSource).sorted.foreach { id =>
+      store.keys(StoreLayout.ProgressNamespace).flatMap(StoreLayout.progressSource).distinct.sorted.foreach { id =>
         val arr = sources.putArray(id)
         new ProgressHistory(store, StoreLayout.Source(id)).load().foreach(arr.add)
       }

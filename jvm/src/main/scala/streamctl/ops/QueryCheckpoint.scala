@@ -68,9 +68,10 @@ object QueryCheckpoint {
     Batch(batchId, metaLong("batchTimestampMs"), metaLong("batchWatermarkMs"), sources)
   }
 
-  // A streamctl offset is an object with "version" and "tasks"; Kafka's is a map of topics.
+  // A streamctl offset is an object with a numeric "version" and its positions; Kafka's is a map of topics.
   private def isStreamctl(line: String): Boolean =
-    line.trim.startsWith("{") && Try(Json.parse(line, "an offset")).toOption.exists(n => n.has("tasks") && n.has("version"))
+    line.trim.startsWith("{") && Try(Json.parse(line, "an offset")).toOption.exists(n =>
+      n.path("version").isIntegralNumber && (n.has("tasks") || n.has("next") || n.has("state")))
 
   private def batches(fs: FileSystem, dir: Path): Seq[Long] =
     if (!fs.exists(dir)) Seq.empty

@@ -3,10 +3,11 @@ package streamctl.plan
 import scala.jdk.CollectionConverters._
 
 import com.fasterxml.jackson.databind.JsonNode
+import com.fasterxml.jackson.databind.node.ObjectNode
 
 import streamctl.Json
-import streamctl.grouper.TaskName
-import streamctl.system.SSP
+import streamctl.grouper.{GroupByPartition, TaskName}
+import streamctl.system.{SSP, SspValues}
 
 /**
  * Where a streamctl source is: what Spark writes in the query's offset log for it (wrapped by
@@ -25,11 +26,18 @@ import streamctl.system.SSP
  * replay after a crash read the same records.
  *
  * The JSON is deterministic (sorted keys): Spark decides "no new data" by comparing offsets, so
- * equal content gives equal text; and it is exactly what streamctl wrote before the state was
- * typed, so checkpoints written then restart (see `tests/data/checkpoint-08f2737`).
+ * equal content gives equal text. It is written once per batch, so it stays small at thousands of
+ * partitions (version 2): an SSP read by one task named after its partition (`Partition p`, or
+ * `Partition p % k` after the stream grew from k partitions: the default grouper's tasks) is one
+ * number in its stream's array under `next` ([[streamctl.system.SspValues]]), with the stream's
+ * `k` under `modulo`; every other task SSP (other groupers, broadcast streams) is under `tasks`,
+ * by task, as version 1 wrote every one. Version 1 offsets (up to streamctl 0.1.0 of 2026-11-26,
+ * and `tests/data/checkpoint-08f2737`) still read.
  *
  * {{{
- * {"version":1,"tasks":{"Partition 0":{"kafka/orders/0":42}},"state":{}}
+ * {"version":2,"next":{"kafka/orders":[42,17]},"state":{}}
+ * {"version":2,"modulo":{"kafka/orders":2},"next":{"kafka/orders":[42,17,3,0]},"state":{}}
+ * {"version":2,"tasks":{"SystemStreamPartition [kafka, orders, 0]":{"kafka/orders/0":42}},"state":{}}
  * }}}
  */
 final case class SourcePosition(
@@ -40,15 +48,8 @@ final case class SourcePosition(
   lazy val json: String = {
     val root = Json.obj()
     root.put("version", SourcePosition.Version)
-    def positions(name: String, of: Map[TaskName, Map[SSP, Long]]): Unit = {
-      val t = root.putObject(name)
-      of.toSeq.sortBy(_._1).foreach { case (task, ps) =>
-        val p = t.putObject(task.name)
-        ps.toSeq.sortBy(_._1).foreach { case (ssp, o) => p.put(ssp.key, o) }
-      }
-    }
-    positions("tasks", tasks)
-    if (starts.nonEmpty) positions("starts", starts)
+    SourcePosition.writeTasks(tasks, root)
+    if (starts.nonEmpty) SourcePosition.writePositions("starts", starts, root)
     SourceState.write(state, root.putObject("state"))
     Json.write(root)
   }
@@ -67,18 +68,76 @@ final case class SourcePosition(
 
 object SourcePosition {
   /** The format version written; see [[StateCodec]] for how the states are versioned by it. */
-  val Version = 1
+  val Version = 2
 
   def parse(json: String): SourcePosition = {
     val what = "the streamctl offset in the query checkpoint"
     val root = Json.parse(json, what)
-    Json.version(root, Version, what)
+    val version = Json.version(root, Version, what)
     def positions(node: JsonNode): Map[TaskName, Map[SSP, Long]] = node.properties().asScala.map { e =>
       TaskName(e.getKey) -> e.getValue.properties().asScala.map(p => SSP.parse(p.getKey) -> p.getValue.asLong()).toMap
     }.toMap
+    // Version 1 has every task SSP under `tasks`; version 2 only those `next` cannot hold.
+    val explicit = if (version == 1) positions(Json.field(root, "tasks", what))
+      else Option(root.get("tasks")).map(positions).getOrElse(Map.empty[TaskName, Map[SSP, Long]])
+    val modulo = Option(root.get("modulo")).map(_.properties().asScala.map(e => e.getKey -> e.getValue.asInt).toMap)
+      .getOrElse(Map.empty[String, Int])
+    val compact = Option(root.get("next")).map(SspValues.read(_, what)).getOrElse(Map.empty).toSeq.map { case (ssp, o) =>
+      (taskOf(ssp, modulo.get(s"${ssp.system}/${ssp.stream}")), ssp, o)
+    }
+    val tasks = compact.foldLeft(explicit) { case (acc, (task, ssp, o)) =>
+      acc.updated(task, acc.getOrElse(task, Map.empty[SSP, Long]).updated(ssp, o))
+    }
     SourcePosition(
-      positions(Json.field(root, "tasks", what)),
+      tasks,
       Option(root.get("state")).fold(SourceState.empty)(SourceState.read(_, what)),
       Option(root.get("starts")).map(positions).getOrElse(Map.empty))
+  }
+
+  /**
+   * The positions of an offset by task (`{"Partition 0":{"kafka/orders/0":42}}`), whichever form
+   * it was written in: for tools that show them (the demo), so no second reader of the format exists.
+   */
+  def positionsByTask(json: String): String = {
+    val root = Json.obj()
+    writePositions("tasks", parse(json).tasks, root)
+    Json.write(root.get("tasks"))
+  }
+
+  // The default grouper's task of a partition: `Partition p`, or `Partition p % k` after the stream grew from k.
+  private def taskOf(ssp: SSP, modulo: Option[Int]): TaskName =
+    GroupByPartition.taskName(modulo.fold(ssp.partition)(ssp.partition % _))
+
+  private def writePositions(name: String, of: Map[TaskName, Map[SSP, Long]], root: ObjectNode): Unit = {
+    val t = root.putObject(name)
+    of.toSeq.sortBy(_._1).foreach { case (task, ps) =>
+      val p = t.putObject(task.name)
+      ps.toSeq.sortBy(_._1).foreach { case (ssp, o) => p.put(ssp.key, o) }
+    }
+  }
+
+  /**
+   * Writes `tasks` compactly: per stream, the SSPs read by exactly one task that is the default
+   * grouper's task of their partition (with the stream's modulus, if it grew) go to `next`, the
+   * rest to `tasks` in full.
+   */
+  private def writeTasks(tasks: Map[TaskName, Map[SSP, Long]], root: ObjectNode): Unit = {
+    val readers = tasks.iterator.flatMap { case (t, ps) => ps.iterator.map { case (s, o) => (s, t, o) } }.toSeq.groupBy(_._1)
+    val single = readers.collect { case (s, Seq((_, t, o))) => s -> (t, o) }
+    // Per stream, the modulus its single-task SSPs follow: none while every one is in `Partition p`,
+    // else the first partition that is not (a stream that grew from k partitions puts partition k in `Partition 0`).
+    val modulo: Map[(String, String), Int] = single.groupBy { case (s, _) => (s.system, s.stream) }.flatMap { case (stream, ssps) =>
+      ssps.toSeq.filter { case (s, (t, _)) => t != GroupByPartition.taskName(s.partition) }.map(_._1.partition)
+        .minOption.filter(_ > 0).map(stream -> _)
+    }
+    val compact = single.collect { case (s, (t, o)) if t == taskOf(s, modulo.get((s.system, s.stream))) => s -> o }
+    val rest = tasks.map { case (t, ps) => t -> ps.filter { case (s, _) => !compact.contains(s) } }.filter(_._2.nonEmpty)
+    val usedModulo = modulo.filter { case (stream, _) => compact.keys.exists(s => (s.system, s.stream) == stream) }
+    if (usedModulo.nonEmpty) {
+      val m = root.putObject("modulo")
+      usedModulo.toSeq.sorted.foreach { case ((system, stream), k) => m.put(s"$system/$stream", k) }
+    }
+    if (compact.nonEmpty) SspValues.write(compact, root.putObject("next"))
+    if (rest.nonEmpty) writePositions("tasks", rest, root)
   }
 }

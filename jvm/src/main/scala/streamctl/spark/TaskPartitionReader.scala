@@ -28,15 +28,17 @@ import streamctl.system.{ConsumerPool, Envelope, EnvelopeDecoder, KafkaTaskReade
 final class TaskPartitionReader(read: TaskRead, config: ReaderConfig, reports: ReaderAccumulator,
                                 controlResults: Option[() => ControlResults])
   extends SupportsRealTimeRead[InternalRow] {
-  private val (consumer, reused) = ConsumerPool.acquireNoting(config.kafka, read.task, read.ranges.map(_.ssp))
-  reports.ran(read.task, reused) // where the task ran, for host affinity's metrics
+  ConsumerPoolSettings.applied
+  private val lease = ConsumerPool.acquire(config.kafka, read.task, read.ranges.map(_.ssp))
+  private val consumer = lease.consumer
+  reports.ran(read.task, lease.reused) // where the task ran, for host affinity's metrics
   private var healthy = false
   private val control = TaskControlReader(read.task, read.ranges, read.control, config.intermediateStreams)
   private val reader =
     try new KafkaTaskReader(read.ranges, consumer, ChooserFactory.forReader(config.chooser,
         read.ranges.filter(_.size > 0).map(r => r.ssp -> r.from).toMap, read.bootstrapHeads),
       config.readWait, config.failOnDataLoss,
-      ssp => control.fold(EnvelopeDecoder.Identity)(_.decoderFor(ssp)), reports.skip)
+      ssp => control.fold(EnvelopeDecoder.Identity)(_.decoderFor(ssp)), reports.skip, lease.prefetched)
     catch { case e: Throwable => ConsumerPool.closeQuietly(consumer); throw e }
   private val converter = new EnvelopeRowConverter(read.task, config.includeHeaders)
   private var current: InternalRow = _
@@ -96,7 +98,7 @@ final class TaskPartitionReader(read: TaskRead, config: ReaderConfig, reports: R
   override def close(): Unit = {
     publisher.foreach(_.close())
     reader.close()
-    if (healthy) ConsumerPool.release(config.kafka, read.task, consumer)
+    if (healthy) ConsumerPool.release(config.kafka, read.task, consumer, reader.unread)
     else {
       // A stopped query kills its tasks by interrupting them; a consumer closed on an interrupted
       // thread cannot say goodbye to the broker and logs that as an ERROR. The interrupt is the

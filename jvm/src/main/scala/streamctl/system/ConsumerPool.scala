@@ -1,87 +1,143 @@
 package streamctl.system
 
+import java.util.concurrent.{Executors, TimeUnit}
+
 import scala.jdk.CollectionConverters._
 
 import org.apache.kafka.clients.consumer.KafkaConsumer
 import org.apache.kafka.common.TopicPartition
+import org.slf4j.LoggerFactory
+
+import streamctl.DaemonThreads
 
 /**
- * Kafka consumers kept warm on an executor between batches, keyed by client settings and task.
- * A task that runs on the same executor again gets its consumer back, with its connections and
- * prefetched data, which is what host affinity pays off for; a later query reading the same
- * streams (a scheduled `Trigger.AvailableNow` run) finds the consumers of the one before.
+ * Kafka consumers kept warm on an executor between batches, keyed by client settings and task,
+ * each with what its last reader fetched past its end ([[Prefetched]]). A task that runs on the
+ * same executor again gets its consumer back, with its connections, its position and those
+ * records, which is what host affinity pays off for; a later query reading the same streams (a
+ * scheduled `Trigger.AvailableNow` run) finds the consumers of the one before.
  *
  * A key may hold several idle consumers, and a reader takes the one already assigned to its
  * partitions when there is one: every query's first task is `Partition 0`, and the queries of
  * one application (a pipeline) read side by side. With one consumer per task name, the second
- * query's release closed the first one's consumer, so one of them created a consumer at every
- * batch (and in real-time mode paid for it at every batch boundary).
+ * query's release closed the first one's consumer.
  *
- * Bounded (LRU over idle consumers; evicted ones are closed) and emptied at JVM shutdown.
+ * Sized by what the executor's tasks need, not by a fixed count: a consumer idle for
+ * [[idleTimeoutMs]] (5 min, as Spark's own consumer cache) is closed, so the pool holds the
+ * consumers of the tasks that ran here recently, one per task. [[maxIdle]] only guards the
+ * executor's memory and file handles (a consumer holds a socket per broker it reads from and
+ * up to a poll's records): beyond it the least recently released is closed, and the first such
+ * eviction logs a WARN naming the setting. Both come from the Spark settings
+ * `spark.streamctl.consumerPool.idleTimeout` and `spark.streamctl.consumerPool.maxIdle`
+ * (`spark.TaskReaderFactory`). Emptied when the JVM shuts down.
  *
  * {{{
- * val ssps = Seq(SSP.kafka("orders", 0))
- * val (c, reused) = ConsumerPool.acquireNoting(params, "Partition 0", ssps)
- * try read(c) finally ConsumerPool.release(params, "Partition 0", c)
+ * val lease = ConsumerPool.acquire(params, "Partition 0", Seq(SSP.kafka("orders", 0)))
+ * try read(lease.consumer, lease.prefetched)
+ * finally ConsumerPool.release(params, "Partition 0", lease.consumer, leftOver)
  * }}}
  */
 object ConsumerPool {
   type Consumer = KafkaConsumer[Array[Byte], Array[Byte]]
 
-  @volatile var capacity: Int = 64
+  /** A consumer for one reader, whether it came from the pool, and what its last reader left fetched. */
+  final case class Lease(consumer: Consumer, reused: Boolean, prefetched: java.util.Map[TopicPartition, Prefetched])
 
-  // Idle consumers and their keys, oldest release first (the least recently used).
-  private val idle = new java.util.LinkedHashMap[Consumer, String]()
+  private final case class Idle(key: String, prefetched: java.util.Map[TopicPartition, Prefetched], sinceNs: Long)
+
+  /** The most idle consumers kept; beyond it the least recently released is closed. */
+  @volatile var maxIdle: Int = 10000
+  /** How long a consumer may stay idle before it is closed. */
+  @volatile var idleTimeoutMs: Long = 5 * 60 * 1000L
+
+  private val log = LoggerFactory.getLogger(getClass)
+  @volatile private var warnedFull = false
+  // Idle consumers, least recently released first.
+  private val idle = new java.util.LinkedHashMap[Consumer, Idle]()
+  // Closes consumers that outlived the idle timeout when no reader comes by to do it.
+  private lazy val sweeper = {
+    val s = Executors.newSingleThreadScheduledExecutor(DaemonThreads.named("streamctl-consumer-pool"))
+    s.scheduleWithFixedDelay(() => closeAll(expired(System.nanoTime())), 10, 10, TimeUnit.SECONDS)
+    s
+  }
 
   sys.addShutdownHook(clear())
 
-  /**
-   * A consumer for `task`, preferably one assigned to `ssps` already, and whether it was reused
-   * (for the per-batch metrics).
-   */
-  def acquireNoting(params: KafkaParams, task: String, ssps: Iterable[SSP]): (Consumer, Boolean) = {
+  /** A consumer for `task`, preferably one assigned to `ssps` already. */
+  def acquire(params: KafkaParams, task: String, ssps: Iterable[SSP]): Lease = {
     val wanted = key(params, task)
     lazy val partitions = ssps.iterator.map(s => new TopicPartition(s.stream, s.partition)).toSet
-    val cached = idle.synchronized {
+    val (cached, stale) = idle.synchronized {
       var newest, assigned: Consumer = null
       // Idle consumers are used by no reader, so asking one its assignment races with nothing.
-      idle.forEach { (c, k) =>
-        if (k == wanted) {
+      idle.forEach { (c, i) =>
+        if (i.key == wanted) {
           newest = c
           if (c.assignment().asScala == partitions) assigned = c
         }
       }
       val chosen = if (assigned != null) assigned else newest
-      if (chosen != null) idle.remove(chosen)
-      chosen
+      (if (chosen != null) Option(idle.remove(chosen)).map(chosen -> _.prefetched) else None, expired(System.nanoTime()))
     }
-    if (cached != null) (cached, true)
-    else (params.newClient("consumer")(new KafkaConsumer[Array[Byte], Array[Byte]](params.consumer)), false)
+    closeAll(stale)
+    cached match {
+      case Some((c, prefetched)) => Lease(c, reused = true, prefetched)
+      case None => Lease(params.newClient("consumer")(new KafkaConsumer[Array[Byte], Array[Byte]](params.consumer)),
+        reused = false, java.util.Map.of())
+    }
   }
 
-  /** Gives a healthy consumer back; one that failed must be closed by the caller instead. */
-  def release(params: KafkaParams, task: String, consumer: Consumer): Unit = {
+  /**
+   * Gives a healthy consumer back, with what its reader fetched and did not hand on (for the
+   * next reader of those partitions); one that failed must be closed by the caller instead.
+   */
+  def release(params: KafkaParams, task: String, consumer: Consumer,
+      prefetched: java.util.Map[TopicPartition, Prefetched] = java.util.Map.of()): Unit = {
+    sweeper
+    val now = System.nanoTime()
     val evicted = idle.synchronized {
       idle.remove(consumer)
-      idle.put(consumer, key(params, task))
-      val out = new java.util.ArrayList[Consumer]()
+      idle.put(consumer, Idle(key(params, task), prefetched, now))
+      val out = expired(now)
       val it = idle.keySet().iterator()
-      while (idle.size() > capacity && it.hasNext) { out.add(it.next()); it.remove() }
+      var full = 0
+      while (idle.size() > maxIdle && it.hasNext) { out.add(it.next()); it.remove(); full += 1 }
+      if (full > 0 && !warnedFull) {
+        warnedFull = true
+        log.warn(s"More than $maxIdle Kafka consumers idle on this executor: the least recently used are closed, and " +
+          "their tasks create new ones next time. Raise spark.streamctl.consumerPool.maxIdle if the executor can hold them")
+      }
       out
     }
-    evicted.forEach(c => closeQuietly(c))
+    closeAll(evicted)
   }
 
   /** How many consumers wait in the pool. */
   def idleCount: Int = idle.synchronized(idle.size())
 
+  /** Closes every idle consumer (an executor or session shutting down, a test starting cold). */
   def clear(): Unit = {
     val all = idle.synchronized { val l = new java.util.ArrayList(idle.keySet()); idle.clear(); l }
-    all.forEach(c => closeQuietly(c))
+    closeAll(all)
   }
 
   def closeQuietly(c: Consumer): Unit =
     try c.close(java.time.Duration.ofSeconds(2)) catch { case _: Exception => () }
+
+  // Under the lock: removes and returns the consumers idle longer than the timeout (the oldest come first).
+  private def expired(now: Long): java.util.ArrayList[Consumer] = idle.synchronized {
+    val out = new java.util.ArrayList[Consumer]()
+    val it = idle.entrySet().iterator()
+    var more = true
+    while (more && it.hasNext) {
+      val e = it.next()
+      if ((now - e.getValue.sinceNs) / 1000000L >= idleTimeoutMs) { out.add(e.getKey); it.remove() }
+      else more = false
+    }
+    out
+  }
+
+  private def closeAll(consumers: java.util.List[Consumer]): Unit = consumers.forEach(c => closeQuietly(c))
 
   private def key(params: KafkaParams, task: String): String = params.cacheKey + "\u0001" + task
 }

@@ -59,8 +59,9 @@ class KafkaSystemAdmin(params: KafkaParams) extends SystemAdmin with AutoCloseab
   override def upcomingOffsetsAsked(ssps: Set[SSP]): () => Map[SSP, Long] = {
     if (ssps.isEmpty) return () => Map.empty
     val result = admin.listOffsets(ssps.map(s => topicPartition(s) -> OffsetSpec.latest()).toMap.asJava)
+    lazy val what = s"listing offsets of ${describe(ssps)}"
     lazy val answer = ssps.flatMap { ssp =>
-      try Some(ssp -> call(s"listing offsets of ${describe(ssps)}")(result.partitionResult(topicPartition(ssp))).offset())
+      try Some(ssp -> call(what)(result.partitionResult(topicPartition(ssp))).offset())
       catch { case e: StreamctlException if e.getCause.isInstanceOf[UnknownTopicOrPartitionException] => None }
     }.toMap
     () => answer
@@ -142,7 +143,8 @@ class KafkaSystemAdmin(params: KafkaParams) extends SystemAdmin with AutoCloseab
     if (sorted.size <= 4) sorted.mkString(", ") else s"${sorted.take(4).mkString(", ")} and ${sorted.size - 4} more"
   }
 
-  private def call[T](what: String)(f: => org.apache.kafka.common.KafkaFuture[T]): T =
+  // `what` is only for an error: by name, since describing thousands of SSPs per partition asked is quadratic.
+  private def call[T](what: => String)(f: => org.apache.kafka.common.KafkaFuture[T]): T =
     try { val answer = f.get(params.apiTimeoutMs, TimeUnit.MILLISECONDS); watch.answered(); answer }
     catch {
       // Our wait and the client's own timeout race; either way the broker did not answer.

@@ -52,7 +52,8 @@ final class KafkaTaskReader(
     readWait: BrokerWait,
     failOnDataLoss: Boolean = true,
     decoders: SSP => EnvelopeDecoder = _ => EnvelopeDecoder.Identity,
-    onSkipped: SkippedRange => Unit = _ => ()) {
+    onSkipped: SkippedRange => Unit = _ => (),
+    prefetched: java.util.Map[TopicPartition, Prefetched] = java.util.Map.of()) {
 
   private val active = ranges.filter(_.size > 0).toArray
   private val n = active.length
@@ -90,7 +91,34 @@ final class KafkaTaskReader(
     // A pooled consumer keeps the pause state of its last read for partitions still assigned;
     // `paused` starts all false, so make the consumer agree or such a partition is never fetched.
     consumer.resume(consumer.paused())
-    active.indices.foreach(i => consumer.seek(tps(i), active(i).from))
+    // Where the consumer's last reader left off at this range's start (the same task's previous
+    // batch), its records and its position serve as they are; a seek would throw them away.
+    active.indices.foreach { i =>
+      Option(prefetched.get(tps(i))).flatMap(_.indexOf(active(i).from)) match {
+        case Some(k) =>
+          val left = prefetched.get(tps(i)).records
+          if (k < left.size()) { buffer(i) = left; bufferPos(i) = k }
+        case None => consumer.seek(tps(i), active(i).from)
+      }
+    }
+  }
+
+  /**
+   * Per partition read, what the consumer fetched and was not handed on, for the next reader
+   * of this consumer ([[ConsumerPool.release]]). A partition whose position the consumer lost (a
+   * data-loss error left it unpositioned) is left out: its next reader seeks.
+   */
+  def unread: java.util.Map[TopicPartition, Prefetched] = {
+    val out = new java.util.HashMap[TopicPartition, Prefetched]()
+    var i = 0
+    while (i < n) {
+      try {
+        val next = consumer.position(tps(i), java.time.Duration.ZERO)
+        out.put(tps(i), Prefetched(if (buffer(i) == null) java.util.List.of() else buffer(i), next))
+      } catch { case _: Exception => () }
+      i += 1
+    }
+    out
   }
 
   // Per chosen envelope: envelopes carry the very SSP instance of their range, so an identity
@@ -225,7 +253,7 @@ final class KafkaTaskReader(
   /** The range of SSP `i` is read; call it after offering its last envelope, if any. */
   private def finish(i: Int): Unit = if (!done(i)) {
     done(i) = true
-    buffer(i) = null
+    // The buffer stays: its records past the range are the next batch's (see [[unread]]).
     if (task != null) task.advancedTo(active(i).ssp, until(i))
   }
 
@@ -286,6 +314,8 @@ final class KafkaTaskReader(
         "from the broker's end, because option 'failOnDataLoss' is false")
       // Nothing of this SSP is outstanding: reading resumes past the records that are gone.
       if (first > off && resumeAt(j) >= off) resumeAt(j) = math.min(first, until(j))
+      // What was buffered is from before the gap: the next reader starts from the consumer's position.
+      buffer(j) = null
       if (first > off && first < until(j)) consumer.seek(tp, first)
       else finish(j) // nothing of this range is left on the broker
     }

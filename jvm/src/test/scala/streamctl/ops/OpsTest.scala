@@ -114,6 +114,33 @@ class OpsTest {
     assertEquals(ProgressHistory.Limit, kept.size)
     assertEquals(10L, kept.head.get("batch").asLong)
     assertEquals(0L, kept.last.get("lag").get("kafka/o/0").asLong)
+    // One value per batch kept, the older ones deleted as the history moves on.
+    assertEquals(ProgressHistory.Limit, store.keys(StoreLayout.ProgressNamespace).size)
+  }
+
+  @Test def aBatchWritesTheSameWhateverTheHistoryHolds(): Unit = {
+    val written = scala.collection.mutable.Buffer[Int]()
+    val store = new InMemoryMetadataStore {
+      override def put(namespace: String, key: String, value: String): Unit = { written += value.length; super.put(namespace, key, value) }
+    }
+    val history = new ProgressHistory(store, StoreLayout.Source("0"))
+    val lag = (0 until 1024).map(p => SSP.kafka("o", p) -> 3L).toMap
+    (1000L until 1300L).foreach(b => history.append(BatchSummary(b, 1700000000000L + b, Map("o" -> 2048L), lag, None, None,
+      endOfStream = false, Nil, 0)))
+    assertEquals(1, written.distinct.size, "every batch writes one value of one size")
+    assertTrue(written.head < 1024 * 4, s"${written.head} bytes for 1,024 partitions")
+    assertEquals(3L, history.load().last.get("lag").get("kafka/o/1023").asLong)
+  }
+
+  @Test def aHistoryOfTheOldFormStillReadsAndIsSweptAway(): Unit = {
+    val store = new InMemoryMetadataStore
+    store.put(StoreLayout.ProgressNamespace, "history-0",
+      """{"version":1,"batches":[{"batch":1,"timeMs":1000,"admitted":{},"lag":{"kafka/o/0":5}}]}""")
+    val history = new ProgressHistory(store, StoreLayout.Source("0"))
+    history.append(BatchSummary(2, 2000, Map.empty, Map(SSP.kafka("o", 0) -> 4L), None, None, endOfStream = false, Nil, 0))
+    assertEquals(Seq(1L, 2L), history.load().map(_.get("batch").asLong))
+    history.append(BatchSummary(64, 64000, Map.empty, Map(SSP.kafka("o", 0) -> 1L), None, None, endOfStream = false, Nil, 0))
+    assertEquals(Seq(2L, 64L), history.load().map(_.get("batch").asLong))
   }
 
   @Test def theBatchLineSaysWhatStreamctlDecided(): Unit = {

@@ -20,12 +20,50 @@ class SourcePositionTest {
     val again = SourcePosition(Map(t0 -> Map(a0 -> 3L), t1 -> Map(a1 -> 7L)), o.state, o.starts)
     assertEquals(o.json, again.json)
     assertEquals(o, SourcePosition.parse(o.json))
-    assertTrue(o.json.indexOf("Partition 0") < o.json.indexOf("Partition 1"))
+    assertTrue(o.json.contains(""""next":{"kafka/a":[3,7]}"""), o.json)
+  }
+
+  @Test def theDefaultGroupersTasksAreOneNumberPerPartition(): Unit = {
+    val o = SourcePosition(Map(t0 -> Map(a0 -> 3L), t1 -> Map(a1 -> 7L)))
+    assertEquals("""{"version":2,"next":{"kafka/a":[3,7]},"state":{}}""", o.json)
+    assertEquals(o, SourcePosition.parse(o.json))
+  }
+
+  @Test def aGrownStreamKeepsItsPartitionsOnTheirOriginsTasks(): Unit = {
+    // a grew from 2 to 4 partitions: a-2 reads with a-0 in Partition 0, a-3 with a-1.
+    val o = SourcePosition(Map(t0 -> Map(a0 -> 3L, SSP.kafka("a", 2) -> 1L, SSP.kafka("b", 0) -> 5L),
+      t1 -> Map(a1 -> 7L, SSP.kafka("a", 3) -> 2L)))
+    assertEquals("""{"version":2,"modulo":{"kafka/a":2},"next":{"kafka/a":[3,7,1,2],"kafka/b":[5]},"state":{}}""", o.json)
+    assertEquals(o, SourcePosition.parse(o.json))
+  }
+
+  @Test def otherTasksAndBroadcastStreamsAreWrittenByTask(): Unit = {
+    val single = TaskName("everything")
+    val broadcast = SourcePosition(Map(t0 -> Map(a0 -> 3L, SSP.kafka("ref", 0) -> 4L), t1 -> Map(a1 -> 7L, SSP.kafka("ref", 0) -> 2L)))
+    assertEquals("""{"version":2,"next":{"kafka/a":[3,7]},"tasks":{"Partition 0":{"kafka/ref/0":4},""" +
+      """"Partition 1":{"kafka/ref/0":2}},"state":{}}""", broadcast.json)
+    assertEquals(broadcast, SourcePosition.parse(broadcast.json))
+    val other = SourcePosition(Map(single -> Map(a0 -> 3L, a1 -> 7L)))
+    assertEquals("""{"version":2,"tasks":{"everything":{"kafka/a/0":3,"kafka/a/1":7}},"state":{}}""", other.json)
+    assertEquals(other, SourcePosition.parse(other.json))
+  }
+
+  @Test def aVersionOneOffsetStillReads(): Unit = {
+    val v1 = """{"version":1,"tasks":{"Partition 0":{"kafka/a/0":3},"Partition 1":{"kafka/a/1":7}},"state":{}}"""
+    assertEquals(SourcePosition(Map(t0 -> Map(a0 -> 3L), t1 -> Map(a1 -> 7L))), SourcePosition.parse(v1))
+    assertThrows(classOf[StreamctlException], () => SourcePosition.parse("""{"version":1,"state":{}}"""))
+  }
+
+  @Test def anOffsetGrowsByAFewBytesPerPartition(): Unit = {
+    // Written per batch: at 4,096 partitions it must stay near Spark's own (about 9 bytes a partition).
+    val o = SourcePosition((0 until 4096).map(p => TaskName(s"Partition $p") -> Map(SSP.kafka("orders", p) -> (100000L + p))).toMap)
+    assertTrue(o.json.length < 4096 * 8, s"${o.json.length} bytes")
+    assertEquals(o, SourcePosition.parse(o.json))
   }
 
   @Test def newerVersionIsRefused(): Unit = {
-    val e = assertThrows(classOf[StreamctlException], () => SourcePosition.parse("""{"version":2,"tasks":{}}"""))
-    assertEquals("the streamctl offset in the query checkpoint has version 2, newer than this streamctl reads (up to 1): upgrade streamctl",
+    val e = assertThrows(classOf[StreamctlException], () => SourcePosition.parse("""{"version":3,"tasks":{}}"""))
+    assertEquals("the streamctl offset in the query checkpoint has version 3, newer than this streamctl reads (up to 2): upgrade streamctl",
       e.getMessage)
   }
 

@@ -15,9 +15,9 @@ class ConsumerPoolTest {
 
   /** A reader of `ssp` as [[streamctl.spark.TaskPartitionReader]] uses the pool: acquire, assign. */
   private def read(kp: KafkaParams, task: String, ssp: SSP): (ConsumerPool.Consumer, Boolean) = {
-    val (c, reused) = ConsumerPool.acquireNoting(kp, task, Seq(ssp))
-    c.assign(java.util.List.of(new TopicPartition(ssp.stream, ssp.partition)))
-    (c, reused)
+    val lease = ConsumerPool.acquire(kp, task, Seq(ssp))
+    lease.consumer.assign(java.util.List.of(new TopicPartition(ssp.stream, ssp.partition)))
+    (lease.consumer, lease.reused)
   }
 
   @Test def twoQueriesReadingSideBySideKeepTheirOwnConsumers(): Unit = {
@@ -51,18 +51,51 @@ class ConsumerPoolTest {
     ConsumerPool.closeQuietly(b)
   }
 
-  @Test def theLeastRecentlyReleasedConsumerIsClosedBeyondCapacity(): Unit = {
+  @Test def theLeastRecentlyReleasedConsumerIsClosedBeyondMaxIdle(): Unit = {
     val kp = params("capacity")
-    val before = ConsumerPool.capacity
+    val before = ConsumerPool.maxIdle
     ConsumerPool.clear()
-    ConsumerPool.capacity = 2
+    ConsumerPool.maxIdle = 2
     try {
       val consumers = (0 until 3).map(i => read(kp, s"Partition $i", SSP.kafka("orders", i))._1)
       consumers.zipWithIndex.foreach { case (c, i) => ConsumerPool.release(kp, s"Partition $i", c) }
       assertEquals(Seq(true, false, false), consumers.map(closed))
       assertEquals(2, ConsumerPool.idleCount)
     } finally {
-      ConsumerPool.capacity = before
+      ConsumerPool.maxIdle = before
+      ConsumerPool.clear()
+    }
+  }
+
+  @Test def moreTasksThanTheOldFixedCapacityKeepEveryConsumer(): Unit = {
+    // 1,024 partitions: every batch's readers must find their consumers again (64 were kept before).
+    val kp = params("many")
+    ConsumerPool.clear()
+    try {
+      val first = (0 until 200).map(i => read(kp, s"Partition $i", SSP.kafka("orders", i))._1)
+      first.zipWithIndex.foreach { case (c, i) => ConsumerPool.release(kp, s"Partition $i", c) }
+      val again = (0 until 200).map(i => read(kp, s"Partition $i", SSP.kafka("orders", i)))
+      assertTrue(again.forall(_._2), "every task's consumer is reused")
+      assertEquals(first, again.map(_._1))
+      again.foreach(a => ConsumerPool.closeQuietly(a._1))
+    } finally ConsumerPool.clear()
+  }
+
+  @Test def aConsumerIdleLongerThanTheTimeoutIsClosed(): Unit = {
+    val kp = params("idle")
+    val before = ConsumerPool.idleTimeoutMs
+    ConsumerPool.clear()
+    try {
+      val (a, _) = read(kp, "Partition 0", SSP.kafka("orders", 0))
+      ConsumerPool.release(kp, "Partition 0", a)
+      ConsumerPool.idleTimeoutMs = 0
+      // The next pool operation closes what outlived the timeout, before it hands anything out.
+      val (b, reused) = read(kp, "Partition 1", SSP.kafka("orders", 1))
+      assertTrue(closed(a))
+      assertFalse(reused)
+      ConsumerPool.closeQuietly(b)
+    } finally {
+      ConsumerPool.idleTimeoutMs = before
       ConsumerPool.clear()
     }
   }

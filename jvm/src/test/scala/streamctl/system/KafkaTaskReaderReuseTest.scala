@@ -28,3 +28,47 @@ class KafkaTaskReaderReuseTest {
     assertEquals(Set(0, 2), read)
   }
 }
+
+/**
+ * The next batch of a task starts where its previous one ended, on the same pooled consumer: the
+ * records the previous reader fetched past its range serve it without a seek or a fetch. Kafka's
+ * MockConsumer hands each record out once, so a reader that sought and polled again would find
+ * nothing and time out.
+ */
+class KafkaTaskReaderPrefetchTest {
+  private val tp = new TopicPartition("a", 0)
+  private val readWait = BrokerWait("test", 500, "poll.timeout.ms")
+
+  private def consumerWith(records: Int): MockConsumer[Array[Byte], Array[Byte]] = {
+    val c = new MockConsumer[Array[Byte], Array[Byte]]("earliest")
+    c.assign(java.util.List.of(tp))
+    c.updateBeginningOffsets(java.util.Map.of(tp, 0L))
+    (0 until records).foreach(o => c.addRecord(new ConsumerRecord("a", 0, o.toLong, Array[Byte](), Array[Byte](o.toByte))))
+    c
+  }
+
+  private def readAll(r: KafkaTaskReader): Seq[Long] = Iterator.continually(r.next()).takeWhile(_ != null).map(_.offset).toSeq
+
+  @Test def theNextBatchReadsWhatThePreviousReaderFetchedPastItsEnd(): Unit = {
+    val c = consumerWith(5)
+    val first = new KafkaTaskReader(Seq(SspRange(SSP.kafka("a", 0), 0, 2)), c, new RoundRobinChooser, readWait)
+    assertEquals(Seq(0L, 1L), readAll(first))
+    val left = first.unread
+    assertEquals(5L, left.get(tp).next)
+    val second = new KafkaTaskReader(Seq(SspRange(SSP.kafka("a", 0), 2, 5)), c, new RoundRobinChooser, readWait,
+      prefetched = left)
+    assertEquals(Seq(2L, 3L, 4L), readAll(second))
+  }
+
+  @Test def aStartOutsideWhatWasFetchedSeeks(): Unit = {
+    val c = consumerWith(5)
+    val first = new KafkaTaskReader(Seq(SspRange(SSP.kafka("a", 0), 0, 2)), c, new RoundRobinChooser, readWait)
+    readAll(first)
+    val left = first.unread
+    assertEquals(None, left.get(tp).indexOf(6L))
+    assertEquals(Some(0), left.get(tp).indexOf(0L))
+    // A replay from offset 1 (a restarted batch) is inside the window: it reads from memory too.
+    val replay = new KafkaTaskReader(Seq(SspRange(SSP.kafka("a", 0), 1, 3)), c, new RoundRobinChooser, readWait, prefetched = left)
+    assertEquals(Seq(1L, 2L), readAll(replay))
+  }
+}

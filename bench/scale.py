@@ -1,0 +1,301 @@
+"""Scale: the steady-state cost of one micro-batch as a topic grows from 8 to 4,096 partitions,
+streamctl against Spark's built-in Kafka source, in one run on one broker.
+
+Per size P, one topic of P partitions holds ``per_partition`` records of 100 B in every partition;
+each source reads it with ``Trigger.AvailableNow``, ``maxOffsetsPerTrigger`` = 2 x P (so a batch
+carries about 2 records per partition: the small batches of a live topic) and the ``noop`` sink.
+Figures are medians over batches 1-9 (batch 0 is the first batch, reported apart): the batch's
+``triggerExecution`` and every ``durationMs`` phase Spark reports; per task attempt its wall time
+(executor run time) and CPU time (streamctl.testing.TaskTimes, a SparkListener); the bytes of the
+checkpoint and metadata-store files created or rewritten per batch (the query's checkpoint
+directory, where both sources keep everything, scanned after every progress report); and, for
+streamctl, the consumers its readers created and reused per batch (source metrics).
+
+Up to 128 partitions each source runs at both settings of bench.common.SETTINGS ("defaults": no
+Kafka setting on either side; "tuned": the same consumer settings on both, the built-in's consumers
+cached under a fixed group id as streamctl's are pooled); from 1,024 on only at "tuned", plus a
+matched ``fetch.max.wait.ms=10`` on both sides at every size: the built-in's first batch creates a
+consumer per partition and waits out about one fetch.max.wait.ms (500 ms) in each, which alone
+took 37 s at 128 partitions (14 s with 10 ms) and would take about 18 minutes at 4,096. A
+query's first batch is reported on its own. Every run checks that the query read every record.
+
+An intermediate stream (framed records, as streamctl's sink writes them) with one watermark per
+partition per batch is read by streamctl at every size (tuned), for what its control bookkeeping
+writes per batch: the readers' control results go to the metadata store, one value per task.
+
+Two streamctl queries reading one topic side by side (8 partitions, tuned) report the consumers
+each created per steady-state batch: a pipeline's queries must not take each other's.
+"""
+
+from __future__ import annotations
+
+import os
+import statistics
+import tempfile
+import threading
+import time
+from pathlib import Path
+from typing import Any
+
+from pyspark.sql import SparkSession
+from pyspark.sql.streaming import StreamingQueryListener
+
+from bench.common import BUILTIN_POOLED_GROUP, SETTINGS, kafka_options
+from streamctl import options
+from streamctl_testing import control, kafka
+from streamctl_testing._jvm import jvm
+
+# The scale group's two settings: bench.common.SETTINGS plus the same fetch.max.wait.ms on both sides (see above).
+SCALE_SETTINGS = {name: {**s, "consumer": {**s["consumer"], "fetch.max.wait.ms": "10"}} for name, s in SETTINGS.items()}
+# Sizes from which only the tuned settings run (each run's first batch costs the built-in minutes).
+TUNED_ONLY_FROM = 1024
+SIZES = (8, 128, 1024, 4096)
+STREAMCTL, BUILTIN = "streamctl", "built-in"
+PHASES = ("latestOffset", "queryPlanning", "walCommit", "getBatch", "addBatch", "commitOffsets")
+# The broker holds every size's topic at once (about 5,300 partitions): small index files keep its
+# memory maps and file handles modest.
+BROKER_PROPERTIES = {"log.index.size.max.bytes": str(64 << 10), "num.io.threads": "4"}
+
+
+class _CheckpointBytes(StreamingQueryListener):
+    """After every progress report of the watched query, the bytes of the files under its
+    checkpoint that are new or changed since the last report."""
+
+    def __init__(self) -> None:
+        self.root: Path | None = None
+        self.per_batch: dict[int, int] = {}
+        self.files_per_batch: dict[int, int] = {}
+        self._seen: dict[Path, tuple[int, int]] = {}
+        self._lock = threading.Lock()
+
+    def watch(self, root: Path) -> None:
+        with self._lock:
+            self.root, self.per_batch, self.files_per_batch, self._seen = root, {}, {}, {}
+
+    def _scan(self) -> tuple[int, int]:
+        assert self.root is not None
+        written = files_written = 0
+        for dirpath, _, files in os.walk(self.root):
+            for f in files:
+                p = Path(dirpath) / f
+                try:
+                    st = p.stat()
+                except FileNotFoundError:
+                    continue
+                stamp = (st.st_mtime_ns, st.st_size)
+                if self._seen.get(p) != stamp and not f.startswith("."):
+                    written += st.st_size
+                    files_written += 1
+                self._seen[p] = stamp
+        return written, files_written
+
+    def onQueryStarted(self, event: Any) -> None:
+        with self._lock:
+            if self.root is not None:
+                self._scan()
+
+    def onQueryProgress(self, event: Any) -> None:
+        with self._lock:
+            if self.root is not None:
+                self.per_batch[event.progress.batchId], self.files_per_batch[event.progress.batchId] = self._scan()
+
+    def onQueryIdle(self, event: Any) -> None:
+        pass
+
+    def onQueryTerminated(self, event: Any) -> None:
+        pass
+
+
+def _framed(spark: SparkSession, servers: str, partitions: int, per_partition: int, checkpoint: Path,
+            listener: _CheckpointBytes) -> dict[str, Any]:
+    """streamctl over an intermediate stream carrying a watermark per partition per batch: bytes and
+    files its checkpoint and store get per steady-state batch."""
+    topic = f"bench-scale-framed-{partitions}"
+    kafka.create_stream(spark, servers, topic, partitions)
+    rounds = per_partition // 2
+    for r in range(rounds):  # each batch of 3 offsets per partition: 2 records, then their watermark
+        control.produce_synthetic_framed(spark, servers, topic, 2 * partitions, 100)
+        control.send_watermark(spark, servers, topic, "upstream", 1, 1_700_000_000_000 + r)
+    listener.watch(checkpoint)
+    q = (spark.readStream.format("streamctl").option("kafka.bootstrap.servers", servers).option("subscribe", topic)
+         .options(**options.intermediate(topic)).option("startingOffsets", "earliest")
+         .option("maxOffsetsPerTrigger", 3 * partitions).options(**kafka_options(SCALE_SETTINGS["tuned"]["consumer"]))
+         .load().writeStream.format("noop").option("checkpointLocation", str(checkpoint))
+         .trigger(availableNow=True).start())
+    q.awaitTermination()
+    if q.exception() is not None:
+        raise q.exception()  # type: ignore[misc]
+    progress = [p for p in q.recentProgress if p["numInputRows"] > 0]
+    deadline = time.monotonic() + 10
+    while time.monotonic() < deadline and max(listener.per_batch, default=-1) < progress[-1]["batchId"]:
+        time.sleep(0.05)
+    rows = sum(p["numInputRows"] for p in progress)
+    if rows != 2 * partitions * rounds:
+        raise RuntimeError(f"streamctl read {rows} records of {topic}, expected {2 * partitions * rounds}")
+    steady = [p for p in progress if 1 <= p["batchId"] <= 9]
+    kafka.delete_stream(spark, servers, topic)
+    out = {"partitions": partitions, "batch_ms": _median([p["durationMs"]["triggerExecution"] for p in steady]),
+           "bytes_per_batch": _median([listener.per_batch.get(p["batchId"], 0) for p in steady]),
+           "files_per_batch": _median([listener.files_per_batch.get(p["batchId"], 0) for p in steady])}
+    print(f"    streamctl, framed with a watermark per partition per batch: batch {out['batch_ms']:.0f} ms, "
+          f"{out['bytes_per_batch']:,.0f} B and {out['files_per_batch']:g} files per batch", flush=True)
+    return out
+
+
+def _two_queries(spark: SparkSession, servers: str, topic: str, partitions: int, checkpoints: Path) -> dict[str, Any]:
+    """Two streamctl queries over one topic at once: the consumers each created and reused per steady-state batch."""
+    queries = []
+    for name in ("first", "second"):
+        reader = (spark.readStream.format("streamctl").option("kafka.bootstrap.servers", servers)
+                  .option("subscribe", topic).option("startingOffsets", "earliest")
+                  .option("maxOffsetsPerTrigger", 2 * partitions)
+                  .options(**kafka_options(SCALE_SETTINGS["tuned"]["consumer"])))
+        queries.append(reader.load().writeStream.format("noop").option("checkpointLocation", str(checkpoints / name))
+                       .trigger(availableNow=True).start())
+    out = {}
+    for name, q in zip(("first", "second"), queries, strict=True):
+        q.awaitTermination()
+        metrics = [p["sources"][0].get("metrics") or {} for p in q.recentProgress
+                   if p["numInputRows"] > 0 and 1 <= p["batchId"] <= 9]
+        out[name] = {k: _median([float(m.get(k, "nan")) for m in metrics])
+                     for k in ("consumersCreated", "consumersReused")}
+    print(f"    two streamctl queries side by side, consumers created / reused per batch: {out}", flush=True)
+    return out
+
+
+def _median(values: list[float]) -> float:
+    return statistics.median(values) if values else float("nan")
+
+
+def _one_run(spark: SparkSession, servers: str, topic: str, partitions: int, per_partition: int, source: str,
+             settings: str, checkpoint: Path, listener: _CheckpointBytes, times: Any) -> dict[str, Any]:
+    consumer = SCALE_SETTINGS[settings]["consumer"]
+    reader = spark.readStream.format("streamctl" if source == STREAMCTL else "kafka")
+    reader = reader.option("kafka.bootstrap.servers", servers).option("subscribe", topic)
+    reader = reader.option("startingOffsets", "earliest").option("maxOffsetsPerTrigger", 2 * partitions)
+    reader = reader.options(**kafka_options(consumer))
+    if source == BUILTIN and settings == "tuned":
+        reader = reader.option("kafka.group.id", BUILTIN_POOLED_GROUP)
+    listener.watch(checkpoint)
+    times.clear()
+    q = (reader.load().writeStream.format("noop").option("checkpointLocation", str(checkpoint))
+         .trigger(availableNow=True).start())
+    q.awaitTermination()
+    if q.exception() is not None:
+        raise q.exception()  # type: ignore[misc]
+    # The last report may still be on its way to the Python listener.
+    deadline = time.monotonic() + 10
+    progress = [p for p in q.recentProgress if p["numInputRows"] > 0]
+    while time.monotonic() < deadline and max(listener.per_batch, default=-1) < progress[-1]["batchId"]:
+        time.sleep(0.05)
+    rows = sum(p["numInputRows"] for p in progress)
+    if rows != partitions * per_partition:
+        raise RuntimeError(f"{source} read {rows} records of {topic}, expected {partitions * per_partition}")
+    steady = [p for p in progress if 1 <= p["batchId"] <= 9]
+    tasks = [t for p in steady for t in times.forBatch(p["batchId"])]
+    metrics = [p["sources"][0].get("metrics") or {} for p in steady]
+    first = progress[0]
+    return {
+        "batches": len(progress),
+        "batch_ms": _median([p["durationMs"]["triggerExecution"] for p in steady]),
+        "phases_ms": {ph: _median([p["durationMs"].get(ph, 0) for p in steady]) for ph in PHASES},
+        "first_batch_ms": first["durationMs"]["triggerExecution"],
+        "task_wall_ms": _median([t[0] for t in tasks]),
+        "task_cpu_ms": _median([t[1] for t in tasks]),
+        "tasks_per_batch": len(tasks) / max(1, len(steady)),
+        "bytes_per_batch": _median([listener.per_batch.get(p["batchId"], 0) for p in steady]),
+        "bytes_batch_9": listener.per_batch.get(9, 0),
+        "files_per_batch": _median([listener.files_per_batch.get(p["batchId"], 0) for p in steady]),
+        "consumers_created_per_batch": _median([float(m.get("consumersCreated", "nan")) for m in metrics]),
+        "consumers_reused_per_batch": _median([float(m.get("consumersReused", "nan")) for m in metrics]),
+    }
+
+
+def run(spark: SparkSession, servers: str, sizes: tuple[int, ...], per_partition: int) -> tuple[list[dict[str, Any]],
+                                                                                            dict[str, Any]]:
+    """Runs every size with both sources at both settings; returns one result per (size, source, settings)."""
+    j = jvm(spark)
+    times = j.streamctl.testing.TaskTimes()
+    spark.sparkContext._jsc.sc().addSparkListener(times)  # noqa: SLF001 - the JVM SparkContext takes the listener
+    listener = _CheckpointBytes()
+    spark.streams.addListener(listener)
+    results: list[dict[str, Any]] = []
+    side_by_side: dict[str, Any] = {}
+    framed: list[dict[str, Any]] = []
+    try:
+        with tempfile.TemporaryDirectory(prefix="streamctl-scale-") as tmp:
+            for size in sizes:
+                topic = f"bench-scale-{size}"
+                kafka.create_stream(spark, servers, topic, size)
+                kafka.produce_synthetic(spark, servers, topic, size * per_partition, 100)
+                print(f"  {size} partitions: {size * per_partition:,} records", flush=True)
+                # Alternating order, so neither source always runs on a warmer JVM or broker.
+                order = [(s, st) for st in SCALE_SETTINGS for s in (STREAMCTL, BUILTIN)
+                         if st == "tuned" or size < TUNED_ONLY_FROM]
+                for i, (source, settings) in enumerate(order if size % 2 == 0 else list(reversed(order))):
+                    r = _one_run(spark, servers, topic, size, per_partition, source, settings,
+                                 Path(tmp) / f"{size}-{source}-{settings}-{i}", listener, times)
+                    r.update(partitions=size, source=source, settings=settings)
+                    print(f"    {source}, {settings}: batch {r['batch_ms']:.0f} ms "
+                          f"(addBatch {r['phases_ms']['addBatch']:.0f}, "
+                          f"latestOffset {r['phases_ms']['latestOffset']:.0f}), "
+                          f"first batch {r['first_batch_ms']:,} ms, task wall/CPU {r['task_wall_ms']:.0f}/"
+                          f"{r['task_cpu_ms']:.0f} ms, {r['bytes_per_batch']:,.0f} B/batch", flush=True)
+                    results.append(r)
+                framed.append(_framed(spark, servers, size, per_partition, Path(tmp) / f"{size}-framed", listener))
+                if size == min(sizes):
+                    side_by_side = _two_queries(spark, servers, topic, size, Path(tmp) / "two")
+                kafka.delete_stream(spark, servers, topic)
+    finally:
+        spark.streams.removeListener(listener)
+        spark.sparkContext._jsc.sc().removeSparkListener(times)  # noqa: SLF001
+    config = {"sizes": list(sizes), "records_per_partition": per_partition, "value_bytes": 100,
+              "settings": SCALE_SETTINGS, "tuned_only_from_partitions": TUNED_ONLY_FROM,
+              "two_queries_side_by_side": side_by_side, "framed_with_watermarks": framed,
+              "maxOffsetsPerTrigger": "2 x partitions", "trigger": "AvailableNow", "sink": "noop",
+              "master": spark.sparkContext.master, "steady_state": "medians of batches 1-9",
+              "broker_properties": BROKER_PROPERTIES}
+    return results, config
+
+
+HEADER = ("partitions", "settings", "streamctl batch ms", "built-in batch ms", "ratio (streamctl / built-in)",
+          "streamctl latestOffset+queryPlanning ms", "built-in", "first batch ms streamctl / built-in",
+          "task wall/CPU ms streamctl", "built-in", "bytes/batch streamctl", "built-in", "bytes ratio",
+          "files written/batch streamctl / built-in",
+          "consumers created/reused per batch (streamctl)")
+PHASE_HEADER = ("partitions", "settings", "source", *PHASES, "triggerExecution")
+
+
+def rows(results: list[dict[str, Any]]) -> tuple[list[tuple[str, ...]], list[tuple[str, ...]]]:
+    """The comparison table (one row per size and settings) and the per-phase breakdown."""
+    by = {(r["partitions"], r["source"], r["settings"]): r for r in results}
+    table, phases = [], []
+    for size in sorted({r["partitions"] for r in results}):
+        for settings in SCALE_SETTINGS:
+            s, b = by.get((size, STREAMCTL, settings)), by.get((size, BUILTIN, settings))
+            if s is None or b is None:
+                continue
+            plan = lambda r: r["phases_ms"]["latestOffset"] + r["phases_ms"]["queryPlanning"]  # noqa: E731
+            table.append((
+                f"{size:,}", settings, f"{s['batch_ms']:,.0f}", f"{b['batch_ms']:,.0f}",
+                f"{s['batch_ms'] / b['batch_ms']:.2f}x", f"{plan(s):,.0f}", f"{plan(b):,.0f}",
+                f"{s['first_batch_ms']:,} / {b['first_batch_ms']:,}",
+                f"{s['task_wall_ms']:.0f} / {s['task_cpu_ms']:.0f}",
+                f"{b['task_wall_ms']:.0f} / {b['task_cpu_ms']:.0f}",
+                f"{s['bytes_per_batch']:,.0f}", f"{b['bytes_per_batch']:,.0f}",
+                f"{s['bytes_per_batch'] / max(1, b['bytes_per_batch']):.2f}x",
+                f"{s['files_per_batch']:g} / {b['files_per_batch']:g}",
+                f"{s['consumers_created_per_batch']:g} / {s['consumers_reused_per_batch']:g}"))
+            for r in (s, b):
+                phases.append((f"{size:,}", settings, r["source"], *(f"{r['phases_ms'][ph]:,.0f}" for ph in PHASES),
+                               f"{r['batch_ms']:,.0f}"))
+    return table, phases
+
+
+FRAMED_HEADER = ("partitions", "batch ms", "bytes written per batch", "files written per batch")
+
+
+def framed_rows(config: dict[str, Any]) -> list[tuple[str, ...]]:
+    """The intermediate-stream table: what a batch writes when every partition carries a watermark."""
+    return [(f"{r['partitions']:,}", f"{r['batch_ms']:,.0f}", f"{r['bytes_per_batch']:,.0f}",
+             f"{r['files_per_batch']:g}") for r in config["framed_with_watermarks"]]
