@@ -4,7 +4,6 @@ at record granularity."""
 
 from __future__ import annotations
 
-import json
 import re
 import time
 from collections.abc import Callable, Iterator
@@ -330,10 +329,9 @@ def test_a_bounded_pipeline_of_two_real_time_queries_ends_by_itself(spark, serve
 
 
 def last_committed_offset(checkpoint: Path, stream: str) -> int:
-    """The next offset of ``stream`` partition 0 in the offset log of the last committed batch."""
-    last = max(int(p.name) for p in (checkpoint / "commits").iterdir() if p.name.isdigit())
-    source = json.loads((checkpoint / "offsets" / str(last)).read_text().splitlines()[-1])
-    return int(source["tasks"]["Partition 0"][f"kafka/{stream}/0"])
+    """The next offset of ``stream`` partition 0 in the offset log of the last committed batch (read by the JVM)."""
+    committed = streamctl.describe(str(checkpoint)).partitions
+    return next(p.committed for p in committed if p.stream == stream and p.partition == 0)
 
 
 def produce_values(spark, servers: str, stream: str, numbers: range) -> None:

@@ -169,7 +169,7 @@ final class Planner(
       }.filter(_.size > 0)
       if (ranges.isEmpty) None
       else Some(TaskRead(task.name, ranges, placement.preferredLocations(task),
-        bootstrapHeads.filter(h => ranges.exists(_.ssp == h._1)), control.forTask(end, task)))
+        bootstrapHeads.filter(h => ranges.exists(_.ssp == h._1)), control.forTask(end, task), idsOf(end, ranges)))
     }
     lastAdmitted = (end.ssps.map(_.stream).map(_ -> 0L).toMap ++
       reads.flatMap(_.ranges).groupMapReduce(_.ssp.stream)(_.size)(_ + _))
@@ -219,7 +219,7 @@ final class Planner(
       }
       if (ranges.isEmpty) None
       else Some(TaskRead(task.name, ranges, placement.preferredLocations(task),
-        bootstrap.filter(h => positions.contains(h._1)), control.forTask(start, task)))
+        bootstrap.filter(h => positions.contains(h._1)), control.forTask(start, task), idsOf(start, ranges)))
     }
     RealTimeBatch(previous, begun, reads)
   }
@@ -237,6 +237,11 @@ final class Planner(
       val end = batch.plan.end((task, ssp, begin) => readers.get(task).flatMap(_.positions.get(ssp)).getOrElse(begin))
       control.endRealTime(batch.previous, end, readers.values.flatMap(_.control))
     }
+  }
+
+  private def idsOf(position: SourcePosition, ranges: Seq[SspRange]): Map[String, String] = {
+    val ids = position.state.streamIds.ids
+    ranges.iterator.map(_.ssp.stream).flatMap(s => ids.get(s).map(s -> _)).toMap
   }
 
   /** Spark committed the batch that ends at `end`. */
@@ -291,11 +296,14 @@ final case class ReaderEnd(positions: Map[SSP, Long], control: Option[streamctl.
 /**
  * One task's read in one batch, as the planner hands it to an executor: the SSP ranges it
  * reads, where it would like to run, the start-time head of each bootstrap SSP it reads (for its
- * chooser) and its in-band control start.
+ * chooser), its in-band control start, and the Kafka topic ID the planner knows for each stream
+ * it reads (records a reader kept from an earlier batch serve only the same incarnation of a
+ * topic: a topic deleted and created again reuses its offsets).
  */
 final case class TaskRead(
     task: String,
     ranges: Seq[SspRange],
     locations: Array[String],
     bootstrapHeads: Map[SSP, Long] = Map.empty,
-    control: Option[TaskControl] = None)
+    control: Option[TaskControl] = None,
+    streamIds: Map[String, String] = Map.empty)

@@ -38,7 +38,7 @@ final class TaskPartitionReader(read: TaskRead, config: ReaderConfig, reports: R
     try new KafkaTaskReader(read.ranges, consumer, ChooserFactory.forReader(config.chooser,
         read.ranges.filter(_.size > 0).map(r => r.ssp -> r.from).toMap, read.bootstrapHeads),
       config.readWait, config.failOnDataLoss,
-      ssp => control.fold(EnvelopeDecoder.Identity)(_.decoderFor(ssp)), reports.skip, lease.prefetched)
+      ssp => control.fold(EnvelopeDecoder.Identity)(_.decoderFor(ssp)), reports.skip, lease.prefetched, read.streamIds)
     catch { case e: Throwable => ConsumerPool.closeQuietly(consumer); throw e }
   private val converter = new EnvelopeRowConverter(read.task, config.includeHeaders)
   private var current: InternalRow = _

@@ -53,7 +53,8 @@ final class KafkaTaskReader(
     failOnDataLoss: Boolean = true,
     decoders: SSP => EnvelopeDecoder = _ => EnvelopeDecoder.Identity,
     onSkipped: SkippedRange => Unit = _ => (),
-    prefetched: java.util.Map[TopicPartition, Prefetched] = java.util.Map.of()) {
+    prefetched: java.util.Map[TopicPartition, Prefetched] = java.util.Map.of(),
+    streamIds: Map[String, String] = Map.empty) {
 
   private val active = ranges.filter(_.size > 0).toArray
   private val n = active.length
@@ -94,7 +95,8 @@ final class KafkaTaskReader(
     // Where the consumer's last reader left off at this range's start (the same task's previous
     // batch), its records and its position serve as they are; a seek would throw them away.
     active.indices.foreach { i =>
-      Option(prefetched.get(tps(i))).flatMap(_.indexOf(active(i).from)) match {
+      Option(prefetched.get(tps(i))).filter(_.streamId == streamIds.get(tps(i).topic()))
+        .flatMap(_.indexOf(active(i).from)) match {
         case Some(k) =>
           val left = prefetched.get(tps(i)).records
           if (k < left.size()) { buffer(i) = left; bufferPos(i) = k }
@@ -114,7 +116,7 @@ final class KafkaTaskReader(
     while (i < n) {
       try {
         val next = consumer.position(tps(i), java.time.Duration.ZERO)
-        out.put(tps(i), Prefetched(if (buffer(i) == null) java.util.List.of() else buffer(i), next))
+        out.put(tps(i), Prefetched(if (buffer(i) == null) java.util.List.of() else buffer(i), next, streamIds.get(tps(i).topic())))
       } catch { case _: Exception => () }
       i += 1
     }

@@ -71,4 +71,18 @@ class KafkaTaskReaderPrefetchTest {
     val replay = new KafkaTaskReader(Seq(SspRange(SSP.kafka("a", 0), 1, 3)), c, new RoundRobinChooser, readWait, prefetched = left)
     assertEquals(Seq(1L, 2L), readAll(replay))
   }
+
+  @Test def recordsOfATopicSinceDeletedAndCreatedAgainAreNotServed(): Unit = {
+    val c = consumerWith(5)
+    val first = new KafkaTaskReader(Seq(SspRange(SSP.kafka("a", 0), 0, 2)), c, new RoundRobinChooser, readWait,
+      streamIds = Map("a" -> "old-id"))
+    readAll(first)
+    val left = first.unread
+    // The new topic's records at the same offsets.
+    (2 until 5).foreach(o => c.addRecord(new ConsumerRecord("a", 0, o.toLong, Array[Byte](), Array[Byte](9))))
+    val second = new KafkaTaskReader(Seq(SspRange(SSP.kafka("a", 0), 2, 5)), c, new RoundRobinChooser, readWait,
+      prefetched = left, streamIds = Map("a" -> "new-id"))
+    val values = Iterator.continually(second.next()).takeWhile(_ != null).map(_.value(0)).toSeq
+    assertEquals(Seq[Byte](9, 9, 9), values)
+  }
 }
