@@ -200,3 +200,66 @@ def test_records_gone_from_the_broker_fail_unless_data_loss_is_allowed(spark, se
     tolerant = spark.readStream.format("streamctl").options(**src).option("fail.on.data.loss", "false").load()
     rows = run_available_now(tolerant, cp)
     assert sorted(r.offset for r in rows) == [15, 16, 17, 18, 19]
+
+
+def test_a_sink_to_a_topic_that_does_not_exist_fails_in_seconds_naming_it(spark, servers, make_stream, tmp_path):
+    # The test broker, like many clusters, does not create topics at their first write.
+    missing = f"no-such-sink-topic-{abs(hash(tmp_path))}"
+    says = [f"Stream '{missing}' does not exist on Kafka at {servers}", "auto.create.topics.enable=false"]
+    src = make_stream()
+    kafka.produce(spark, servers, src, [b"a"])
+    df = spark.readStream.format("streamctl").options(**options.source(servers, [src], starting_offsets="earliest"))
+    started = time.monotonic()
+    with pytest.raises(Exception) as err:  # at start() or from the query, as Spark builds the write
+        q = (
+            df.load()
+            .select("value")
+            .writeStream.format("streamctl")
+            .options(**options.sink(servers, missing))
+            .option("checkpointLocation", str(tmp_path / "cp"))
+            .trigger(availableNow=True)
+            .start()
+        )
+        q.awaitTermination(120)
+    assert all(s in str(err.value) for s in [*says, "(option 'topic' of the sink)"]), str(err.value)[:2000]
+    # The sink's older name for the option is named as the user wrote it; a batch write fails the same way.
+    with pytest.raises(StreamctlException) as err:
+        spark.createDataFrame([("a",)], ["value"]).write.format("streamctl").option(
+            "kafka.bootstrap.servers", servers
+        ).option("stream", missing).save()
+    assert all(s in str(err.value) for s in [*says, "(option 'stream' of the sink)"]), str(err.value)[:2000]
+    assert time.monotonic() - started < 30, "in seconds, not after kafka.default.api.timeout.ms (60 s)"
+
+
+def test_a_row_naming_a_topic_that_does_not_exist_is_named_at_its_send(spark, servers, make_stream):
+    there = make_stream()
+    missing = f"no-such-{there}"
+    rows = spark.createDataFrame([(there, "a"), (missing, "b")], ["topic", "value"])
+    # max.block.ms bounds the producer's wait for the topic to appear (60 s by default).
+    writer = (
+        rows.write.format("streamctl").option("kafka.bootstrap.servers", servers).option("kafka.max.block.ms", "2000")
+    )
+    with pytest.raises(StreamctlException) as err:
+        writer.save()
+    message = str(err.value)
+    assert f"Stream '{missing}' does not exist on Kafka at {servers} (column 'topic' of a row)" in message, message[
+        :2000
+    ]
+    assert "auto.create.topics.enable=false" in message and "did not answer" not in message, message[:2000]
+
+
+def test_option_errors_name_the_option_as_written_and_known_options_show_every_name(spark, servers, make_stream):
+    reader = spark.readStream.format("streamctl").option("kafka.bootstrap.servers", servers)
+    _fails_at_load(
+        reader.option("streams", make_stream()).option("starting.offsets", "oldest"), "Option 'starting.offsets'"
+    )
+    with pytest.raises(StreamctlException) as err:
+        reader.option("streams", make_stream(suffix="b")).option("starting.offsets", "oldest").load()
+    assert "startingOffsets" not in str(err.value), str(err.value)
+    # The sink suggests a name its list of known options shows.
+    with pytest.raises(StreamctlException) as err:
+        spark.createDataFrame([("a",)], ["value"]).write.format("streamctl").option(
+            "kafka.bootstrap.servers", servers
+        ).option("strem", "x").save()
+    message = str(err.value)
+    assert "Did you mean 'stream'?" in message and "topic (alias stream)" in message, message

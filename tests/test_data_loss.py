@@ -188,6 +188,28 @@ def test_records_deleted_while_a_batch_reads_are_logged_and_counted(spark, serve
     assert progress[-1]["recordsSkipped"] == "15"
 
 
+def test_a_range_gone_past_a_replayed_batch_is_one_warn(spark, servers, make_stream, tmp_path):
+    """A run that failed on gone records (failOnDataLoss=true) left a planned batch; the restart
+    with failOnDataLoss=false replays it (its reader skips the batch's share of the range) and
+    plans past the rest: one range, one WARN, naming all of it."""
+    stream = make_stream()
+    cp = str(tmp_path / "cp")
+    kafka.produce(spark, servers, stream, _values(1000, "a-"))
+    assert len(run_available_now(_source(spark, servers, stream), cp)) == 1000
+    kafka.produce(spark, servers, stream, _values(1000, "b-"))
+    kafka.delete_records_before(spark, servers, stream, 0, 1500)
+    with pytest.raises(StreamingQueryException, match="Records are no longer on the broker"):
+        _run(_source(spark, servers, stream, maxOffsetsPerTrigger="100"), cp)
+
+    with driver_log(spark) as log:
+        rows, progress = _run(_source(spark, servers, stream, maxOffsetsPerTrigger="100", failOnDataLoss="false"), cp)
+    assert sorted(r.offset for r in rows) == list(range(1500, 2000))
+    skipped = [line for line in log().splitlines() if "skipped offsets" in line]
+    assert len(skipped) == 1, log()
+    assert f"stream '{stream}' partition 0: skipped offsets 1000 to 1499 (500 records)" in skipped[0], skipped
+    assert progress[-1]["recordsSkipped"] == "500"
+
+
 def test_a_corrupted_task_mapping_is_rewritten_with_a_warning(spark, servers, make_stream, tmp_path):
     stream = make_stream(partitions=2)
     cp = tmp_path / "cp"

@@ -19,7 +19,7 @@ from streamctl import options
 from streamctl.startpoints import Startpoint, StartpointManager
 from streamctl_testing import control, kafka
 
-from conftest import T0, committed_batches, raw_records, run_job_until, session_conf
+from conftest import T0, committed_batches, driver_log, raw_records, run_job_until, session_conf
 
 # Spark's default minimum is 5 s; the batch duration is only the checkpoint interval, so tests
 # use short ones where they need batches to end and long ones where they must not.
@@ -473,3 +473,29 @@ def test_two_real_time_queries_side_by_side_keep_their_own_consumers(spark, serv
     finally:
         for q in queries:
             q.stop()
+
+
+def test_stopping_a_real_time_query_logs_no_error(spark, servers, make_stream, tmp_path, real_time):
+    """A stop interrupts the tasks that are reading and writing: expected, so not an ERROR."""
+    src, out = make_stream(), make_stream(suffix="out")
+    kafka.produce(spark, servers, src, [b"a0", b"a1"])
+    df = spark.readStream.format("streamctl").options(**options.source(servers, [src], starting_offsets="earliest"))
+    with driver_log(spark, "WARN") as log:
+        q = start_real_time(df.load().select("value"), servers, out, tmp_path / "cp", intermediate=True)
+        try:
+            wait_for("the backlog reaches the sink", lambda: len(user_values(spark, servers, out)) >= 2, q)
+        finally:
+            q.stop()
+        # The interrupted tasks end after stop() returned: wait until no stage runs any more.
+        tracker = spark.sparkContext.statusTracker()
+        wait_for("the query's tasks ended", lambda: not tracker.getActiveStageIds())
+        text = log()
+    # Spark's driver logs the cancelled job of any sink at ERROR ("Data source write support ...
+    # is aborting"); what the tasks and Kafka clients log is streamctl's.
+    errors = [
+        line
+        for line in text.splitlines()
+        if line.startswith("ERROR") and not line.startswith("ERROR WriteToDataSourceV2Exec")
+    ]
+    assert errors == [], text[-5000:]
+    assert "InterruptException" not in text and "Aborting task" not in text, text[-5000:]

@@ -48,6 +48,22 @@ _JAR_PREFIXES = (
 )
 
 
+# Kafka settings whose values are secrets (sasl.jaas.config, ssl.keystore.password, ...): never in
+# a child's arguments, which every local user can read.
+_SECRET_WORDS = ("password", "jaas", "secret", "token", "key")
+
+
+def is_secret(option: str) -> bool:
+    """Whether a Kafka setting's value must be kept off command lines.
+
+    Example::
+
+        >>> is_secret("sasl.jaas.config"), is_secret("ssl.keystore.password"), is_secret("security.protocol")
+        (True, True, False)
+    """
+    return any(word in option.lower() for word in _SECRET_WORDS)
+
+
 class OpsError(Exception):
     """An error the JVM reported: its one-line message. ``usage`` is True for a malformed request."""
 
@@ -141,9 +157,10 @@ def run(command: str, request: dict[str, Any]) -> Any:
         cp,
         MAIN_CLASS,
         command,
-        json.dumps(request),
     ]
-    done = subprocess.run(args, capture_output=True, text=True, check=False)
+    # The request goes over stdin: it may hold passwords (kafkaOptions), and any local user
+    # can read a process's arguments.
+    done = subprocess.run(args, input=json.dumps(request), capture_output=True, text=True, check=False)
     if pending is not None:
         if done.returncode == 0 and pending.is_file():
             os.replace(pending, pending.with_name(pending.name.rsplit(".", 2)[0]))

@@ -8,7 +8,7 @@ without Spark (``streamctl._ops``).
 
 Example::
 
-    streamctl describe --checkpoint /chk/q1 --bootstrap-servers 127.0.0.1:9092
+    streamctl describe --checkpoint /chk/q1 --bootstrap-servers 127.0.0.1:9092 --command-config client.properties
     streamctl startpoints reset --checkpoint /chk/q1 --topic orders --shift-by -100 --execute
     streamctl report --checkpoint /chk/q1 -o report.html
 """
@@ -48,11 +48,18 @@ def _store_args(p: argparse.ArgumentParser, *, required: bool = True) -> None:
 def _broker_args(p: argparse.ArgumentParser, what: str) -> None:
     p.add_argument("--bootstrap-servers", metavar="HOST:PORT", help=f"Kafka, {what}")
     p.add_argument(
+        "--command-config",
+        metavar="FILE",
+        help="a properties file of Kafka client settings, as Kafka's own tools take "
+        "(security.protocol, sasl.jaas.config, ssl.*): where passwords belong",
+    )
+    p.add_argument(
         "--kafka-option",
         action="append",
         default=[],
         metavar="KEY=VALUE",
-        help="a Kafka client setting (e.g. security.protocol=SSL); repeatable",
+        help="a Kafka client setting (e.g. security.protocol=SSL), over --command-config's; repeatable; "
+        "put secrets in --command-config instead (a command line is visible to local users and kept in shell history)",
     )
 
 
@@ -202,16 +209,32 @@ def main(argv: Sequence[str] | None = None) -> int:
         return 2 if e.usage else 1
 
 
-def _kafka_options(pairs: Sequence[str]) -> dict[str, str]:
+def _kafka_request(args: argparse.Namespace) -> dict[str, Any]:
+    """The request's Kafka part: ``--command-config`` (read by the JVM, with Kafka's own
+    properties parser) and the ``--kafka-option`` pairs that override it. A secret given with
+    ``--kafka-option`` still works, with a warning that the command line exposes it."""
     from streamctl import _ops
 
     options = {}
-    for pair in pairs:
+    for pair in args.kafka_option:
         key, sep, value = pair.partition("=")
         if not sep or not key.strip():
             raise _ops.OpsError(f"--kafka-option {pair!r}: give KEY=VALUE, e.g. security.protocol=SSL", usage=True)
-        options[key.strip().removeprefix("kafka.")] = value
-    return options
+        key = key.strip().removeprefix("kafka.")
+        if _ops.is_secret(key):
+            print(
+                f"{PROG}: warning: --kafka-option {key}=... puts a secret on the command line, where local users "
+                "(ps) and your shell history see it; put it in a file given with --command-config",
+                file=sys.stderr,
+            )
+        options[key] = value
+    request: dict[str, Any] = {"kafkaOptions": options}
+    if args.command_config:
+        path = Path(args.command_config)
+        if not path.is_file():
+            raise _ops.OpsError(f"--command-config {args.command_config}: no such file", usage=True)
+        request["commandConfig"] = str(path.resolve())
+    return request
 
 
 def _jars(args: argparse.Namespace) -> int:
@@ -224,9 +247,10 @@ def _jars(args: argparse.Namespace) -> int:
 def _describe(args: argparse.Namespace) -> int:
     from streamctl import _ops, description
 
-    req = description.request(
-        args.checkpoint, args.bootstrap_servers, args.metadata_store_path, _kafka_options(args.kafka_option)
-    )
+    req = {
+        **description.request(args.checkpoint, args.bootstrap_servers, args.metadata_store_path),
+        **_kafka_request(args),
+    }
     node = _ops.run("describe", req)
     if args.output == "json":
         print(json.dumps(node, indent=2))
@@ -325,7 +349,7 @@ def _startpoints(args: argparse.Namespace) -> int:
         return 0
     if not (args.topic or args.all_topics or args.from_file):
         raise _ops.OpsError("which partitions? give --topic TOPIC[:P,P], --all-topics or --from-file", usage=True)
-    req["kafkaOptions"] = _kafka_options(args.kafka_option)
+    req.update(_kafka_request(args))
     plan = _ops.run(
         "reset",
         {

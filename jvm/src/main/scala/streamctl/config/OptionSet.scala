@@ -61,8 +61,8 @@ final class OptionSet(
       refusedWhy.get(c.toLowerCase(Locale.ROOT)).foreach(why =>
         throw StreamctlException(s"Option '$k' (of Spark's Kafka connector) is not supported by $format: $why"))
       if (!isKnown(c)) throw StreamctlException(s"Unknown option '$k' for $format. ${suggestion(c)}Known options: " +
-        (specs.map(_.name) ++ passThrough.map(_ + "*") ++ userClasses.map(_.prefix + "*") ++
-          (if (streamProperties.isEmpty) Nil else Seq(s"$StreamPrefix<name>.<property>"))).sorted.mkString(", "))
+        (specs.map(known) ++ passThrough.map(_ + "*") ++ userClasses.map(_.prefix + "*") ++
+          (if (streamProperties.isEmpty) Nil else Seq(s"$StreamPrefix<name>.<property>"))).sortBy(_.toLowerCase(Locale.ROOT)).mkString(", "))
     }
     options.keys.foreach { case (c, k) =>
       streamKey(c).foreach { case (_, prop) =>
@@ -92,8 +92,14 @@ final class OptionSet(
     byName.contains(c) || ignored.contains(c) || passThrough.exists(c.startsWith) ||
       userClasses.exists(u => c.startsWith(u.prefix)) || (streamProperties.nonEmpty && streamKey(c).isDefined)
 
+  // Every name a suggestion may offer, as declared (the list of known options shows each of them).
+  private val declared: Map[String, String] = specs.flatMap(s => s.name +: s.aliases).map(n => n.toLowerCase(Locale.ROOT) -> n).toMap
+
   private def suggestion(c: String): String =
-    nearest(c, byName.keys.toSeq).fold("")(n => s"Did you mean '$n'? ")
+    nearest(c, declared.keys.toSeq).fold("")(n => s"Did you mean '${declared(n)}'? ")
+
+  private def known(s: OptionSpec[_]): String =
+    if (s.aliases.isEmpty) s.name else s"${s.name} (alias ${s.aliases.mkString(", ")})"
 }
 
 object OptionSet {
@@ -161,6 +167,9 @@ final class Options private[config] (val raw: Map[String, String], set: OptionSe
    */
   lazy val canonical: Map[String, String] =
     keys.map { case (c, k) => set.specOf(c).fold(c)(_.names.head) -> raw(k) }.toMap
+
+  /** `spec`'s name as the user wrote it (an alias, another case), else its own: what an error about it says. */
+  def nameOf(spec: OptionSpec[_]): String = bySpecName.get(spec.name).fold(spec.name)(_._1)
 
   /** The value of `spec`, read with its parser; None when not given. */
   def get[T](spec: OptionSpec[T]): Option[T] = bySpecName.get(spec.name).map { case (k, v) => spec.parse(k, v) }

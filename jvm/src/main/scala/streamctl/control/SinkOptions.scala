@@ -29,6 +29,8 @@ final case class SinkOptions(raw: Map[String, String]) {
   /** The topic every row goes to; without it, each row's `topic` column says (as in Spark). */
   val topic: Option[String] = options.get(Topic)
   val intermediate: Boolean = options(Intermediate)
+  /** Option `topic` as the user wrote it (`stream` is an alias), for errors about the topic. */
+  val topicOption: String = options.nameOf(Topic)
 
   if (!intermediate) ControlSpecs.find(options.isSet).foreach { s =>
     throw StreamctlException(s"Option '${s.name}' is about the control messages of an intermediate stream; " +

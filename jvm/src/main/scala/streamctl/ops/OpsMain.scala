@@ -1,5 +1,6 @@
 package streamctl.ops
 
+import java.io.{FileDescriptor, FileOutputStream, PrintStream}
 import java.nio.charset.StandardCharsets
 
 import scala.jdk.CollectionConverters._
@@ -8,6 +9,7 @@ import scala.util.control.NonFatal
 import com.fasterxml.jackson.databind.JsonNode
 import com.fasterxml.jackson.databind.node.ObjectNode
 import org.apache.hadoop.conf.Configuration
+import org.apache.kafka.common.utils.Utils
 
 import streamctl.{Json, StreamctlException}
 import streamctl.grouper.TaskName
@@ -17,16 +19,19 @@ import streamctl.system.{KafkaParams, KafkaSystemAdmin, SSP, SystemAdmin}
 
 /**
  * The operator commands without Spark: a plain `java -cp streamctl.jar:<a few of pyspark's
- * jars> streamctl.ops.OpsMain <command> <request JSON>` answers in about a second, where a
- * SparkSession takes ten. The `streamctl` console script (Python, argparse) parses the user's
- * arguments and hands them over as one JSON object; the answer is JSON on stdout, an error is
- * one line on stderr and exit code 1 (2 for a bad request).
+ * jars> streamctl.ops.OpsMain <command>` answers in about a second, where a SparkSession takes
+ * ten. The `streamctl` console script (Python, argparse) parses the user's arguments and hands
+ * them over as one JSON object on stdin: the request carries the user's Kafka settings
+ * (passwords, JAAS configs), and a process's arguments are readable by every local user (`ps`,
+ * `/proc/<pid>/cmdline`), its stdin is not. The answer is JSON on stdout, an error is one line
+ * on stderr and exit code 1 (2 for a bad request). stdout carries nothing else: every log line
+ * (Kafka's, Hadoop's) goes to stderr, so a client's complaint can never corrupt the answer.
  *
  * Commands: `describe` ([[QueryDescription]]), `reset` ([[ResetPlan]]), `list` and `delete`
  * ([[StartpointCommands]]), `history` ([[ProgressHistory]] of every source).
  *
  * {{{
- * java -cp ... streamctl.ops.OpsMain describe '{"checkpoint":"/chk/q1","bootstrapServers":"127.0.0.1:9092"}'
+ * echo '{"checkpoint":"/chk/q1","bootstrapServers":"127.0.0.1:9092"}' | java -cp ... streamctl.ops.OpsMain describe
  * }}}
  */
 object OpsMain {
@@ -34,13 +39,17 @@ object OpsMain {
   val BrokerTimeoutMs = 5000L
 
   def main(args: Array[String]): Unit = {
+    // Before any logger exists: a console appender made later (log4j's default one writes to
+    // System.out) then writes to stderr, and only the answer reaches the real stdout.
+    val answer = new PrintStream(new FileOutputStream(FileDescriptor.out), false, StandardCharsets.UTF_8)
+    System.setOut(System.err)
     val code =
       try {
-        if (args.length != 2) throw new IllegalArgumentException("usage: OpsMain <command> <request JSON>")
-        val out = run(args(0), Json.parse(args(1), "the request"))
-        System.out.write(Json.write(out).getBytes(StandardCharsets.UTF_8))
-        System.out.println()
-        System.out.flush()
+        if (args.length != 1) throw new IllegalArgumentException("usage: OpsMain <command> (the request JSON on stdin)")
+        val request = new String(System.in.readAllBytes(), StandardCharsets.UTF_8)
+        val out = run(args(0), Json.parse(request, "the request"))
+        answer.println(Json.write(out))
+        answer.flush()
         0
       } catch {
         case e: StreamctlException => System.err.println(e.getMessage); 1
@@ -60,9 +69,11 @@ object OpsMain {
       case (Some(c), None) => StoreLayout.ofQuery(c)
       case _ => throw StreamctlException("Give the query's checkpoint (--checkpoint) or its metadata store path (--metadata-store-path)")
     }
-    lazy val admin: Option[KafkaSystemAdmin] = text("bootstrapServers").map { s =>
-      val options = Option(req.get("kafkaOptions")).toSeq.flatMap(_.properties().asScala.map(e => e.getKey -> e.getValue.asText)).toMap
-      KafkaSystemAdmin(KafkaParams(Map("bootstrap.servers" -> s, "default.api.timeout.ms" -> BrokerTimeoutMs.toString) ++ options))
+    // Kafka's tools' --command-config first, then the single options over it.
+    val kafka = text("commandConfig").fold(Map.empty[String, String])(commandConfig) ++
+      Option(req.get("kafkaOptions")).toSeq.flatMap(_.properties().asScala.map(e => e.getKey -> e.getValue.asText)).toMap
+    lazy val admin: Option[KafkaSystemAdmin] = text("bootstrapServers").orElse(kafka.get("bootstrap.servers")).map { s =>
+      KafkaSystemAdmin(KafkaParams(Map("default.api.timeout.ms" -> BrokerTimeoutMs.toString) ++ kafka ++ Map("bootstrap.servers" -> s)))
     }
     try command match {
       case "describe" =>
@@ -86,6 +97,11 @@ object OpsMain {
       case other => throw new IllegalArgumentException(s"Unknown command '$other' (known: describe, reset, list, delete, history)")
     } finally admin.foreach(_.close())
   }
+
+  /** A Kafka client properties file, read as Kafka's own tools read `--command-config`. */
+  private def commandConfig(path: String): Map[String, String] =
+    try Utils.loadProps(path).asScala.toMap
+    catch { case e: java.io.IOException => throw StreamctlException(s"--command-config $path: cannot read it: ${e.getMessage}", e) }
 
   private def reset(req: JsonNode, checkpoint: Option[String], location: String, admin: => Option[SystemAdmin],
       conf: Configuration): ObjectNode = {

@@ -67,12 +67,17 @@ final class DataLossStep(admin: SystemAdmin, failOnDataLoss: Boolean) {
     }
   }
 
+  // Gaps of the batch being planned that continue a range a reader of the previous batch found
+  // gone: that reader's WARN named the whole range (one WARN per range), so they are only counted.
+  private var continued: Set[SkippedRange] = Set.empty
+
   /** With `failOnDataLoss=false`: SSPs that would begin before the broker's oldest offset begin there. */
-  val gaps: PlanningStep = (plan: BatchPlan, _: PlanningContext) =>
+  val gaps: PlanningStep = (plan: BatchPlan, ctx: PlanningContext) =>
     if (failOnDataLoss || plan.ssps.isEmpty) plan
     else {
       val oldest = admin.oldestOffsets(plan.ssps)
       val skipped = DataLoss.gaps(plan.minBegins, oldest)
+      continued = skipped.filter(g => ctx.skippedWhileReading.exists(r => r.ssp == g.ssp && r.until == g.from)).toSet
       if (skipped.isEmpty) plan
       else {
         val moved = plan.begins.foldLeft(plan) { case (p, (task, ssps)) =>
@@ -103,7 +108,8 @@ final class DataLossStep(admin: SystemAdmin, failOnDataLoss: Boolean) {
     val loss = next.state.dataLoss
     loss.recreated.foreach(r => log.warn(s"${r.describe}; reading it again from its first offset, because option " +
       "'failOnDataLoss' is false. Records of the old topic the query had not read are lost"))
-    loss.skipped.foreach(r => log.warn(r.describe))
+    loss.skipped.filterNot(continued).foreach(r => log.warn(r.describe))
+    continued = Set.empty
   }
 
   /** `recordsSkipped` and `streamsRecreated` since the query's checkpoint began, up to the batch ending at `consumed`. */

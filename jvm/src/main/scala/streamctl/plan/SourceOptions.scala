@@ -34,19 +34,19 @@ final case class SourceOptions(raw: Map[String, String]) {
 
   val subscription: Subscription = {
     val given = Seq(options.get(Subscribe).map(Subscription.Topics),
-      options.get(SubscribePattern).map(Subscription.parsePattern(SubscribePattern.name, _)),
-      options.get(Assign).map(Subscription.parseAssign(Assign.name, _))).flatten
+      options.get(SubscribePattern).map(Subscription.parsePattern(options.nameOf(SubscribePattern), _)),
+      options.get(Assign).map(Subscription.parseAssign(options.nameOf(Assign), _))).flatten
     given match {
       case Seq(Subscription.Topics(s)) =>
-        if (s.isEmpty) throw StreamctlException(s"Option '${Subscribe.name}' names no topic")
+        if (s.isEmpty) throw StreamctlException(s"Option '${options.nameOf(Subscribe)}' names no topic")
         val dup = s.diff(s.distinct)
-        if (dup.nonEmpty) throw StreamctlException(s"Option '${Subscribe.name}' names ${dup.distinct.mkString(", ")} more than once")
+        if (dup.nonEmpty) throw StreamctlException(s"Option '${options.nameOf(Subscribe)}' names ${dup.distinct.mkString(", ")} more than once")
         given.head
       case Seq(one) => one
-      case Nil => throw StreamctlException(s"One of the options '${Subscribe.name}' (a comma-separated list of topics; " +
-        s"streamctl's older name 'streams' means the same), '${SubscribePattern.name}' or '${Assign.name}' is required")
-      case _ => throw StreamctlException(s"Only one of the options '${Subscribe.name}', '${SubscribePattern.name}' and " +
-        s"'${Assign.name}' may be given")
+      case Nil => throw StreamctlException(s"One of the options '${options.nameOf(Subscribe)}' (a comma-separated list of topics; " +
+        s"streamctl's older name 'streams' means the same), '${options.nameOf(SubscribePattern)}' or '${options.nameOf(Assign)}' is required")
+      case _ => throw StreamctlException(s"Only one of the options '${options.nameOf(Subscribe)}', '${options.nameOf(SubscribePattern)}' and " +
+        s"'${options.nameOf(Assign)}' may be given")
     }
   }
 
@@ -58,7 +58,7 @@ final case class SourceOptions(raw: Map[String, String]) {
     case Subscription.Matching(pattern) =>
       val named = options.streamNames
       named.find(!_.matches(pattern)).foreach(s => throw StreamctlException(
-        s"Option 'stream.$s.*' names stream '$s', which does not match option '${SubscribePattern.name}' ($pattern)"))
+        s"Option 'stream.$s.*' names stream '$s', which does not match option '${options.nameOf(SubscribePattern)}' ($pattern)"))
       named
     case s => s.named
   }
@@ -74,7 +74,7 @@ final case class SourceOptions(raw: Map[String, String]) {
    */
   def checkRealTime(): Unit =
     Seq(MaxOffsetsPerTrigger, MinOffsetsPerTrigger, MaxTriggerDelay).find(s => options.isSet(s)).foreach { s =>
-      throw StreamctlException(s"Option '${s.name}' cannot apply in real-time mode (trigger(realTime=...)): " +
+      throw StreamctlException(s"Option '${options.nameOf(s)}' cannot apply in real-time mode (trigger(realTime=...)): " +
         "its tasks read continuously until the batch duration ends; remove the option")
     }
   val metadataStorePath: Option[String] = options.get(MetadataStorePath)
@@ -84,16 +84,16 @@ final case class SourceOptions(raw: Map[String, String]) {
 
   /** Where a query's first run (streaming) or a read (batch) starts; precedence as in Spark. */
   def starting(batch: Boolean): OffsetBound =
-    options.get(StartingTimestamp).map(ts => OffsetBound.Timestamps(StartingTimestamp.name, Map.empty, Some(ts)))
-      .orElse(options.get(StartingOffsetsByTimestamp).map(OffsetBound.parseTimestamps(StartingOffsetsByTimestamp.name, _)))
-      .orElse(options.get(StartingOffsets).map(OffsetBound.parseOffsets(StartingOffsets.name, _, allowEarliest = true, allowLatest = !batch)))
+    options.get(StartingTimestamp).map(ts => OffsetBound.Timestamps(options.nameOf(StartingTimestamp), Map.empty, Some(ts)))
+      .orElse(options.get(StartingOffsetsByTimestamp).map(OffsetBound.parseTimestamps(options.nameOf(StartingOffsetsByTimestamp), _)))
+      .orElse(options.get(StartingOffsets).map(OffsetBound.parseOffsets(options.nameOf(StartingOffsets), _, allowEarliest = true, allowLatest = !batch)))
       .getOrElse(OffsetBound.Named(StartingOffsets.name, latest = !batch))
 
   /** Where a batch read ends (latest by default); precedence as in Spark. */
   def ending: OffsetBound =
-    options.get(EndingTimestamp).map(ts => OffsetBound.Timestamps(EndingTimestamp.name, Map.empty, Some(ts)))
-      .orElse(options.get(EndingOffsetsByTimestamp).map(OffsetBound.parseTimestamps(EndingOffsetsByTimestamp.name, _)))
-      .orElse(options.get(EndingOffsets).map(OffsetBound.parseOffsets(EndingOffsets.name, _, allowEarliest = false, allowLatest = true)))
+    options.get(EndingTimestamp).map(ts => OffsetBound.Timestamps(options.nameOf(EndingTimestamp), Map.empty, Some(ts)))
+      .orElse(options.get(EndingOffsetsByTimestamp).map(OffsetBound.parseTimestamps(options.nameOf(EndingOffsetsByTimestamp), _)))
+      .orElse(options.get(EndingOffsets).map(OffsetBound.parseOffsets(options.nameOf(EndingOffsets), _, allowEarliest = false, allowLatest = true)))
       .getOrElse(OffsetBound.Named(EndingOffsets.name, latest = true))
 
   // Resolved now, so that a malformed value fails the query at its start whichever kind it is.
@@ -103,7 +103,7 @@ final case class SourceOptions(raw: Map[String, String]) {
   /** A streaming query cannot end: the `endingOffsets*` options are for batch reads, as in Spark. */
   def checkStreaming(): Unit =
     Seq(EndingOffsets, EndingOffsetsByTimestamp, EndingTimestamp).find(s => options.isSet(s)).foreach { s =>
-      throw StreamctlException(s"Option '${s.name}' is for batch reads (spark.read); a streaming query has no end " +
+      throw StreamctlException(s"Option '${options.nameOf(s)}' is for batch reads (spark.read); a streaming query has no end " +
         "(use Trigger.AvailableNow to read what is there now and stop)")
     }
 
@@ -112,7 +112,7 @@ final case class SourceOptions(raw: Map[String, String]) {
    * by default the same wait as every other call to Kafka (`kafka.default.api.timeout.ms`).
    */
   val readWait: BrokerWait = options.get(PollTimeoutMs) match {
-    case Some(ms) => BrokerWait(kafka.bootstrapServers, ms, PollTimeoutMs.name)
+    case Some(ms) => BrokerWait(kafka.bootstrapServers, ms, options.nameOf(PollTimeoutMs))
     case None => kafka.apiWait
   }
 

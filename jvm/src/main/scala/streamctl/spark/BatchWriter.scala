@@ -31,7 +31,9 @@ private[spark] object BatchWriter {
         s"Save mode ${other.name} is not supported by format(\"streamctl\"): a topic is only appended to " +
           "(use the default mode or 'append', as with format(\"kafka\"))")
     }
-    val factory = SinkWrite.prepare(options, data.schema).factory()
+    val write = SinkWrite.prepare(options, data.schema)
+    write.checkTopic()
+    val factory = write.factory()
     try data.queryExecution.toRdd.foreachPartition { rows =>
       val context = TaskContext.get()
       val writer = factory.createWriter(context.partitionId(), context.taskAttemptId())

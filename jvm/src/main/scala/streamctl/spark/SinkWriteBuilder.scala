@@ -27,6 +27,7 @@ final class SinkWriteBuilder(info: LogicalWriteInfo) extends WriteBuilder with U
     // message before the writers start (after an idle spell), watermarks and end-of-stream after
     // the writers committed. Only an intermediate stream carries them.
     override def toStreaming: StreamingWrite = new StreamingWrite {
+      prepared.checkTopic()
       private val query = if (prepared.options.intermediate) QueryControlRegistry.current() else None
       private val sink = query.flatMap(_.addSinkFor(raw))
       override def createStreamingWriterFactory(info: PhysicalWriteInfo): StreamingDataWriterFactory = {
@@ -35,6 +36,12 @@ final class SinkWriteBuilder(info: LogicalWriteInfo) extends WriteBuilder with U
         // over the sink's open connection: Spark builds this write at every batch.
         sink.fold(prepared.factory())(s => prepared.factory(s.batchPartitionCount()))
       }
+      // Spark's commit coordinator lets one attempt per partition commit, which matters for a sink
+      // whose commit publishes output; here a writer's records are sent as it writes (at least
+      // once, as Spark's Kafka sink) and its commit only flushes them. Without the coordinator, a
+      // task killed by a query's stop ends quietly (SinkDataWriter.writeAll) instead of being
+      // refused a commit, which Spark logs as an ERROR; Spark drops a killed task's answer anyway.
+      override def useCommitCoordinator(): Boolean = false
       override def commit(epochId: Long, messages: Array[WriterCommitMessage]): Unit =
         query.foreach(_.batchCommitted(epochId, wroteData = messages.exists {
           case m: SinkCommitMessage => m.records > 0
@@ -53,12 +60,23 @@ final case class SinkWrite(options: SinkOptions, layout: RowLayout) {
    */
   def factory(): SinkWriterFactory = factory {
     val admin = KafkaSystemAdmin(options.kafka)
-    try admin.partitionCountOf(options.stream, "option 'topic' of the sink") finally admin.close()
+    try admin.partitionCountOf(options.stream, s"option '${options.topicOption}' of the sink") finally admin.close()
+  }
+
+  /**
+   * On the driver, before any writer starts: the topic of option `topic` must exist (or the broker
+   * creates it), or every writer would wait `max.block.ms` for it and then say the broker did not
+   * answer. Rows naming their topic in a `topic` column are checked at their first failed send.
+   */
+  def checkTopic(): Unit = options.topic.foreach { t =>
+    val admin = KafkaSystemAdmin(options.kafka)
+    try admin.checkWritable(t, s"option '${options.topicOption}' of the sink") finally admin.close()
   }
 
   /** The writers' factory, given how to ask the intermediate stream's partition count (not asked for a plain sink). */
   def factory(partitionCount: => Int): SinkWriterFactory =
-    SinkWriterFactory(options.kafka, options.topic, options.intermediate, if (options.intermediate) partitionCount else 0, layout)
+    SinkWriterFactory(options.kafka, options.topic, options.topicOption, options.intermediate,
+      if (options.intermediate) partitionCount else 0, layout)
 }
 
 object SinkWrite {

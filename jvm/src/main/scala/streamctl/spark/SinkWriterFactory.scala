@@ -1,9 +1,11 @@
 package streamctl.spark
 
 import org.apache.kafka.clients.producer.{Callback, ProducerRecord, RecordMetadata}
+import org.apache.kafka.common.errors.InterruptException
 import org.apache.kafka.common.header.Header
 import org.apache.kafka.common.header.internals.RecordHeader
 import org.apache.kafka.common.utils.Utils
+import org.apache.spark.TaskContext
 import org.apache.spark.sql.catalyst.InternalRow
 import org.apache.spark.sql.connector.write.{DataWriter, DataWriterFactory, WriterCommitMessage}
 import org.apache.spark.sql.connector.write.streaming.StreamingDataWriterFactory
@@ -11,14 +13,14 @@ import org.apache.spark.unsafe.Platform
 
 import streamctl.StreamctlException
 import streamctl.control.IntermediateMessage
-import streamctl.system.{KafkaParams, ProducerPool, SystemAdmin}
+import streamctl.system.{KafkaParams, KafkaSystemAdmin, ProducerPool, SystemAdmin}
 
 /**
  * Makes the sink's writers on executors. `topic`: option `topic` (else each row's `topic`
- * column); `partitions`: the intermediate stream's partition count (0 for a plain sink).
+ * column), `topicOption` its name as the user wrote it; `partitions`: the intermediate stream's partition count (0 for a plain sink).
  */
-final case class SinkWriterFactory(kafka: KafkaParams, topic: Option[String], intermediate: Boolean, partitions: Int,
-                                   layout: RowLayout)
+final case class SinkWriterFactory(kafka: KafkaParams, topic: Option[String], topicOption: String, intermediate: Boolean,
+                                   partitions: Int, layout: RowLayout)
   extends DataWriterFactory with StreamingDataWriterFactory {
 
   override def createWriter(writerPartition: Int, attemptId: Long): DataWriter[InternalRow] = new SinkDataWriter(this)
@@ -56,6 +58,23 @@ final class SinkDataWriter(f: SinkWriterFactory) extends DataWriter[InternalRow]
     if (failure != null) throw sendFailed()
   }
   private val attempt = if (f.intermediate) TaskWriters.add(flushForReader) else None
+
+  // Set when the task was killed (the query stopped) while it wrote: it then ends without a commit.
+  private var killed = false
+
+  /**
+   * A query stopped while its tasks run (always so in real-time mode, where a task reads and
+   * writes for the whole batch) kills them by interrupting their threads, and the Kafka client
+   * blocked there, the source's poll in the same task or this writer's send, throws. That is the
+   * stop, not a failure: Spark logs any exception leaving here as an ERROR ("Aborting task"), so
+   * the writer ends quietly instead. Spark never delivers the result of a killed task (it checks
+   * the kill after the task returns), so nothing is committed: the batch runs again after a restart.
+   */
+  override def writeAll(rows: java.util.Iterator[InternalRow]): Unit =
+    try super.writeAll(rows)
+    catch { case _: InterruptException | _: InterruptedException if taskKilled => killed = true }
+
+  private def taskKilled: Boolean = Option(TaskContext.get()).exists(_.isInterrupted())
 
   override def write(row: InternalRow): Unit = {
     if (failure != null) throw sendFailed()
@@ -116,6 +135,8 @@ final class SinkDataWriter(f: SinkWriterFactory) extends DataWriter[InternalRow]
     else -1
 
   override def commit(): WriterCommitMessage = {
+    // Killed (see writeAll): a flush on the interrupted thread would only throw; Spark drops this answer.
+    if (killed) return SinkCommitMessage(0)
     producer.flush()
     if (failure != null) throw sendFailed()
     SinkCommitMessage(records)
@@ -130,8 +151,17 @@ final class SinkDataWriter(f: SinkWriterFactory) extends DataWriter[InternalRow]
 
   private def sendFailed(): StreamctlException = {
     val at = Option(failedAt)
-    val stream = f.topic.orElse(at.map(_.topic)).fold("Kafka")(t => s"stream '$t'")
+    val topic = f.topic.orElse(at.flatMap(m => Option(m.topic)))
+    val stream = topic.fold("Kafka")(t => s"stream '$t'")
     val partition = at.filter(_.partition >= 0).fold("")(m => s" partition ${m.partition}")
-    f.kafka.sendFailed(s"writing to $stream$partition", failure)
+    // The producer waited max.block.ms for a topic that is not there and says only "not present
+    // in metadata": the broker, asked once, says whether it exists.
+    val missing = (failure, topic) match {
+      case (t: org.apache.kafka.common.errors.TimeoutException, Some(name)) if String.valueOf(t.getMessage).contains("not present in metadata") =>
+        KafkaSystemAdmin.missingAfterTimeout(f.kafka, name,
+          if (f.topic.isDefined) s"option '${f.topicOption}' of the sink" else "column 'topic' of a row", t)
+      case _ => None
+    }
+    missing.getOrElse(f.kafka.sendFailed(s"writing to $stream$partition", failure))
   }
 }

@@ -49,11 +49,13 @@ class StreamctlProvider extends TableProvider with CreatableRelationProvider wit
     val options = properties.asScala.toMap
     StreamctlProvider.check(options, schema, readPath)
     QueryListeners.ensureRegistered(SparkSession.active)
+    KafkaClientsShutdown.ensureRegistered(SparkSession.active.sparkContext)
     new StreamctlTable(options)
   }
 
   /** `df.write.format("streamctl").save()` ([[BatchWriter]]). */
   override def createRelation(context: SQLContext, mode: SaveMode, parameters: Map[String, String], data: DataFrame): BaseRelation = {
+    KafkaClientsShutdown.ensureRegistered(context.sparkContext)
     BatchWriter.write(data, mode, parameters)
     new BaseRelation {
       override def sqlContext: SQLContext = context

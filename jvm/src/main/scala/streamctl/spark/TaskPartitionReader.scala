@@ -98,7 +98,15 @@ final class TaskPartitionReader(read: TaskRead, config: ReaderConfig, reports: R
   override def close(): Unit = {
     publisher.foreach(_.close())
     reader.close()
-    if (healthy) ConsumerPool.release(config.kafka, read.task, consumer, reader.unread) else ConsumerPool.closeQuietly(consumer)
+    if (healthy) ConsumerPool.release(config.kafka, read.task, consumer, reader.unread)
+    else {
+      // A stopped query kills its tasks by interrupting them; a consumer closed on an interrupted
+      // thread cannot say goodbye to the broker and logs that as an ERROR. The interrupt is the
+      // stop, already seen: close with it cleared, then set it again for Spark.
+      val interrupted = Thread.interrupted()
+      try ConsumerPool.closeQuietly(consumer)
+      finally if (interrupted) Thread.currentThread().interrupt()
+    }
   }
 
   private def emit(e: Envelope): Unit = current = converter.toRow(e, control.fold(-1L)(_.watermarkMs(e.ssp)))

@@ -10,6 +10,8 @@ import org.apache.kafka.clients.admin.AdminClientConfig
 import org.apache.kafka.clients.consumer.ConsumerConfig
 import org.apache.kafka.clients.producer.ProducerConfig
 import org.apache.kafka.common.KafkaException
+import org.apache.kafka.common.config.SaslConfigs
+import org.apache.kafka.common.errors.AuthenticationException
 import org.apache.kafka.common.serialization.{ByteArrayDeserializer, ByteArraySerializer}
 import org.apache.kafka.common.utils.Utils
 
@@ -122,7 +124,24 @@ final case class KafkaParams(user: Map[String, String]) {
       else deliveryWait
       wait.exceeded(what, t)
     case t: java.util.concurrent.TimeoutException => deliveryWait.exceeded(what, t)
+    case a: AuthenticationException => authenticationFailed(what, a)
     case c => StreamctlException(s"Kafka at $bootstrapServers failed while $what: ${c.getClass.getSimpleName}: ${c.getMessage}", c)
+  }
+
+  /**
+   * The broker refused these credentials (or the TLS handshake): one line naming the servers and
+   * the security protocol and SASL mechanism in use, so a wrong password reads as such and not
+   * as an outage. Kafka's own message names no secret.
+   */
+  def authenticationFailed(what: String, cause: AuthenticationException): StreamctlException = {
+    val protocol = user.getOrElse(CommonClientConfigs.SECURITY_PROTOCOL_CONFIG, CommonClientConfigs.DEFAULT_SECURITY_PROTOCOL)
+    val sasl = protocol.toUpperCase(java.util.Locale.ROOT).startsWith("SASL")
+    val how = if (sasl) s"security.protocol $protocol, SASL mechanism ${user.getOrElse(SaslConfigs.SASL_MECHANISM, SaslConfigs.DEFAULT_SASL_MECHANISM)}"
+      else s"security.protocol $protocol"
+    val check = if (sasl) "check the credentials in option 'kafka.sasl.jaas.config' and option 'kafka.sasl.mechanism'"
+      else "check the kafka.ssl.* options"
+    val reason = Option(cause.getMessage).map(_.linesIterator.mkString(" ")).getOrElse(cause.getClass.getSimpleName)
+    StreamctlException(s"Kafka at $bootstrapServers refused authentication ($how) while $what: $reason ($check)", cause)
   }
 
   /** Identity of these settings, for caches of clients on executors. */

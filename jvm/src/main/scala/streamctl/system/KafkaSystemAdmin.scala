@@ -6,7 +6,8 @@ import scala.jdk.CollectionConverters._
 
 import org.apache.kafka.clients.admin.{Admin, ListOffsetsResult, OffsetSpec}
 import org.apache.kafka.common.{TopicPartition, Uuid}
-import org.apache.kafka.common.errors.UnknownTopicOrPartitionException
+import org.apache.kafka.common.config.ConfigResource
+import org.apache.kafka.common.errors.{AuthenticationException, UnknownTopicOrPartitionException}
 
 import streamctl.StreamctlException
 
@@ -21,12 +22,18 @@ import streamctl.StreamctlException
  * }}}
  */
 class KafkaSystemAdmin(params: KafkaParams) extends SystemAdmin with AutoCloseable {
+  import KafkaSystemAdmin.AutoCreateTopics
+
   override val system: String = SSP.KafkaSystem
 
   // Created on first use: building a planner must not open connections it may never need.
   private var adminRef: Admin = _
+  private val watch = new BootstrapWatch(params.bootstrapServers, params.apiWait)
   private def admin: Admin = synchronized {
-    if (adminRef == null) adminRef = params.newClient("admin client")(Admin.create(params.admin))
+    if (adminRef == null) {
+      adminRef = params.newClient("admin client")(Admin.create(params.admin))
+      watch.start()
+    }
     adminRef
   }
 
@@ -72,6 +79,48 @@ class KafkaSystemAdmin(params: KafkaParams) extends SystemAdmin with AutoCloseab
   override def offsetsAtOrAfter(timestamps: Map[SSP, Long]): Map[SSP, Option[Long]] =
     listOffsets(timestamps.map { case (ssp, ts) => ssp -> OffsetSpec.forTimestamp(ts) }).map { case (s, o) => s -> Some(o).filter(_ >= 0) }
 
+  /**
+   * Fails, naming `stream`, the servers and `why` it is written, when a producer writing to it
+   * would wait `max.block.ms` (60 s) for a topic that never comes: it does not exist and the
+   * broker does not create topics at their first write (`auto.create.topics.enable=false`).
+   * When the broker's setting cannot be read (no DescribeConfigs right), the write goes ahead:
+   * a broker that does create it must keep working, and one that does not fails the first send
+   * with [[KafkaSystemAdmin.missingStream]].
+   */
+  def checkWritable(stream: String, why: String): Unit =
+    if (!exists(stream)) autoCreatesStreams() match {
+      case Some(true) => ()
+      case Some(false) => throw missingStream(stream, why, Some(false))
+      case None => ()
+    }
+
+  /** Whether `stream` exists; other failures (unreachable, refused) are errors as in every call. */
+  def exists(stream: String): Boolean =
+    try { describeStreams(Set(stream)); true }
+    catch { case e: StreamctlException if e.getCause.isInstanceOf[UnknownTopicOrPartitionException] => false }
+
+  /** The broker's `auto.create.topics.enable`; None when these credentials may not read it. */
+  def autoCreatesStreams(): Option[Boolean] =
+    try {
+      val node = admin.describeCluster().nodes().get(params.apiTimeoutMs, TimeUnit.MILLISECONDS).asScala.headOption
+      node.flatMap { n =>
+        val broker = new ConfigResource(ConfigResource.Type.BROKER, n.idString)
+        val configs = admin.describeConfigs(java.util.List.of(broker)).all().get(params.apiTimeoutMs, TimeUnit.MILLISECONDS)
+        Option(configs.get(broker)).flatMap(c => Option(c.get(AutoCreateTopics))).flatMap(e => Option(e.value)).map(_.trim.toBoolean)
+      }
+    } catch { case _: ExecutionException | _: TimeoutException | _: IllegalArgumentException => None }
+
+  /** The error for a write to `stream`, which does not exist; `autoCreates`: what the broker says of creating it. */
+  def missingStream(stream: String, why: String, autoCreates: Option[Boolean], cause: Throwable = null): StreamctlException = {
+    val broker = autoCreates match {
+      case Some(false) => s"and the broker does not create topics at their first write ($AutoCreateTopics=false)"
+      case Some(true) => s"although the broker creates topics at their first write ($AutoCreateTopics=true), it did not create this one"
+      case None => s"and whether the broker creates topics at their first write ($AutoCreateTopics) could not be read"
+    }
+    StreamctlException(s"Stream '$stream' does not exist on Kafka at ${params.bootstrapServers} ($why), $broker: " +
+      "create the topic first (kafka-topics --create), or write to one that exists", cause)
+  }
+
   override def listStreams(): Set[String] =
     call("listing topics")(admin.listTopics().names()).asScala.toSet
 
@@ -96,12 +145,13 @@ class KafkaSystemAdmin(params: KafkaParams) extends SystemAdmin with AutoCloseab
 
   // `what` is only for an error: by name, since describing thousands of SSPs per partition asked is quadratic.
   private def call[T](what: => String)(f: => org.apache.kafka.common.KafkaFuture[T]): T =
-    try f.get(params.apiTimeoutMs, TimeUnit.MILLISECONDS)
+    try { val answer = f.get(params.apiTimeoutMs, TimeUnit.MILLISECONDS); watch.answered(); answer }
     catch {
       // Our wait and the client's own timeout race; either way the broker did not answer.
       case _: TimeoutException => throw unreachable(what)
       case e: ExecutionException => e.getCause match {
         case _: org.apache.kafka.common.errors.TimeoutException => throw unreachable(what)
+        case a: AuthenticationException => throw params.authenticationFailed(what, a)
         case u: UnknownTopicOrPartitionException =>
           throw StreamctlException(s"Kafka at ${params.bootstrapServers}: a stream does not exist while $what (${u.getMessage})", u)
         case c =>
@@ -112,11 +162,29 @@ class KafkaSystemAdmin(params: KafkaParams) extends SystemAdmin with AutoCloseab
   private def unreachable(what: String) = params.apiWait.exceeded(what)
 
   override def close(): Unit = synchronized {
+    watch.cancel()
     if (adminRef != null) adminRef.close(java.time.Duration.ofSeconds(5))
     adminRef = null
   }
 }
 
 object KafkaSystemAdmin {
+  private val AutoCreateTopics = "auto.create.topics.enable"
+  // How long the question after a failed send may take: the broker may be the reason it failed.
+  private val AfterFailureTimeoutMs = "5000"
+
+  /**
+   * Why a send to `stream` timed out, when the reason is that the stream does not exist (the
+   * producer says only "not present in metadata" after `max.block.ms`): the error naming it and
+   * `why` it was written. None when it exists or the broker does not answer in a few seconds.
+   */
+  def missingAfterTimeout(params: KafkaParams, stream: String, why: String, cause: Throwable): Option[StreamctlException] = {
+    val admin = KafkaSystemAdmin(params.copy(user = params.user ++ Map(
+      org.apache.kafka.clients.CommonClientConfigs.DEFAULT_API_TIMEOUT_MS_CONFIG -> AfterFailureTimeoutMs)))
+    try if (admin.exists(stream)) None else Some(admin.missingStream(stream, why, admin.autoCreatesStreams(), cause))
+    catch { case _: StreamctlException => None }
+    finally admin.close()
+  }
+
   def apply(params: KafkaParams): KafkaSystemAdmin = new KafkaSystemAdmin(params)
 }

@@ -307,7 +307,9 @@ final class KafkaTaskReader(
       if (first > off) {
         // Only this range's share counts here: the rest belongs to later batches, which skip it themselves.
         val skipped = SkippedRange(active(j).ssp, off, math.min(first, until(j)))
-        KafkaTaskReader.log.warn(skipped.describe)
+        // One WARN names the whole gone range: planning moves the next batch past the rest of
+        // it without another (plan.DataLossStep); only this batch's share is counted here.
+        KafkaTaskReader.log.warn(skipped.copy(until = first).describe)
         onSkipped(skipped)
       } else KafkaTaskReader.log.warn(s"Stream '${tp.topic()}' partition ${tp.partition()}: offsets $off to ${until(j) - 1} " +
         "are past the broker's end (the partition was truncated after the batch was planned); the next batch continues " +

@@ -17,7 +17,9 @@ import org.apache.kafka.clients.producer.KafkaProducer
  * `buffer.memory` (allocated as it fills).
  *
  * A producer given back after a failed send is closed at once (no one else uses it), so the
- * next writer starts a fresh one. Closed at JVM shutdown.
+ * next writer starts a fresh one. [[clear]] closes them all when the Spark application that used
+ * them stops (a stopped session must not keep connections, and log each failed reconnect, until
+ * the JVM exits); the JVM's shutdown closes what is left.
  *
  * {{{
  * val p = ProducerPool.acquire(params)
@@ -47,15 +49,37 @@ object ProducerPool {
     }
   }
 
-  /** Gives a producer back; `failed` closes it (the pool makes a new one for later writers). */
+  /**
+   * Gives a producer back; `failed` closes it (the pool makes a new one for later writers), and so
+   * does a [[clear]] made while it was lent out.
+   */
   def release(params: KafkaParams, producer: Producer, failed: Boolean): Unit = {
     val close = synchronized {
-      if (!open.contains(producer)) false
+      if (!open.contains(producer)) true
       else if (failed) { open.remove(producer); true }
       else { idle.computeIfAbsent(params.cacheKey, _ => new java.util.ArrayDeque[Producer]()).addFirst(producer); false }
     }
     if (close) closeQuietly(producer, 0)
   }
+
+  /**
+   * Closes every idle producer and forgets the ones lent out (closed when given back); the pool
+   * starts new ones for later writers. An idle producer has nothing left to send (its writer
+   * flushed at commit), so it is closed without waiting.
+   */
+  def clear(): Unit = {
+    val closing = synchronized {
+      val all = new java.util.ArrayList[Producer]()
+      idle.values().forEach(all.addAll(_))
+      idle.clear()
+      open.clear()
+      all
+    }
+    closing.forEach(p => closeQuietly(p, 0))
+  }
+
+  /** How many producers the pool has open, lent out or idle. */
+  def openCount: Int = synchronized(open.size())
 
   private def closeQuietly(p: Producer, seconds: Int): Unit =
     try p.close(java.time.Duration.ofSeconds(seconds)) catch { case _: Exception => () }

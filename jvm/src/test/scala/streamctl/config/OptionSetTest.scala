@@ -50,6 +50,15 @@ class OptionSetTest {
       "Did you mean 'fail.on.data.loss'? Known options: "))
     val far = error("colour" -> "blue")
     assertTrue(far.startsWith("Unknown option 'colour' for format(\"x\"). Known options: "), far)
+    // A suggestion is spelled as declared, and the list of known options shows every name it may suggest.
+    val alias = error("maxOffsetsPerTriger" -> "7")
+    assertTrue(alias.contains("Did you mean 'maxOffsetsPerTrigger'?"), alias)
+    assertTrue(alias.contains("max.records.per.batch (alias maxOffsetsPerTrigger)"), alias)
+  }
+
+  @Test def anOptionIsNamedAsTheUserWroteIt(): Unit = {
+    assertEquals("MaxOffsetsPerTrigger", set.parse(Map("MaxOffsetsPerTrigger" -> "7")).nameOf(Budget))
+    assertEquals("max.records.per.batch", set.parse(Map.empty).nameOf(Budget))
   }
 
   @Test def valuesAreCheckedWhenRead(): Unit = {

@@ -25,17 +25,26 @@ class SparkOptionsTest {
       "kafkaConsumer.pollTimeoutMs" -> "500", "startingOffsets" -> "earliest")
     val old = source("streams" -> "orders", "max.records.per.batch" -> "7", "fail.on.data.loss" -> "false",
       "poll.timeout.ms" -> "500", "starting.offsets" -> "earliest")
-    for (o <- Seq(spark, old)) {
+    for ((o, written) <- Seq(spark -> "startingOffsets", old -> "starting.offsets")) {
       assertEquals(Subscription.Topics(Seq("orders")), o.subscription)
       assertEquals(Some(7L), o.maxRecordsPerBatch)
       assertFalse(o.failOnDataLoss)
       assertEquals(500L, o.readWait.ms)
-      assertEquals(OffsetBound.Named("startingOffsets", latest = false), o.starting(batch = false))
+      // Errors about the bound name the option as the user wrote it.
+      assertEquals(OffsetBound.Named(written, latest = false), o.starting(batch = false))
       // A user's class reads each option under one name, whichever spelling the user wrote.
       assertEquals(Some("orders"), o.chooser.options.get("subscribe"))
       assertEquals(Some("7"), o.chooser.options.get("maxoffsetspertrigger"))
     }
     assertTrue(fails("subscribe" -> "orders", "streams" -> "orders").contains("give it once"))
+  }
+
+  @Test def errorsNameTheOptionAsTheUserWroteIt(): Unit = {
+    val oldest = fails("streams" -> "orders", "starting.offsets" -> "oldest")
+    assertTrue(oldest.startsWith("Option 'starting.offsets'"), oldest)
+    assertFalse(oldest.contains("startingOffsets"), oldest)
+    val both = fails("streams" -> "orders", "subscribePattern" -> "o.*")
+    assertTrue(both.contains("'streams'") && both.contains("'subscribePattern'"), both)
   }
 
   @Test def exactlyOneSubscriptionIsRequiredAndTheErrorSaysWhich(): Unit = {

@@ -47,4 +47,19 @@ class ProducerPoolTest {
     assertSame(b, next, "later writers get the healthy one")
     ProducerPool.release(kp, next, failed = true)
   }
+
+  @Test def clearClosesIdleProducersAndThoseLentOutWhenGivenBack(): Unit = {
+    val kp = params("clear")
+    val idle = ProducerPool.acquire(kp)
+    val lent = ProducerPool.acquire(kp)
+    ProducerPool.release(kp, idle, failed = false)
+    ProducerPool.clear()
+    assertTrue(closed(idle), "an idle producer is closed at once")
+    assertFalse(closed(lent), "a lent producer keeps working for its writer")
+    ProducerPool.release(kp, lent, failed = false)
+    assertTrue(closed(lent), "and is closed when given back")
+    val next = ProducerPool.acquire(kp)
+    assertFalse(closed(next), "the pool starts a new one for later writers")
+    ProducerPool.release(kp, next, failed = true)
+  }
 }
