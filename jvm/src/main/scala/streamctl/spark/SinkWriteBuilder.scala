@@ -69,8 +69,13 @@ final case class SinkWrite(options: SinkOptions, layout: RowLayout) {
    * answer. Rows naming their topic in a `topic` column are checked at their first failed send.
    */
   def checkTopic(): Unit = options.topic.foreach { t =>
-    val admin = KafkaSystemAdmin(options.kafka)
-    try admin.checkWritable(t, s"option '${options.topicOption}' of the sink") finally admin.close()
+    // Spark builds the streaming write at every batch: a topic found once is not asked about again.
+    val key = options.kafka.cacheKey + "\u0001" + t
+    if (!SinkWrite.checked.contains(key)) {
+      val admin = KafkaSystemAdmin(options.kafka)
+      try admin.checkWritable(t, s"option '${options.topicOption}' of the sink") finally admin.close()
+      SinkWrite.checked.add(key)
+    }
   }
 
   /** The writers' factory, given how to ask the intermediate stream's partition count (not asked for a plain sink). */
@@ -80,6 +85,9 @@ final case class SinkWrite(options: SinkOptions, layout: RowLayout) {
 }
 
 object SinkWrite {
+  // (Kafka settings, topic) of the sink topics this driver found writable.
+  private val checked = java.util.concurrent.ConcurrentHashMap.newKeySet[String]()
+
   def prepare(raw: Map[String, String], schema: StructType): SinkWrite = {
     val options = SinkOptions(raw)
     SinkWrite(options, RowLayout(schema, options))
