@@ -232,7 +232,7 @@ def main() -> int:
     if "scale" in only:  # bench/scale.py: its own broker (every size's topic) and session
         results.json["open_file_limit"] = scale.raise_file_limit()
         with kafka_broker(properties=scale.BROKER_PROPERTIES) as broker:
-            spark = bench_session()
+            spark = bench_session(extra=scale.SESSION)
             try:
                 found, config = scale.run(spark, broker.bootstrap_servers, args.scale_sizes, args.scale_records)
             finally:

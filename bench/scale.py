@@ -54,6 +54,9 @@ STREAMCTL, BUILTIN = "streamctl", "built-in"
 PHASES = ("latestOffset", "queryPlanning", "walCommit", "getBatch", "addBatch", "commitOffsets")
 # The broker holds every size's topic at once (about 5,300 partitions): small index files keep its
 # memory maps and file handles modest.
+# One local executor runs every task, so it holds a consumer per partition for each source (a Kafka
+# consumer takes a few hundred KB of heap): 4,096 partitions ran out of the other benchmarks' 3 GB.
+SESSION = {"spark.driver.memory": "10g"}
 BROKER_PROPERTIES = {"log.index.size.max.bytes": str(64 << 10), "num.io.threads": "4"}
 
 
