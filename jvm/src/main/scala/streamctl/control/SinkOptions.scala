@@ -33,19 +33,19 @@ final case class SinkOptions(raw: Map[String, String]) {
   val topicOption: String = options.nameOf(Topic)
 
   if (!intermediate) ControlSpecs.find(options.isSet).foreach { s =>
-    throw StreamctlException(s"Option '${s.name}' is about the control messages of an intermediate stream; " +
+    throw StreamctlException(s"Option '${options.nameOf(s)}' is about the control messages of an intermediate stream; " +
       s"set option '${Intermediate.name}' to 'true' to write one (without it the sink writes plain records, as format(\"kafka\") does)")
   }
   if (intermediate && topic.isEmpty) throw StreamctlException(
-    s"A sink with '${Intermediate.name}=true' writes one intermediate stream, named by option '${Topic.name}', which is not set")
+    s"A sink with '${options.nameOf(Intermediate)}=true' writes one intermediate stream, named by option '$topicOption', which is not set")
 
   /** The intermediate stream written (only with `intermediate=true`). */
-  def stream: String = topic.getOrElse(throw StreamctlException(s"Option '${Topic.name}' is required"))
+  def stream: String = topic.getOrElse(throw StreamctlException(s"Option '$topicOption' is required"))
   val producerName: Option[String] = options.get(ProducerName)
   val producerCount: Int = options(ProducerCount)
   if (producerCount > 1 && producerName.isEmpty)
-    throw StreamctlException(s"Option '${ProducerCount.name}' is $producerCount: give each of the $producerCount writing " +
-      s"queries its own '${ProducerName.name}', so readers of stream '$stream' can tell them apart")
+    throw StreamctlException(s"Option '${options.nameOf(ProducerCount)}' is $producerCount: give each of the $producerCount writing " +
+      s"queries its own '${options.nameOf(ProducerName)}', so readers of stream '$stream' can tell them apart")
   val endOfStreamAfterAvailableNow: Boolean = options(EndOfStreamAfterAvailableNow)
   val idleTimeoutMs: Option[Long] = options(ProducerIdleTimeout)
   val watermarkIntervalMs: Long = options(WatermarkInterval)

@@ -57,7 +57,7 @@ object GrouperConfig {
   def apply(options: Options, streams: Seq[String]): GrouperConfig = {
     val (grouperName, grouper) = (options.get(Grouper), options.get(GrouperClass)) match {
       case (Some(g), Some(c)) =>
-        throw StreamctlException(s"Options ${Grouper.name} ('$g') and ${GrouperClass.name} ('$c') are both set; set only one")
+        throw StreamctlException(s"Options ${options.nameOf(Grouper)} ('$g') and ${options.nameOf(GrouperClass)} ('$c') are both set; set only one")
       case (None, Some(c)) =>
         c -> UserClass.instantiate(GrouperClass.name, c, classOf[SystemStreamPartitionGrouper], options.canonical)
       case (g, None) =>

@@ -146,4 +146,13 @@ class SparkOptionsTest {
     val noTopic = assertThrows(classOf[StreamctlException], () => { SinkOptions(Map(servers, "intermediate" -> "true")); () })
     assertTrue(noTopic.getMessage.contains("option 'topic'"), noTopic.getMessage)
   }
+
+  @Test def sinkErrorsNameTheOptionAsTheUserWroteIt(): Unit = {
+    val control = assertThrows(classOf[StreamctlException], () => { SinkOptions(Map(servers, "topic" -> "out", "Producer.Name" -> "a")); () })
+    assertTrue(control.getMessage.startsWith("Option 'Producer.Name' is about"), control.getMessage)
+    val count = assertThrows(classOf[StreamctlException],
+      () => { SinkOptions(Map(servers, "STREAM" -> "mid", "Intermediate" -> "true", "producer.COUNT" -> "2")); () })
+    assertTrue(count.getMessage.startsWith("Option 'producer.COUNT' is 2"), count.getMessage)
+    assertTrue(count.getMessage.contains("its own 'producer.name'"), count.getMessage)
+  }
 }
