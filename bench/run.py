@@ -48,6 +48,7 @@ from streamctl_testing import kafka, kafka_broker
 
 JVM_BENCHES = [
     "ChooserBench", "GrouperBench", "StartpointBench", "ControlBench", "HostAffinityBench", "ReaderPathBench",
+    "PlannerBench",
 ]
 GROUPS = ("jvm", "read", "write", "control", "pipeline", "memory", "cli", "realtime", "scale")
 R = read_throughput
