@@ -259,10 +259,12 @@ def run(spark: SparkSession, servers: str, sizes: tuple[int, ...], per_partition
                           f"(addBatch {r['phases_ms']['addBatch']:.0f}, "
                           f"latestOffset {r['phases_ms']['latestOffset']:.0f}), "
                           f"first batch {r['first_batch_ms']:,} ms, task wall/CPU {r['task_wall_ms']:.0f}/"
-                          f"{r['task_cpu_ms']:.0f} ms, {r['bytes_per_batch']:,.0f} B/batch", flush=True)
+                          f"{r['task_cpu_ms']:.0f} ms, {r['bytes_per_batch']:,.0f} B/batch, consumers created/reused "
+                          f"per batch {r['consumers_created_per_batch']:g}/{r['consumers_reused_per_batch']:g}",
+                          flush=True)
                     results.append(r)
                 framed.append(_framed(spark, servers, size, per_partition, Path(tmp) / f"{size}-framed", listener))
-                if size == min(sizes):
+                if size == min(sizes) and size <= 128:  # beside each other, thousands of consumers would not fit
                     side_by_side = _two_queries(spark, servers, topic, size, Path(tmp) / "two")
                 kafka.delete_stream(spark, servers, topic)
                 # The deleted topic's consumers would idle out of the pool in 5 minutes; the next size's
