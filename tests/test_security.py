@@ -15,6 +15,7 @@ from pathlib import Path
 import pytest
 from pyspark.errors import StreamingQueryException
 from pyspark.sql import SparkSession
+from pyspark.sql.streaming import StreamingQuery
 
 from streamctl import options
 from streamctl_testing import kafka
@@ -45,16 +46,18 @@ def _streams(spark: SparkSession, broker: SecuredKafkaBroker, partitions: int) -
     return src, dst
 
 
-def _copy(spark: SparkSession, client: dict[str, str], src: str, dst: str, checkpoint: Path, **sink: str) -> None:
-    """One job: the streamctl source reads ``src`` and the streamctl sink writes ``dst``, both with
-    the ``client`` options (``sink``: more sink options), to the end of ``src``."""
+def _start_copy(
+    spark: SparkSession, client: dict[str, str], src: str, dst: str, checkpoint: Path, **sink: str
+) -> StreamingQuery:
+    """Starts one job: the streamctl source reads ``src`` and the streamctl sink writes ``dst``, both
+    with the ``client`` options (``sink``: more sink options), to the end of ``src``."""
     df = (
         spark.readStream.format("streamctl")
         .options(**options.source(client["kafka.bootstrap.servers"], [src], starting_offsets="earliest"))
         .options(**client)
         .load()
     )
-    q = (
+    return (
         df.select("value")
         .writeStream.format("streamctl")
         .options(**options.sink(client["kafka.bootstrap.servers"], dst))
@@ -63,6 +66,11 @@ def _copy(spark: SparkSession, client: dict[str, str], src: str, dst: str, check
         .trigger(availableNow=True)
         .start()
     )
+
+
+def _copy(spark: SparkSession, client: dict[str, str], src: str, dst: str, checkpoint: Path, **sink: str) -> None:
+    """:func:`_start_copy`, run to its end, which must come without an error."""
+    q = _start_copy(spark, client, src, dst, checkpoint, **sink)
     q.awaitTermination(180)
     assert q.exception() is None, q.exception()
 
@@ -232,21 +240,7 @@ def test_no_secret_in_logs_errors_progress_plans_checkpoints_or_cli_output(spark
     seen: dict[str, str] = {}
 
     def run(name: str, options_: dict[str, str]) -> None:
-        df = (
-            spark.readStream.format("streamctl")
-            .options(**options.source(options_["kafka.bootstrap.servers"], [src], starting_offsets="earliest"))
-            .options(**options_)
-            .load()
-        )
-        q = (
-            df.select("value")
-            .writeStream.format("streamctl")
-            .options(**options.sink(options_["kafka.bootstrap.servers"], dst))
-            .options(**options_)
-            .option("checkpointLocation", str(tmp_path / name))
-            .trigger(availableNow=True)
-            .start()
-        )
+        q = _start_copy(spark, options_, src, dst, tmp_path / name)
         with contextlib.suppress(StreamingQueryException):  # the failed run: its error is read below
             q.awaitTermination(180)
         seen[f"{name} error"] = str(q.exception() or "")
