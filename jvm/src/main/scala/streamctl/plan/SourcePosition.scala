@@ -83,7 +83,7 @@ object SourcePosition {
     val modulo = Option(root.get("modulo")).map(_.properties().asScala.map(e => e.getKey -> e.getValue.asInt).toMap)
       .getOrElse(Map.empty[String, Int])
     val compact = Option(root.get("next")).map(SspValues.read(_, what)).getOrElse(Map.empty).toSeq.map { case (ssp, o) =>
-      (taskOf(ssp, modulo.get(s"${ssp.system}/${ssp.stream}")), ssp, o)
+      (taskOf(ssp, modulo.get(SspValues.streamKey(ssp.system, ssp.stream))), ssp, o)
     }
     val tasks = compact.foldLeft(explicit) { case (acc, (task, ssp, o)) =>
       acc.updated(task, acc.getOrElse(task, Map.empty[SSP, Long]).updated(ssp, o))
@@ -135,7 +135,7 @@ object SourcePosition {
     val usedModulo = modulo.filter { case (stream, _) => compact.keys.exists(s => (s.system, s.stream) == stream) }
     if (usedModulo.nonEmpty) {
       val m = root.putObject("modulo")
-      usedModulo.toSeq.sorted.foreach { case ((system, stream), k) => m.put(s"$system/$stream", k) }
+      usedModulo.toSeq.sorted.foreach { case ((system, stream), k) => m.put(SspValues.streamKey(system, stream), k) }
     }
     if (compact.nonEmpty) SspValues.write(compact, root.putObject("next"))
     if (rest.nonEmpty) writePositions("tasks", rest, root)

@@ -96,10 +96,8 @@ final class KafkaTaskReader(
     // batch), its records and its position serve as they are; a seek would throw them away.
     active.indices.foreach { i =>
       Option(prefetched.get(tps(i))).filter(_.streamId == streamIds.get(tps(i).topic()))
-        .flatMap(_.indexOf(active(i).from)) match {
-        case Some(k) =>
-          val left = prefetched.get(tps(i)).records
-          if (k < left.size()) { buffer(i) = left; bufferPos(i) = k }
+        .flatMap(left => left.indexOf(active(i).from).map(left.records -> _)) match {
+        case Some((records, k)) => if (k < records.size()) { buffer(i) = records; bufferPos(i) = k }
         case None => consumer.seek(tps(i), active(i).from)
       }
     }

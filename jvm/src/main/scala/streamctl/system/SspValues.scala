@@ -21,11 +21,14 @@ import streamctl.{Json, StreamctlException}
  * }}}
  */
 object SspValues {
+  /** How a stream is named as a field: `kafka/orders`. */
+  def streamKey(system: String, stream: String): String = s"$system/$stream"
+
   /** Adds one field per stream (`system/stream`, sorted) to `into`. */
   def write(values: Map[SSP, Long], into: ObjectNode): Unit =
     values.groupBy { case (s, _) => (s.system, s.stream) }.toSeq.sortBy(_._1).foreach { case ((system, stream), vs) =>
       val byPartition = vs.map { case (s, v) => s.partition -> v }
-      val key = s"$system/$stream"
+      val key = streamKey(system, stream)
       if ((0 until byPartition.size).forall(byPartition.contains)) {
         val arr = into.putArray(key)
         (0 until byPartition.size).foreach(p => arr.add(byPartition(p)))
