@@ -47,6 +47,8 @@ from streamctl import options
 from streamctl_testing import kafka
 
 BUILTIN = "built-in"
+# streamctl with a transactional intermediate stream read with read_committed (docs/exactly-once.md).
+TRANSACTIONAL = "streamctl transactional"
 TIMEOUT = 600
 
 
@@ -82,10 +84,11 @@ def _describe(q: StreamingQuery) -> str:
 
 
 def _streamctl_queries(spark: SparkSession, servers: str, source: str, mid: str, per_batch: int | None,
-                       settings: str) -> tuple[DataFrame, DataStreamWriter]:
+                       settings: str, transactional: bool = False) -> tuple[DataFrame, DataStreamWriter]:
     consumer, producer = PIPELINE_SETTINGS[settings]["consumer"], PIPELINE_SETTINGS[settings]["producer"]
+    reader = {**consumer, "isolation.level": "read_committed"} if transactional else consumer
     down = (spark.readStream.format("streamctl")
-            .options(**options.source(servers, [mid], starting_offsets="earliest", kafka=consumer))
+            .options(**options.source(servers, [mid], starting_offsets="earliest", kafka=reader))
             .options(**options.intermediate(mid)).load())
     up = (
         spark.readStream.format("streamctl")
@@ -94,7 +97,8 @@ def _streamctl_queries(spark: SparkSession, servers: str, source: str, mid: str,
         .load()
         .withWatermark("timestamp", "0 seconds")
         .select("key", "value")
-        .writeStream.format("streamctl").options(**options.sink(servers, mid, intermediate=True, kafka=producer))
+        .writeStream.format("streamctl")
+        .options(**options.sink(servers, mid, intermediate=True, transactional=transactional or None, kafka=producer))
     )
     return down, up
 
@@ -167,7 +171,7 @@ def throughput(spark: SparkSession, servers: str, workdir: str, records: int, pa
     source = f"bench-pipe-{records}"
     kafka.create_stream(spark, servers, source, partitions)
     kafka.produce_synthetic(spark, servers, source, records, value_size)
-    names = [f"{src}, {settings}" for settings in PIPELINE_SETTINGS for src in ("streamctl", BUILTIN)]
+    names = [f"{src}, {settings}" for settings in PIPELINE_SETTINGS for src in ("streamctl", TRANSACTIONAL, BUILTIN)]
     results = {name: Measurement("pipeline", name, records, config["settings"][name.rsplit(", ", 1)[1]])
                for name in names}
     run_id = [0]
@@ -177,9 +181,12 @@ def throughput(spark: SparkSession, servers: str, workdir: str, records: int, pa
         src, settings = name.rsplit(", ", 1)
         mid, chk = f"bench-pipe-mid-{run_id[0]}", f"{workdir}/pipe-{run_id[0]}"
         kafka.create_stream(spark, servers, mid, partitions)
-        queries = _builtin_queries if src == BUILTIN else _streamctl_queries
-        seconds, stopped = _run(name, *queries(spark, servers, source, mid, per_batch, settings), chk, records,
-                                stops_itself=src != BUILTIN)
+        if src == BUILTIN:
+            pair = _builtin_queries(spark, servers, source, mid, per_batch, settings)
+        else:
+            pair = _streamctl_queries(spark, servers, source, mid, per_batch, settings,
+                                      transactional=src == TRANSACTIONAL)
+        seconds, stopped = _run(name, *pair, chk, records, stops_itself=src != BUILTIN)
         if stopped is not None:
             print(f"    (query 2 stopped by itself on end-of-stream at {stopped:.2f} s)", flush=True)
         kafka.delete_stream(spark, servers, mid)

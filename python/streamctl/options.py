@@ -64,6 +64,8 @@ def sink(
     end_of_stream_after_available_now: bool | None = None,
     producer_idle_timeout: str | None = None,
     watermark_interval: str | None = None,
+    transactional: bool | None = None,
+    transactional_id_prefix: str | None = None,
     kafka: Mapping[str, str] | None = None,
 ) -> dict[str, str]:
     """Options of the streamctl sink, which writes topic ``stream``.
@@ -82,7 +84,10 @@ def sink(
     without writing a record the query tells readers it is idle, so it no longer holds their
     watermark back (docs/control-messages.md, "Idle producers"). ``watermark_interval`` (default
     ``"50ms"``): in real-time mode, how often an intermediate sink checks its query's watermark and
-    sends it on when it advanced (docs/real-time.md)."""
+    sends it on when it advanced (docs/real-time.md). ``transactional=True`` writes each batch's
+    records of a writer partition in one Kafka transaction, so ``read_committed`` readers see
+    every record exactly once, also after retries and restarts; ``transactional_id_prefix``
+    (default ``"streamctl"``) starts its transactional ids and marker groups (docs/exactly-once.md)."""
     opts = {"kafka.bootstrap.servers": bootstrap_servers, "topic": stream}
     if intermediate:
         opts["intermediate"] = "true"
@@ -96,6 +101,10 @@ def sink(
         opts["producer.idle.timeout"] = producer_idle_timeout
     if watermark_interval is not None:
         opts["watermark.interval"] = watermark_interval
+    if transactional is not None:
+        opts["transactional"] = _bool(transactional)
+    if transactional_id_prefix is not None:
+        opts["transactionalIdPrefix"] = transactional_id_prefix
     opts.update({f"kafka.{k}": v for k, v in (kafka or {}).items()})
     return opts
 

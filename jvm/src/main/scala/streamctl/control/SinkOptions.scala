@@ -48,6 +48,17 @@ final case class SinkOptions(raw: Map[String, String]) {
       s"queries its own '${options.nameOf(ProducerName)}', so readers of stream '$stream' can tell them apart")
   val endOfStreamAfterAvailableNow: Boolean = options(EndOfStreamAfterAvailableNow)
   val idleTimeoutMs: Option[Long] = options(ProducerIdleTimeout)
+
+  /** Each writer partition's records of a batch go out in one Kafka transaction ([[streamctl.system.TransactionalProducers]]). */
+  val transactional: Boolean = options(Transactional)
+  val transactionalIdPrefix: String = options(TransactionalIdPrefix)
+  if (options.isSet(TransactionalIdPrefix) && !transactional) throw StreamctlException(
+    s"Option '${options.nameOf(TransactionalIdPrefix)}' names the transactional ids of a transactional sink; " +
+      s"set option '${options.nameOf(Transactional)}' to 'true' to write one")
+  // One producer writes under one transactional id: streamctl gives each writer partition its own.
+  if (raw.keySet.exists(_.equalsIgnoreCase("kafka.transactional.id"))) throw StreamctlException(
+    s"Option 'kafka.transactional.id' is not supported: with '${options.nameOf(Transactional)}=true' streamctl gives " +
+      s"each writer partition its own transactional id, named by option '${options.nameOf(TransactionalIdPrefix)}'")
   val watermarkIntervalMs: Long = options(WatermarkInterval)
 }
 
@@ -60,11 +71,18 @@ object SinkOptions {
   val IncludeHeaders: OptionSpec[Boolean] = OptionSpec.bool("includeHeaders",
     "accepted as Spark's sink does: a 'headers' column is written whenever there is one", default = false)
 
+  val Transactional: OptionSpec[Boolean] = OptionSpec.bool("transactional",
+    "write each batch's records of a writer partition in one Kafka transaction: exactly once for read_committed readers",
+    default = false)
+  val TransactionalIdPrefix: OptionSpec[String] = OptionSpec.string("transactionalIdPrefix",
+    "the start of the sink's transactional ids and marker consumer groups (for ACLs granted by prefix)")
+    .copy(default = Some("streamctl"))
+
   private val ControlSpecs = Seq(ControlOptions.ProducerName, ControlOptions.ProducerCount,
     ControlOptions.EndOfStreamAfterAvailableNow, ControlOptions.ProducerIdleTimeout, ControlOptions.WatermarkInterval)
 
   val Registry: OptionSet = new OptionSet("writeStream.format(\"streamctl\")",
-    Seq(Topic, Intermediate, IncludeHeaders) ++ ControlSpecs,
+    Seq(Topic, Intermediate, IncludeHeaders, Transactional, TransactionalIdPrefix) ++ ControlSpecs,
     passThrough = Seq("kafka."),
     // Spark adds the first three itself for every sink; the others are Spark's own writer options
     // (asynchronous progress tracking, which real-time queries of Spark 4.3 must turn off).

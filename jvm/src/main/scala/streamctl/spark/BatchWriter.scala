@@ -33,7 +33,7 @@ private[spark] object BatchWriter {
     }
     val write = SinkWrite.prepare(options, data.schema)
     write.checkTopic()
-    val factory = write.factory()
+    val factory = write.factory(write.writeTransactions())
     try data.queryExecution.toRdd.foreachPartition { rows =>
       val context = TaskContext.get()
       val writer = factory.createWriter(context.partitionId(), context.taskAttemptId())

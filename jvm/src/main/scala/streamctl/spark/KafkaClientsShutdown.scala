@@ -3,10 +3,10 @@ package streamctl.spark
 import org.apache.spark.SparkContext
 import org.apache.spark.scheduler.{SparkListener, SparkListenerApplicationEnd}
 
-import streamctl.system.{ConsumerPool, ProducerPool}
+import streamctl.system.{ConsumerPool, ProducerPool, TransactionalProducers}
 
 /**
- * Closes the Kafka clients streamctl keeps for reuse ([[ProducerPool]], [[ConsumerPool]]) when
+ * Closes the Kafka clients streamctl keeps for reuse ([[ProducerPool]], [[TransactionalProducers]], [[ConsumerPool]]) when
  * the application that used them stops: `spark.stop()` leaves the JVM running (PySpark keeps its
  * gateway), and pooled clients would keep their connections and log every failed reconnect
  * (`WARN NetworkClient ... could not be established`) until it exits. A `SparkListener` hears
@@ -34,6 +34,7 @@ object KafkaClientsShutdown {
    */
   def closePools(): Unit = if (!jvmShuttingDown) {
     ProducerPool.clear()
+    TransactionalProducers.clear()
     ConsumerPool.clear()
   }
 

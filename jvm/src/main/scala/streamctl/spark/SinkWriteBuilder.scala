@@ -5,11 +5,11 @@ import scala.jdk.CollectionConverters._
 import org.apache.spark.sql.connector.write._
 import org.apache.spark.sql.connector.write.streaming.{StreamingDataWriterFactory, StreamingWrite}
 import org.apache.spark.sql.types._
-import org.apache.spark.streamctl.UpdateAsAppend
+import org.apache.spark.streamctl.{QueryTrigger, SparkQueries, UpdateAsAppend}
 
 import streamctl.StreamctlException
 import streamctl.control.SinkOptions
-import streamctl.system.KafkaSystemAdmin
+import streamctl.system.{KafkaSystemAdmin, TransactionalIds}
 
 /**
  * The streaming write of `writeStream.format("streamctl")` (batch writes: [[BatchWriter]]).
@@ -28,17 +28,20 @@ final class SinkWriteBuilder(info: LogicalWriteInfo) extends WriteBuilder with U
     // the writers committed. Only an intermediate stream carries them.
     override def toStreaming: StreamingWrite = new StreamingWrite {
       prepared.checkTopic()
+      private val transactions = prepared.queryTransactions()
       private val query = if (prepared.options.intermediate) QueryControlRegistry.current() else None
       private val sink = query.flatMap(_.addSinkFor(raw))
       override def createStreamingWriterFactory(info: PhysicalWriteInfo): StreamingDataWriterFactory = {
         query.foreach(_.batchStarted(QueryLookup.currentBatchId.getOrElse(-1L)))
         // The writers write the partitions the query's control messages of this batch go to, asked
         // over the sink's open connection: Spark builds this write at every batch.
-        sink.fold(prepared.factory())(s => prepared.factory(s.batchPartitionCount()))
+        sink.fold(prepared.factory(transactions))(s => prepared.factory(s.batchPartitionCount(), transactions))
       }
       // Spark's commit coordinator lets one attempt per partition commit, which matters for a sink
       // whose commit publishes output; here a writer's records are sent as it writes (at least
-      // once, as Spark's Kafka sink) and its commit only flushes them. Without the coordinator, a
+      // once, as Spark's Kafka sink) and its commit only flushes them; a transactional writer's
+      // commit publishes them, but the newest attempt fences older ones and an attempt of a
+      // committed batch writes nothing (TransactionalProducers). Without the coordinator, a
       // task killed by a query's stop ends quietly (SinkDataWriter.writeAll) instead of being
       // refused a commit, which Spark logs as an ERROR; Spark drops a killed task's answer anyway.
       override def useCommitCoordinator(): Boolean = false
@@ -58,9 +61,62 @@ final case class SinkWrite(options: SinkOptions, layout: RowLayout) {
    * The writers' factory; an intermediate stream's partition count is asked for here, on the
    * driver, with an admin client of its own (a batch write, or a streaming one outside a query's control).
    */
-  def factory(): SinkWriterFactory = factory {
+  def factory(transactions: Option[TransactionalIds]): SinkWriterFactory = factory({
     val admin = KafkaSystemAdmin(options.kafka)
     try admin.partitionCountOf(options.stream, s"option '${options.topicOption}' of the sink") finally admin.close()
+  }, transactions)
+
+  /**
+   * A transactional streaming write's ids, derived from the query's id (kept in its checkpoint:
+   * a restarted query fences its previous run's writers), checked once per query against the
+   * query's trigger and the broker.
+   */
+  def queryTransactions(): Option[TransactionalIds] = Option.when(options.transactional) {
+    val queryId = QueryLookup.currentQueryId.getOrElse(throw new IllegalStateException(
+      "A streaming write outside a query's thread: Spark sets the query id there"))
+    if (SinkWrite.checked.add(s"$queryId\u0001transactions")) checkTransactions(QueryLookup.find(queryId).flatMap(SparkQueries.trigger))
+    TransactionalIds(options.transactionalIdPrefix, queryId, sinkName)
+  }
+
+  /** A transactional batch write's ids: its own, so that retried attempts of its Spark tasks fence each other. */
+  def writeTransactions(): Option[TransactionalIds] = Option.when(options.transactional) {
+    TransactionalIds(options.transactionalIdPrefix, java.util.UUID.randomUUID().toString, sinkName)
+  }
+
+  private def sinkName: String = options.topic.getOrElse("rows")
+
+  /**
+   * A transaction that the broker ends before its batch commits loses nothing (the batch fails
+   * and runs again) but never succeeds either: a transaction lasts up to a batch, so
+   * `transaction.timeout.ms` must exceed the trigger interval and stay within the broker's
+   * `transaction.max.timeout.ms`. Real-time mode writes records as they come for a whole long
+   * batch, which one transaction would hide from `read_committed` readers until the batch ends.
+   */
+  private def checkTransactions(trigger: Option[QueryTrigger]): Unit = {
+    val transactional = SinkOptions.Transactional.name
+    val timeoutMs = options.kafka.transactionTimeoutMs
+    trigger match {
+      case Some(QueryTrigger.RealTime(_)) => throw StreamctlException(
+        s"Option '$transactional=true' is not supported in real-time mode (trigger(realTime=...)): a real-time batch writes " +
+          "its records as they come, for the whole batch, and one transaction per batch would hide them from read_committed " +
+          s"readers until it ends; use a processing-time trigger for exactly-once writes, or '$transactional=false'")
+      case Some(QueryTrigger.Every(intervalMs)) if intervalMs >= timeoutMs =>
+        val max = brokerMaxTimeout().fold("")(m => s"; the broker allows at most $m ms (transaction.max.timeout.ms)")
+        throw StreamctlException(s"Option 'kafka.transaction.timeout.ms' ($timeoutMs ms${
+          if (options.kafka.user.contains("transaction.timeout.ms")) "" else ", Kafka's default"}) must be longer than " +
+          s"the trigger interval ($intervalMs ms): a transaction lasts up to a batch, and the broker would abort it before " +
+          s"the batch commits$max")
+      case _ =>
+    }
+    brokerMaxTimeout().filter(_ < timeoutMs).foreach { max =>
+      throw StreamctlException(s"Option 'kafka.transaction.timeout.ms' ($timeoutMs ms) is longer than the broker allows " +
+        s"($max ms, its transaction.max.timeout.ms): Kafka would refuse the sink's transactions")
+    }
+  }
+
+  private def brokerMaxTimeout(): Option[Long] = {
+    val admin = KafkaSystemAdmin(options.kafka)
+    try admin.brokerSetting("transaction.max.timeout.ms").flatMap(_.trim.toLongOption) finally admin.close()
   }
 
   /**
@@ -79,13 +135,14 @@ final case class SinkWrite(options: SinkOptions, layout: RowLayout) {
   }
 
   /** The writers' factory, given how to ask the intermediate stream's partition count (not asked for a plain sink). */
-  def factory(partitionCount: => Int): SinkWriterFactory =
+  def factory(partitionCount: => Int, transactions: Option[TransactionalIds]): SinkWriterFactory =
     SinkWriterFactory(options.kafka, options.topic, options.topicOption, options.intermediate,
-      if (options.intermediate) partitionCount else 0, layout)
+      if (options.intermediate) partitionCount else 0, layout, transactions)
 }
 
 object SinkWrite {
   // (Kafka settings, topic) of the sink topics this driver found writable.
+  // and the transactional queries whose settings it checked.
   private val checked = java.util.concurrent.ConcurrentHashMap.newKeySet[String]()
 
   def prepare(raw: Map[String, String], schema: StructType): SinkWrite = {

@@ -13,22 +13,30 @@ import org.apache.spark.unsafe.Platform
 
 import streamctl.StreamctlException
 import streamctl.control.IntermediateMessage
-import streamctl.system.{KafkaParams, KafkaSystemAdmin, ProducerPool, SystemAdmin}
+import streamctl.system.{KafkaParams, KafkaSystemAdmin, ProducerPool, SystemAdmin, TransactionalIds, TransactionalProducers}
 
 /**
  * Makes the sink's writers on executors. `topic`: option `topic` (else each row's `topic`
- * column), `topicOption` its name as the user wrote it; `partitions`: the intermediate stream's partition count (0 for a plain sink).
+ * column), `topicOption` its name as the user wrote it; `partitions`: the intermediate stream's
+ * partition count (0 for a plain sink); `transactions`: the transactional ids of a
+ * `transactional=true` sink.
  */
 final case class SinkWriterFactory(kafka: KafkaParams, topic: Option[String], topicOption: String, intermediate: Boolean,
-                                   partitions: Int, layout: RowLayout)
+                                   partitions: Int, layout: RowLayout, transactions: Option[TransactionalIds] = None)
   extends DataWriterFactory with StreamingDataWriterFactory {
 
-  override def createWriter(writerPartition: Int, attemptId: Long): DataWriter[InternalRow] = new SinkDataWriter(this)
+  // A batch write is one "batch" of its own transactional ids.
+  override def createWriter(writerPartition: Int, attemptId: Long): DataWriter[InternalRow] =
+    new SinkDataWriter(this, writerPartition, 0L)
 
-  override def createWriter(writerPartition: Int, attemptId: Long, epochId: Long): DataWriter[InternalRow] = new SinkDataWriter(this)
+  override def createWriter(writerPartition: Int, attemptId: Long, epochId: Long): DataWriter[InternalRow] =
+    new SinkDataWriter(this, writerPartition, epochId)
 }
 
-/** How many records one writer partition wrote: the query's control hears whether a batch wrote any. */
+/**
+ * How many records one writer partition wrote (or, re-running a batch a transactional sink had
+ * committed, found written): the query's control hears whether a batch wrote any.
+ */
 final case class SinkCommitMessage(records: Long) extends WriterCommitMessage
 
 /**
@@ -40,9 +48,18 @@ final case class SinkCommitMessage(records: Long) extends WriterCommitMessage
  * partitioner decides). An intermediate stream's value is framed ([[IntermediateMessage]]) and
  * a keyed record's partition is computed here (murmur2, as Kafka's default partitioner), so
  * that it is known and stable.
+ *
+ * A transactional sink writes writer partition `writerPartition`'s records of batch `batch` in
+ * one Kafka transaction, committed by `commit` ([[TransactionalProducers]]); when an earlier
+ * attempt already committed them, this one reads its rows and writes nothing.
  */
-final class SinkDataWriter(f: SinkWriterFactory) extends DataWriter[InternalRow] {
-  private val producer = ProducerPool.acquire(f.kafka)
+final class SinkDataWriter(f: SinkWriterFactory, writerPartition: Int, batch: Long) extends DataWriter[InternalRow] {
+  private val transaction = f.transactions.map(ids => TransactionalProducers.acquire(f.kafka, ids.of(writerPartition)))
+  private val producer = transaction.fold(ProducerPool.acquire(f.kafka))(_.producer)
+  // This batch's records of this writer partition are in Kafka already, from an attempt that committed them.
+  private val written = transaction.exists(_.committedBatch >= batch)
+  // A stream this transaction wrote to: its group offset (the record of the batch) is kept under it.
+  private var transactionTopic: String = _
   @volatile private var failure: Exception = _
   // Where the first failed send went, as Kafka reports it (its partition is -1 when the record
   // failed before one was chosen): the error names the partition when it is known.
@@ -77,6 +94,7 @@ final class SinkDataWriter(f: SinkWriterFactory) extends DataWriter[InternalRow]
   private def taskKilled: Boolean = Option(TaskContext.get()).exists(_.isInterrupted())
 
   override def write(row: InternalRow): Unit = {
+    if (written) { records += 1; return }
     if (failure != null) throw sendFailed()
     val key: Array[Byte] =
       if (l.key < 0 || row.isNullAt(l.key)) null
@@ -97,6 +115,9 @@ final class SinkDataWriter(f: SinkWriterFactory) extends DataWriter[InternalRow]
         val value = if (row.isNullAt(l.value)) null else if (l.valueIsString) row.getUTF8String(l.value).getBytes else row.getBinary(l.value)
         new ProducerRecord[Array[Byte], Array[Byte]](topic, partition, key, value, headers(row))
       }
+    transaction.foreach { t =>
+      if (!t.inTransaction) { t.begin(); transactionTopic = topic }
+    }
     producer.send(record, callback)
   }
 
@@ -139,14 +160,24 @@ final class SinkDataWriter(f: SinkWriterFactory) extends DataWriter[InternalRow]
     if (killed) return SinkCommitMessage(0)
     producer.flush()
     if (failure != null) throw sendFailed()
+    transaction.foreach(_.commit(batch, transactionTopic))
     SinkCommitMessage(records)
   }
 
-  override def abort(): Unit = ()
+  override def abort(): Unit = transaction.foreach(_.abortQuietly())
 
   override def close(): Unit = {
     attempt.foreach(TaskWriters.remove(_, flushForReader))
-    ProducerPool.release(f.kafka, producer, failed = failure != null)
+    // A transaction still open here (a killed or failed attempt) is aborted with its producer.
+    transaction match {
+      case Some(t) => TransactionalProducers.release(t, failed = failure != null)
+      case None => ProducerPool.release(f.kafka, producer, failed = failure != null)
+    }
+  }
+
+  private def fencedSend: Boolean = failure match {
+    case _: org.apache.kafka.common.errors.ProducerFencedException | _: org.apache.kafka.common.errors.InvalidProducerEpochException => true
+    case _ => false
   }
 
   private def sendFailed(): StreamctlException = {
@@ -162,6 +193,7 @@ final class SinkDataWriter(f: SinkWriterFactory) extends DataWriter[InternalRow]
           if (f.topic.isDefined) s"option '${f.topicOption}' of the sink" else "column 'topic' of a row", t)
       case _ => None
     }
-    missing.getOrElse(f.kafka.sendFailed(s"writing to $stream$partition", failure))
+    missing.orElse(transaction.collect { case t if fencedSend => t.fenced(s"writing to $stream$partition", failure) })
+      .getOrElse(f.kafka.sendFailed(s"writing to $stream$partition", failure))
   }
 }

@@ -9,7 +9,7 @@ import org.apache.kafka.clients.CommonClientConfigs
 import org.apache.kafka.clients.admin.AdminClientConfig
 import org.apache.kafka.clients.consumer.ConsumerConfig
 import org.apache.kafka.clients.producer.ProducerConfig
-import org.apache.kafka.common.KafkaException
+import org.apache.kafka.common.{IsolationLevel, KafkaException}
 import org.apache.kafka.common.config.SaslConfigs
 import org.apache.kafka.common.errors.AuthenticationException
 import org.apache.kafka.common.serialization.{ByteArrayDeserializer, ByteArraySerializer}
@@ -46,6 +46,21 @@ final case class KafkaParams(user: Map[String, String]) {
   }
 
   checkWithKafka(user)
+
+  /**
+   * `isolation.level`: with `read_committed` a reader sees only committed transactions, so the
+   * offsets it plans up to are the last stable ones (what such a consumer can read), not the
+   * partitions' ends.
+   */
+  val isolationLevel: IsolationLevel =
+    user.get(ConsumerConfig.ISOLATION_LEVEL_CONFIG).map(_.trim.toUpperCase(java.util.Locale.ROOT)) match {
+      case Some("READ_COMMITTED") => IsolationLevel.READ_COMMITTED
+      case _ => IsolationLevel.READ_UNCOMMITTED
+    }
+
+  /** The producer's `transaction.timeout.ms`: what it gives for this setting, else Kafka's default. */
+  def transactionTimeoutMs: Long = millis(ProducerConfig.TRANSACTION_TIMEOUT_CONFIG, positive = true).getOrElse(
+    ProducerConfig.configDef().defaultValues().get(ProducerConfig.TRANSACTION_TIMEOUT_CONFIG).asInstanceOf[Number].longValue)
 
   /** How long a call to the broker may wait before it is reported as unreachable. */
   val apiTimeoutMs: Long = millis(CommonClientConfigs.DEFAULT_API_TIMEOUT_MS_CONFIG, positive = true).getOrElse(DefaultApiTimeoutMs)
@@ -180,7 +195,7 @@ object KafkaParams {
     "session.timeout.ms", "heartbeat.interval.ms", "max.poll.interval.ms", "check.crcs")
   private val ProducerOnly = Set("acks", "linger.ms", "batch.size", "compression.type", "buffer.memory",
     "max.block.ms", "retries", "enable.idempotence", "max.in.flight.requests.per.connection",
-    "delivery.timeout.ms", "transactional.id", "partitioner.class", "max.request.size")
+    "delivery.timeout.ms", "transactional.id", "transaction.timeout.ms", "partitioner.class", "max.request.size")
   private val AdminOnly = Set.empty[String]
 
   /**

@@ -4,7 +4,8 @@ import java.util.concurrent.{ExecutionException, TimeUnit, TimeoutException}
 
 import scala.jdk.CollectionConverters._
 
-import org.apache.kafka.clients.admin.{Admin, ListOffsetsResult, OffsetSpec}
+import org.apache.kafka.clients.admin.{Admin, ListConsumerGroupOffsetsOptions, ListConsumerGroupOffsetsSpec, ListOffsetsOptions,
+  ListOffsetsResult, OffsetSpec}
 import org.apache.kafka.common.{TopicPartition, Uuid}
 import org.apache.kafka.common.config.ConfigResource
 import org.apache.kafka.common.errors.{AuthenticationException, UnknownTopicOrPartitionException}
@@ -58,7 +59,7 @@ class KafkaSystemAdmin(params: KafkaParams) extends SystemAdmin with AutoCloseab
 
   override def upcomingOffsetsAsked(ssps: Set[SSP]): () => Map[SSP, Long] = {
     if (ssps.isEmpty) return () => Map.empty
-    val result = admin.listOffsets(ssps.map(s => topicPartition(s) -> OffsetSpec.latest()).toMap.asJava)
+    val result = admin.listOffsets(ssps.map(s => topicPartition(s) -> OffsetSpec.latest()).toMap.asJava, listOptions)
     lazy val what = s"listing offsets of ${describe(ssps)}"
     lazy val answer = ssps.flatMap { ssp =>
       try Some(ssp -> call(what)(result.partitionResult(topicPartition(ssp))).offset())
@@ -100,15 +101,7 @@ class KafkaSystemAdmin(params: KafkaParams) extends SystemAdmin with AutoCloseab
     catch { case e: StreamctlException if e.getCause.isInstanceOf[UnknownTopicOrPartitionException] => false }
 
   /** The broker's `auto.create.topics.enable`; None when these credentials may not read it. */
-  def autoCreatesStreams(): Option[Boolean] =
-    try {
-      val node = admin.describeCluster().nodes().get(params.apiTimeoutMs, TimeUnit.MILLISECONDS).asScala.headOption
-      node.flatMap { n =>
-        val broker = new ConfigResource(ConfigResource.Type.BROKER, n.idString)
-        val configs = admin.describeConfigs(java.util.List.of(broker)).all().get(params.apiTimeoutMs, TimeUnit.MILLISECONDS)
-        Option(configs.get(broker)).flatMap(c => Option(c.get(AutoCreateTopics))).flatMap(e => Option(e.value)).map(_.trim.toBoolean)
-      }
-    } catch { case _: ExecutionException | _: TimeoutException | _: IllegalArgumentException => None }
+  def autoCreatesStreams(): Option[Boolean] = brokerSetting(AutoCreateTopics).flatMap(_.trim.toBooleanOption)
 
   /** The error for a write to `stream`, which does not exist; `autoCreates`: what the broker says of creating it. */
   def missingStream(stream: String, why: String, autoCreates: Option[Boolean], cause: Throwable = null): StreamctlException = {
@@ -128,7 +121,7 @@ class KafkaSystemAdmin(params: KafkaParams) extends SystemAdmin with AutoCloseab
     if (specs.isEmpty) return Map.empty
     val byTp = specs.map { case (ssp, spec) => new TopicPartition(ssp.stream, ssp.partition) -> spec }
     val result: java.util.Map[TopicPartition, ListOffsetsResult.ListOffsetsResultInfo] =
-      call(s"listing offsets of ${describe(specs.keySet)}")(admin.listOffsets(byTp.asJava).all())
+      call(s"listing offsets of ${describe(specs.keySet)}")(admin.listOffsets(byTp.asJava, listOptions).all())
     specs.keys.map { ssp =>
       val info = result.get(new TopicPartition(ssp.stream, ssp.partition))
       if (info == null) throw StreamctlException(s"Kafka at ${params.bootstrapServers} returned no offset for stream '${ssp.stream}' partition ${ssp.partition}")
@@ -137,6 +130,32 @@ class KafkaSystemAdmin(params: KafkaParams) extends SystemAdmin with AutoCloseab
   }
 
   private def topicPartition(ssp: SSP) = new TopicPartition(ssp.stream, ssp.partition)
+
+  // A read_committed reader can read up to the last stable offset only: its latest offsets are those.
+  private def listOptions = new ListOffsetsOptions(params.isolationLevel)
+
+  /**
+   * The offsets committed to consumer group `group`, once every transaction that commits to it
+   * ended (`requireStable`): a transactional writer's record of the batches it committed
+   * ([[TransactionalProducers]]). Empty for a group that never committed.
+   */
+  def stableGroupOffsets(group: String): Map[TopicPartition, org.apache.kafka.clients.consumer.OffsetAndMetadata] = {
+    val spec = java.util.Map.of(group, new ListConsumerGroupOffsetsSpec())
+    val answer = call(s"reading the committed offsets of consumer group '$group'")(
+      admin.listConsumerGroupOffsets(spec, new ListConsumerGroupOffsetsOptions().requireStable(true)).partitionsToOffsetAndMetadata(group))
+    answer.asScala.collect { case (tp, o) if o != null => tp -> o }.toMap
+  }
+
+  /** A setting of the broker (the first one the cluster lists); None when these credentials may not read it. */
+  def brokerSetting(name: String): Option[String] =
+    try {
+      val node = admin.describeCluster().nodes().get(params.apiTimeoutMs, TimeUnit.MILLISECONDS).asScala.headOption
+      node.flatMap { n =>
+        val broker = new ConfigResource(ConfigResource.Type.BROKER, n.idString)
+        val configs = admin.describeConfigs(java.util.List.of(broker)).all().get(params.apiTimeoutMs, TimeUnit.MILLISECONDS)
+        Option(configs.get(broker)).flatMap(c => Option(c.get(name))).flatMap(e => Option(e.value))
+      }
+    } catch { case _: ExecutionException | _: TimeoutException => None }
 
   private def describe(ssps: Set[SSP]): String = {
     val sorted = ssps.toSeq.sorted

@@ -155,4 +155,17 @@ class SparkOptionsTest {
     assertTrue(count.getMessage.startsWith("Option 'producer.COUNT' is 2"), count.getMessage)
     assertTrue(count.getMessage.contains("its own 'producer.name'"), count.getMessage)
   }
+
+  @Test def aTransactionalSinkNamesItsIdsAndRefusesWhatCannotWork(): Unit = {
+    val o = SinkOptions(Map(servers, "topic" -> "out", "Transactional" -> "true", "transactionalIdPrefix" -> "etl"))
+    assertTrue(o.transactional)
+    assertEquals("etl-q1-out-3", streamctl.system.TransactionalIds(o.transactionalIdPrefix, "q1", "out").of(3))
+    assertEquals("streamctl", SinkOptions(Map(servers, "topic" -> "out", "transactional" -> "true")).transactionalIdPrefix)
+    val prefixAlone = assertThrows(classOf[StreamctlException],
+      () => { SinkOptions(Map(servers, "topic" -> "out", "TransactionalIdPrefix" -> "etl")); () })
+    assertTrue(prefixAlone.getMessage.startsWith("Option 'TransactionalIdPrefix' names the transactional ids"), prefixAlone.getMessage)
+    val ownId = assertThrows(classOf[StreamctlException],
+      () => { SinkOptions(Map(servers, "topic" -> "out", "transactional" -> "true", "kafka.transactional.id" -> "x")); () })
+    assertTrue(ownId.getMessage.contains("its own transactional id, named by option 'transactionalIdPrefix'"), ownId.getMessage)
+  }
 }

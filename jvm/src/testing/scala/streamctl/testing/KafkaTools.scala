@@ -28,6 +28,9 @@ object KafkaTools {
 
   private def params(servers: String) = KafkaParams(Map("bootstrap.servers" -> servers))
 
+  /** Client settings for `servers`, for tests that drive a product class through py4j. */
+  def kafkaParams(servers: String): KafkaParams = params(servers)
+
   private def withAdmin[T](servers: String)(f: KafkaSystemAdmin => T): T = {
     val a = KafkaSystemAdmin(params(servers))
     try f(a) finally a.close()

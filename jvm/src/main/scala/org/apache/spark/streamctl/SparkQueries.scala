@@ -3,6 +3,7 @@ package org.apache.spark.streamctl
 import scala.util.Try
 
 import org.apache.spark.sql.catalyst.plans.logical.EventTimeWatermark
+import org.apache.spark.sql.execution.streaming.{ProcessingTimeTrigger, RealTimeTrigger}
 import org.apache.spark.sql.execution.streaming.runtime.{StreamExecution, StreamingQueryWrapper}
 import org.apache.spark.sql.streaming.StreamingQuery
 
@@ -39,10 +40,33 @@ object SparkQueries {
     execution(query).map(_.logicalPlan.exists(_.isInstanceOf[EventTimeWatermark]))
   }.toOption.flatten
 
+  /**
+   * How `query` is triggered: a sink's checks at start (a transactional sink's timeout against the
+   * trigger interval; real-time mode) need it, and it is only in the engine. None when not readable.
+   */
+  def trigger(query: StreamingQuery): Option[QueryTrigger] = Try {
+    execution(query).map(_.trigger match {
+      case ProcessingTimeTrigger(intervalMs) => QueryTrigger.Every(intervalMs)
+      case r: RealTimeTrigger => QueryTrigger.RealTime(r.batchDurationMs)
+      case _ => QueryTrigger.Other
+    })
+  }.toOption.flatten
+
   /** The engine behind a query handle (the adapters of this package read internals from it). */
   private[streamctl] def execution(query: StreamingQuery): Option[StreamExecution] = query match {
     case w: StreamingQueryWrapper => Option(w.streamingQuery)
     case s: StreamExecution => Some(s)
     case _ => None
   }
+}
+
+/** A query's trigger, as a sink sees it ([[SparkQueries.trigger]]). */
+sealed trait QueryTrigger
+
+object QueryTrigger {
+  /** `trigger(processingTime=...)`; 0 for as fast as possible. */
+  final case class Every(intervalMs: Long) extends QueryTrigger
+  /** `trigger(realTime=...)`: one long batch per `batchDurationMs`, records written as they come. */
+  final case class RealTime(batchDurationMs: Long) extends QueryTrigger
+  case object Other extends QueryTrigger
 }

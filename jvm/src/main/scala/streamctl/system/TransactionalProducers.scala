@@ -1,0 +1,188 @@
+package streamctl.system
+
+import org.apache.kafka.clients.consumer.{ConsumerGroupMetadata, OffsetAndMetadata}
+import org.apache.kafka.clients.producer.{KafkaProducer, ProducerConfig}
+import org.apache.kafka.common.TopicPartition
+import org.apache.kafka.common.errors.{InvalidProducerEpochException, ProducerFencedException}
+
+import streamctl.StreamctlException
+
+/**
+ * The transactional ids of one write: writer partition `p` writes as `prefix-writeId-sink-p`.
+ * `writeId` is the query's id (kept in its checkpoint, so a restarted query fences the writers
+ * of its previous run) or, for a batch write, one id per write.
+ *
+ * {{{
+ * TransactionalIds("streamctl", "5f0c0a52-...", "orders").of(3) // "streamctl-5f0c0a52-...-orders-3"
+ * }}}
+ */
+final case class TransactionalIds(prefix: String, writeId: String, sink: String) {
+  def of(writerPartition: Int): String = s"$prefix-$writeId-$sink-$writerPartition"
+}
+
+/**
+ * Transactional producers per transactional id per executor JVM, each lent to one writer at a
+ * time: a writer partition's batch goes out in one Kafka transaction, which also commits, as
+ * the offset of consumer group `<transactional id>`, the batch it belongs to.
+ *
+ * Why a group offset: Spark has no driver-side commit of executor transactions, so the
+ * transaction itself must say which batch it wrote. A new producer's `initTransactions` fences
+ * every older producer of its id (a retried or speculative Spark task attempt, or the previous
+ * run of a restarted query: their commits fail) and ends their open transactions; only then is
+ * that group read, with `requireStable`, so it is final. An attempt of a batch that is already
+ * committed for its writer partition then writes nothing again. A pooled producer keeps what
+ * it knows of its id's last committed batch: anything committed after its own start would have
+ * fenced it, so its commit fails rather than write twice.
+ *
+ * A producer serves one transactional id, so an executor keeps one per writer partition it
+ * wrote recently: one idle for [[IdleTimeoutMs]] (5 min, as the consumer pool's default) is
+ * closed at the next acquire or release, and its writer partition's next batch starts a new one.
+ *
+ * {{{
+ * val lease = TransactionalProducers.acquire(params, ids.of(partition))
+ * if (lease.committedBatch < batch) { lease.begin(); send(lease.producer); lease.commit(batch, "orders") }
+ * TransactionalProducers.release(lease, failed = false)
+ * }}}
+ */
+object TransactionalProducers {
+  type Producer = KafkaProducer[Array[Byte], Array[Byte]]
+
+  /**
+   * A producer of `transactionalId`, lent to one writer. `committedBatch`: the last batch this id
+   * committed (-1 for none).
+   */
+  final class Lease private[TransactionalProducers] (val params: KafkaParams, val transactionalId: String,
+                                                     val producer: Producer, @volatile var committedBatch: Long) {
+    private var open = false
+    @volatile private[TransactionalProducers] var idleSinceNs: Long = System.nanoTime()
+
+    /** Whether a transaction is open (begun, neither committed nor aborted). */
+    def inTransaction: Boolean = open
+
+    def begin(): Unit = if (!open) { guard("beginning a transaction")(producer.beginTransaction()); open = true }
+
+    /**
+     * Commits the open transaction (its records, flushed by the caller, and the record that it
+     * holds `batch`); `topic`: a stream the transaction wrote to, whose partition 0 names the
+     * group's offset (Kafka keeps group offsets per existing partition).
+     */
+    def commit(batch: Long, topic: String): Unit = if (open) {
+      val marker = java.util.Map.of(new TopicPartition(topic, 0), new OffsetAndMetadata(batch + 1, s"streamctl batch $batch"))
+      guard(s"committing batch $batch")(producer.sendOffsetsToTransaction(marker, new ConsumerGroupMetadata(transactionalId)))
+      guard(s"committing batch $batch")(producer.commitTransaction())
+      open = false
+      committedBatch = batch
+    }
+
+    /** Ends the open transaction without its records; a producer that cannot (fenced, closed) leaves it to the next `initTransactions`. */
+    def abortQuietly(): Unit = if (open) {
+      open = false
+      try producer.abortTransaction() catch { case _: Exception => () }
+    }
+
+    private def guard[T](what: String)(f: => T): T =
+      try f catch {
+        case e @ (_: ProducerFencedException | _: InvalidProducerEpochException) => throw fenced(what, e)
+      }
+
+    /** The error of a producer that a newer one with the same transactional id replaced. */
+    def fenced(what: String, cause: Throwable): StreamctlException = StreamctlException(
+      s"Kafka at ${params.bootstrapServers} refused $what under transactional id '$transactionalId': a newer writer " +
+        "of the same id started (a retried or speculative attempt of this Spark task, or a restart of the query), and " +
+        "its records replace this attempt's, which were not committed", cause)
+  }
+
+  val IdleTimeoutMs: Long = 5 * 60 * 1000L
+
+  private val idle = new java.util.HashMap[String, Lease]()
+  private val open = java.util.Collections.newSetFromMap(new java.util.IdentityHashMap[Producer, java.lang.Boolean]())
+
+  sys.addShutdownHook(synchronized(open.forEach(p => closeQuietly(p))))
+
+  /** A producer of `transactionalId` for the caller alone until it gives it back with [[release]]. */
+  def acquire(params: KafkaParams, transactionalId: String): Lease = {
+    val key = params.cacheKey + "\u0001" + transactionalId
+    val reused = synchronized(idle.remove(key))
+    closeIdleExpired()
+    if (reused != null) reused else start(params, transactionalId)
+  }
+
+  /** Gives a lease back; `failed` (or a transaction left open) closes its producer. */
+  def release(lease: Lease, failed: Boolean): Unit = {
+    val close = synchronized {
+      if (!open.contains(lease.producer)) true
+      else if (failed || lease.inTransaction) { open.remove(lease.producer); true }
+      else {
+        lease.idleSinceNs = System.nanoTime()
+        val displaced = idle.put(lease.params.cacheKey + "\u0001" + lease.transactionalId, lease)
+        if (displaced != null) open.remove(displaced.producer)
+        Option(displaced).foreach(d => closeQuietly(d.producer))
+        false
+      }
+    }
+    if (close) { lease.abortQuietly(); closeQuietly(lease.producer) }
+    closeIdleExpired()
+  }
+
+  // One pass over the idle producers per second at most: an executor may keep thousands.
+  private var sweptNs = System.nanoTime()
+
+  private def closeIdleExpired(): Unit = {
+    val now = System.nanoTime()
+    val expired = synchronized {
+      val out = new java.util.ArrayList[Producer]()
+      val due = now - sweptNs >= 1000000000L
+      if (due) sweptNs = now
+      val it = if (due) idle.values().iterator() else java.util.Collections.emptyIterator[Lease]()
+      while (it.hasNext) {
+        val l = it.next()
+        if ((now - l.idleSinceNs) / 1000000L >= IdleTimeoutMs) { out.add(l.producer); open.remove(l.producer); it.remove() }
+      }
+      out
+    }
+    expired.forEach(p => closeQuietly(p))
+  }
+
+  /** Closes every idle producer and forgets the lent ones (closed when given back). */
+  def clear(): Unit = {
+    val closing = synchronized {
+      val all = new java.util.ArrayList[Producer]()
+      idle.values().forEach(l => all.add(l.producer))
+      idle.clear()
+      open.clear()
+      all
+    }
+    closing.forEach(p => closeQuietly(p))
+  }
+
+  private def start(params: KafkaParams, transactionalId: String): Lease = {
+    val settings = params.producer
+    settings.put(ProducerConfig.TRANSACTIONAL_ID_CONFIG, transactionalId)
+    settings.put(ProducerConfig.ENABLE_IDEMPOTENCE_CONFIG, "true")
+    val producer = params.newClient("transactional producer")(new KafkaProducer[Array[Byte], Array[Byte]](settings))
+    synchronized(open.add(producer))
+    try {
+      try producer.initTransactions()
+      catch {
+        case e: org.apache.kafka.common.errors.TimeoutException =>
+          throw params.apiWait.exceeded(s"starting transactions under transactional id '$transactionalId'")
+        case e: org.apache.kafka.common.KafkaException => throw StreamctlException(
+          s"Kafka at ${params.bootstrapServers} refused transactional id '$transactionalId': ${e.getMessage} " +
+            "(a secured cluster must allow this principal WRITE and DESCRIBE on the transactional ids of option " +
+            "'transactionalIdPrefix', and READ on the consumer groups of the same names)", e)
+      }
+      val admin = KafkaSystemAdmin(params)
+      val committed = try admin.stableGroupOffsets(transactionalId).values.map(_.offset - 1).maxOption.getOrElse(-1L)
+      finally admin.close()
+      new Lease(params, transactionalId, producer, committed)
+    } catch {
+      case e: Throwable =>
+        synchronized(open.remove(producer))
+        closeQuietly(producer)
+        throw e
+    }
+  }
+
+  private def closeQuietly(p: Producer): Unit =
+    try p.close(java.time.Duration.ZERO) catch { case _: Exception => () }
+}

@@ -1,0 +1,171 @@
+"""Exactly once from Kafka to Kafka: the transactional sink and read_committed readers (docs/exactly-once.md)."""
+
+from __future__ import annotations
+
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+from pyspark.errors import StreamingQueryException
+
+from streamctl import StreamctlException, options
+from streamctl_testing import kafka
+from streamctl_testing._jvm import jvm
+
+
+def _values(spark, servers: str, stream: str, isolation: str) -> list[str]:
+    """Every value of ``stream`` as a reader with this ``isolation.level`` sees it (a batch read)."""
+    df = (
+        spark.read.format("streamctl")
+        .options(**options.source(servers, [stream], starting_offsets="earliest", kafka={"isolation.level": isolation}))
+        .load()
+    )
+    return sorted(bytes(r.value).decode() for r in df.select("value").collect())
+
+
+def _copy(spark, servers: str, source: str, out: str, checkpoint: Path, **sink: object) -> None:
+    """Copies ``source`` to ``out`` in 50-record batches until caught up (AvailableNow)."""
+    df = (
+        spark.readStream.format("streamctl")
+        .options(**options.source(servers, [source], starting_offsets="earliest", max_records_per_batch=50))
+        .load()
+    )
+    q = (
+        df.select("key", "value").writeStream.format("streamctl")
+        .options(**options.sink(servers, out, **sink))  # type: ignore[arg-type]
+        .option("checkpointLocation", str(checkpoint))
+        .trigger(availableNow=True)
+        .start()
+    )
+    q.awaitTermination(180)
+    assert q.exception() is None
+
+
+def _forget_last_batch(checkpoint: Path) -> int:
+    """What a driver that died after its writers committed, before Spark recorded the batch, leaves:
+    the batch's offsets without its commit. The next run of the query runs that batch again."""
+    commits = checkpoint / "commits"
+    last = max(int(p.name) for p in commits.iterdir() if p.name.isdigit())
+    (commits / str(last)).unlink()
+    (commits / f".{last}.crc").unlink(missing_ok=True)
+    return last
+
+
+@pytest.mark.parametrize("transactional", [True, False], ids=["transactional", "plain"])
+def test_a_batch_run_again_after_a_crash_is_not_written_twice(spark, servers, make_stream, tmp_path, transactional):
+    source, out = make_stream(partitions=2), make_stream(partitions=2)
+    n = 200
+    kafka.produce(spark, servers, source, [str(i).encode() for i in range(n)], partitions=[i % 2 for i in range(n)])
+    checkpoint = tmp_path / "cp"
+    sink = {"transactional": True} if transactional else {}
+
+    _copy(spark, servers, source, out, checkpoint, **sink)
+    assert _forget_last_batch(checkpoint) >= 1
+    _copy(spark, servers, source, out, checkpoint, **sink)
+
+    committed = _values(spark, servers, out, "read_committed")
+    if transactional:
+        assert committed == sorted(str(i) for i in range(n))
+    else:
+        # The plain sink writes the batch that ran again a second time: what the transactional one prevents.
+        assert len(committed) > n and set(committed) == {str(i) for i in range(n)}
+
+
+def test_a_newer_writer_of_the_same_transactional_id_fences_the_older_one(spark, servers, make_stream):
+    """A speculative or retried attempt of a Spark task (or a restarted query) starts a producer with
+    the same transactional id as the attempt still running: the older one's records never commit."""
+    out = make_stream()
+    j = jvm(spark)
+    params = j.streamctl.testing.KafkaTools.kafkaParams(servers)
+    producers = j.streamctl.system.TransactionalProducers
+    record = j.org.apache.kafka.clients.producer.ProducerRecord
+    tid = f"streamctl-test-{out}-0"
+
+    older = producers.acquire(params, tid)
+    assert older.committedBatch() == -1
+    older.begin()
+    older.producer().send(record(out, b"older"))
+    older.producer().flush()
+    newer = producers.acquire(params, tid)  # the older one is lent out: a producer of its own, which fences it
+    newer.begin()
+    newer.producer().send(record(out, b"newer"))
+    newer.producer().flush()
+    newer.commit(7, out)
+    with pytest.raises(StreamctlException, match="a newer writer of the same id started"):
+        older.commit(7, out)
+    producers.release(older, True)
+    producers.release(newer, False)
+
+    # A producer started later (the next attempt, on any executor) reads which batch the id committed.
+    producers.clear()
+    later = producers.acquire(params, tid)
+    try:
+        assert later.committedBatch() == 7
+    finally:
+        producers.release(later, False)
+    assert _values(spark, servers, out, "read_committed") == ["newer"]
+    assert _values(spark, servers, out, "read_uncommitted") == ["newer", "older"]
+
+
+def test_a_retried_task_attempt_leaves_no_record_for_read_committed_readers(servers, make_stream, tmp_path, spark):
+    """The first attempt of a Spark task fails after its writer sent records; its transaction is
+    aborted and the retried attempt writes every record once (a job of its own: local mode retries
+    a task only with a maxFailures of its own, local[2,3])."""
+    source, out = make_stream(partitions=2), make_stream(partitions=2)
+    n = 600
+    kafka.produce(spark, servers, source, [str(i).encode() for i in range(n)], partitions=[i % 2 for i in range(n)])
+    script = Path(__file__).with_name("_transactional_job.py")
+    job = subprocess.run(
+        [sys.executable, str(script), servers, source, out, str(tmp_path / "cp")],
+        capture_output=True, text=True, timeout=300,
+    )
+    assert job.returncode == 0, job.stderr[-3000:]
+    assert "attempts failed once: 1" in job.stdout
+    assert _values(spark, servers, out, "read_committed") == sorted(str(i) for i in range(n))
+    # The failed attempt's records are in the log, aborted: a read_uncommitted reader sees them twice.
+    assert len(_values(spark, servers, out, "read_uncommitted")) > n
+
+
+def test_a_trigger_interval_longer_than_the_transaction_timeout_fails_at_start(spark, servers, make_stream, tmp_path):
+    source, out = make_stream(), make_stream()
+    df = spark.readStream.format("streamctl").options(**options.source(servers, [source])).load()
+    q = (
+        df.select("value").writeStream.format("streamctl")
+        .options(**options.sink(servers, out, transactional=True, kafka={"transaction.timeout.ms": "30000"}))
+        .option("checkpointLocation", str(tmp_path / "cp"))
+        .trigger(processingTime="2 minutes")
+        .start()
+    )
+    with pytest.raises(StreamingQueryException) as failed:
+        q.awaitTermination(120)
+    message = str(failed.value)
+    assert "Option 'kafka.transaction.timeout.ms' (30000 ms)" in message
+    assert "trigger interval (120000 ms)" in message
+    assert "transaction.max.timeout.ms" in message  # the embedded broker lets its settings be read
+
+
+@pytest.mark.parametrize(
+    ("sink", "message"),
+    [
+        ({"transactionalIdPrefix": "etl"}, "Option 'transactionalIdPrefix' names the transactional ids"),
+        (
+            {"transactional": "true", "kafka.transactional.id": "mine"},
+            "Option 'kafka.transactional.id' is not supported",
+        ),
+    ],
+)
+def test_transaction_options_that_cannot_work_are_refused(spark, servers, make_stream, sink, message):
+    out = make_stream()
+    with pytest.raises(StreamctlException, match=message):
+        spark.range(3).selectExpr("CAST(id AS STRING) AS value").write.format("streamctl").options(
+            **options.sink(servers, out)
+        ).options(**sink).save()
+
+
+def test_a_transactional_batch_write_is_read_by_read_committed_readers(spark, servers, make_stream):
+    out = make_stream(partitions=3)
+    spark.range(100).selectExpr("CAST(id AS STRING) AS value").repartition(4).write.format("streamctl").options(
+        **options.sink(servers, out, transactional=True)
+    ).save()
+    assert _values(spark, servers, out, "read_committed") == sorted(str(i) for i in range(100))
