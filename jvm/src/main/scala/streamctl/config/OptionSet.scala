@@ -191,6 +191,13 @@ final class Options private[config] (val raw: Map[String, String], set: OptionSe
       }
     }.toMap
 
+  /**
+   * `property` of each stream that sets it, by stream name as written, before the streams read
+   * are known (unchecked: [[streams]] checks them).
+   */
+  def anyStreams[T](property: StreamProperty[T]): Map[String, T] =
+    keys.flatMap { case (c, k) => streamKey(c).filter(_._2 == property.property).map { case (s, _) => s -> property.parse(k, raw(k)) } }.toMap
+
   /** Whether `spec` was given, under any of its names. */
   def isSet(spec: OptionSpec[_]): Boolean = bySpecName.contains(spec.name)
 

@@ -30,7 +30,17 @@ final case class SourceOptions(raw: Map[String, String]) {
 
   private val options = Registry.parse(raw)
 
-  val kafka: KafkaParams = KafkaParams(options.withPrefix("kafka."))
+  /**
+   * The Kafka client settings. A source reading an intermediate stream reads `read_committed`
+   * unless `kafka.isolation.level` says otherwise: its writer may be transactional
+   * (docs/exactly-once.md), and for a writer that is not, both levels read the same records.
+   */
+  val kafka: KafkaParams = {
+    val given = options.withPrefix("kafka.")
+    val isolation = org.apache.kafka.clients.consumer.ConsumerConfig.ISOLATION_LEVEL_CONFIG
+    if (!options.anyStreams(ControlOptions.Intermediate).values.exists(identity) || given.contains(isolation)) KafkaParams(given)
+    else KafkaParams(given + (isolation -> "read_committed"))
+  }
 
   val subscription: Subscription = {
     val given = Seq(options.get(Subscribe).map(Subscription.Topics),

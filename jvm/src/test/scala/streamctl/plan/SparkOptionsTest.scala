@@ -168,4 +168,13 @@ class SparkOptionsTest {
       () => { SinkOptions(Map(servers, "topic" -> "out", "transactional" -> "true", "kafka.transactional.id" -> "x")); () })
     assertTrue(ownId.getMessage.contains("its own transactional id, named by option 'transactionalIdPrefix'"), ownId.getMessage)
   }
+
+  @Test def anIntermediateStreamIsReadCommittedUnlessTheUserSaysOtherwise(): Unit = {
+    import org.apache.kafka.common.IsolationLevel._
+    assertEquals(READ_UNCOMMITTED, source("subscribe" -> "orders").kafka.isolationLevel)
+    assertEquals(READ_COMMITTED, source("subscribe" -> "mid", "stream.mid.intermediate" -> "true").kafka.isolationLevel)
+    assertEquals(READ_UNCOMMITTED, source("subscribe" -> "mid", "stream.mid.intermediate" -> "true",
+      "kafka.isolation.level" -> "read_uncommitted").kafka.isolationLevel)
+    assertEquals(READ_COMMITTED, source("subscribe" -> "orders", "kafka.isolation.level" -> "read_committed").kafka.isolationLevel)
+  }
 }
