@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import json
+import os
 import subprocess
 import sys
 from pathlib import Path
@@ -169,3 +171,50 @@ def test_a_transactional_batch_write_is_read_by_read_committed_readers(spark, se
         **options.sink(servers, out, transactional=True)
     ).save()
     assert _values(spark, servers, out, "read_committed") == sorted(str(i) for i in range(100))
+
+
+def _cli(*args: str) -> subprocess.CompletedProcess[str]:
+    """The installed ``streamctl`` console script, as an operator runs it."""
+    command = Path(sys.executable).with_name("streamctl")
+    env = {**os.environ, "SPARK_LOCAL_IP": "127.0.0.1"}
+    return subprocess.run([str(command), *args], capture_output=True, text=True, timeout=120, env=env, check=False)
+
+
+def test_the_open_transaction_a_dead_run_left_is_listed_and_aborted(spark, servers, make_stream, tmp_path):
+    source, out = make_stream(), make_stream()
+    kafka.produce(spark, servers, source, [b"1", b"2"])
+    checkpoint = tmp_path / "cp"
+    _copy(spark, servers, source, out, checkpoint, transactional=True)
+    query_id = json.loads((checkpoint / "metadata").read_text())["id"]
+    tid = f"streamctl-{query_id}-{out}-0"
+
+    # What a run killed mid-batch leaves: writer partition 0's transaction, begun and never ended.
+    j = jvm(spark)
+    producers = j.streamctl.system.TransactionalProducers
+    dead = producers.acquire(j.streamctl.testing.KafkaTools.kafkaParams(servers), tid)
+    try:
+        dead.begin()
+        dead.producer().send(j.org.apache.kafka.clients.producer.ProducerRecord(out, b"uncommitted"))
+        dead.producer().flush()
+        ask = ["--checkpoint", str(checkpoint), "--bootstrap-servers", servers, "--output", "json"]
+
+        listed = _cli("transactions", "list", *ask)
+        assert listed.returncode == 0, listed.stderr
+        open_ones = [t for t in json.loads(listed.stdout)["transactions"] if t["open"]]
+        described = [(t["transactionalId"], t["state"], t["partitions"]) for t in open_ones]
+        assert described == [(tid, "Ongoing", [f"{out}:0"])]
+
+        aborted = _cli("transactions", "abort", *ask)
+        assert aborted.returncode == 0, aborted.stderr
+        answer = json.loads(aborted.stdout)
+        assert answer["aborted"] == [tid]
+        assert not [t for t in answer["transactions"] if t["open"]]
+        with pytest.raises(StreamctlException, match="a newer writer of the same id started"):
+            dead.commit(0, out)
+    finally:
+        producers.release(dead, True)
+    assert _values(spark, servers, out, "read_committed") == ["1", "2"]
+    table = _cli("transactions", "list", "--checkpoint", str(checkpoint), "--bootstrap-servers", servers)
+    assert table.returncode == 0, table.stderr
+    # Ended: the fencing producer aborted it and left the id with nothing open.
+    assert tid in table.stdout and "Ongoing" not in table.stdout, table.stdout

@@ -162,6 +162,25 @@ def parser() -> argparse.ArgumentParser:
     _store_args(rep)
     rep.add_argument("-o", "--output", metavar="FILE", required=True, help="the HTML file to write")
 
+    t = commands.add_parser(
+        "transactions",
+        help="the Kafka transactions a query's transactional sink left open; abort them",
+        description="The transactions of a query's transactional sink (docs/exactly-once.md). A query that died "
+        "mid-batch leaves them open, holding back every read_committed reader of their partitions until they time "
+        "out; abort ends them now, as the query's next run would.",
+        **_example(
+            "streamctl transactions list --checkpoint /chk/q1 --bootstrap-servers 127.0.0.1:9092\n"
+            "streamctl transactions abort --checkpoint /chk/q1 --bootstrap-servers 127.0.0.1:9092"
+        ),
+    )
+    t.add_argument("action", choices=["list", "abort"], help="list them, or abort the open ones")
+    t.add_argument("--checkpoint", metavar="CK", required=True, help="the query's checkpointLocation")
+    t.add_argument(
+        "--prefix", default="streamctl", help="the sink's option 'transactionalIdPrefix', when it sets one"
+    )
+    _broker_args(t, "whose transaction coordinators are asked (required)")
+    t.add_argument("--output", choices=["table", "json"], default="table", help="table (default) or json for tools")
+
     j = commands.add_parser(
         "jars",
         help="print the jars a Spark session needs, comma-separated, for spark-submit --jars",
@@ -203,6 +222,8 @@ def main(argv: Sequence[str] | None = None) -> int:
             return _describe(args)
         if args.command == "startpoints":
             return _startpoints(args)
+        if args.command == "transactions":
+            return _transactions(args)
         return _report(args)
     except _ops.OpsError as e:
         print(f"{PROG} {args.command}: error: {e}", file=sys.stderr)
@@ -405,6 +426,31 @@ def _startpoint_table(entries: list[dict[str, Any]]) -> str:
 
     body = [[e["stream"], str(e["partition"]), e["task"] or "(every task)", e["description"]] for e in entries]
     return columns([["TOPIC", "PARTITION", "TASK", "STARTPOINT"], *body])
+
+
+def _transactions(args: argparse.Namespace) -> int:
+    from streamctl import _ops
+    from streamctl.description import columns
+
+    req = {
+        "checkpoint": args.checkpoint,
+        "bootstrapServers": args.bootstrap_servers,
+        "prefix": args.prefix,
+        "abort": args.action == "abort",
+        **_kafka_request(args),
+    }
+    node = _ops.run("transactions", req)
+    if args.output == "json":
+        print(json.dumps(node, indent=2))
+        return 0
+    rows = [
+        [t["transactionalId"], t["state"], t.get("startedAt", ""), ",".join(t["partitions"])]
+        for t in node["transactions"]
+    ]
+    print(columns([["TRANSACTIONAL ID", "STATE", "STARTED", "PARTITIONS"], *rows]) if rows else "No transactions.")
+    if args.action == "abort":
+        print(f"Aborted {len(node['aborted'])} open transaction(s).")
+    return 0
 
 
 def _report(args: argparse.Namespace) -> int:

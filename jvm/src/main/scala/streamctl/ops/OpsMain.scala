@@ -28,7 +28,8 @@ import streamctl.system.{KafkaParams, KafkaSystemAdmin, SSP, SystemAdmin}
  * (Kafka's, Hadoop's) goes to stderr, so a client's complaint can never corrupt the answer.
  *
  * Commands: `describe` ([[QueryDescription]]), `reset` ([[ResetPlan]]), `list` and `delete`
- * ([[StartpointCommands]]), `history` ([[ProgressHistory]] of every source).
+ * ([[StartpointCommands]]), `history` ([[ProgressHistory]] of every source), `transactions`
+ * ([[SinkTransactions]]).
  *
  * {{{
  * echo '{"checkpoint":"/chk/q1","bootstrapServers":"127.0.0.1:9092"}' | java -cp ... streamctl.ops.OpsMain describe
@@ -94,7 +95,15 @@ object OpsMain {
           startpoints(c.storeLocation(), rows)
         }
       case "history" => history(location, conf)
-      case other => throw new IllegalArgumentException(s"Unknown command '$other' (known: describe, reset, list, delete, history)")
+      case "transactions" =>
+        val c = checkpoint.getOrElse(throw StreamctlException("transactions needs the query's checkpoint (--checkpoint)"))
+        val a = admin.getOrElse(throw StreamctlException("transactions needs the Kafka cluster (--bootstrap-servers)"))
+        def listed = SinkTransactions.list(c, text("prefix").getOrElse("streamctl"), a, conf)
+        val aborted = if (Option(req.get("abort")).exists(_.asBoolean)) SinkTransactions.abort(listed, a.params) else Nil
+        // After an abort: the states the coordinators moved them to.
+        SinkTransactions.toJson(listed, aborted)
+      case other => throw new IllegalArgumentException(
+        s"Unknown command '$other' (known: describe, reset, list, delete, history, transactions)")
     } finally admin.foreach(_.close())
   }
 

@@ -49,6 +49,18 @@ object QueryCheckpoint {
     QueryCheckpoint(location, committedId.map(batch), pendingId.map(batch))
   }
 
+  /**
+   * The query's id: Spark keeps it in the checkpoint's `metadata` file for every run of the query
+   * (the run id changes, this one does not).
+   */
+  def queryId(location: String, hadoopConf: Configuration): String = {
+    val path = new Path(new Path(location), "metadata")
+    val fs = path.getFileSystem(hadoopConf)
+    if (!fs.exists(path)) throw StreamctlException(
+      s"No Spark query checkpoint at $location: it has no metadata file (give the query's checkpointLocation)")
+    Json.field(Json.parse(readText(fs, path).linesIterator.next(), s"$path"), "id", s"$path").asText
+  }
+
   /** True when `location` holds a Spark query checkpoint (its `offsets` or `metadata`). */
   def exists(location: String, hadoopConf: Configuration): Boolean = {
     val root = new Path(location)

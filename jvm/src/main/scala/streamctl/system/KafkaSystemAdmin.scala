@@ -22,7 +22,7 @@ import streamctl.StreamctlException
  * admin.upcomingOffsets(Set(SSP.kafka("orders", 0)))
  * }}}
  */
-class KafkaSystemAdmin(params: KafkaParams) extends SystemAdmin with AutoCloseable {
+class KafkaSystemAdmin(val params: KafkaParams) extends SystemAdmin with AutoCloseable {
   import KafkaSystemAdmin.AutoCreateTopics
 
   override val system: String = SSP.KafkaSystem
@@ -146,6 +146,21 @@ class KafkaSystemAdmin(params: KafkaParams) extends SystemAdmin with AutoCloseab
     answer.asScala.collect { case (tp, o) if o != null => tp -> o }.toMap
   }
 
+  /**
+   * The transactions whose transactional id starts with `idPrefix`, as their coordinators
+   * describe them now (ended ones included: their state says so).
+   */
+  def transactions(idPrefix: String): Seq[TransactionState] = {
+    val ids = call("listing transactions")(admin.listTransactions().all()).asScala.toSeq.map(_.transactionalId).filter(_.startsWith(idPrefix))
+    if (ids.isEmpty) return Seq.empty
+    val described = call(s"describing transactions ${ids.sorted.mkString(", ")}")(admin.describeTransactions(ids.asJava).all())
+    described.asScala.toSeq.sortBy(_._1).map { case (id, d) =>
+      val started = d.transactionStartTimeMs()
+      TransactionState(id, d.state().toString, if (started.isPresent) Some(started.getAsLong) else None,
+        d.topicPartitions().asScala.toSeq.map(tp => SSP.kafka(tp.topic, tp.partition)).sorted)
+    }
+  }
+
   /** A setting of the broker (the first one the cluster lists); None when these credentials may not read it. */
   def brokerSetting(name: String): Option[String] =
     try {
@@ -206,4 +221,13 @@ object KafkaSystemAdmin {
   }
 
   def apply(params: KafkaParams): KafkaSystemAdmin = new KafkaSystemAdmin(params)
+}
+
+/**
+ * One Kafka transaction as its coordinator describes it: `state` in Kafka's words (`Ongoing`,
+ * `CompleteCommit`, `PrepareAbort`, ...), when the open one started, and the SSPs it wrote.
+ */
+final case class TransactionState(transactionalId: String, state: String, startedMs: Option[Long], ssps: Seq[SSP]) {
+  /** Still open: its records hold back every read_committed reader of its partitions. */
+  def open: Boolean = state == "Ongoing" || state.startsWith("Prepare")
 }

@@ -155,22 +155,41 @@ object TransactionalProducers {
     closing.forEach(p => closeQuietly(p))
   }
 
-  private def start(params: KafkaParams, transactionalId: String): Lease = {
+  /**
+   * Ends the open transaction of `transactionalId`, if any, the way a new writer would: a producer
+   * of that id starts (fencing the one that opened it) and closes. For operators: a query that
+   * died mid-batch leaves one open, holding back `read_committed` readers until it times out.
+   */
+  def fence(params: KafkaParams, transactionalId: String): Unit = {
+    val producer = initialized(params, transactionalId)
+    closeQuietly(producer)
+  }
+
+  // A producer of `transactionalId` that has fenced every older one.
+  private def initialized(params: KafkaParams, transactionalId: String): Producer = {
     val settings = params.producer
     settings.put(ProducerConfig.TRANSACTIONAL_ID_CONFIG, transactionalId)
     settings.put(ProducerConfig.ENABLE_IDEMPOTENCE_CONFIG, "true")
     val producer = params.newClient("transactional producer")(new KafkaProducer[Array[Byte], Array[Byte]](settings))
-    synchronized(open.add(producer))
-    try {
-      try producer.initTransactions()
-      catch {
-        case e: org.apache.kafka.common.errors.TimeoutException =>
-          throw params.apiWait.exceeded(s"starting transactions under transactional id '$transactionalId'")
-        case e: org.apache.kafka.common.KafkaException => throw StreamctlException(
+    try producer.initTransactions()
+    catch {
+      case _: org.apache.kafka.common.errors.TimeoutException =>
+        closeQuietly(producer)
+        throw params.apiWait.exceeded(s"starting transactions under transactional id '$transactionalId'")
+      case e: org.apache.kafka.common.KafkaException =>
+        closeQuietly(producer)
+        throw StreamctlException(
           s"Kafka at ${params.bootstrapServers} refused transactional id '$transactionalId': ${e.getMessage} " +
             "(a secured cluster must allow this principal WRITE and DESCRIBE on the transactional ids of option " +
             "'transactionalIdPrefix', and READ on the consumer groups of the same names)", e)
-      }
+    }
+    producer
+  }
+
+  private def start(params: KafkaParams, transactionalId: String): Lease = {
+    val producer = initialized(params, transactionalId)
+    synchronized(open.add(producer))
+    try {
       val admin = KafkaSystemAdmin(params)
       val committed = try admin.stableGroupOffsets(transactionalId).values.map(_.offset - 1).maxOption.getOrElse(-1L)
       finally admin.close()
