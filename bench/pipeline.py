@@ -230,7 +230,8 @@ def e2e_latency(spark: SparkSession, servers: str, workdir: str, partitions: int
     trigger = {"processingTime": f"{int(trigger_s * 1000)} milliseconds"}
     jvm_classpath()  # resolved once by Maven before the first producer starts
     rows: list[dict[str, Any]] = []
-    names = ["streamctl, defaults", f"{BUILTIN}, defaults", f"{BUILTIN}, tuned", "streamctl, tuned"]
+    names = ["streamctl, defaults", f"{BUILTIN}, defaults", f"{BUILTIN}, tuned", "streamctl, tuned",
+             f"{TRANSACTIONAL}, tuned"]
     for i, name in enumerate(names):
         row = _e2e_one(spark, servers, workdir, i, name, partitions, trigger, warmup, seconds, rate)
         row["config"] = config["settings"][name.rsplit(", ", 1)[1]]
@@ -257,8 +258,11 @@ def _e2e_one(spark: SparkSession, servers: str, workdir: str, i: int, name: str,
             t = int(r["t"])
             sent_at.append((t, now - t, r["count"]))
 
-    queries = _builtin_queries if src == BUILTIN else _streamctl_queries
-    down_df, up = queries(spark, servers, source, mid, None, settings)
+    if src == BUILTIN:
+        down_df, up = _builtin_queries(spark, servers, source, mid, None, settings)
+    else:
+        down_df, up = _streamctl_queries(spark, servers, source, mid, None, settings,
+                                         transactional=src == TRANSACTIONAL)
     down = (down_df.writeStream.foreachBatch(each).option("checkpointLocation", f"{workdir}/e2e-down-{i}")
             .trigger(**trigger).start())
     up_query = up.option("checkpointLocation", f"{workdir}/e2e-up-{i}").trigger(**trigger).start()

@@ -1,5 +1,7 @@
 """A query that writes every batch of a stream to a file of its own, named by batch id and
-replaced atomically (an idempotent sink), until it is killed (used by test_chaos)."""
+replaced atomically (an idempotent sink), until it is killed (used by test_chaos); with a last
+argument ``transactional``, stage 1 of a pipeline instead: a copy into an intermediate stream
+through the transactional sink, the output argument naming that stream."""
 
 from __future__ import annotations
 
@@ -38,12 +40,32 @@ def start_chaos_query(
     return writer.trigger(**trigger).start()  # type: ignore[arg-type]
 
 
+def start_transactional_stage(
+    spark: SparkSession, servers: str, stream: str, checkpoint: str, mid: str, **trigger: object
+) -> StreamingQuery:
+    """Stage 1 of a pipeline: copies the stream to intermediate stream ``mid`` in Kafka transactions."""
+    df = (
+        spark.readStream.format("streamctl")
+        .options(**options.source(servers, [stream], starting_offsets="earliest", max_records_per_batch=300))
+        .load()
+        .select("key", "value")
+    )
+    writer = (
+        df.writeStream.format("streamctl")
+        .options(**options.sink(servers, mid, intermediate=True, transactional=True))
+        .option("checkpointLocation", checkpoint)
+    )
+    return writer.trigger(**trigger).start()  # type: ignore[arg-type]
+
+
 if __name__ == "__main__":
     servers, stream, checkpoint, output = sys.argv[1:5]
+    transactional = sys.argv[5:] == ["transactional"]
     session = streamctl.configure_spark(
         SparkSession.builder.master("local[2]").config("spark.ui.enabled", "false")
         .config("spark.sql.shuffle.partitions", "2")
     ).getOrCreate()
     session.sparkContext.setLogLevel("ERROR")
-    query = start_chaos_query(session, servers, stream, checkpoint, output, processingTime="100 milliseconds")
+    start = start_transactional_stage if transactional else start_chaos_query
+    query = start(session, servers, stream, checkpoint, output, processingTime="100 milliseconds")
     query.awaitTermination()

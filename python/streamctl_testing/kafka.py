@@ -100,6 +100,11 @@ def read_raw(spark: SparkSession, servers: str, stream: str, partition: int, sta
     return [bytes(v) for v in _tools(spark).readRaw(servers, stream, partition, start)]
 
 
+def read_committed(spark: SparkSession, servers: str, stream: str, partition: int) -> list[bytes]:
+    """The raw values of one partition as a plain Kafka consumer with ``isolation.level=read_committed`` reads them."""
+    return [bytes(v) for v in _tools(spark).readCommitted(servers, stream, partition)]
+
+
 def read_records(
     spark: SparkSession, servers: str, stream: str, partition: int
 ) -> list[tuple[bytes | None, bytes | None, list[tuple[str, bytes | None]]]]:

@@ -131,8 +131,18 @@ object KafkaTools {
   }
 
   /** Raw values of a partition from `from` to its current end (tests check framing with it). */
-  def readRaw(servers: String, stream: String, partition: Int, from: Long): java.util.List[Array[Byte]] = {
-    val c = new org.apache.kafka.clients.consumer.KafkaConsumer[Array[Byte], Array[Byte]](params(servers).consumer)
+  def readRaw(servers: String, stream: String, partition: Int, from: Long): java.util.List[Array[Byte]] =
+    readValues(params(servers), stream, partition, from)
+
+  /**
+   * Raw values of a partition as a plain `KafkaConsumer` with `isolation.level=read_committed`
+   * reads them, to its last stable offset: what an independent reader of a transactional sink sees.
+   */
+  def readCommitted(servers: String, stream: String, partition: Int): java.util.List[Array[Byte]] =
+    readValues(KafkaParams(Map("bootstrap.servers" -> servers, "isolation.level" -> "read_committed")), stream, partition, 0L)
+
+  private def readValues(params: KafkaParams, stream: String, partition: Int, from: Long): java.util.List[Array[Byte]] = {
+    val c = new org.apache.kafka.clients.consumer.KafkaConsumer[Array[Byte], Array[Byte]](params.consumer)
     try {
       val tp = new TopicPartition(stream, partition)
       c.assign(java.util.List.of(tp))
