@@ -47,7 +47,8 @@ def with_upstream_watermark(
     largest upstream watermark the rows carried, minus ``delay``), and the delay it recorded is
     copied onto ``event_time``, which windows, late-row dropping and state eviction then use. A
     watermark that arrives after a batch's last record takes effect with the next record, since
-    Spark moves watermarks only from rows.
+    Spark moves watermarks only from rows. The query's progress ``eventTime`` statistics (min,
+    avg, max) then describe the rows' upstream watermarks, not ``event_time``.
 
     Example::
 
