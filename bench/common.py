@@ -130,10 +130,12 @@ def run_jvm_main(name: str, *args: str) -> str:
     return out.stdout
 
 
-def run_available_now(df: DataFrame, checkpoint: str, each: Callable[[DataFrame, int], None]) -> list[Any]:
+def run_available_now(df: DataFrame, checkpoint: str, each: Callable[[DataFrame, int], None],
+                      output_mode: str = "append") -> list[Any]:
     """Runs ``df`` to the end of its input with Trigger.AvailableNow, calling ``each`` on every
     batch (foreachBatch); raises the query's error if it failed; returns its progress reports."""
-    q = df.writeStream.foreachBatch(each).option("checkpointLocation", checkpoint).trigger(availableNow=True).start()
+    q = (df.writeStream.foreachBatch(each).outputMode(output_mode).option("checkpointLocation", checkpoint)
+         .trigger(availableNow=True).start())
     q.awaitTermination()
     if q.exception() is not None:
         raise q.exception()  # type: ignore[misc]
@@ -219,6 +221,10 @@ class ClientCounters:
                 continue
             out[client] = out.get(client, 0.0) + value
         return out
+
+    def records_consumed(self) -> dict[str, float]:
+        """Records each consumer's polls returned so far (kafka-clients' records-consumed-total)."""
+        return self._values("kafka.consumer:type=consumer-fetch-manager-metrics,*", "records-consumed-total")
 
     def snapshot(self) -> dict[str, dict[str, float]]:
         return {

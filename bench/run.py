@@ -25,7 +25,17 @@ from typing import Any
 
 sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
 
-from bench import cli, control_overhead, memory, pipeline, read_throughput, realtime_latency, scale, write_throughput
+from bench import (
+    cli,
+    control_overhead,
+    memory,
+    pipeline,
+    read_throughput,
+    realtime_latency,
+    scale,
+    upstream_watermark,
+    write_throughput,
+)
 from bench.common import (
     RATIO_HEADER,
     REPORT_HEADER,
@@ -50,7 +60,7 @@ JVM_BENCHES = [
     "ChooserBench", "GrouperBench", "StartpointBench", "ControlBench", "HostAffinityBench", "ReaderPathBench",
     "PlannerBench",
 ]
-GROUPS = ("jvm", "read", "write", "control", "pipeline", "memory", "cli", "realtime", "scale")
+GROUPS = ("jvm", "read", "write", "control", "upstream", "pipeline", "memory", "cli", "realtime", "scale")
 R = read_throughput
 COMPARISONS = [
     ("streamctl, tuned", "built-in, tuned"),
@@ -182,6 +192,10 @@ def main() -> int:
     parser.add_argument("--control-batches", type=int,
                         help="batches (one watermark per partition each) of the control benchmark (default 50)")
     parser.add_argument("--pipeline-records", type=int, help="default 1,000,000; --quick 100,000")
+    parser.add_argument("--upstream-records", type=int,
+                        help="records of the upstream-watermark benchmark (default 1,000,000; --quick 100,000)")
+    parser.add_argument("--upstream-batches", type=int, default=10,
+                        help="batches (one upstream watermark per partition each) of the upstream-watermark benchmark")
     parser.add_argument("--latency-seconds", type=float,
                         help="measured part of each live pipeline (default 30; --quick 6)")
     parser.add_argument("--latency-trigger", type=float, default=1.0, help="trigger interval (s) of the live pipelines")
@@ -203,6 +217,7 @@ def main() -> int:
     args.reps = args.reps or (1 if q else 5)
     args.control_batches = args.control_batches or (10 if q else 50)
     args.pipeline_records = args.pipeline_records or (100_000 if q else 1_000_000)
+    args.upstream_records = args.upstream_records or (100_000 if q else 1_000_000)
     args.latency_seconds = args.latency_seconds or (6.0 if q else 30.0)
     args.memory_gb = args.memory_gb or ("0.02,0.05" if q else "0.5,2")
     args.scale_sizes = tuple(int(x) for x in (args.scale_sizes or ("8,128" if q else "8,128,1024,4096")).split(","))
@@ -247,7 +262,7 @@ def main() -> int:
         results.section("Scale: an intermediate stream with a watermark per partition per batch (streamctl, tuned)",
                         {"reader": "streamctl, stream.<name>.intermediate=true"}, framed, scale.FRAMED_HEADER,
                         [dict(zip(scale.FRAMED_HEADER, r, strict=True)) for r in framed])
-    if only & {"read", "write", "control", "pipeline", "memory"}:
+    if only & {"read", "write", "control", "upstream", "pipeline", "memory"}:
         with tempfile.TemporaryDirectory(prefix="streamctl-bench-") as tmp, kafka_broker() as broker:
             servers = broker.bootstrap_servers
             spark = bench_session()
@@ -278,6 +293,13 @@ def main() -> int:
                         [(*r, f"{100 * (m.median / base.median - 1):+.1f}%") for r, m in zip(report_rows(ms), ms,
                                                                                              strict=True)],
                         (*REPORT_HEADER, "overhead"), [m.to_json() for m in ms])
+                if "upstream" in only:
+                    rows, data, config = upstream_watermark.run(spark, servers, tmp, args.upstream_records,
+                                                                args.partitions, args.value_size,
+                                                                args.upstream_batches, args.reps)
+                    results.section("Upstream watermark: an event-time windowed query over an intermediate stream "
+                                    "(with_upstream_watermark before and after #30)", config, rows,
+                                    upstream_watermark.HEADER, data)
                 if "pipeline" in only:
                     ms, config = pipeline.throughput(spark, servers, tmp, args.pipeline_records, args.partitions,
                                                      args.value_size, args.reps)

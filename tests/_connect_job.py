@@ -11,6 +11,7 @@ import json
 import sys
 
 from pyspark.sql import SparkSession
+from pyspark.sql import functions as F
 
 import streamctl
 from streamctl import options
@@ -45,17 +46,25 @@ if __name__ == "__main__":
     out["stopped"] = not query.isActive
 
     # A downstream query stops by itself at that end-of-stream: the listener came with the source.
-    downstream = (
+    # Its windows follow the upstream watermark (with_upstream_watermark reads the column's metadata).
+    events = (
         spark.readStream.format("streamctl")
         .options(**options.source(servers, [mid], starting_offsets="earliest"))
         .options(**options.intermediate(mid))
         .load()
-        .writeStream.format("noop")
+        .select("timestamp", "watermark")
+    )
+    windowed = streamctl.with_upstream_watermark(events, "timestamp")
+    out["upstream_watermark_schema"] = windowed.schema.json()
+    downstream = (
+        windowed.groupBy(F.window("timestamp", "1 hour")).count()
+        .writeStream.format("memory").queryName("connect_windows").outputMode("complete")
         .option("checkpointLocation", f"{work}/cp-downstream")
         .trigger(processingTime="200 milliseconds")
         .start()
     )
     out["downstream_stopped"] = downstream.awaitTermination(180)
+    out["downstream_counted"] = sum(r["count"] for r in spark.table("connect_windows").collect())
 
     out["tasks"] = [list(t) for t in streamctl.describe_tasks(spark, checkpoint=cp)]
     out["live_executors"] = [list(e) for e in streamctl.live_executors(spark)]

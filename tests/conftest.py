@@ -18,7 +18,7 @@ import pytest
 from py4j.protocol import Py4JJavaError
 from pyspark.sql import DataFrame, Row, SparkSession
 from pyspark.sql import functions as F
-from pyspark.sql.streaming import DataStreamWriter
+from pyspark.sql.streaming import DataStreamWriter, StreamingQuery
 
 import streamctl_testing
 from streamctl import LISTENER_CLASS, options
@@ -270,6 +270,15 @@ _KINDS = {2: "eos", 3: "idle", 4: "active"}
 def record_shape(records: list[tuple[int, dict | bytes]]) -> list[int | str]:
     """A partition as read: user records as ints, watermarks as ms after T0, other control messages by kind."""
     return [c["timestamp"] - T0 if t == 1 else _KINDS[t] if t else int(c) for t, c in records]  # type: ignore[index, arg-type]
+
+
+def idle_triggers(query: StreamingQuery, count: int = 3) -> None:
+    """Returns once ``query`` ran ``count`` triggers that found no new data (or stopped): each asked its
+    sources for new offsets and ran whatever batch they offered, so a test can then assert that nothing
+    more happened. Spark's processAllAvailable returns after one such trigger, which may have begun
+    before the call: hence several."""
+    for _ in range(count):
+        query.processAllAvailable()
 
 
 def control_metrics(progress: dict) -> dict:

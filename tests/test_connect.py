@@ -14,6 +14,7 @@ from pathlib import Path
 import pytest
 
 import streamctl
+from streamctl import options
 from streamctl_testing import kafka
 from streamctl_testing.connect_server import SparkConnectServer
 
@@ -53,6 +54,16 @@ def test_every_helper_works_over_spark_connect_as_in_a_classic_session(
     assert remote["stopped"] and remote["downstream_stopped"]
     written = [v[1:] for p in (0, 1) for v in kafka.read_raw(spark, servers, mid, p) if v[:1] == b"\x00"]
     assert sorted(written) == sorted(f"r{i}".encode() for i in range(10))
+    # The downstream's windows on the upstream watermark counted every record, on the plan a classic session builds.
+    assert remote["downstream_counted"] == 10
+    events = (
+        spark.readStream.format("streamctl")
+        .options(**options.source(servers, [mid]))
+        .options(**options.intermediate(mid))
+        .load()
+        .select("timestamp", "watermark")
+    )
+    assert remote["upstream_watermark_schema"] == streamctl.with_upstream_watermark(events, "timestamp").schema.json()
 
     cp = str(tmp_path / "cp")
     assert remote["tasks"] == [list(t) for t in streamctl.describe_tasks(spark, checkpoint=cp)]

@@ -9,6 +9,7 @@ from pathlib import Path
 
 import pytest
 from pyspark.errors import StreamingQueryException
+from pyspark.sql.streaming import StreamingQueryListener
 
 import streamctl
 from streamctl import options
@@ -19,6 +20,7 @@ from conftest import (
     committed_batches,
     control_metrics,
     forwarding_query,
+    idle_triggers,
     raw_records,
     read_intermediate,
     record_shape,
@@ -147,6 +149,10 @@ def test_end_of_stream_on_request_and_stop_on_end_of_stream_off(spark, servers, 
         .trigger(processingTime="100 milliseconds")
         .start()
     )
+    # Added after the queries started, so after streamctl's listener: Spark's listener bus hands each
+    # report to the listeners in the order they were added.
+    heard = _Reports()
+    spark.streams.addListener(heard)
     try:
         upstream.processAllAvailable()
         streamctl.end_of_stream(upstream)
@@ -164,10 +170,12 @@ def test_end_of_stream_on_request_and_stop_on_end_of_stream_off(spark, servers, 
 
         # Downstream sees end-of-stream on every input but keeps running (stop.on.end.of.stream=false).
         deadline = time.monotonic() + 120
-        while not (downstream.lastProgress and control_metrics(downstream.lastProgress)["endOfStream"] == "true"):
+        while not heard.reported_end_of_stream(str(downstream.id)):
             assert time.monotonic() < deadline, "downstream never reported end-of-stream"
-            time.sleep(0.5)
-        time.sleep(2)
+            time.sleep(0.1)
+        # Were the option on, streamctl's listener, which had that report first, would stop the query
+        # at its next trigger that finds nothing new.
+        idle_triggers(downstream)
         assert downstream.isActive
         streamctl.end_of_stream(downstream)
         for p in range(2):
@@ -175,9 +183,33 @@ def test_end_of_stream_on_request_and_stop_on_end_of_stream_off(spark, servers, 
             assert records[-1][0] == 2 and records[-1][1]["taskName"] == f"query-{downstream.id}"
         assert sum(1 for p in range(2) for t, _ in raw_records(spark, servers, out, p) if t == 0) == n
     finally:
+        spark.streams.removeListener(heard)
         for q in (upstream, downstream):
             if q.isActive:
                 q.stop()
+
+
+class _Reports(StreamingQueryListener):
+    """The progress reports this listener was handed, by query id."""
+
+    def __init__(self) -> None:
+        self.reports: list[dict] = []
+
+    def reported_end_of_stream(self, query_id: str) -> bool:
+        return any(r["id"] == query_id and control_metrics(r)["endOfStream"] == "true" for r in list(self.reports))
+
+    # pyspark's method names.
+    def onQueryStarted(self, event) -> None:
+        pass
+
+    def onQueryProgress(self, event) -> None:
+        self.reports.append(json.loads(event.progress.json))
+
+    def onQueryIdle(self, event) -> None:
+        pass
+
+    def onQueryTerminated(self, event) -> None:
+        pass
 
 
 def test_the_watermark_goes_downstream_with_the_batch_that_applies_it(spark, servers, make_stream, tmp_path):

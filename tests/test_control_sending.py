@@ -14,7 +14,7 @@ import streamctl
 from streamctl import StreamctlException, options
 from streamctl_testing import kafka
 
-from conftest import T0, control_metrics, forwarding_query, raw_records, read_intermediate
+from conftest import T0, control_metrics, forwarding_query, idle_triggers, raw_records, read_intermediate
 
 SECOND = 1_000
 
@@ -100,8 +100,7 @@ def test_a_restarted_writer_with_nothing_to_write_still_ends_its_stream(
         assert again.exception() is None
     else:
         again = writer.trigger(processingTime="100 milliseconds").start()
-        again.processAllAvailable()
-        time.sleep(1)
+        idle_triggers(again)
         streamctl.end_of_stream(again)
     for p in range(2):
         assert _kinds(spark, servers, mid, p)[-1] == 2, f"partition {p} ends with end-of-stream"

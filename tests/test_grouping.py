@@ -13,7 +13,7 @@ import streamctl
 from streamctl import options
 from streamctl_testing import kafka
 
-from conftest import recreate_stream, run_available_now
+from conftest import idle_triggers, recreate_stream, run_available_now
 
 KEYS = 40
 
@@ -89,7 +89,7 @@ def test_keyed_count_stays_correct_when_partitions_double_mid_run(spark, servers
         while len(seen) < 800:
             assert q.exception() is None and time.monotonic() < deadline, (q.exception(), len(seen))
             time.sleep(0.2)
-        time.sleep(1)  # anything beyond 800 would be a duplicate
+        idle_triggers(q)  # anything beyond 800 would be a duplicate
     finally:
         q.stop()
 

@@ -13,7 +13,7 @@ from pyspark.sql import DataFrame
 from streamctl import Startpoint, StartpointManager, options
 from streamctl_testing import kafka
 
-from conftest import run_job_until
+from conftest import idle_triggers, run_job_until
 
 # Recent, whole seconds: old timestamps would depend on the broker's retention settings.
 BASE_TS = (int(time.time()) - 3600) * 1000
@@ -196,7 +196,7 @@ def test_a_startpoint_written_while_running_waits_for_the_restart(spark, servers
         manager.set(stream, 0, Startpoint.oldest())
         _produce(spark, servers, stream, 1, 1)
         _wait(lambda: 5 in read, q)
-        time.sleep(1.5)  # several more triggers
+        idle_triggers(q, 5)  # several more triggers, each of which could have applied it
         assert read == [0, 1, 2, 3, 4, 5], "not applied while the query runs"
         assert len(manager.list()) == 1
     finally:

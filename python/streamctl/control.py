@@ -16,7 +16,7 @@ every batch and end-of-stream when its inputs end; a query that reads it reconci
 
 from __future__ import annotations
 
-from pyspark.sql import Column, DataFrame, SparkSession
+from pyspark.sql import DataFrame, SparkSession
 from pyspark.sql import functions as F
 from pyspark.sql.streaming import StreamingQuery
 from pyspark.sql.types import TimestampType
@@ -25,7 +25,9 @@ from streamctl import _procedures
 
 __all__ = ["end_of_stream", "with_upstream_watermark"]
 
-_MARKER = "__streamctl_upstream_watermark"
+# The column Spark's watermark operator watches: a copy of the source's `watermark`, dropped again
+# before the DataFrame is returned.
+_WATCHED = "__streamctl_upstream_watermark"
 
 
 def with_upstream_watermark(
@@ -37,14 +39,16 @@ def with_upstream_watermark(
     Use it where you would call ``df.withWatermark(event_time, delay)``; windows are then finalized
     only once the slowest upstream producer's watermark minus ``delay`` passed them, and rows older
     than that are dropped as late. ``df`` must still carry the source's ``watermark`` column (keep it
-    in your ``select``); apply this before any aggregation or shuffle.
+    in your ``select``); apply this before any aggregation or shuffle. The source is read once.
 
-    How: Spark derives a watermark from the largest value a ``withWatermark`` column takes, and with
-    several ``withWatermark`` operators it keeps the smallest of their values. So the rows are unioned
-    with one marker row per input row whose event time is the row's upstream watermark, and only the
-    marker branch carries the watermark. Spark reads the source twice (once per branch); marker rows
-    never reach your aggregation. A watermark that arrives after a batch's last record takes effect
-    with the next record, since Spark moves watermarks only from rows.
+    How: Spark derives a watermark from the largest value a ``withWatermark`` column takes, and its
+    stateful operators find the event-time column by the delay Spark records in that column's
+    metadata. So ``withWatermark`` goes on a copy of ``watermark`` (Spark's watermark is then the
+    largest upstream watermark the rows carried, minus ``delay``), and the delay it recorded is
+    copied onto ``event_time``, which windows, late-row dropping and state eviction then use. A
+    watermark that arrives after a batch's last record takes effect with the next record, since
+    Spark moves watermarks only from rows. The query's progress ``eventTime`` statistics (min,
+    avg, max) then describe the rows' upstream watermarks, not ``event_time``.
 
     Example::
 
@@ -59,25 +63,10 @@ def with_upstream_watermark(
         if not isinstance(kind, TimestampType):
             raise ValueError(f"with_upstream_watermark: column '{name}' must be a timestamp, not {kind.simpleString()}")
 
-    markers = (
-        df.where(F.col(watermark).isNotNull())
-        .select(
-            *[
-                (F.col(watermark) if f.name == event_time else F.lit(None).cast(f.dataType)).alias(f.name)
-                for f in df.schema.fields
-            ],
-            F.lit(True).alias(_MARKER),
-        )
-        .withWatermark(event_time, delay)
-    )
-    rows = df.withColumn(_MARKER, F.lit(None).cast("boolean"))
-    # The marker branch comes first: a union's columns (and their watermark metadata) are its first
-    # child's. The filter must stay above the union, or Spark's optimizer pushes it into the marker
-    # branch below the watermark, which then never sees a row. A nondeterministic predicate is
-    # never pushed through a union; `rand() + 1 > 0` is always true but not simplified away
-    # (unlike `rand() >= 0`, which Spark rewrites to true).
-    keep: Column = F.when(F.col(_MARKER).isNull(), (F.rand(0) + F.lit(1.0)) > F.lit(0.0)).otherwise(F.lit(False))
-    return markers.union(rows).where(keep).drop(_MARKER)
+    watched = df.withColumn(_WATCHED, F.col(watermark)).withWatermark(_WATCHED, delay)
+    # Spark's own record of the delay, whatever its form, so this module names no Spark internal.
+    delay_metadata = watched.schema[_WATCHED].metadata
+    return watched.withMetadata(event_time, {**fields[event_time].metadata, **delay_metadata}).drop(_WATCHED)
 
 
 def end_of_stream(query: StreamingQuery, spark: SparkSession | None = None) -> None:

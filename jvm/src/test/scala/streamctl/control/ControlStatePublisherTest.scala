@@ -1,6 +1,7 @@
 package streamctl.control
 
-import java.util.concurrent.{CountDownLatch, TimeUnit}
+import java.util.concurrent.{CountDownLatch, ThreadPoolExecutor, TimeUnit}
+import java.util.concurrent.atomic.AtomicReference
 
 import scala.collection.mutable
 
@@ -28,6 +29,14 @@ class ControlStatePublisherTest {
     }
   }
 
+  /** Whether a writer thread has finished its work: waiting in its pool for the next, or gone (idle threads time out). */
+  private def backInPool(t: Thread): Boolean = t.getState match {
+    case Thread.State.TERMINATED => true
+    case Thread.State.WAITING | Thread.State.TIMED_WAITING =>
+      t.getStackTrace.exists(f => f.getClassName == classOf[ThreadPoolExecutor].getName && f.getMethodName == "getTask")
+    case _ => false
+  }
+
   @Test def theNewestStatesAreWrittenAfterTheWritersFlushedAndTheReaderNeverWaits(): Unit = {
     val p = new ControlStatePublisher(results, "Partition 0")
     val events = mutable.ArrayBuffer.empty[String]
@@ -52,16 +61,22 @@ class ControlStatePublisherTest {
     val tried = new CountDownLatch(1)
     p.publish(2, watermark(10), () => { tried.countDown(); throw new IllegalStateException("send failed") })
     assertTrue(tried.await(60, TimeUnit.SECONDS))
-    Thread.sleep(200)
-    assertEquals(None, recorded(2), "a flush that failed: its states are not written")
     val (flushing, release) = (new CountDownLatch(1), new CountDownLatch(1))
-    p.publish(2, watermark(20), () => { flushing.countDown(); release.await(60, TimeUnit.SECONDS) })
+    val writer = new AtomicReference[Thread]
+    p.publish(2, watermark(20), () => {
+      writer.set(Thread.currentThread())
+      flushing.countDown()
+      release.await(60, TimeUnit.SECONDS)
+    })
+    // A publisher writes one state at a time: the next flush starts only once the failed one was handled.
     assertTrue(flushing.await(60, TimeUnit.SECONDS))
+    assertEquals(None, recorded(2), "a flush that failed: its states are not written")
     p.publish(2, watermark(30), () => ())
     p.close()
     release.countDown()
-    eventually("the running write completes")(recorded(2).contains(20L))
-    Thread.sleep(200)
+    eventually("the running write completes")(recorded(2).exists(_ >= 20L))
+    // The thread that wrote 20 would write 30 next, were it kept; back in its pool, it has taken nothing more.
+    eventually("the writer went back to its pool")(backInPool(writer.get))
     assertEquals(Some(20L), recorded(2), "what was pending at close is dropped (the end offset carries the final states)")
   }
 }
