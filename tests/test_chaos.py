@@ -27,7 +27,7 @@ KILLS_PER_MOMENT = 4
 MOMENTS = ("starting", "running", "in a batch")
 PARTITIONS = 3
 # Kills of the transactional stage: each costs a driver start, and they share CI's time budget.
-TRANSACTIONAL_KILLS = int(os.environ.get("STREAMCTL_CHAOS_TRANSACTIONAL_KILLS", "9"))
+TRANSACTIONAL_KILLS = int(os.environ.get("STREAMCTL_CHAOS_TRANSACTIONAL_KILLS", "6"))
 
 
 class _Producer(threading.Thread):
