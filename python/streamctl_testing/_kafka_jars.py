@@ -16,6 +16,8 @@ KAFKA_LIB_ENV = "STREAMCTL_KAFKA_LIB"
 # The broker's own jar: its presence is what "the jars are there" means.
 _MARKER_JAR = f"kafka_2.13-{KAFKA_VERSION}.jar"
 _POM = Path(__file__).resolve().parent / "kafka_broker" / "pom.xml"
+_TOOLS_MARKER_JAR = f"kafka-tools-{KAFKA_VERSION}.jar"
+_TOOLS_POM = Path(__file__).resolve().parent / "kafka_tools" / "pom.xml"
 
 
 class BrokerError(RuntimeError):
@@ -56,4 +58,15 @@ def ensure_kafka_jars(lib_dir: Path | None = None) -> Path:
     lib_dir = kafka_lib_dir() if lib_dir is None else lib_dir
     return fetch_once(
         _POM, lib_dir, _MARKER_JAR, f"the Kafka {KAFKA_VERSION} broker jars", BrokerError, env_hint=KAFKA_LIB_ENV
+    )
+
+
+def ensure_kafka_tools_jars() -> Path:
+    """Return a directory with the jars of Kafka's command-line tools (``kafka-consumer-groups`` is
+    ``org.apache.kafka.tools.consumer.group.ConsumerGroupCommand``), fetched once with Maven into
+    ``${XDG_CACHE_HOME:-~/.cache}/streamctl/kafka-4.3.1/tools``; run them with the broker's jars."""
+    tools = kafka_lib_dir().parent / "tools"
+    return fetch_once(
+        _TOOLS_POM, tools, _TOOLS_MARKER_JAR, f"the Kafka {KAFKA_VERSION} tools jars", BrokerError,
+        env_hint=KAFKA_LIB_ENV,
     )

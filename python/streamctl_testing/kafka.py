@@ -124,3 +124,26 @@ def read_records(
 def delete_records_before(spark: SparkSession, servers: str, stream: str, partition: int, offset: int) -> None:
     """Deletes a partition's records before ``offset``, as retention would."""
     _tools(spark).deleteRecordsBefore(servers, stream, partition, offset)
+
+
+def consumer_groups_describe(servers: str, group: str) -> list[dict[str, str]]:
+    """``kafka-consumer-groups --describe --group <group>``, run from Kafka's own tools jars (fetched
+    once), one dict per row with its column names (``TOPIC``, ``PARTITION``, ``CURRENT-OFFSET``,
+    ``LOG-END-OFFSET``, ``LAG``, ...): what an operator's tool sees of a group."""
+    import subprocess
+
+    from streamctl import _ops
+    from streamctl_testing._kafka_jars import ensure_kafka_jars, ensure_kafka_tools_jars
+
+    classpath = f"{ensure_kafka_tools_jars()}/*:{ensure_kafka_jars()}/*"
+    command = "org.apache.kafka.tools.consumer.group.ConsumerGroupCommand"
+    done = subprocess.run(
+        [_ops.java(), "-Dlog4j2.level=ERROR", "-cp", classpath, command,
+         "--bootstrap-server", servers, "--describe", "--group", group],
+        capture_output=True, text=True, timeout=120, check=False,
+    )  # fmt: skip
+    if done.returncode != 0:
+        raise RuntimeError(f"kafka-consumer-groups --describe --group {group} failed: {done.stderr.strip()[-2000:]}")
+    lines = [line.split() for line in done.stdout.splitlines() if line.strip()]
+    header = next(i for i, cols in enumerate(lines) if cols and cols[0] == "GROUP")
+    return [dict(zip(lines[header], cols, strict=False)) for cols in lines[header + 1 :]]

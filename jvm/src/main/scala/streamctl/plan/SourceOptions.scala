@@ -88,6 +88,18 @@ final case class SourceOptions(raw: Map[String, String]) {
         "its tasks read continuously until the batch duration ends; remove the option")
     }
   val metadataStorePath: Option[String] = options.get(MetadataStorePath)
+
+  /**
+   * `commitOffsets=true`: the consumer group (`kafka.group.id`) a streaming query commits its
+   * positions to after each batch, for the monitoring tools that read group offsets
+   * ([[streamctl.system.GroupOffsetCommitter]]). Never read back: the checkpoint is where a query resumes.
+   */
+  val commitOffsetsTo: Option[String] = Option.when(options(CommitOffsets)) {
+    kafka.user.getOrElse(org.apache.kafka.clients.consumer.ConsumerConfig.GROUP_ID_CONFIG, throw StreamctlException(
+      s"Option '${options.nameOf(CommitOffsets)}' commits the query's positions to the consumer group of option " +
+        "'kafka.group.id', which is not set: set it to the group your monitoring (kafka-consumer-groups, Burrow, " +
+        "lag exporters) should show"))
+  }
   val failOnDataLoss: Boolean = options(FailOnDataLoss)
   val includeHeaders: Boolean = options(IncludeHeaders)
   val noTimestampMatchIsLatest: Boolean = options(StartingOffsetsByTimestampStrategy) == "latest"
@@ -116,6 +128,11 @@ final case class SourceOptions(raw: Map[String, String]) {
       throw StreamctlException(s"Option '${options.nameOf(s)}' is for batch reads (spark.read); a streaming query has no end " +
         "(use Trigger.AvailableNow to read what is there now and stop)")
     }
+
+  /** Options that only a streaming query can act on, refused in a batch read (`spark.read`). */
+  def checkBatch(): Unit =
+    if (options.isSet(CommitOffsets)) throw StreamctlException(s"Option '${options.nameOf(CommitOffsets)}' is for " +
+      "streaming queries, which commit their positions after each batch; a batch read (spark.read) has none to commit")
 
   /**
    * How long a reader waits for records the broker should have: `kafkaConsumer.pollTimeoutMs`,
@@ -173,6 +190,9 @@ object SourceOptions {
     "a batch read ends at this timestamp (epoch ms) in every partition")
   val FailOnDataLoss: OptionSpec[Boolean] = OptionSpec.bool("failOnDataLoss",
     "fail when records the query has not read are gone from the broker", default = true).alias("fail.on.data.loss")
+  val CommitOffsets: OptionSpec[Boolean] = OptionSpec.bool("commitOffsets",
+    "after each batch, commit the query's positions to consumer group 'kafka.group.id', for monitoring only",
+    default = false)
   val IncludeHeaders: OptionSpec[Boolean] = OptionSpec.bool("includeHeaders", "add the records' headers as column 'headers'",
     default = false)
   val PollTimeoutMs: OptionSpec[Long] = OptionSpec.positiveLong("kafkaConsumer.pollTimeoutMs",
@@ -196,7 +216,7 @@ object SourceOptions {
 
   /** Every option of the source, from every feature. */
   val Registry: OptionSet = new OptionSet("format(\"streamctl\")",
-    Seq(Subscribe, SubscribePattern, Assign, MaxOffsetsPerTrigger, MinOffsetsPerTrigger, MaxTriggerDelay, MetadataStorePath,
+    Seq(Subscribe, SubscribePattern, Assign, CommitOffsets, MaxOffsetsPerTrigger, MinOffsetsPerTrigger, MaxTriggerDelay, MetadataStorePath,
       StartingOffsets, StartingOffsetsByTimestamp, StartingTimestamp, StartingOffsetsByTimestampStrategy,
       EndingOffsets, EndingOffsetsByTimestamp, EndingTimestamp, FailOnDataLoss, IncludeHeaders, PollTimeoutMs,
       FetchOffsetNumRetries, FetchOffsetRetryIntervalMs,

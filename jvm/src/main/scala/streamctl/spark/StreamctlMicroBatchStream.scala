@@ -13,7 +13,7 @@ import streamctl.locality.ExecutorId
 import streamctl.metadata.{FileSystemMetadataStore, MetadataStore, StoreLayout}
 import streamctl.ops.ProgressHistory
 import streamctl.plan.{InitialOffset, Planner, ReaderConfig, RealTimeBatch, SourceOptions, SourcePosition}
-import streamctl.system.KafkaSystemAdmin
+import streamctl.system.{GroupOffsetCommitter, KafkaSystemAdmin}
 
 /**
  * Spark's `MicroBatchStream` for a streamctl source: converts Spark's types around the
@@ -109,13 +109,21 @@ class StreamctlMicroBatchStream(
 
   override def deserializeOffset(json: String): Offset = SourceOffset(SourcePosition.parse(json))
 
-  override def commit(end: Offset): Unit = planner.commit(position(end))
+  // Option commitOffsets: the positions go to the group once the batch committed, for monitoring only.
+  private val groupOffsets = options.commitOffsetsTo.map(new GroupOffsetCommitter(options.kafka, _, s"the query reading ${options.describe}"))
+
+  override def commit(end: Offset): Unit = {
+    val committed = position(end)
+    planner.commit(committed)
+    groupOffsets.foreach(_.committed(committed.minPositions))
+  }
 
   override def metrics(latestConsumedOffset: java.util.Optional[Offset]): java.util.Map[String, String] =
     planner.metrics(if (latestConsumedOffset.isPresent) Some(position(latestConsumedOffset.get)) else None).asJava
 
   override def stop(): Unit = {
     planner.stop()
+    groupOffsets.foreach(_.close())
     executors.foreach(_.stop())
     admin.close()
     store.close()

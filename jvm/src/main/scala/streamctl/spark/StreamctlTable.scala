@@ -46,6 +46,7 @@ class StreamctlTable(val options: Map[String, String]) extends SupportsRead with
     override def toBatch: Batch = new Batch {
       // Planned once per scan, on the driver, when Spark asks: the offsets are fixed from then on.
       private lazy val reads = {
+        parsed.checkBatch()
         val admin = KafkaSystemAdmin(parsed.kafka)
         try BatchRead.plan(parsed, admin) finally admin.close()
       }

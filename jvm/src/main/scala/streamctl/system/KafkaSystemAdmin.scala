@@ -161,6 +161,12 @@ class KafkaSystemAdmin(val params: KafkaParams) extends SystemAdmin with AutoClo
     }
   }
 
+  /** Sets the committed offsets of consumer group `group` (which must have no live member) to `next`. */
+  def commitGroupOffsets(group: String, next: Map[SSP, Long]): Unit = if (next.nonEmpty) {
+    val offsets = next.map { case (ssp, o) => topicPartition(ssp) -> new org.apache.kafka.clients.consumer.OffsetAndMetadata(o) }
+    call(s"committing offsets to consumer group '$group'")(admin.alterConsumerGroupOffsets(group, offsets.asJava).all())
+  }
+
   /** A setting of the broker (the first one the cluster lists); None when these credentials may not read it. */
   def brokerSetting(name: String): Option[String] =
     try {

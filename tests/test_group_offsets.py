@@ -1,0 +1,76 @@
+"""Option commitOffsets: a query's positions in its consumer group, as kafka-consumer-groups shows them."""
+
+from __future__ import annotations
+
+import time
+
+import pytest
+
+from streamctl import Startpoint, StartpointManager, StreamctlException, options
+from streamctl_testing import kafka
+
+
+def _run(spark, servers: str, stream: str, group: str, checkpoint: str) -> int:
+    """One AvailableNow run of a query that commits its positions to ``group``; the rows it read."""
+    read = [0]
+    df = (
+        spark.readStream.format("streamctl")
+        .options(**options.source(servers, [stream], starting_offsets="earliest", max_records_per_batch=4,
+                                  kafka={"group.id": group}))
+        .option("commitOffsets", "true")
+        .load()
+    )
+    q = df.writeStream.foreachBatch(lambda b, _i: read.__setitem__(0, read[0] + b.count())).option(
+        "checkpointLocation", checkpoint
+    ).trigger(availableNow=True).start()
+    q.awaitTermination(120)
+    assert q.exception() is None
+    return read[0]
+
+
+def _lag_once_committed(servers: str, group: str, current: dict[int, int]) -> dict[int, tuple[int, int, int]]:
+    """Per partition (CURRENT-OFFSET, LOG-END-OFFSET, LAG) as ``kafka-consumer-groups --describe``
+    shows them, once the group's offsets are ``current`` (the commit follows the batch's commit on
+    a thread of its own)."""
+    deadline = time.monotonic() + 60
+    while True:
+        rows = kafka.consumer_groups_describe(servers, group)
+        shown = {int(r["PARTITION"]): (int(r["CURRENT-OFFSET"]), int(r["LOG-END-OFFSET"]), int(r["LAG"]))
+                 for r in rows if r.get("CURRENT-OFFSET", "-") != "-"}
+        if {p: c for p, (c, _, _) in shown.items()} == current:
+            return shown
+        assert time.monotonic() < deadline, f"group {group} shows {rows}, expected offsets {current}"
+
+
+def test_kafka_consumer_groups_shows_the_query_lag(spark, servers, make_stream, tmp_path):
+    stream = make_stream(partitions=2)
+    group = f"monitor-{stream}"
+    checkpoint = str(tmp_path / "cp")
+    kafka.produce(spark, servers, stream, [str(i).encode() for i in range(10)], partitions=[i % 2 for i in range(10)])
+    assert _run(spark, servers, stream, group, checkpoint) == 10
+    assert _lag_once_committed(servers, group, {0: 5, 1: 5}) == {0: (5, 5, 0), 1: (5, 5, 0)}
+
+    # New records, no query running: the tool shows them as the query's lag.
+    kafka.produce(spark, servers, stream, [str(i).encode() for i in range(6)], partitions=[i % 2 for i in range(6)])
+    assert _lag_once_committed(servers, group, {0: 5, 1: 5}) == {0: (5, 8, 3), 1: (5, 8, 3)}
+
+    # A restart reads them; a startpoint moves partition 0 back, and the group follows the query.
+    StartpointManager(spark, checkpoint=checkpoint).set(stream, 0, Startpoint.specific(2))
+    assert _run(spark, servers, stream, group, checkpoint) == 6 + 3
+    assert _lag_once_committed(servers, group, {0: 8, 1: 8}) == {0: (8, 8, 0), 1: (8, 8, 0)}
+
+
+def test_commit_offsets_without_a_group_fails_at_start_naming_both_options(spark, servers, make_stream):
+    stream = make_stream()
+    with pytest.raises(StreamctlException, match=r"Option 'commitOffsets' commits .* 'kafka\.group\.id', which is not"):
+        spark.readStream.format("streamctl").options(**options.source(servers, [stream])).option(
+            "commitOffsets", "true"
+        ).load().writeStream.format("noop").start()
+
+
+def test_a_batch_read_refuses_commit_offsets(spark, servers, make_stream):
+    stream = make_stream()
+    with pytest.raises(StreamctlException, match="Option 'commitOffsets' is for streaming queries"):
+        spark.read.format("streamctl").options(**options.source(servers, [stream], kafka={"group.id": "g"})).option(
+            "commitOffsets", "true"
+        ).load().collect()
