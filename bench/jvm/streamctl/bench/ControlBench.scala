@@ -1,6 +1,6 @@
 package streamctl.bench
 
-import streamctl.control._
+import streamctl.control.{ControlOffset, _}
 import streamctl.system.{Envelope, SSP, SspRange}
 
 /**

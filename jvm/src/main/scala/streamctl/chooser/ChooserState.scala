@@ -29,6 +29,7 @@ object ChooserState {
 
   object Codec extends StateCodec[ChooserState] {
     val key = "chooser"
+    val empty: ChooserState = ChooserState.empty
 
     override def isEmpty(s: ChooserState): Boolean = s.isEmpty
 

@@ -24,6 +24,7 @@ object ControlOffset {
 
   object Codec extends StateCodec[ControlOffset] {
     val key = "control"
+    val empty: ControlOffset = initial
 
     def write(c: ControlOffset): JsonNode = {
       val node = Json.obj()

@@ -2,10 +2,9 @@ package streamctl.control
 
 import streamctl.Json
 import streamctl.control.SspControlStates.States
-import streamctl.grouper.TaskName
 import streamctl.metadata.MetadataStore
 import streamctl.plan.{BatchPlan, PlanningContext, PlanningStep, SourcePosition}
-import streamctl.system.SSP
+import streamctl.system.{SSP, TaskName}
 
 /**
  * Planning step, in-band control on the driver (the last of the chain: it needs to know
@@ -54,7 +53,7 @@ final class ControlStep(
     if (!hasIntermediateStreams) first
     else {
       results.deleteAll()
-      first.withState(_.copy(control = Some(ControlOffset.initial)))
+      first.withState(_.updated(ControlOffset.Codec, ControlOffset.initial))
     }
 
   /** After `end_of_stream(query)` the source admits nothing: the planner returns `previous` itself. */
@@ -78,8 +77,8 @@ final class ControlStep(
       report(next != previous, endedByTarget(next, ctx.availableNowTarget))
       return plan
     }
-    val prev = previous.state.control.getOrElse(ControlOffset.initial)
-    val unchanged = plan.withState(_.copy(control = Some(prev)))
+    val prev = previous.state(ControlOffset.Codec)
+    val unchanged = plan.withState(_.updated(ControlOffset.Codec, prev))
     val next = unchanged.end
     // An SSP whose beginning moved (a startpoint) is read from elsewhere: what was heard before
     // no longer describes what comes next, and the messages of the new range are read again.
@@ -88,7 +87,7 @@ final class ControlStep(
     val ended =
       if (allEndOfStream(after, next.ssps)) Some(InputsEnded.EndOfStream) else endedByTarget(next, ctx.availableNowTarget)
     report(newData, ended)
-    if (newData) plan.withState(_.copy(control = Some(ControlOffset(prev.seq + 1, after)))) else unchanged
+    if (newData) plan.withState(_.updated(ControlOffset.Codec, ControlOffset(prev.seq + 1, after))) else unchanged
   }
 
   /**
@@ -105,7 +104,7 @@ final class ControlStep(
       report(newData = true, None)
       return plan
     }
-    val prev = previous.state.control.getOrElse(ControlOffset.initial)
+    val prev = previous.state(ControlOffset.Codec)
     // What a run that died in its batch prev.seq + 1 recorded is not in the offset log: never merge it.
     // Only a run's first batch can find such results (within a run, readers record under the
     // running batch's seq only), so later boundaries skip the store listing.
@@ -113,12 +112,12 @@ final class ControlStep(
       results.deleteAfter(prev.seq)
       realTimeCleaned = true
     }
-    val begun = plan.withState(_.copy(control = Some(prev))).end
+    val begun = plan.withState(_.updated(ControlOffset.Codec, prev)).end
     val states = statesAfter(prev) -- begun.starts.valuesIterator.flatMap(_.keys)
     val ended = allEndOfStream(states, begun.ssps)
     report(newData = !ended, if (ended) Some(InputsEnded.EndOfStream) else None)
     live = Some((prev.seq + 1, states, begun.ssps))
-    plan.withState(_.copy(control = Some(ControlOffset(prev.seq + 1, states))))
+    plan.withState(_.updated(ControlOffset.Codec, ControlOffset(prev.seq + 1, states)))
   }
 
   /**
@@ -133,16 +132,16 @@ final class ControlStep(
     val result =
       if (!hasIntermediateStreams) { if (end == previous) previous else end }
       else {
-        val ctl = end.state.control.getOrElse(ControlOffset.initial)
+        val ctl = end.state(ControlOffset.Codec)
         val merged = SspControlStates.merge(ctl.states +: readerStates.toSeq)
-        val unchanged = end.withState(_.copy(control = Some(ControlOffset(previous.state.control.fold(0L)(_.seq), merged))))
-        if (unchanged == previous) previous else end.withState(_.copy(control = Some(ControlOffset(ctl.seq, merged))))
+        val unchanged = end.withState(_.updated(ControlOffset.Codec, ControlOffset(previous.state(ControlOffset.Codec).seq, merged)))
+        if (unchanged == previous) previous else end.withState(_.updated(ControlOffset.Codec, ControlOffset(ctl.seq, merged)))
       }
     known = Some(result)
     val newData = result != previous
     if (!hasIntermediateStreams) report(newData, None)
     else {
-      val states = result.state.control.fold(Map.empty: States)(_.states)
+      val states = result.state(ControlOffset.Codec).states
       report(newData, if (allEndOfStream(states, result.ssps)) Some(InputsEnded.EndOfStream) else None)
     }
     result
@@ -153,7 +152,7 @@ final class ControlStep(
     val own = end.tasks.getOrElse(task, Map.empty).keySet.filter(isIntermediate)
     if (own.isEmpty) None
     else {
-      val ctl = end.state.control.getOrElse(ControlOffset.initial)
+      val ctl = end.state(ControlOffset.Codec)
       val others = WatermarkSummary.of(end.ssps.iterator.filter(s => isIntermediate(s) && !own.contains(s))
         .map(ctl.states.getOrElse(_, ControlState.empty)).toSeq)
       Some(TaskControl(ctl.seq, SspControlStates.write(TaskControl.startOf(ctl.states, own)), others))
@@ -163,13 +162,13 @@ final class ControlStep(
   /** Spark is about to run the batch ending at `end`: its readers will (re)write its results. */
   def planned(end: SourcePosition): Unit = {
     known = Some(end)
-    val seq = end.state.control.fold(0L)(_.seq)
+    val seq = end.state(ControlOffset.Codec).seq
     if (fresh.exists(_._1 == seq)) fresh = None
   }
 
   /** Spark committed the batch ending at `end` and logged the next: older results are merged into the log. */
   override def committed(end: SourcePosition): Unit =
-    if (hasIntermediateStreams) results.deleteBefore(end.state.control.fold(0L)(_.seq))
+    if (hasIntermediateStreams) results.deleteBefore(end.state(ControlOffset.Codec).seq)
 
   override def upstreamWatermark: Option[Long] = live match {
     // A real-time batch is running: what its readers recorded so far, freshly read.
@@ -178,7 +177,7 @@ final class ControlStep(
   }
 
   private def settledWatermark: Option[Long] =
-    known.flatMap(o => watermarkOf(o.ssps, statesAfter(o.state.control.getOrElse(ControlOffset.initial))))
+    known.flatMap(o => watermarkOf(o.ssps, statesAfter(o.state(ControlOffset.Codec))))
 
   def stopped(): Unit = query.foreach(_.sourceStopped())
 
@@ -190,7 +189,7 @@ final class ControlStep(
   def metrics(consumed: SourcePosition): Map[String, String] = {
     known = Some(consumed)
     if (!hasIntermediateStreams) return Map.empty
-    val states = statesAfter(consumed.state.control.getOrElse(ControlOffset.initial))
+    val states = statesAfter(consumed.state(ControlOffset.Codec))
     val perSsp = Json.obj()
     consumed.ssps.filter(isIntermediate).toSeq.sorted.foreach { ssp =>
       val s = states.getOrElse(ssp, ControlState.empty)

@@ -35,6 +35,7 @@ object GroupingState {
 
   object Codec extends StateCodec[GroupingState] {
     val key = "grouper"
+    val empty: GroupingState = GroupingState.empty
 
     override def isEmpty(s: GroupingState): Boolean = s.isEmpty
 

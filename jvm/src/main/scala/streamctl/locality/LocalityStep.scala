@@ -1,8 +1,8 @@
 package streamctl.locality
 
 import streamctl.config.OptionSpec
-import streamctl.grouper.TaskName
 import streamctl.plan.ReaderReports
+import streamctl.system.TaskName
 
 /**
  * Host affinity at batch planning: each batch, the tasks are assigned to the live executors,

@@ -8,6 +8,7 @@ import com.fasterxml.jackson.databind.node.ObjectNode
 import streamctl.Json
 import streamctl.metadata.{MetadataStore, StoreLayout}
 import streamctl.plan.SourcePosition
+import streamctl.startpoint.AppliedStartpoints
 import streamctl.system.{SSP, SspValues}
 
 /**
@@ -86,7 +87,7 @@ object BatchSummary {
       }
     }.groupMapReduce(_._1)(_._2)(_ + _))
     val lag = end.minPositions.collect { case (ssp, o) if heads.contains(ssp) => ssp -> math.max(0L, heads(ssp) - o) }
-    val applied = end.state.startpoints.applied.toSeq.sortBy(_._1._1).map { case ((ssp, task), r) =>
+    val applied = end.state(AppliedStartpoints.Codec).applied.toSeq.sortBy(_._1._1).map { case ((ssp, task), r) =>
       s"$ssp (${task.name}) ${r.startpoint.describe} -> offset ${r.offset}"
     }
     BatchSummary(batchId, timestampMs, admitted, lag, ownWatermarkMs, metrics.get("watermark").flatMap(_.toLongOption),

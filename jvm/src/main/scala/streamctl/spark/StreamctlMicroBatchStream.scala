@@ -8,12 +8,12 @@ import org.apache.spark.sql.connector.read.{InputPartition, PartitionReaderFacto
 import org.apache.spark.sql.connector.read.streaming._
 import org.apache.spark.util.SerializableConfiguration
 
-import streamctl.grouper.TaskName
 import streamctl.locality.ExecutorId
 import streamctl.metadata.{FileSystemMetadataStore, MetadataStore, StoreLayout}
 import streamctl.ops.ProgressHistory
-import streamctl.plan.{InitialOffset, Planner, ReaderConfig, RealTimeBatch, SourceOptions, SourcePosition}
-import streamctl.system.KafkaSystemAdmin
+import streamctl.plan.SourcePosition
+import streamctl.planner.{InitialOffset, Planner, ReaderConfig, RealTimeBatch, SourceOptions, SourceStates}
+import streamctl.system.{KafkaSystemAdmin, TaskName}
 
 /**
  * Spark's `MicroBatchStream` for a streamctl source: converts Spark's types around the
@@ -107,7 +107,7 @@ class StreamctlMicroBatchStream(
   override def createReaderFactory(): PartitionReaderFactory =
     TaskReaderFactory(ReaderConfig(options), reports, storePath, keys.controlNamespace, readerConf)
 
-  override def deserializeOffset(json: String): Offset = SourceOffset(SourcePosition.parse(json))
+  override def deserializeOffset(json: String): Offset = SourceOffset(SourceStates.parse(json))
 
   override def commit(end: Offset): Unit = planner.commit(position(end))
 
@@ -125,7 +125,7 @@ class StreamctlMicroBatchStream(
 
   private def position(o: Offset): SourcePosition = o match {
     case s: SourceOffset => s.position
-    case other => SourcePosition.parse(other.json())
+    case other => SourceStates.parse(other.json())
   }
 }
 

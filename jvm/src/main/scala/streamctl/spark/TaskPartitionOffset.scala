@@ -3,7 +3,7 @@ package streamctl.spark
 import org.apache.spark.sql.connector.read.streaming.PartitionOffset
 
 import streamctl.control.SspControlStates
-import streamctl.plan.ReaderEnd
+import streamctl.planner.ReaderEnd
 import streamctl.system.SSP
 
 /**

@@ -6,7 +6,7 @@ import org.apache.spark.sql.connector.read.streaming.SupportsRealTimeRead.Record
 
 import streamctl.chooser.ChooserFactory
 import streamctl.control.{ControlResults, ControlStatePublisher, SspControlStates, TaskControlReader}
-import streamctl.plan.{ReaderConfig, TaskRead}
+import streamctl.planner.{ReaderConfig, TaskRead}
 import streamctl.system.{ConsumerPool, Envelope, EnvelopeDecoder, KafkaTaskReader}
 
 /**

@@ -1,7 +1,6 @@
 package streamctl.startpoint
 
-import streamctl.grouper.TaskName
-import streamctl.system.SSP
+import streamctl.system.{SSP, TaskName}
 
 /**
  * What [[StartpointManager.fanOut]] leaves for the query to apply.

@@ -1,13 +1,12 @@
 package streamctl.startpoint
 
 import streamctl.StreamctlException
-import streamctl.grouper.TaskName
 import streamctl.metadata.{FileSystemMetadataStore, MetadataStore, StoreLayout}
-import streamctl.system.{SSP, SystemAdmin}
+import streamctl.system.{SSP, SystemAdmin, TaskName}
 
 /**
  * What the Python API, the CLI and SQL (`CALL streamctl.system.set_startpoint(...)`, see
- * [[streamctl.spark.StreamctlCatalog]]) do with startpoints, in the JVM so that the stored JSON,
+ * `spark.StreamctlCatalog`) do with startpoints, in the JVM so that the stored JSON,
  * validation and resolution exist once. Arguments are plain types (a null partition means
  * every partition, a null task means the SSP-only key); results are [[StartpointEntry]]s.
  *

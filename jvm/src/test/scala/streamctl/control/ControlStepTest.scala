@@ -3,10 +3,9 @@ package streamctl.control
 import org.junit.jupiter.api.Assertions._
 import org.junit.jupiter.api.Test
 
-import streamctl.grouper.TaskName
 import streamctl.metadata.{InMemoryMetadataStore, StoreLayout}
 import streamctl.plan.{BatchPlan, PlanningContext, SourcePosition}
-import streamctl.system.SSP
+import streamctl.system.{SSP, TaskName}
 
 class ControlStepTest {
   private val m0 = SSP.kafka("mid", 0)
@@ -32,11 +31,11 @@ class ControlStepTest {
     val control = step()
     results.put(3, "stale", Map(m0 -> state(EndOfStreamMessage("old", 1))))
     val first = control.initialize(at(0, 0))
-    assertEquals(Some(ControlOffset.initial), first.state.control)
+    assertEquals(Some(ControlOffset.initial), first.state.get(ControlOffset.Codec))
     assertTrue(results.load(3).isEmpty, "a new query forgets results an older query left in its store")
 
     val b1 = plan(control, first, at(5, 5))
-    assertEquals(Some(ControlOffset(1, Map.empty)), b1.state.control)
+    assertEquals(Some(ControlOffset(1, Map.empty)), b1.state.get(ControlOffset.Codec))
 
     // The readers of batch 1 heard two of two producers on m0 and one on m1.
     val s0 = state(WatermarkMessage("p0", 2, 10), WatermarkMessage("p1", 2, 20))
@@ -49,7 +48,7 @@ class ControlStepTest {
     assertTrue(metrics("control").contains(""""mid-0":{"taskCount":2,"producers":2,"endOfStream":0,"idle":0,"watermark":10}"""))
 
     val b2 = plan(control, b1, at(9, 5))
-    assertEquals(Some(ControlOffset(2, Map(m0 -> s0, m1 -> s1))), b2.state.control)
+    assertEquals(Some(ControlOffset(2, Map(m0 -> s0, m1 -> s1))), b2.state.get(ControlOffset.Codec))
     control.committed(b2)
     assertTrue(results.load(1).isEmpty, "results merged into a logged offset are removed")
   }
@@ -73,6 +72,6 @@ class ControlStepTest {
     results.put(1, "Partition 0", Map(m0 -> eos))
     results.put(1, "Partition 1", Map(m1 -> eos))
     val rewound = at(9, 9).copy(starts = Map(t0 -> Map(m0 -> 0L)))
-    assertEquals(Map(m1 -> eos), plan(control, b1, rewound).state.control.get.states)
+    assertEquals(Map(m1 -> eos), plan(control, b1, rewound).state.get(ControlOffset.Codec).get.states)
   }
 }

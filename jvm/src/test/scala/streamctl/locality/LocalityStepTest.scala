@@ -3,10 +3,9 @@ package streamctl.locality
 import org.junit.jupiter.api.Assertions._
 import org.junit.jupiter.api.Test
 
-import streamctl.grouper.TaskName
 import streamctl.metadata.{InMemoryMetadataStore, StoreLayout}
 import streamctl.plan.{ReaderReports, ReaderRun}
-import streamctl.system.SkippedRange
+import streamctl.system.{SkippedRange, TaskName}
 
 class LocalityStepTest {
   /** The readers' reports, kept in memory (in Spark, an accumulator). */

@@ -1,6 +1,7 @@
-package streamctl.plan
+package streamctl.planner
 
 import streamctl.metadata.{MetadataStore, StoreLayout}
+import streamctl.plan.SourcePosition
 
 /**
  * The first position of a query, written once beside the source's checkpoint
@@ -20,7 +21,7 @@ final class InitialOffset(store: () => MetadataStore) {
     val (namespace, key) = StoreLayout.InitialOffset
     val s = store()
     try s.get(namespace, key) match {
-      case Some(json) => SourcePosition.parse(json)
+      case Some(json) => SourceStates.parse(json)
       case None =>
         val position = compute
         s.put(namespace, key, position.json)

@@ -1,10 +1,10 @@
-package streamctl.plan
+package streamctl.dataloss
 
 import org.junit.jupiter.api.Assertions._
 import org.junit.jupiter.api.Test
 
 import streamctl.Json
-import streamctl.system.{Recreation, SSP, SkippedRange, StreamDescription}
+import streamctl.system.{SSP, SkippedRange, StreamDescription}
 
 class DataLossTest {
   private def orders(p: Int) = SSP.kafka("orders", p)

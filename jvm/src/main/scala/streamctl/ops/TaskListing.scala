@@ -1,8 +1,9 @@
-package streamctl.grouper
+package streamctl.ops
 
 import org.apache.hadoop.conf.Configuration
 
 import streamctl.StreamctlException
+import streamctl.grouper.{TaskMapping, TaskOrder}
 import streamctl.locality.{TaskLocality, TaskLocalityStore}
 import streamctl.metadata.{FileSystemMetadataStore, MetadataStore, StoreLayout}
 
@@ -25,7 +26,7 @@ object TaskListing {
   }
 
   /** (source id, mapping) for every source whose mapping the store holds, by source id. */
-  private[grouper] def mappings(store: MetadataStore, where: String): Seq[(String, TaskMapping)] = {
+  private[ops] def mappings(store: MetadataStore, where: String): Seq[(String, TaskMapping)] = {
     val keys = store.keys(StoreLayout.MappingNamespace).flatMap(k => StoreLayout.mappingSource(k).map(_ -> k))
     if (keys.isEmpty)
       throw StreamctlException(s"No task mapping in the metadata store at $where: has a streamctl query run with this " +
@@ -38,7 +39,7 @@ object TaskListing {
   }
 
   /** `locality(source)` is the source's task -> executor assignment (empty without host affinity). */
-  private[grouper] def tasks(mappings: Seq[(String, TaskMapping)], locality: String => TaskLocality): Seq[TaskRow] =
+  private[ops] def tasks(mappings: Seq[(String, TaskMapping)], locality: String => TaskLocality): Seq[TaskRow] =
     for {
       (source, m) <- mappings
       placement = locality(source)

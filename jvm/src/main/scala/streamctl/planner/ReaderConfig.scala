@@ -1,4 +1,4 @@
-package streamctl.plan
+package streamctl.planner
 
 import streamctl.chooser.ChooserConfig
 import streamctl.system.{BrokerWait, KafkaParams}

@@ -1,9 +1,11 @@
-package streamctl.plan
+package streamctl.dataloss
 
 import org.slf4j.LoggerFactory
 
 import streamctl.StreamctlException
-import streamctl.system.{Recreation, SSP, SkippedRange, StreamDescription, SystemAdmin}
+import streamctl.grouper.GroupingState
+import streamctl.plan.{BatchPlan, PlanningContext, PlanningStep, SourcePosition}
+import streamctl.system.{SSP, SkippedRange, StreamDescription, SystemAdmin}
 
 /**
  * Planning for records that are gone from the broker: nothing is lost silently. Three steps,
@@ -34,30 +36,30 @@ import streamctl.system.{Recreation, SSP, SkippedRange, StreamDescription, Syste
  * readers' reports (`ctx.skippedWhileReading`).
  *
  * {{{
- * val step = new DataLossStep(admin, failOnDataLoss = false)
+ * val step = new DataLossChecks(admin, failOnDataLoss = false)
  * val first = step.initialize(position, check.now())
  * val plan = step.recreations(BatchPlan(previous), ctx)   // first in the chain
  * step.planned(next)
  * }}}
  */
-final class DataLossStep(admin: SystemAdmin, failOnDataLoss: Boolean) {
-  import DataLossStep._
+final class DataLossChecks(admin: SystemAdmin, failOnDataLoss: Boolean) {
+  import DataLossChecks._
 
   /** A query's first position records the IDs of its streams. */
   def initialize(first: SourcePosition, described: Map[String, StreamDescription]): SourcePosition =
-    first.withState(_.copy(streamIds = StreamIds.empty.updated(described)))
+    first.withState(_.updated(StreamIds.Codec, StreamIds.empty.updated(described)))
 
   /**
    * Starts the plan of a batch: carries the totals (adding what readers of the previous batch
    * skipped) and, when `ctx.described`, handles recreated streams and records the current IDs.
    */
   val recreations: PlanningStep = (plan: BatchPlan, ctx: PlanningContext) => {
-    val loss = plan.state.dataLoss.carried.skippedWhileReading(ctx.skippedWhileReading)
-    val carried = plan.withState(_.copy(dataLoss = loss))
+    val loss = plan.state(DataLoss.Codec).carried.skippedWhileReading(ctx.skippedWhileReading)
+    val carried = plan.withState(_.updated(DataLoss.Codec, loss))
     ctx.described.fold(carried) { now =>
-      val recorded = plan.state.streamIds
+      val recorded = plan.state(StreamIds.Codec)
       val recreated = recorded.recreatedIn(now)
-      val withIds = carried.withState(_.copy(streamIds = recorded.updated(now)))
+      val withIds = carried.withState(_.updated(StreamIds.Codec, recorded.updated(now)))
       if (recreated.isEmpty) withIds
       else if (failOnDataLoss) throw StreamctlException(
         s"${recreated.map(_.describe).mkString("; ")}: the query's checkpoint holds offsets of the old topic, and the records " +
@@ -83,7 +85,7 @@ final class DataLossStep(admin: SystemAdmin, failOnDataLoss: Boolean) {
         val moved = plan.begins.foldLeft(plan) { case (p, (task, ssps)) =>
           ssps.foldLeft(p) { case (q, (ssp, begin)) => oldest.get(ssp).filter(_ > begin).fold(q)(q.begin(task, ssp, _)) }
         }
-        moved.withState(s => s.copy(dataLoss = s.dataLoss.skip(skipped)))
+        moved.withState(s => s.updated(DataLoss.Codec, s(DataLoss.Codec).skip(skipped)))
       }
     }
 
@@ -105,7 +107,7 @@ final class DataLossStep(admin: SystemAdmin, failOnDataLoss: Boolean) {
 
   /** A batch ending at `next` was planned: says what it skips, once (a logged batch is never planned again). */
   def planned(next: SourcePosition): Unit = {
-    val loss = next.state.dataLoss
+    val loss = next.state(DataLoss.Codec)
     loss.recreated.foreach(r => log.warn(s"${r.describe}; reading it again from its first offset, because option " +
       "'failOnDataLoss' is false. Records of the old topic the query had not read are lost"))
     loss.skipped.filterNot(continued).foreach(r => log.warn(r.describe))
@@ -114,7 +116,7 @@ final class DataLossStep(admin: SystemAdmin, failOnDataLoss: Boolean) {
 
   /** `recordsSkipped` and `streamsRecreated` since the query's checkpoint began, up to the batch ending at `consumed`. */
   def metrics(consumed: SourcePosition, skippedWhileReading: Seq[SkippedRange]): Map[String, String] = {
-    val loss = consumed.state.dataLoss.skippedWhileReading(skippedWhileReading)
+    val loss = consumed.state(DataLoss.Codec).skippedWhileReading(skippedWhileReading)
     Map("recordsSkipped" -> loss.recordsSkipped.toString, "streamsRecreated" -> loss.streamsRecreated.toString)
   }
 
@@ -137,14 +139,15 @@ final class DataLossStep(admin: SystemAdmin, failOnDataLoss: Boolean) {
     }
     // Partitions held back by an expansion wait for offsets of the old topic, which mean nothing in the new one.
     moved.withState { s =>
-      s.copy(grouping = s.grouping.copy(holds = s.grouping.holds.filter { case (held, _) => !streams.contains(held.stream) }),
-        dataLoss = loss.recreate(recreated))
+      val grouping = s(GroupingState.Codec)
+      s.updated(GroupingState.Codec, grouping.copy(holds = grouping.holds.filter { case (held, _) => !streams.contains(held.stream) }))
+        .updated(DataLoss.Codec, loss.recreate(recreated))
     }
   }
 }
 
-object DataLossStep {
-  private val log = LoggerFactory.getLogger(classOf[DataLossStep])
+object DataLossChecks {
+  private val log = LoggerFactory.getLogger(classOf[DataLossChecks])
 
   /** SSPs whose head is behind a task's position in `plan`, with the furthest such position. */
   def behind(plan: BatchPlan): Map[SSP, Long] =

@@ -1,4 +1,4 @@
-package streamctl.grouper
+package streamctl.ops
 
 import java.nio.file.Files
 
@@ -7,9 +7,10 @@ import org.junit.jupiter.api.Assertions._
 import org.junit.jupiter.api.Test
 
 import streamctl.StreamctlException
+import streamctl.grouper.TaskMapping
 import streamctl.locality.{ExecutorId, TaskLocality, TaskLocalityStore}
 import streamctl.metadata.{FileSystemMetadataStore, StoreLayout}
-import streamctl.system.SSP
+import streamctl.system.{SSP, TaskName}
 
 class TaskListingTest {
   private val conf = new Configuration()

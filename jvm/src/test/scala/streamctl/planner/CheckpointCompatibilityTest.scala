@@ -1,4 +1,4 @@
-package streamctl.plan
+package streamctl.planner
 
 import java.nio.file.{Files, Path, Paths}
 
@@ -8,12 +8,15 @@ import org.apache.hadoop.conf.Configuration
 import org.junit.jupiter.api.Assertions._
 import org.junit.jupiter.api.Test
 
+import streamctl.chooser.ChooserState
 import streamctl.control.{ControlOffset, ControlResults, SspControlStates}
-import streamctl.grouper.{TaskMapping, TaskName}
+import streamctl.dataloss.{DataLoss, StreamIds}
+import streamctl.grouper.{GroupingState, TaskMapping}
 import streamctl.locality.TaskLocalityStore
 import streamctl.metadata.{FileSystemMetadataStore, StoreLayout}
-import streamctl.startpoint.Startpoint
-import streamctl.system.SSP
+import streamctl.plan.SourcePosition
+import streamctl.startpoint.{AppliedStartpoints, Startpoint}
+import streamctl.system.{SSP, TaskName}
 
 /**
  * The checkpoint written by streamctl at commit 08f2737 (tests/data/checkpoint-08f2737, see its
@@ -35,35 +38,35 @@ class CheckpointCompatibilityTest {
   @Test def everyLoggedOffsetParsesAndRoundTripsInTodaysForm(): Unit = {
     assertEquals(15, logged.size)
     logged.foreach { case (batch, json) =>
-      val read = SourcePosition.parse(json)
-      assertEquals(read, SourcePosition.parse(read.json), s"batch $batch")
+      val read = SourceStates.parse(json)
+      assertEquals(read, SourceStates.parse(read.json), s"batch $batch")
       assertTrue(read.json.length < json.length, s"batch $batch: ${read.json}")
     }
     val initial = new String(Files.readAllBytes(dir.resolve("sources/0/streamctl/initial-offset.json")))
-    assertEquals(SourcePosition.parse(initial), SourcePosition.parse(SourcePosition.parse(initial).json))
+    assertEquals(SourceStates.parse(initial), SourceStates.parse(SourceStates.parse(initial).json))
   }
 
   @Test def everyKindOfStateReadsAsTypedState(): Unit = {
-    val positions = logged.toMap.map { case (b, json) => b -> SourcePosition.parse(json) }
+    val positions = logged.toMap.map { case (b, json) => b -> SourceStates.parse(json) }
     val last = positions(14)
-    assertEquals(Map("ckpt-mid" -> 2, "ckpt-orders" -> 2, "ckpt-ref" -> 1), last.state.grouping.initialPartitionCounts)
-    assertEquals(Map(orders(2) -> Map(orders(0) -> 27L), orders(3) -> Map(orders(1) -> 27L)), positions(4).state.grouping.holds)
+    assertEquals(Map("ckpt-mid" -> 2, "ckpt-orders" -> 2, "ckpt-ref" -> 1), last.state(GroupingState.Codec).initialPartitionCounts)
+    assertEquals(Map(orders(2) -> Map(orders(0) -> 27L), orders(3) -> Map(orders(1) -> 27L)), positions(4).state(GroupingState.Codec).holds)
     assertEquals(Map(TaskName("Partition 0") -> Map(orders(2) -> 0L), TaskName("Partition 1") -> Map(orders(3) -> 0L)),
       positions(4).starts)
-    assertEquals(Map(ref -> 5L), last.state.chooser.bootstrapHeads)
-    assertEquals(Some(1700000000308L), last.state.chooser.frontier)
-    val applied = positions(11).state.startpoints.applied
+    assertEquals(Map(ref -> 5L), last.state(ChooserState.Codec).bootstrapHeads)
+    assertEquals(Some(1700000000308L), last.state(ChooserState.Codec).frontier)
+    val applied = positions(11).state(AppliedStartpoints.Codec).applied
     assertEquals(Set((orders(1), TaskName("Partition 1"))), applied.keySet)
     assertEquals(3L, applied.values.head.offset)
     assertTrue(applied.values.head.startpoint.isInstanceOf[Startpoint.Specific])
-    assertEquals(Some(15L), last.state.control.map(_.seq))
+    assertEquals(Some(15L), last.state.get(ControlOffset.Codec).map(_.seq))
     mid.foreach { s =>
-      val st = last.state.control.get.states(s)
+      val st = last.state.get(ControlOffset.Codec).get.states(s)
       assertEquals((2, 1, Set("p1")), (st.producerCount, st.endOfStreamCount, st.idleProducers.toSet))
       assertEquals(Some(1700000000009L), st.watermark)
     }
-    assertEquals(2L, last.state.dataLoss.recordsSkipped)
-    assertEquals(Set("ckpt-orders", "ckpt-ref", "ckpt-mid"), last.state.streamIds.ids.keySet)
+    assertEquals(2L, last.state(DataLoss.Codec).recordsSkipped)
+    assertEquals(Set("ckpt-orders", "ckpt-ref", "ckpt-mid"), last.state(StreamIds.Codec).ids.keySet)
     assertEquals(Map(TaskName("Partition 0") -> Set(orders(0), orders(2), ref, mid(0)),
       TaskName("Partition 1") -> Set(orders(1), orders(3), ref, mid(1))), last.tasks.map { case (t, ps) => t -> ps.keySet })
   }
@@ -77,7 +80,7 @@ class CheckpointCompatibilityTest {
     // The control results of the last batch, which the next planning merges: p1 came back at +10.
     val pending = new ControlResults(store, keys.controlNamespace).load(15)
     assertEquals(Seq("Partition 0", "Partition 1"), pending.map(_._1).sorted)
-    val logged15 = SourcePosition.parse(logged.last._2).state.control.getOrElse(ControlOffset.initial)
+    val logged15 = SourceStates.parse(logged.last._2).state(ControlOffset.Codec)
     val merged = SspControlStates.merge(logged15.states +: pending.map(_._2))
     mid.foreach(s => assertEquals(Some(1700000000010L), merged(s).watermark))
   }

@@ -1,4 +1,4 @@
-package streamctl.plan
+package streamctl.planner
 
 import streamctl.StreamctlException
 import streamctl.chooser.{ChooserConfig, ChooserFactory}

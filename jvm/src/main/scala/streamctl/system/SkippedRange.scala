@@ -13,9 +13,3 @@ final case class SkippedRange(ssp: SSP, from: Long, until: Long) {
     s"stream '${ssp.stream}' partition ${ssp.partition}: skipped offsets $from to ${until - 1} ($records records), " +
       "which are no longer on the broker (deleted by retention?), because option 'failOnDataLoss' is false"
 }
-
-/** A stream deleted and created again under the same name, told by its Kafka topic ID. */
-final case class Recreation(stream: String, before: String, now: String) {
-  def describe: String = s"stream '$stream' was deleted and created again (Kafka topic ID $before, now $now)"
-}
-

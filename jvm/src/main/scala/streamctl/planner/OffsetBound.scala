@@ -1,4 +1,4 @@
-package streamctl.plan
+package streamctl.planner
 
 import scala.jdk.CollectionConverters._
 
@@ -88,7 +88,7 @@ object OffsetBound {
    * //   (it reads stream 'orders' partitions 0..3): give exactly the partitions the query reads
    * }}}
    */
-  private[plan] def checkNamesExactly(option: String, named: Set[SSP], read: Set[SSP], admin: SystemAdmin): Unit = {
+  private[planner] def checkNamesExactly(option: String, named: Set[SSP], read: Set[SSP], admin: SystemAdmin): Unit = {
     val readByStream = read.groupMap(_.stream)(_.partition).map { case (s, ps) => s -> ps.toSeq.sorted }
     named.diff(read).groupMap(_.stream)(_.partition).toSeq.sortBy(_._1).foreach { case (stream, extra) =>
       val reads = readByStream.get(stream) match {

@@ -1,4 +1,4 @@
-package streamctl.plan
+package streamctl.planner
 
 import scala.collection.mutable
 
@@ -6,11 +6,12 @@ import org.junit.jupiter.api.Assertions._
 import org.junit.jupiter.api.Test
 
 import streamctl.control.{ControlOffset, ControlResults, ControlState, ControlledQuery, EndOfStreamMessage, RunControl}
-import streamctl.grouper.TaskName
+import streamctl.grouper.GroupingState
 import streamctl.locality.ExecutorId
 import streamctl.metadata.{InMemoryMetadataStore, StoreLayout}
-import streamctl.startpoint.{FakeSystemAdmin, Startpoint, StartpointKey, StartpointManager}
-import streamctl.system.{SSP, SkippedRange}
+import streamctl.plan.{ReaderReports, ReaderRun, SourcePosition}
+import streamctl.startpoint.{AppliedStartpoints, FakeSystemAdmin, Startpoint, StartpointKey, StartpointManager}
+import streamctl.system.{SSP, SkippedRange, TaskName}
 
 /**
  * Batch planning as Spark drives it (initial offset, then latestOffset / planInputPartitions /
@@ -87,12 +88,12 @@ class PlannerTest {
     assertEquals(Map(p0 -> Map(orders(0) -> 10L, orders(2) -> 0L), p1 -> Map(orders(1) -> 10L, orders(3) -> 0L)), b2.tasks,
       "new partitions join the tasks of their origin and wait until the older ones passed the growth")
     assertEquals(Map(p0 -> Map(orders(2) -> 0L), p1 -> Map(orders(3) -> 0L)), b2.starts)
-    assertEquals(Set(orders(2), orders(3)), b2.state.grouping.holds.keySet)
+    assertEquals(Set(orders(2), orders(3)), b2.state(GroupingState.Codec).holds.keySet)
     assertEquals(Map((p0.name, orders(0)) -> (4L, 10L), (p1.name, orders(1)) -> (4L, 10L)), ranges(r2))
 
     val (b3, r3) = batch(q, b2, budget = Some(100))
     assertEquals(Map((p0.name, orders(2)) -> (0L, 3L), (p1.name, orders(3)) -> (0L, 3L)), ranges(r3))
-    assertTrue(b3.state.grouping.holds.isEmpty)
+    assertTrue(b3.state(GroupingState.Codec).holds.isEmpty)
     assertSame(b3, q.latestOffset(b3, Some(100)), "nothing new: no batch")
   }
 
@@ -114,7 +115,7 @@ class PlannerTest {
     val restarted = planner("orders")
     val b2 = restarted.latestOffset(b1, None)
     assertEquals(Map(p0 -> Map(orders(0) -> 2L)), b2.starts)
-    assertEquals(Set((orders(0), p0)), b2.state.startpoints.applied.keySet)
+    assertEquals(Set((orders(0), p0)), b2.state(AppliedStartpoints.Codec).applied.keySet)
     assertEquals(Map((p0.name, orders(0)) -> (2L, 10L)), ranges(restarted.planReads(b1, b2)))
     val fannedOut = StartpointKey(orders(0), p0).storeKey
     assertEquals(Seq(fannedOut), store.keys(StoreLayout.StartpointsNamespace), "fanned out to the task, not deleted yet")
@@ -123,7 +124,7 @@ class PlannerTest {
     assertEquals(Nil, store.keys(StoreLayout.StartpointsNamespace))
     write(orders(0), 1)
     val b3 = restarted.latestOffset(b2, None)
-    assertTrue(b3.starts.isEmpty && b3.state.startpoints.isEmpty, "applied once")
+    assertTrue(b3.starts.isEmpty && b3.state(AppliedStartpoints.Codec).isEmpty, "applied once")
   }
 
   @Test def theReadersControlResultsAreMergedIntoTheNextOffset(): Unit = {
@@ -131,7 +132,7 @@ class PlannerTest {
     val q = planner("mid", "stream.mid.intermediate" -> "true")
     val start = q.initialPosition()
     val (b1, r1) = batch(q, start)
-    assertEquals(Some(1L), b1.state.control.map(_.seq))
+    assertEquals(Some(1L), b1.state.get(ControlOffset.Codec).map(_.seq))
     val control = r1.head.control.get
     assertEquals(1L, control.seq)
 
@@ -142,7 +143,7 @@ class PlannerTest {
 
     write(mid, 1)
     val (b2, r2) = batch(q, b1)
-    assertEquals(Some(ControlState.empty(EndOfStreamMessage("p0", 1), mid, 9).state), b2.state.control.flatMap(_.states.get(mid)))
+    assertEquals(Some(ControlState.empty(EndOfStreamMessage("p0", 1), mid, 9).state), b2.state.get(ControlOffset.Codec).flatMap(_.states.get(mid)))
     assertEquals(2L, r2.head.control.get.seq)
     assertTrue(new ControlResults(store, keys.controlNamespace).load(1).isEmpty, "merged into the log, then deleted")
   }
@@ -198,7 +199,7 @@ class PlannerTest {
     assertEquals(1L, b1.reads.head.control.get.seq)
     val ended = ControlState.empty(EndOfStreamMessage("p0", 1), mid, 9).state
     val end1 = q.endRealTime(b1, Map(p0 -> ReaderEnd(Map(mid -> 10L), Some(Map(mid -> ended)))))
-    assertEquals(Some(ControlOffset(1L, Map(mid -> ended))), end1.state.control)
+    assertEquals(Some(ControlOffset(1L, Map(mid -> ended))), end1.state.get(ControlOffset.Codec))
     q.commit(end1)
     // A run that died in batch 2 left results the offset log does not hold: the next run does not merge them.
     new ControlResults(store, keys.controlNamespace).put(2, p0.name, Map(mid -> ControlState.empty(EndOfStreamMessage("p0", 1), mid, 3).state))

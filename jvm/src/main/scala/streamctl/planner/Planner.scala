@@ -1,13 +1,15 @@
-package streamctl.plan
+package streamctl.planner
 
 import streamctl.{Json, StreamctlException}
-import streamctl.chooser.AdmissionStep
+import streamctl.chooser.{AdmissionStep, ChooserState}
 import streamctl.control.{ControlStep, ControlledQuery, TaskControl}
-import streamctl.grouper.{GroupingStep, TaskName}
+import streamctl.dataloss.{DataLossChecks, StreamIds}
+import streamctl.grouper.GroupingStep
 import streamctl.locality.{ExecutorId, LocalityStep, TaskLocalityStore}
 import streamctl.metadata.{MetadataStore, StoreLayout}
+import streamctl.plan.{BatchPlan, PlanningContext, PlanningStep, ReaderReports, SourcePosition}
 import streamctl.startpoint.StartpointStep
-import streamctl.system.{SSP, SspRange, StreamCheck, SystemAdmin}
+import streamctl.system.{SSP, SspRange, StreamCheck, SystemAdmin, TaskName}
 
 /**
  * Plans a streamctl source's micro-batches from broker offsets: the whole of what Spark's
@@ -50,7 +52,7 @@ final class Planner(
     clockMs: () => Long = () => System.nanoTime() / 1000000L) {
 
   private val streamCheck = new StreamCheck(admin, options.subscription, options.grouping.checkIntervalMs, clockMs)
-  private val dataLoss = new DataLossStep(admin, options.failOnDataLoss)
+  private val dataLoss = new DataLossChecks(admin, options.failOnDataLoss)
   private val grouping = new GroupingStep(options.grouping, admin, store, keys.mappingKey, options.subscription.only)
   private val startpoints = new StartpointStep(() => store, admin, options.streams, storeLocation, options.startpointResolvers)
   // The heads of the SSPs the batch starts from, asked before the streams are described so both
@@ -112,7 +114,7 @@ final class Planner(
     val (begun, ctx) = begin(described) match {
       // A partition that ends before our position lost records we counted on: ask Kafka about
       // the streams now, so a recreated topic is told from a truncated one in this batch.
-      case (plan, _) if described.isEmpty && DataLossStep.behind(plan).nonEmpty => begin(Some(streamCheck.now()))
+      case (plan, _) if described.isEmpty && DataLossChecks.behind(plan).nonEmpty => begin(Some(streamCheck.now()))
       case done => done
     }
     lastHeads = () => begun.heads
@@ -159,7 +161,7 @@ final class Planner(
 
   /** What each task reads in the batch from `start` to `end`, with where it would like to run. */
   def planReads(start: SourcePosition, end: SourcePosition): Seq[TaskRead] = {
-    val bootstrapHeads = end.state.chooser.bootstrapHeads
+    val bootstrapHeads = end.state(ChooserState.Codec).bootstrapHeads
     val placement = locality.plan(end.json, end.tasks.keys.toSeq)
     control.planned(end)
     val reads = end.tasks.toSeq.sortBy(_._1).flatMap { case (task, positions) =>
@@ -206,8 +208,8 @@ final class Planner(
       }
     val start = begun.end
     dataLoss.planned(start)
-    val bootstrap = start.state.chooser.bootstrapHeads ++
-      begun.heads.filter { case (s, _) => options.chooser.isBootstrap(s.stream) && !start.state.chooser.bootstrapHeads.contains(s) }
+    val bootstrap = start.state(ChooserState.Codec).bootstrapHeads ++
+      begun.heads.filter { case (s, _) => options.chooser.isBootstrap(s.stream) && !start.state(ChooserState.Codec).bootstrapHeads.contains(s) }
     // Known by its number, not its start: real-time batches that read nothing all begin at the
     // same position, and each is a batch of its own for the readers' metrics.
     realTimeBatches += 1
@@ -240,7 +242,7 @@ final class Planner(
   }
 
   private def idsOf(position: SourcePosition, ranges: Seq[SspRange]): Map[String, String] = {
-    val ids = position.state.streamIds.ids
+    val ids = position.state(StreamIds.Codec).ids
     ranges.iterator.map(_.ssp.stream).flatMap(s => ids.get(s).map(s -> _)).toMap
   }
 
@@ -283,27 +285,3 @@ final class Planner(
 object Planner {
   private val log = org.slf4j.LoggerFactory.getLogger(classOf[Planner])
 }
-
-/**
- * A real-time batch as planned: where it begins (`plan`, the beginnings and the state its end
- * starts from) and what each task reads (open-ended ranges; none after `end_of_stream`).
- */
-final case class RealTimeBatch(previous: SourcePosition, plan: BatchPlan, reads: Seq[TaskRead])
-
-/** Where one task's real-time reader stopped: per SSP, the next offset; the control states of its intermediate SSPs. */
-final case class ReaderEnd(positions: Map[SSP, Long], control: Option[streamctl.control.SspControlStates.States])
-
-/**
- * One task's read in one batch, as the planner hands it to an executor: the SSP ranges it
- * reads, where it would like to run, the start-time head of each bootstrap SSP it reads (for its
- * chooser), its in-band control start, and the Kafka topic ID the planner knows for each stream
- * it reads (records a reader kept from an earlier batch serve only the same incarnation of a
- * topic: a topic deleted and created again reuses its offsets).
- */
-final case class TaskRead(
-    task: String,
-    ranges: Seq[SspRange],
-    locations: Array[String],
-    bootstrapHeads: Map[SSP, Long] = Map.empty,
-    control: Option[TaskControl] = None,
-    streamIds: Map[String, String] = Map.empty)

@@ -1,4 +1,4 @@
-package streamctl.plan
+package streamctl.planner
 
 import org.junit.jupiter.api.Assertions._
 import org.junit.jupiter.api.Test

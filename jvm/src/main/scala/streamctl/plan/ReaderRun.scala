@@ -1,0 +1,4 @@
+package streamctl.plan
+
+/** One task read on one executor: where it ran, and whether the executor's consumer pool had a consumer for it. */
+final case class ReaderRun(task: String, executorId: String, consumerReused: Boolean)
