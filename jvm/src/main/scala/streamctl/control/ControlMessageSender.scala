@@ -80,7 +80,7 @@ final class ControlMessageSender(
   }
 
   /** Starts the idle checks of this run (a run that writes nothing still declares itself idle). */
-  def start(): Unit = synchronized(schedule())
+  override def start(): Unit = synchronized(schedule())
 
   override def realTime(watermark: () => Option[Long]): Unit = synchronized {
     if (watermarkChecks.isEmpty && !closed) watermarkChecks = Some(timer.scheduleWithFixedDelay(
@@ -217,4 +217,6 @@ trait ControlSink {
   def runFinished(): Unit
   /** The run ended: no more idle checks, connections closed (a later send opens them again). */
   def close(): Unit
+  /** The run registered this sink ([[RunControl.addSink]]): it may start its own checks (idle timeouts). */
+  def start(): Unit = ()
 }

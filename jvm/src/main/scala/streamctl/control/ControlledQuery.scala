@@ -2,7 +2,7 @@ package streamctl.control
 
 /**
  * The query a streamctl source belongs to, as the source's in-band control sees it: one per run
- * of a streaming query, on the driver ([[RunControl]], fed by `spark.QueryControl`). The source tells it what each
+ * of a streaming query, on the driver ([[RunControl]]; `spark.QueryControl` finds its query in Spark). The source tells it what each
  * planning round found (did the inputs end? is there new data?) and asks whether the user
  * called `end_of_stream`; the query decides when end-of-stream goes downstream and when the
  * query stops.

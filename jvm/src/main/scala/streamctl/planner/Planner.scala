@@ -2,7 +2,7 @@ package streamctl.planner
 
 import streamctl.{Json, StreamctlException}
 import streamctl.chooser.{AdmissionStep, ChooserState}
-import streamctl.control.{ControlStep, ControlledQuery, TaskControl}
+import streamctl.control.{ControlledQuery, SourceControl, TaskControl}
 import streamctl.dataloss.{DataLossChecks, StreamIds}
 import streamctl.grouper.GroupingStep
 import streamctl.locality.{ExecutorId, LocalityStep, TaskLocalityStore}
@@ -68,7 +68,7 @@ final class Planner(
     if (missing.isEmpty) known else known ++ admin.upcomingOffsets(missing)
   }
   private val admission = new AdmissionStep(options.chooser, admin)
-  private val control = new ControlStep(options.intermediateStreams, options.stopOnEndOfStream, store, keys.controlNamespace, query)
+  private val control = new SourceControl(options.intermediateStreams, options.stopOnEndOfStream, store, keys.controlNamespace, query)
   private lazy val localityStore = new TaskLocalityStore(store, keys.localityKey)
   private val locality = new LocalityStep(options.hostAffinity, executors, () => localityStore, reports)
 
@@ -76,7 +76,7 @@ final class Planner(
   private val moves: Seq[PlanningStep] = Seq(dataLoss.recreations, grouping, startpoints, dataLoss.gaps)
   private val begins: Seq[PlanningStep] = moves :+ heads
   /** Where each SSP ends, and what the end offset carries. */
-  private val ends: Seq[PlanningStep] = Seq(dataLoss.truncation, admission, control)
+  private val ends: Seq[PlanningStep] = Seq(dataLoss.truncation, admission, control.step)
 
   @volatile private var availableNowTarget: Option[Map[SSP, Long]] = None
   // The heads the last planning asked for; a real-time batch takes them only when asked (metrics()).

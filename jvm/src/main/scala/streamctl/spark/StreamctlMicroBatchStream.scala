@@ -38,7 +38,7 @@ class StreamctlMicroBatchStream(
   private val control = QueryControlRegistry.current()
   private val planner = new Planner(options, admin, store, storePath, keys,
     new InitialOffset(() => new FileSystemMetadataStore(sourceCheckpoint, hadoopConf)),
-    () => executors.fold(Seq.empty[ExecutorId])(_.live), reports, control)
+    () => executors.fold(Seq.empty[ExecutorId])(_.live), reports, control.map(_.run))
   // The listener hands each batch's summary here, possibly after this source stopped: its own store.
   control.foreach(_.addProgressRecorder(toString, summary => {
     val history = MetadataStore.open(storePath, hadoopConf)
@@ -81,7 +81,7 @@ class StreamctlMicroBatchStream(
   override def prepareForRealTimeMode(): Unit = {
     options.checkRealTime()
     realTime = true
-    QueryControlRegistry.current().foreach(_.realTimeSource())
+    QueryControlRegistry.current().foreach(_.run.realTimeSource())
   }
 
   override def planInputPartitions(start: Offset): Array[InputPartition] = synchronized {

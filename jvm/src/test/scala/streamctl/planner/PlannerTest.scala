@@ -59,6 +59,7 @@ class PlannerTest {
     override def name: Option[String] = None
     override def eventTimeWatermark(running: Option[Long]): Option[Option[Long]] = None
     override def failed: Boolean = false
+    override def running: Boolean = true
   }, () => ())
 
   /** Plans and "runs" the next batch: Spark logs `end`, runs the reads and commits. */

@@ -7,7 +7,7 @@ import streamctl.metadata.{InMemoryMetadataStore, StoreLayout}
 import streamctl.plan.{BatchPlan, PlanningContext, SourcePosition}
 import streamctl.system.{SSP, TaskName}
 
-class ControlStepTest {
+class SourceControlTest {
   private val m0 = SSP.kafka("mid", 0)
   private val m1 = SSP.kafka("mid", 1)
   private val t0 = TaskName("Partition 0")
@@ -15,20 +15,20 @@ class ControlStepTest {
   private val store = new InMemoryMetadataStore
   private val results = new ControlResults(store, StoreLayout.Source("0").controlNamespace)
 
-  private def step() = new ControlStep(Set("mid"), stopOnEndOfStream = true, store, StoreLayout.Source("0").controlNamespace, None)
+  private def sourceControl() = new SourceControl(Set("mid"), stopOnEndOfStream = true, store, StoreLayout.Source("0").controlNamespace, None)
   private def at(p0: Long, p1: Long) = SourcePosition(Map(t0 -> Map(m0 -> p0), t1 -> Map(m1 -> p1)))
 
   /** The end of the batch from `previous` to `next` (beginning at `next.starts` where it has them), with control as the chain's last step. */
-  private def plan(control: ControlStep, previous: SourcePosition, next: SourcePosition): SourcePosition = {
+  private def plan(control: SourceControl, previous: SourcePosition, next: SourcePosition): SourcePosition = {
     val begins = next.starts.foldLeft(previous.tasks) { case (b, (t, ps)) => b.updated(t, b.getOrElse(t, Map.empty) ++ ps) }
-    control(BatchPlan(previous, begins, previous.state, ends = next.tasks.values.flatten.toMap), PlanningContext()).end
+    control.step(BatchPlan(previous, begins, previous.state, ends = next.tasks.values.flatten.toMap), PlanningContext()).end
   }
 
   private def state(messages: ControlMessage*): ControlState =
     messages.foldLeft(ControlState.empty)((s, m) => s(m, m0, 0).state)
 
   @Test def batchesNumberThemselvesAndCarryTheMergedResults(): Unit = {
-    val control = step()
+    val control = sourceControl()
     results.put(3, "stale", Map(m0 -> state(EndOfStreamMessage("old", 1))))
     val first = control.initialize(at(0, 0))
     assertEquals(Some(ControlOffset.initial), first.state.get(ControlOffset.Codec))
@@ -49,12 +49,12 @@ class ControlStepTest {
 
     val b2 = plan(control, b1, at(9, 5))
     assertEquals(Some(ControlOffset(2, Map(m0 -> s0, m1 -> s1))), b2.state.get(ControlOffset.Codec))
-    control.committed(b2)
+    control.step.committed(b2)
     assertTrue(results.load(1).isEmpty, "results merged into a logged offset are removed")
   }
 
   @Test def withoutNewDataThereIsNoBatchAndTheResultsWait(): Unit = {
-    val control = step()
+    val control = sourceControl()
     val b1 = plan(control, control.initialize(at(0, 0)), at(5, 5))
     val eos = state(EndOfStreamMessage("p0", 1))
     results.put(1, "Partition 0", Map(m0 -> eos))
@@ -66,7 +66,7 @@ class ControlStepTest {
   }
 
   @Test def anSspWhoseBeginningMovedStartsOver(): Unit = {
-    val control = step()
+    val control = sourceControl()
     val b1 = plan(control, control.initialize(at(0, 0)), at(5, 5))
     val eos = state(EndOfStreamMessage("p0", 1))
     results.put(1, "Partition 0", Map(m0 -> eos))
