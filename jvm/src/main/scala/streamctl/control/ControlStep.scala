@@ -5,7 +5,7 @@ import streamctl.plan.{BatchPlan, PlanningContext, PlanningStep, SourcePosition}
 /**
  * In-band control's planning step, the last of the chain (it needs to know whether the batch
  * reads anything): carries the intermediate SSPs' control states into the batch's end offset
- * ([[ControlOffset]]) and, once Spark committed a batch, deletes the readers' results the offset
+ * ([[ControlState]]) and, once Spark committed a batch, deletes the readers' results the offset
  * log now holds. The source's other control duties (real-time batches, each task's start state,
  * metrics) are [[SourceControl]]'s, which makes this step.
  */
@@ -23,8 +23,8 @@ final class ControlStep private[control] (source: SourceControl) extends Plannin
       source.report(next != previous, source.endedByTarget(next, ctx.availableNowTarget))
       return plan
     }
-    val prev = previous.state(ControlOffset.Codec)
-    val unchanged = plan.withState(_.updated(ControlOffset.Codec, prev))
+    val prev = previous.state(ControlState.Codec)
+    val unchanged = plan.withState(_.updated(ControlState.Codec, prev))
     val next = unchanged.end
     // An SSP whose beginning moved (a startpoint) is read from elsewhere: what was heard before
     // no longer describes what comes next, and the messages of the new range are read again.
@@ -33,10 +33,10 @@ final class ControlStep private[control] (source: SourceControl) extends Plannin
     val ended =
       if (source.allEndOfStream(after, next.ssps)) Some(InputsEnded.EndOfStream) else source.endedByTarget(next, ctx.availableNowTarget)
     source.report(newData, ended)
-    if (newData) plan.withState(_.updated(ControlOffset.Codec, ControlOffset(prev.seq + 1, after))) else unchanged
+    if (newData) plan.withState(_.updated(ControlState.Codec, ControlState(prev.seq + 1, after))) else unchanged
   }
 
   /** Spark committed the batch ending at `end` and logged the next: older results are merged into the log. */
   override def committed(end: SourcePosition): Unit =
-    if (source.hasIntermediateStreams) source.results.deleteBefore(end.state(ControlOffset.Codec).seq)
+    if (source.hasIntermediateStreams) source.results.deleteBefore(end.state(ControlState.Codec).seq)
 }

@@ -10,7 +10,7 @@ import streamctl.system.{SSP, TaskName}
  * In-band control of one streamctl source on the driver. Readers record each (batch, task)
  * result in the metadata store ([[ControlResults]]); the source's planning step ([[step]], the
  * last of the chain) merges the results of the batch that ends at `start` into the next batch's
- * offset ([[ControlOffset]]), so the offset log carries the bookkeeping and a replay starts from
+ * offset ([[ControlState]]), so the offset log carries the bookkeeping and a replay starts from
  * exactly the same states. This class tells the query ([[ControlledQuery]]) when the source's
  * inputs ended (every SSP at end-of-stream, an `AvailableNow` target reached, or an explicit
  * `end_of_stream`), hands each task its start state, plans real-time batches' control, reports
@@ -51,7 +51,7 @@ final class SourceControl(
     if (!hasIntermediateStreams) first
     else {
       results.deleteAll()
-      first.withState(_.updated(ControlOffset.Codec, ControlOffset.initial))
+      first.withState(_.updated(ControlState.Codec, ControlState.initial))
     }
 
   /** After `end_of_stream(query)` the source admits nothing: the planner returns `previous` itself. */
@@ -79,7 +79,7 @@ final class SourceControl(
       report(newData = true, None)
       return plan
     }
-    val prev = previous.state(ControlOffset.Codec)
+    val prev = previous.state(ControlState.Codec)
     // What a run that died in its batch prev.seq + 1 recorded is not in the offset log: never merge it.
     // Only a run's first batch can find such results (within a run, readers record under the
     // running batch's seq only), so later boundaries skip the store listing.
@@ -87,12 +87,12 @@ final class SourceControl(
       results.deleteAfter(prev.seq)
       realTimeCleaned = true
     }
-    val begun = plan.withState(_.updated(ControlOffset.Codec, prev)).end
+    val begun = plan.withState(_.updated(ControlState.Codec, prev)).end
     val states = statesAfter(prev) -- begun.starts.valuesIterator.flatMap(_.keys)
     val ended = allEndOfStream(states, begun.ssps)
     report(newData = !ended, if (ended) Some(InputsEnded.EndOfStream) else None)
     live = Some((prev.seq + 1, states, begun.ssps))
-    plan.withState(_.updated(ControlOffset.Codec, ControlOffset(prev.seq + 1, states)))
+    plan.withState(_.updated(ControlState.Codec, ControlState(prev.seq + 1, states)))
   }
 
   /**
@@ -107,16 +107,16 @@ final class SourceControl(
     val result =
       if (!hasIntermediateStreams) { if (end == previous) previous else end }
       else {
-        val ctl = end.state(ControlOffset.Codec)
+        val ctl = end.state(ControlState.Codec)
         val merged = SspControlStates.merge(ctl.states +: readerStates.toSeq)
-        val unchanged = end.withState(_.updated(ControlOffset.Codec, ControlOffset(previous.state(ControlOffset.Codec).seq, merged)))
-        if (unchanged == previous) previous else end.withState(_.updated(ControlOffset.Codec, ControlOffset(ctl.seq, merged)))
+        val unchanged = end.withState(_.updated(ControlState.Codec, ControlState(previous.state(ControlState.Codec).seq, merged)))
+        if (unchanged == previous) previous else end.withState(_.updated(ControlState.Codec, ControlState(ctl.seq, merged)))
       }
     known = Some(result)
     val newData = result != previous
     if (!hasIntermediateStreams) report(newData, None)
     else {
-      val states = result.state(ControlOffset.Codec).states
+      val states = result.state(ControlState.Codec).states
       report(newData, if (allEndOfStream(states, result.ssps)) Some(InputsEnded.EndOfStream) else None)
     }
     result
@@ -127,9 +127,9 @@ final class SourceControl(
     val own = end.tasks.getOrElse(task, Map.empty).keySet.filter(isIntermediate)
     if (own.isEmpty) None
     else {
-      val ctl = end.state(ControlOffset.Codec)
+      val ctl = end.state(ControlState.Codec)
       val others = WatermarkSummary.of(end.ssps.iterator.filter(s => isIntermediate(s) && !own.contains(s))
-        .map(ctl.states.getOrElse(_, ControlState.empty)).toSeq)
+        .map(ctl.states.getOrElse(_, SspControlState.empty)).toSeq)
       Some(TaskControl(ctl.seq, SspControlStates.write(TaskControl.startOf(ctl.states, own)), others))
     }
   }
@@ -137,7 +137,7 @@ final class SourceControl(
   /** Spark is about to run the batch ending at `end`: its readers will (re)write its results. */
   def planned(end: SourcePosition): Unit = {
     known = Some(end)
-    val seq = end.state(ControlOffset.Codec).seq
+    val seq = end.state(ControlState.Codec).seq
     if (fresh.exists(_._1 == seq)) fresh = None
   }
 
@@ -148,7 +148,7 @@ final class SourceControl(
   }
 
   private def settledWatermark: Option[Long] =
-    known.flatMap(o => watermarkOf(o.ssps, statesAfter(o.state(ControlOffset.Codec))))
+    known.flatMap(o => watermarkOf(o.ssps, statesAfter(o.state(ControlState.Codec))))
 
   def stopped(): Unit = query.foreach(_.sourceStopped())
 
@@ -160,10 +160,10 @@ final class SourceControl(
   def metrics(consumed: SourcePosition): Map[String, String] = {
     known = Some(consumed)
     if (!hasIntermediateStreams) return Map.empty
-    val states = statesAfter(consumed.state(ControlOffset.Codec))
+    val states = statesAfter(consumed.state(ControlState.Codec))
     val perSsp = Json.obj()
     consumed.ssps.filter(isIntermediate).toSeq.sorted.foreach { ssp =>
-      val s = states.getOrElse(ssp, ControlState.empty)
+      val s = states.getOrElse(ssp, SspControlState.empty)
       val n = perSsp.putObject(ssp.toString)
       n.put("taskCount", s.producerCount)
       n.put("producers", s.producers)
@@ -182,7 +182,7 @@ final class SourceControl(
 
   private def isIntermediate(ssp: SSP): Boolean = intermediate.contains(ssp.stream)
 
-  private[control] def statesAfter(ctl: ControlOffset): States = fresh match {
+  private[control] def statesAfter(ctl: ControlState): States = fresh match {
     case Some((seq, states)) if seq == ctl.seq => states
     case _ =>
       val merged = results.statesAfter(ctl)
@@ -191,7 +191,7 @@ final class SourceControl(
   }
 
   private def watermarkOf(ssps: Set[SSP], states: States): Option[Long] =
-    WatermarkSummary.of(ssps.iterator.filter(isIntermediate).map(states.getOrElse(_, ControlState.empty)).toSeq).watermark
+    WatermarkSummary.of(ssps.iterator.filter(isIntermediate).map(states.getOrElse(_, SspControlState.empty)).toSeq).watermark
 
   /** Every SSP of the source is intermediate and at end-of-stream: nothing more can come. */
   private[control] def allEndOfStream(states: States, ssps: Set[SSP]): Boolean =

@@ -47,9 +47,3 @@ object TaskListing {
       task <- m.tasksOf(ssp).toSeq.sorted(TaskOrder)
     } yield TaskRow(source, ssp.stream, ssp.partition, task.name, placement.executorOf(task).map(_.location))
 }
-
-/**
- * One SSP read by one task. `source` is the streamctl source's index in its query; `executor`
- * (`executor_<host>_<id>`) is the executor host affinity assigned the task, if any.
- */
-final case class TaskRow(source: String, stream: String, partition: Int, task: String, executor: Option[String])

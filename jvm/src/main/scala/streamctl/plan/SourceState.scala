@@ -16,7 +16,7 @@ import streamctl.StreamctlException
  *  - `chooser`: bootstrap heads and the time-aligned frontier (`chooser.ChooserState`);
  *  - `startpoints`: what the batch ending here applied (`startpoint.AppliedStartpoints`);
  *  - `control`: the batch counter and the intermediate SSPs' control states
- *    (`control.ControlOffset`), present when the source reads intermediate streams;
+ *    (`control.ControlState`), present when the source reads intermediate streams;
  *  - `dataLoss`: records skipped and streams recreated (`dataloss.DataLoss`);
  *  - `streamIds`: the Kafka topic ID of each stream (`dataloss.StreamIds`).
  *

@@ -36,7 +36,7 @@ object BatchRead {
       if (ranges.isEmpty) None
       else {
         val intermediate = ranges.exists(r => options.intermediateStreams.contains(r.ssp.stream))
-        Some(TaskRead(task.name, ranges, Array.empty,
+        Some(TaskRead(task, ranges, Array.empty,
           bootstrapHeads = ranges.collect { case r if bootstrap.contains(r.ssp.stream) => r.ssp -> r.until }.toMap,
           control = if (intermediate) Some(NoControl) else None))
       }

@@ -5,7 +5,7 @@ import streamctl.chooser.{AdmissionStep, ChooserState}
 import streamctl.control.{ControlledQuery, SourceControl, TaskControl}
 import streamctl.dataloss.{DataLossChecks, StreamIds}
 import streamctl.grouper.GroupingStep
-import streamctl.locality.{ExecutorId, LocalityStep, TaskLocalityStore}
+import streamctl.locality.{ExecutorId, HostAffinity, TaskLocalityStore}
 import streamctl.metadata.{MetadataStore, StoreLayout}
 import streamctl.plan.{BatchPlan, PlanningContext, PlanningStep, ReaderReports, SourcePosition}
 import streamctl.startpoint.StartpointStep
@@ -70,7 +70,7 @@ final class Planner(
   private val admission = new AdmissionStep(options.chooser, admin)
   private val control = new SourceControl(options.intermediateStreams, options.stopOnEndOfStream, store, keys.controlNamespace, query)
   private lazy val localityStore = new TaskLocalityStore(store, keys.localityKey)
-  private val locality = new LocalityStep(options.hostAffinity, executors, () => localityStore, reports)
+  private val locality = new HostAffinity(options.hostAffinity, executors, () => localityStore, reports)
 
   /** Where each SSP begins: the steps that may move a beginning, then the broker's heads. */
   private val moves: Seq[PlanningStep] = Seq(dataLoss.recreations, grouping, startpoints, dataLoss.gaps)
@@ -170,7 +170,7 @@ final class Planner(
         SspRange(ssp, math.min(from, until), until)
       }.filter(_.size > 0)
       if (ranges.isEmpty) None
-      else Some(TaskRead(task.name, ranges, placement.preferredLocations(task),
+      else Some(TaskRead(task, ranges, placement.preferredLocations(task),
         bootstrapHeads.filter(h => ranges.exists(_.ssp == h._1)), control.forTask(end, task), idsOf(end, ranges)))
     }
     lastAdmitted = (end.ssps.map(_.stream).map(_ -> 0L).toMap ++
@@ -220,7 +220,7 @@ final class Planner(
         SspRange(ssp, from, Long.MaxValue)
       }
       if (ranges.isEmpty) None
-      else Some(TaskRead(task.name, ranges, placement.preferredLocations(task),
+      else Some(TaskRead(task, ranges, placement.preferredLocations(task),
         bootstrap.filter(h => positions.contains(h._1)), control.forTask(start, task), idsOf(start, ranges)))
     }
     RealTimeBatch(previous, begun, reads)

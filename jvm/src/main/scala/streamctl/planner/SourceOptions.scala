@@ -5,7 +5,7 @@ import streamctl.chooser.{ChooserConfig, ChooserFactory}
 import streamctl.config.{OptionSet, OptionSpec, Options, Parsers}
 import streamctl.control.ControlOptions
 import streamctl.grouper.GrouperConfig
-import streamctl.locality.LocalityStep
+import streamctl.locality.HostAffinity
 import streamctl.startpoint.{CustomStartpointResolver, StartpointResolver}
 import streamctl.system.{BrokerWait, KafkaParams, Subscription}
 
@@ -122,7 +122,7 @@ final case class SourceOptions(raw: Map[String, String]) {
   ChooserFactory.validate(chooser)
   val intermediateStreams: Set[String] = options.streams(ControlOptions.Intermediate, streams).collect { case (s, true) => s }.toSet
   val stopOnEndOfStream: Boolean = options(ControlOptions.StopOnEndOfStream)
-  val hostAffinity: Boolean = options(LocalityStep.HostAffinity)
+  val hostAffinity: Boolean = options(HostAffinity.Enabled)
   val startpointResolvers: Seq[CustomStartpointResolver] = StartpointResolver.customResolvers(options)
 
   /** How the source names itself in query progress: its topics, or its pattern. */
@@ -190,7 +190,7 @@ object SourceOptions {
       StartingOffsets, StartingOffsetsByTimestamp, StartingTimestamp, StartingOffsetsByTimestampStrategy,
       EndingOffsets, EndingOffsetsByTimestamp, EndingTimestamp, FailOnDataLoss, IncludeHeaders, PollTimeoutMs,
       FetchOffsetNumRetries, FetchOffsetRetryIntervalMs,
-      ControlOptions.StopOnEndOfStream, LocalityStep.HostAffinity, StartpointResolver.Resolvers) ++
+      ControlOptions.StopOnEndOfStream, HostAffinity.Enabled, StartpointResolver.Resolvers) ++
       GrouperConfig.Registry.specs ++ ChooserConfig.Registry.specs,
     Seq(ControlOptions.Intermediate) ++ GrouperConfig.Registry.streamProperties ++ ChooserConfig.Registry.streamProperties,
     GrouperConfig.Registry.userClasses ++ ChooserConfig.Registry.userClasses,

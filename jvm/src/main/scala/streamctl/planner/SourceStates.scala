@@ -1,7 +1,7 @@
 package streamctl.planner
 
 import streamctl.chooser.ChooserState
-import streamctl.control.ControlOffset
+import streamctl.control.ControlState
 import streamctl.dataloss.{DataLoss, StreamIds}
 import streamctl.grouper.GroupingState
 import streamctl.plan.{SourcePosition, StateCodec}
@@ -19,7 +19,7 @@ import streamctl.startpoint.AppliedStartpoints
  */
 object SourceStates {
   val codecs: Seq[StateCodec[_]] =
-    Seq(ChooserState.Codec, ControlOffset.Codec, DataLoss.Codec, GroupingState.Codec, AppliedStartpoints.Codec, StreamIds.Codec)
+    Seq(ChooserState.Codec, ControlState.Codec, DataLoss.Codec, GroupingState.Codec, AppliedStartpoints.Codec, StreamIds.Codec)
 
   /** An offset as Spark logged it, with every state read. */
   def parse(json: String): SourcePosition = SourcePosition.parse(json, codecs)

@@ -1,7 +1,7 @@
 package streamctl.planner
 
 import streamctl.control.TaskControl
-import streamctl.system.{SSP, SspRange}
+import streamctl.system.{SSP, SspRange, TaskName}
 
 /**
  * One task's read in one batch, as the planner hands it to an executor: the SSP ranges it
@@ -11,7 +11,7 @@ import streamctl.system.{SSP, SspRange}
  * topic: a topic deleted and created again reuses its offsets).
  */
 final case class TaskRead(
-    task: String,
+    task: TaskName,
     ranges: Seq[SspRange],
     locations: Array[String],
     bootstrapHeads: Map[SSP, Long] = Map.empty,

@@ -98,7 +98,7 @@ class StreamctlMicroBatchStream(
     val batch = realTimeBatch.getOrElse(throw new IllegalStateException("mergeOffsets before planInputPartitions"))
     realTimeBatch = None
     val readers = offsets.toSeq.map {
-      case t: TaskPartitionOffset => TaskName(t.task) -> t.readerEnd
+      case t: TaskPartitionOffset => t.task -> t.readerEnd
       case other => throw new IllegalArgumentException(s"Not a streamctl reader's offset: $other")
     }.toMap
     SourceOffset(planner.endRealTime(batch, readers))

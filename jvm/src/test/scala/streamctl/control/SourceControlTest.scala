@@ -24,31 +24,31 @@ class SourceControlTest {
     control.step(BatchPlan(previous, begins, previous.state, ends = next.tasks.values.flatten.toMap), PlanningContext()).end
   }
 
-  private def state(messages: ControlMessage*): ControlState =
-    messages.foldLeft(ControlState.empty)((s, m) => s(m, m0, 0).state)
+  private def state(messages: ControlMessage*): SspControlState =
+    messages.foldLeft(SspControlState.empty)((s, m) => s(m, m0, 0).state)
 
   @Test def batchesNumberThemselvesAndCarryTheMergedResults(): Unit = {
     val control = sourceControl()
-    results.put(3, "stale", Map(m0 -> state(EndOfStreamMessage("old", 1))))
+    results.put(3, TaskName("stale"), Map(m0 -> state(EndOfStreamMessage("old", 1))))
     val first = control.initialize(at(0, 0))
-    assertEquals(Some(ControlOffset.initial), first.state.get(ControlOffset.Codec))
+    assertEquals(Some(ControlState.initial), first.state.get(ControlState.Codec))
     assertTrue(results.load(3).isEmpty, "a new query forgets results an older query left in its store")
 
     val b1 = plan(control, first, at(5, 5))
-    assertEquals(Some(ControlOffset(1, Map.empty)), b1.state.get(ControlOffset.Codec))
+    assertEquals(Some(ControlState(1, Map.empty)), b1.state.get(ControlState.Codec))
 
     // The readers of batch 1 heard two of two producers on m0 and one on m1.
     val s0 = state(WatermarkMessage("p0", 2, 10), WatermarkMessage("p1", 2, 20))
     val s1 = state(WatermarkMessage("p0", 2, 7))
-    results.put(1, "Partition 0", Map(m0 -> s0))
-    results.put(1, "Partition 1", Map(m1 -> s1))
+    results.put(1, TaskName("Partition 0"), Map(m0 -> s0))
+    results.put(1, TaskName("Partition 1"), Map(m1 -> s1))
     val metrics = control.metrics(b1)
     assertEquals("false", metrics("endOfStream"))
     assertFalse(metrics.contains("watermark"), "m1 has heard one of two producers")
     assertTrue(metrics("control").contains(""""mid-0":{"taskCount":2,"producers":2,"endOfStream":0,"idle":0,"watermark":10}"""))
 
     val b2 = plan(control, b1, at(9, 5))
-    assertEquals(Some(ControlOffset(2, Map(m0 -> s0, m1 -> s1))), b2.state.get(ControlOffset.Codec))
+    assertEquals(Some(ControlState(2, Map(m0 -> s0, m1 -> s1))), b2.state.get(ControlState.Codec))
     control.step.committed(b2)
     assertTrue(results.load(1).isEmpty, "results merged into a logged offset are removed")
   }
@@ -57,8 +57,8 @@ class SourceControlTest {
     val control = sourceControl()
     val b1 = plan(control, control.initialize(at(0, 0)), at(5, 5))
     val eos = state(EndOfStreamMessage("p0", 1))
-    results.put(1, "Partition 0", Map(m0 -> eos))
-    results.put(1, "Partition 1", Map(m1 -> eos))
+    results.put(1, TaskName("Partition 0"), Map(m0 -> eos))
+    results.put(1, TaskName("Partition 1"), Map(m1 -> eos))
     val again = plan(control, b1, at(5, 5))
     assertEquals(b1.json, again.json, "same positions: no batch, the offset is unchanged")
     assertEquals("true", control.metrics(again)("endOfStream"))
@@ -69,9 +69,9 @@ class SourceControlTest {
     val control = sourceControl()
     val b1 = plan(control, control.initialize(at(0, 0)), at(5, 5))
     val eos = state(EndOfStreamMessage("p0", 1))
-    results.put(1, "Partition 0", Map(m0 -> eos))
-    results.put(1, "Partition 1", Map(m1 -> eos))
+    results.put(1, TaskName("Partition 0"), Map(m0 -> eos))
+    results.put(1, TaskName("Partition 1"), Map(m1 -> eos))
     val rewound = at(9, 9).copy(starts = Map(t0 -> Map(m0 -> 0L)))
-    assertEquals(Map(m1 -> eos), plan(control, b1, rewound).state.get(ControlOffset.Codec).get.states)
+    assertEquals(Map(m1 -> eos), plan(control, b1, rewound).state.get(ControlState.Codec).get.states)
   }
 }

@@ -9,7 +9,7 @@ import org.junit.jupiter.api.Assertions._
 import org.junit.jupiter.api.Test
 
 import streamctl.chooser.ChooserState
-import streamctl.control.{ControlOffset, ControlResults, SspControlStates}
+import streamctl.control.{ControlState, ControlResults, SspControlStates}
 import streamctl.dataloss.{DataLoss, StreamIds}
 import streamctl.grouper.{GroupingState, TaskMapping}
 import streamctl.locality.TaskLocalityStore
@@ -59,9 +59,9 @@ class CheckpointCompatibilityTest {
     assertEquals(Set((orders(1), TaskName("Partition 1"))), applied.keySet)
     assertEquals(3L, applied.values.head.offset)
     assertTrue(applied.values.head.startpoint.isInstanceOf[Startpoint.Specific])
-    assertEquals(Some(15L), last.state.get(ControlOffset.Codec).map(_.seq))
+    assertEquals(Some(15L), last.state.get(ControlState.Codec).map(_.seq))
     mid.foreach { s =>
-      val st = last.state.get(ControlOffset.Codec).get.states(s)
+      val st = last.state.get(ControlState.Codec).get.states(s)
       assertEquals((2, 1, Set("p1")), (st.producerCount, st.endOfStreamCount, st.idleProducers.toSet))
       assertEquals(Some(1700000000009L), st.watermark)
     }
@@ -80,7 +80,7 @@ class CheckpointCompatibilityTest {
     // The control results of the last batch, which the next planning merges: p1 came back at +10.
     val pending = new ControlResults(store, keys.controlNamespace).load(15)
     assertEquals(Seq("Partition 0", "Partition 1"), pending.map(_._1).sorted)
-    val logged15 = SourceStates.parse(logged.last._2).state(ControlOffset.Codec)
+    val logged15 = SourceStates.parse(logged.last._2).state(ControlState.Codec)
     val merged = SspControlStates.merge(logged15.states +: pending.map(_._2))
     mid.foreach(s => assertEquals(Some(1700000000010L), merged(s).watermark))
   }

@@ -5,7 +5,7 @@ import scala.collection.mutable
 import org.junit.jupiter.api.Assertions._
 import org.junit.jupiter.api.Test
 
-import streamctl.control.{ControlOffset, ControlResults, ControlState, ControlledQuery, EndOfStreamMessage, RunControl}
+import streamctl.control.{ControlState, ControlResults, SspControlState, ControlledQuery, EndOfStreamMessage, RunControl}
 import streamctl.grouper.GroupingState
 import streamctl.locality.ExecutorId
 import streamctl.metadata.{InMemoryMetadataStore, StoreLayout}
@@ -71,7 +71,7 @@ class PlannerTest {
   }
 
   private def ranges(reads: Seq[TaskRead]): Map[(String, SSP), (Long, Long)] =
-    reads.flatMap(r => r.ranges.map(x => (r.task, x.ssp) -> (x.from, x.until))).toMap
+    reads.flatMap(r => r.ranges.map(x => (r.task.name, x.ssp) -> (x.from, x.until))).toMap
 
   @Test def theBudgetIsSharedAndAGrownStreamJoinsItsTasksAfterTheOlderPartitions(): Unit = {
     write(orders(0), 10); write(orders(1), 10)
@@ -133,18 +133,18 @@ class PlannerTest {
     val q = planner("mid", "stream.mid.intermediate" -> "true")
     val start = q.initialPosition()
     val (b1, r1) = batch(q, start)
-    assertEquals(Some(1L), b1.state.get(ControlOffset.Codec).map(_.seq))
+    assertEquals(Some(1L), b1.state.get(ControlState.Codec).map(_.seq))
     val control = r1.head.control.get
     assertEquals(1L, control.seq)
 
     // The task's reader heard the only producer end the stream, and recorded it for batch 1.
-    val ended = ControlState.empty(EndOfStreamMessage("p0", 1), mid, 9).state
+    val ended = SspControlState.empty(EndOfStreamMessage("p0", 1), mid, 9).state
     new ControlResults(store, keys.controlNamespace).put(control.seq, r1.head.task, Map(mid -> ended))
     assertEquals("true", q.metrics(Some(b1))("endOfStream"))
 
     write(mid, 1)
     val (b2, r2) = batch(q, b1)
-    assertEquals(Some(ControlState.empty(EndOfStreamMessage("p0", 1), mid, 9).state), b2.state.get(ControlOffset.Codec).flatMap(_.states.get(mid)))
+    assertEquals(Some(SspControlState.empty(EndOfStreamMessage("p0", 1), mid, 9).state), b2.state.get(ControlState.Codec).flatMap(_.states.get(mid)))
     assertEquals(2L, r2.head.control.get.seq)
     assertTrue(new ControlResults(store, keys.controlNamespace).load(1).isEmpty, "merged into the log, then deleted")
   }
@@ -198,12 +198,12 @@ class PlannerTest {
     val start = q.initialPosition()
     val b1 = q.beginRealTime(start)
     assertEquals(1L, b1.reads.head.control.get.seq)
-    val ended = ControlState.empty(EndOfStreamMessage("p0", 1), mid, 9).state
+    val ended = SspControlState.empty(EndOfStreamMessage("p0", 1), mid, 9).state
     val end1 = q.endRealTime(b1, Map(p0 -> ReaderEnd(Map(mid -> 10L), Some(Map(mid -> ended)))))
-    assertEquals(Some(ControlOffset(1L, Map(mid -> ended))), end1.state.get(ControlOffset.Codec))
+    assertEquals(Some(ControlState(1L, Map(mid -> ended))), end1.state.get(ControlState.Codec))
     q.commit(end1)
     // A run that died in batch 2 left results the offset log does not hold: the next run does not merge them.
-    new ControlResults(store, keys.controlNamespace).put(2, p0.name, Map(mid -> ControlState.empty(EndOfStreamMessage("p0", 1), mid, 3).state))
+    new ControlResults(store, keys.controlNamespace).put(2, p0, Map(mid -> SspControlState.empty(EndOfStreamMessage("p0", 1), mid, 3).state))
 
     val restarted = planner("mid", "stream.mid.intermediate" -> "true")
     val b2 = restarted.beginRealTime(end1)

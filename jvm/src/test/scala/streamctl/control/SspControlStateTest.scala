@@ -6,7 +6,7 @@ import org.junit.jupiter.api.Test
 import streamctl.StreamctlException
 import streamctl.system.SSP
 
-class ControlStateTest {
+class SspControlStateTest {
   private val ssp = SSP.kafka("mid", 1)
 
   private def eos(p: String, n: Int = 3) = EndOfStreamMessage(p, n)
@@ -15,14 +15,14 @@ class ControlStateTest {
   private def active(p: String, ts: Option[Long] = None, n: Int = 2) = ActiveMessage(p, n, ts)
 
   /** Applies messages from `offset` on, one offset each. */
-  private def runFrom(start: ControlState, offset: Long, messages: ControlMessage*): ControlState =
+  private def runFrom(start: SspControlState, offset: Long, messages: ControlMessage*): SspControlState =
     messages.zipWithIndex.foldLeft(start) { case (s, (m, i)) => s(m, ssp, offset + i).state }
 
   /** Applies messages at offsets 0, 1, 2, ... */
-  private def run(start: ControlState, messages: ControlMessage*): ControlState =
+  private def run(start: SspControlState, messages: ControlMessage*): SspControlState =
     messages.zipWithIndex.foldLeft(start) { case (s, (m, i)) => s(m, ssp, i.toLong).state }
 
-  private def restart(s: ControlState): ControlState = ControlState.parse(s.json, "test")
+  private def restart(s: SspControlState): SspControlState = SspControlState.parse(s.json, "test")
 
   private def assertFailsAt(offset: Long, expected: String*)(body: => Any): Unit = {
     val e = assertThrows(classOf[StreamctlException], () => { body; () })
@@ -31,7 +31,7 @@ class ControlStateTest {
   }
 
   @Test def endOfStreamSurvivesARestartAndCompletesWithTheLastProducer(): Unit = {
-    val two = run(ControlState.empty, eos("p0"), eos("p1"))
+    val two = run(SspControlState.empty, eos("p0"), eos("p1"))
     assertFalse(two.isEndOfStream)
     assertEquals(2, two.endOfStreamCount)
     val restarted = restart(two)
@@ -43,13 +43,13 @@ class ControlStateTest {
   }
 
   @Test def repeatedEndOfStreamFromOneProducerCountsOnce(): Unit = {
-    val s = run(ControlState.empty, eos("p0"), eos("p0"), eos("p1"), eos("p1"))
+    val s = run(SspControlState.empty, eos("p0"), eos("p0"), eos("p1"), eos("p1"))
     assertEquals(2, s.endOfStreamCount)
     assertFalse(s.isEndOfStream)
   }
 
   @Test def watermarkIsTheMinimumOverProducers(): Unit = {
-    val s = run(ControlState.empty, wm("p1", 10), wm("p2", 20), wm("p3", 5))
+    val s = run(SspControlState.empty, wm("p1", 10), wm("p2", 20), wm("p3", 5))
     assertEquals(Some(5L), s.watermark)
     val moved = s(wm("p3", 30), ssp, 3)
     assertEquals(Some(10L), moved.state.watermark)
@@ -57,7 +57,7 @@ class ControlStateTest {
   }
 
   @Test def watermarkIsUndefinedUntilAllProducersReported(): Unit = {
-    val a = ControlState.empty(wm("p1", 10), ssp, 0)
+    val a = SspControlState.empty(wm("p1", 10), ssp, 0)
     assertEquals(None, a.state.watermark)
     assertFalse(a.watermarkAdvanced)
     val b = a.state(wm("p2", 20), ssp, 1)
@@ -69,7 +69,7 @@ class ControlStateTest {
   }
 
   @Test def watermarkNeverMovesBackwardsAndIsEmittedOnlyOnAdvance(): Unit = {
-    val s = run(ControlState.empty, wm("p1", 10), wm("p2", 20), wm("p3", 5))
+    val s = run(SspControlState.empty, wm("p1", 10), wm("p2", 20), wm("p3", 5))
     val back = s(wm("p3", 1), ssp, 3)
     assertFalse(back.watermarkAdvanced)
     assertEquals(Some(5L), back.state.watermark)
@@ -83,7 +83,7 @@ class ControlStateTest {
   }
 
   @Test def anEndedProducerNoLongerHoldsTheWatermarkBack(): Unit = {
-    val s = run(ControlState.empty, wm("p1", 10), wm("p2", 20), wm("p3", 5))
+    val s = run(SspControlState.empty, wm("p1", 10), wm("p2", 20), wm("p3", 5))
     val ended = s(eos("p3"), ssp, 3)
     assertTrue(ended.watermarkAdvanced)
     assertEquals(Some(10L), ended.state.watermark)
@@ -92,43 +92,43 @@ class ControlStateTest {
   }
 
   @Test def aProducerThatEndsWithoutAWatermarkCountsAsReported(): Unit = {
-    val s = run(ControlState.empty, wm("p1", 10), wm("p2", 20), eos("p3"))
+    val s = run(SspControlState.empty, wm("p1", 10), wm("p2", 20), eos("p3"))
     assertEquals(Some(10L), s.watermark)
   }
 
   @Test def whenAllProducersEndedTheWatermarkIsTheHighestReported(): Unit = {
-    val s = run(ControlState.empty, wm("p1", 10), wm("p2", 20), wm("p3", 5), eos("p1"), eos("p2"), eos("p3"))
+    val s = run(SspControlState.empty, wm("p1", 10), wm("p2", 20), wm("p3", 5), eos("p1"), eos("p2"), eos("p3"))
     assertTrue(s.isEndOfStream)
     assertEquals(Some(20L), s.watermark)
-    assertEquals(None, run(ControlState.empty, eos("p1"), eos("p2"), eos("p3")).watermark)
+    assertEquals(None, run(SspControlState.empty, eos("p1"), eos("p2"), eos("p3")).watermark)
   }
 
   @Test def taskCountChangingForOneProducerFails(): Unit = {
-    val s = run(ControlState.empty, wm("p1", 10))
+    val s = run(SspControlState.empty, wm("p1", 10))
     assertFailsAt(7, "taskCount 4", "said 3")(s(wm("p1", 11, n = 4), ssp, 7))
   }
 
   @Test def taskCountDifferingBetweenProducersFails(): Unit = {
-    val s = run(ControlState.empty, eos("p1", n = 2))
+    val s = run(SspControlState.empty, eos("p1", n = 2))
     assertFailsAt(8, "'p2'", "taskCount 3", "said 2")(s(eos("p2", n = 3), ssp, 8))
   }
 
   @Test def moreProducerNamesThanTaskCountFails(): Unit = {
-    val s = run(ControlState.empty, wm("a", 1, 2), wm("b", 1, 2))
+    val s = run(SspControlState.empty, wm("a", 1, 2), wm("b", 1, 2))
     assertFailsAt(9, "'c'", "a, b")(s(wm("c", 1, 2), ssp, 9))
   }
 
   @Test def dataAfterEndOfStreamFails(): Unit = {
-    val partial = run(ControlState.empty, eos("p0"), eos("p1"))
+    val partial = run(SspControlState.empty, eos("p0"), eos("p1"))
     partial.checkData(ssp, 5) // undetectable per producer: data carries no producer name
     val done = partial(eos("p2"), ssp, 6).state
     assertFailsAt(7, "after end-of-stream", "p0, p1, p2")(done.checkData(ssp, 7))
   }
 
   @Test def serdeIsCompactAndRoundTrips(): Unit = {
-    assertEquals("{}", ControlState.empty.json)
-    assertEquals(ControlState.empty, restart(ControlState.empty))
-    val s = run(ControlState.empty, wm("p1", 10), eos("p2"))
+    assertEquals("{}", SspControlState.empty.json)
+    assertEquals(SspControlState.empty, restart(SspControlState.empty))
+    val s = run(SspControlState.empty, wm("p1", 10), eos("p2"))
     assertEquals("""{"n":3,"eos":["p2"],"wm":{"p1":10}}""", s.json)
     assertEquals(s, restart(s))
     assertEquals(s.hashCode, restart(s).hashCode)
@@ -137,13 +137,13 @@ class ControlStateTest {
   @Test def badSerializedStateFailsNamingTheOrigin(): Unit = {
     for (bad <- Seq("""{"n":3,"x":1}""", """{"n":0}""", """{"eos":["a"]}""", """{"n":1,"eos":["a","b"]}""",
       """{"n":2,"wm":{"a":"1"}}""", """{"n":2,"eos":"a"}""", "[]")) {
-      val e = assertThrows(classOf[StreamctlException], () => ControlState.parse(bad, "offset log batch 7"))
+      val e = assertThrows(classOf[StreamctlException], () => SspControlState.parse(bad, "offset log batch 7"))
       assertTrue(e.getMessage.contains("offset log batch 7"), e.getMessage)
     }
   }
 
   @Test def producerCountsForMetrics(): Unit = {
-    val s = run(ControlState.empty, wm("p1", 10), wm("p2", 3), eos("p2"))
+    val s = run(SspControlState.empty, wm("p1", 10), wm("p2", 3), eos("p2"))
     assertEquals(3, s.producerCount)
     assertEquals(2, s.producers)
     assertEquals(1, s.endOfStreamCount)
@@ -151,7 +151,7 @@ class ControlStateTest {
   }
 
   @Test def anIdleProducerIsLeftOutOfTheMinimumUntilItSaysItIsBack(): Unit = {
-    val two = run(ControlState.empty, wm("p1", 10, 2), wm("p2", 20, 2))
+    val two = run(SspControlState.empty, wm("p1", 10, 2), wm("p2", 20, 2))
     assertEquals(Some(10L), two.watermark)
     val quiet = two(idle("p1", Some(10)), ssp, 2)
     assertTrue(quiet.watermarkAdvanced)
@@ -179,7 +179,7 @@ class ControlStateTest {
   }
 
   @Test def anIdleMessageCountsAsReportingAndAllIdleIsTheHighest(): Unit = {
-    val s = run(ControlState.empty, wm("p1", 10, 2), idle("p2"))
+    val s = run(SspControlState.empty, wm("p1", 10, 2), idle("p2"))
     assertEquals(Some(10L), s.watermark, "p2 reported idle without a watermark")
     assertFalse(s.isIdle)
     val both = runFrom(s, 2, idle("p1", Some(12)))
@@ -187,11 +187,11 @@ class ControlStateTest {
     assertEquals(Some(12L), both.watermark, "nobody active: the highest watermark reported")
     val backBare = runFrom(both, 3, active("p2"))
     assertEquals(Some(12L), backBare.watermark, "p2 is back without a watermark: undefined, held at the floor")
-    assertEquals(None, run(ControlState.empty, idle("p1"), idle("p2")).watermark, "no watermark at all")
+    assertEquals(None, run(SspControlState.empty, idle("p1"), idle("p2")).watermark, "no watermark at all")
   }
 
   @Test def endOfStreamEndsAnIdleProducerAndNothingAfterItCounts(): Unit = {
-    val s = run(ControlState.empty, wm("p1", 10, 2), idle("p2", Some(5)), EndOfStreamMessage("p2", 2))
+    val s = run(SspControlState.empty, wm("p1", 10, 2), idle("p2", Some(5)), EndOfStreamMessage("p2", 2))
     assertEquals(Some(10L), s.watermark)
     assertEquals(Set(), s.idleProducers)
     assertSame(s, s(idle("p2", Some(99)), ssp, 9).state)
@@ -200,7 +200,7 @@ class ControlStateTest {
   }
 
   @Test def idleStatusAndFloorSurviveARestartAndOldStatesStillRead(): Unit = {
-    val s = run(ControlState.empty, wm("p1", 10, 2), wm("p2", 20, 2), idle("p1", Some(10)), wm("p2", 30, 2),
+    val s = run(SspControlState.empty, wm("p1", 10, 2), wm("p2", 20, 2), idle("p1", Some(10)), wm("p2", 30, 2),
       active("p1", Some(10)))
     assertEquals("""{"n":2,"wm":{"p1":10,"p2":30},"idle":{"p1":2},"active":{"p1":4},"floor":30}""", s.json)
     val restarted = restart(s)
@@ -209,13 +209,13 @@ class ControlStateTest {
     val idleAgain = runFrom(restarted, 5, idle("p1"))
     assertEquals(Set("p1"), restart(idleAgain).idleProducers, "idle again after coming back: the later offset wins")
     // Written before idle producers existed.
-    assertEquals(Some(10L), ControlState.parse("""{"n":2,"eos":["p2"],"wm":{"p1":10}}""", "old offset").watermark)
+    assertEquals(Some(10L), SspControlState.parse("""{"n":2,"eos":["p2"],"wm":{"p1":10}}""", "old offset").watermark)
     for (bad <- Seq("""{"n":2,"wm":{"p1":1},"active":{"p1":3}}""", """{"n":2,"idle":{"p1":"x"}}""", """{"n":1,"floor":"x"}"""))
-      assertThrows(classOf[StreamctlException], () => ControlState.parse(bad, "offset log batch 7"))
+      assertThrows(classOf[StreamctlException], () => SspControlState.parse(bad, "offset log batch 7"))
   }
 
   @Test def mergingResultsThatExtendOneAnotherIsOrderIndependentAndNeverGoesBack(): Unit = {
-    val prev = run(ControlState.empty, wm("p1", 10, 2), wm("p2", 20, 2), idle("p1", Some(10)))
+    val prev = run(SspControlState.empty, wm("p1", 10, 2), wm("p2", 20, 2), idle("p1", Some(10)))
     val later = runFrom(prev, 3, wm("p2", 30, 2), active("p1", Some(10)))
     val latest = runFrom(later, 5, idle("p1"))
     val all = Seq(prev, later, latest)

@@ -7,7 +7,7 @@ import streamctl.metadata.{InMemoryMetadataStore, StoreLayout}
 import streamctl.plan.{ReaderReports, ReaderRun}
 import streamctl.system.{SkippedRange, TaskName}
 
-class LocalityStepTest {
+class HostAffinityTest {
   /** The readers' reports, kept in memory (in Spark, an accumulator). */
   private final class Reports extends ReaderReports {
     private var recorded = Vector.empty[ReaderRun]
@@ -28,7 +28,7 @@ class LocalityStepTest {
     var live: Seq[ExecutorId] = Seq(e1, e2, e3)
     val runs: Reports = new Reports
     private val store = new TaskLocalityStore(memory, StoreLayout.Source("0").localityKey)
-    def step(): LocalityStep = new LocalityStep(enabled, () => live, () => store, runs)
+    def step(): HostAffinity = new HostAffinity(enabled, () => live, () => store, runs)
     def stored: Option[String] = memory.get(StoreLayout.LocalityNamespace, "assignment-0")
   }
 
@@ -77,9 +77,9 @@ class LocalityStepTest {
     val step = f.step()
     val locality = step.plan("b1", tasks.take(3))
     def ranOn(t: Int) = locality.placement(tasks(t)).id
-    f.runs.record(ReaderRun("Partition 0", ranOn(0), consumerReused = true))
-    f.runs.record(ReaderRun("Partition 1", ranOn(1), consumerReused = true))
-    f.runs.record(ReaderRun("Partition 2", ranOn(1), consumerReused = false)) // not where it was assigned
+    f.runs.record(ReaderRun(TaskName("Partition 0"), ranOn(0), consumerReused = true))
+    f.runs.record(ReaderRun(TaskName("Partition 1"), ranOn(1), consumerReused = true))
+    f.runs.record(ReaderRun(TaskName("Partition 2"), ranOn(1), consumerReused = false)) // not where it was assigned
     assertEquals("2", step.metrics("consumersReused"))
     assertEquals("1", step.metrics("consumersCreated"))
     assertEquals("1", step.metrics("tasksOffAssignedExecutor"))

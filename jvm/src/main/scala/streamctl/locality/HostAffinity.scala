@@ -20,13 +20,13 @@ import streamctl.system.TaskName
  * have changed meanwhile) and adds to its moves and runs instead of starting afresh.
  *
  * {{{
- * val step = new LocalityStep(enabled = true, () => registry.live, () => localityStore, reports)
- * val locality = step.plan(end.json, tasks) // in planInputPartitions
+ * val affinity = new HostAffinity(enabled = true, () => registry.live, () => localityStore, reports)
+ * val locality = affinity.plan(end.json, tasks) // in planInputPartitions
  * locality.preferredLocations(task)         // Array("executor_10.0.0.2_1")
- * step.metrics                              // in metrics(): Map("tasksMoved" -> "0", ...)
+ * affinity.metrics                          // in metrics(): Map("tasksMoved" -> "0", ...)
  * }}}
  */
-final class LocalityStep(
+final class HostAffinity(
     enabled: Boolean,
     executors: () => Seq[ExecutorId],
     store: () => TaskLocalityStore,
@@ -34,7 +34,7 @@ final class LocalityStep(
 
   // Only this source writes its key, so the last saved assignment is the stored one.
   @volatile private var saved: Option[TaskLocality] = None
-  @volatile private var last = LocalityStep.Planned("", TaskLocality.empty, executors = 0, moved = 0)
+  @volatile private var last = HostAffinity.Planned("", TaskLocality.empty, executors = 0, moved = 0)
 
   /**
    * Assigns `tasks` (every task of the batch, idle ones too, so they keep their place) for the
@@ -44,7 +44,7 @@ final class LocalityStep(
     val sameBatch = last.batch == batch
     if (!sameBatch) reports.clear()
     if (!enabled) {
-      last = LocalityStep.Planned(batch, TaskLocality.empty, 0, 0)
+      last = HostAffinity.Planned(batch, TaskLocality.empty, 0, 0)
       return TaskLocality.empty
     }
     val previous = saved.getOrElse(store().load())
@@ -53,7 +53,7 @@ final class LocalityStep(
     if (!saved.contains(assignment.locality)) store().save(assignment.locality)
     saved = Some(assignment.locality)
     val moved = assignment.moved.size + (if (sameBatch) last.moved else 0)
-    last = LocalityStep.Planned(batch, assignment.locality, live.size, moved)
+    last = HostAffinity.Planned(batch, assignment.locality, live.size, moved)
     assignment.locality
   }
 
@@ -65,7 +65,7 @@ final class LocalityStep(
     if (!enabled) consumers
     else {
       val planned = last
-      val off = done.count(r => planned.locality.executorOf(TaskName(r.task)).exists(_.id != r.executorId))
+      val off = done.count(r => planned.locality.executorOf(r.task).exists(_.id != r.executorId))
       consumers ++ Map(
         "executors" -> planned.executors.toString,
         "tasksMoved" -> planned.moved.toString,
@@ -74,8 +74,9 @@ final class LocalityStep(
   }
 }
 
-object LocalityStep {
-  val HostAffinity: OptionSpec[Boolean] = OptionSpec.bool("host.affinity",
+object HostAffinity {
+  /** Option `host.affinity`. */
+  val Enabled: OptionSpec[Boolean] = OptionSpec.bool("host.affinity",
     "keep each task on the executor it ran on before", default = true)
 
   private final case class Planned(batch: String, locality: TaskLocality, executors: Int, moved: Int)
