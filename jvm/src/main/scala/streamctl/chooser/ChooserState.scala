@@ -31,8 +31,6 @@ object ChooserState {
     val key = "chooser"
     val empty: ChooserState = ChooserState.empty
 
-    override def isEmpty(s: ChooserState): Boolean = s.isEmpty
-
     def write(s: ChooserState): JsonNode = {
       val root = Json.obj()
       if (s.bootstrapHeads.nonEmpty) {

@@ -25,6 +25,8 @@ object ControlState {
   object Codec extends StateCodec[ControlState] {
     val key = "control"
     val empty: ControlState = initial
+    // Written even at its start: a source that reads intermediate streams always carries its batch counter.
+    override def isEmpty(c: ControlState): Boolean = false
 
     def write(c: ControlState): JsonNode = {
       val node = Json.obj()

@@ -56,8 +56,6 @@ object DataLoss {
     val key = "dataLoss"
     val empty: DataLoss = DataLoss.empty
 
-    override def isEmpty(d: DataLoss): Boolean = d.isEmpty
-
     def write(d: DataLoss): JsonNode = {
       val root = Json.obj()
       root.put("recordsSkipped", d.recordsSkipped)

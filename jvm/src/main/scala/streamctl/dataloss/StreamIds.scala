@@ -39,8 +39,6 @@ object StreamIds {
     val key = "streamIds"
     val empty: StreamIds = StreamIds.empty
 
-    override def isEmpty(s: StreamIds): Boolean = s.ids.isEmpty
-
     def write(s: StreamIds): JsonNode = {
       val root = Json.obj()
       s.ids.toSeq.sorted.foreach { case (stream, id) => root.put(stream, id) }

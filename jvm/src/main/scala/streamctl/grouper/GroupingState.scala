@@ -37,8 +37,6 @@ object GroupingState {
     val key = "grouper"
     val empty: GroupingState = GroupingState.empty
 
-    override def isEmpty(s: GroupingState): Boolean = s.isEmpty
-
     def write(s: GroupingState): JsonNode = {
       val root = Json.obj()
       val counts = root.putObject("initialPartitionCounts")

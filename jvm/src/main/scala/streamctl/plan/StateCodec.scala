@@ -21,7 +21,6 @@ import com.fasterxml.jackson.databind.JsonNode
  *   val empty = ChooserState.empty
  *   def write(s: ChooserState) = ...
  *   def read(node: JsonNode, what: String) = ...
- *   override def isEmpty(s: ChooserState) = s.isEmpty
  * }
  * }}}
  */
@@ -32,5 +31,6 @@ trait StateCodec[T] {
   def write(value: T): JsonNode
   /** Reads what [[write]] wrote; `what` names where it came from in errors. */
   def read(node: JsonNode, what: String): T
-  def isEmpty(value: T): Boolean = false
+  /** A state the offset leaves out; by default, one equal to [[empty]]. */
+  def isEmpty(value: T): Boolean = value == empty
 }

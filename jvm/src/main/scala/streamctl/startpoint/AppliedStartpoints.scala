@@ -41,8 +41,6 @@ object AppliedStartpoints {
     val key = "startpoints"
     val empty: AppliedStartpoints = AppliedStartpoints.empty
 
-    override def isEmpty(s: AppliedStartpoints): Boolean = s.isEmpty
-
     def write(s: AppliedStartpoints): JsonNode = {
       val root = Json.obj()
       root.put("version", AppliedStartpoints.Version)
