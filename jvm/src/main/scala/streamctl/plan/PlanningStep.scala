@@ -4,7 +4,7 @@ import streamctl.planner.Planner
 
 /**
  * One step of batch planning. Every step has this shape, so the planner reads as a chain
- * ([[Planner.latestOffset]]): each takes the plan so far and returns it adjusted (where SSPs
+ * (`planner.Planner.latestOffset`): each takes the plan so far and returns it adjusted (where SSPs
  * begin or end, its own state in the offset). Side effects that must wait until the batch is
  * safely logged (deleting what it applied) happen in [[committed]].
  *

@@ -86,15 +86,14 @@ object SourcePosition {
 
   // The offset's root and the positions of each task, whichever form they were written in.
   private def parseTasks(json: String): (JsonNode, Map[TaskName, Map[SSP, Long]]) = {
-    val what = What
-    val root = Json.parse(json, what)
-    val version = Json.version(root, Version, what)
+    val root = Json.parse(json, What)
+    val version = Json.version(root, Version, What)
     // Version 1 has every task SSP under `tasks`; version 2 only those `next` cannot hold.
-    val explicit = if (version == 1) positions(Json.field(root, "tasks", what))
+    val explicit = if (version == 1) positions(Json.field(root, "tasks", What))
       else Option(root.get("tasks")).map(positions).getOrElse(Map.empty[TaskName, Map[SSP, Long]])
     val modulo = Option(root.get("modulo")).map(_.properties().asScala.map(e => e.getKey -> e.getValue.asInt).toMap)
       .getOrElse(Map.empty[String, Int])
-    val compact = Option(root.get("next")).map(SspValues.read(_, what)).getOrElse(Map.empty).toSeq.map { case (ssp, o) =>
+    val compact = Option(root.get("next")).map(SspValues.read(_, What)).getOrElse(Map.empty).toSeq.map { case (ssp, o) =>
       (taskOf(ssp, modulo.get(SspValues.streamKey(ssp.system, ssp.stream))), ssp, o)
     }
     val tasks = compact.foldLeft(explicit) { case (acc, (task, ssp, o)) =>
