@@ -160,12 +160,128 @@ def test_spark_package_only_adapts(product_jar: zipfile.ZipFile) -> None:
     without_spark = sorted(t for t, used in refs.items() if not any(u.startswith("org/apache/spark/") for u in used))
     assert without_spark == [], "move these to their feature package"
 
-    # And the feature packages (and plan/) never reach back into the adapter.
+    # And nothing else (features, planner, ops) reaches back into the adapter.
     adapter = ("streamctl/spark/", "streamctl/shaded/")
     outside = [n for n in classes if n.startswith("streamctl/") and not n.startswith(adapter)]
-    assert "streamctl/plan/Planner.class" in outside
+    assert "streamctl/planner/Planner.class" in outside
     backwards = sorted(n for n in outside if any(u.startswith(adapter[0]) for u in _referenced_classes(classes[n])))
     assert backwards == []
+
+
+ARCHITECTURE = ROOT / "docs" / "architecture.md"
+# The table of packages in docs/architecture.md, between these markers: layer, package, what it uses.
+GRAPH_BEGIN, GRAPH_END = "<!-- package graph: begin -->", "<!-- package graph: end -->"
+# Where Spark is allowed: the adapter and the files that need Spark's internals.
+SPARK_PACKAGES = ("spark", "org.apache.spark.streamctl")
+# Outside them, the one class that still names a Spark type: StreamctlException is a SparkThrowable
+# where it is thrown, which is how PySpark (classic and Connect) sees its STREAMCTL_* condition. ops/
+# puts that one interface's jar on its classpath; moving the conversion into spark/ is still to do.
+SPARK_OUTSIDE_ADAPTERS = {"streamctl/StreamctlException.class"}
+
+
+def _package(class_name: str) -> str | None:
+    """The streamctl package of a class, as docs/architecture.md names it (`streamctl` for the
+    shared basics at the root), or None for a class that is not streamctl's."""
+    if class_name.startswith("org/apache/spark/streamctl/"):
+        return "org.apache.spark.streamctl"
+    if not class_name.startswith("streamctl/"):
+        return None
+    parts = class_name.split("/")
+    return "streamctl" if len(parts) == 2 else parts[1]
+
+
+def _documented_graph() -> tuple[dict[str, int], dict[str, set[str]]]:
+    """(layer of each package, packages each one uses) as the table in docs/architecture.md says."""
+    text = ARCHITECTURE.read_text()
+    assert GRAPH_BEGIN in text and GRAPH_END in text, f"{ARCHITECTURE} lost its package table"
+    table = text.split(GRAPH_BEGIN, 1)[1].split(GRAPH_END, 1)[0]
+    layers: dict[str, int] = {}
+    uses: dict[str, set[str]] = {}
+    for line in table.splitlines():
+        cells = [c.strip() for c in line.strip().strip("|").split("|")]
+        if len(cells) < 3 or not cells[0].isdigit():
+            continue
+        package = cells[1].strip("`")
+        layers[package] = int(cells[0])
+        uses[package] = set(re.findall(r"`([\w.]+)`", cells[2]))
+    return layers, uses
+
+
+def _jar_graph(classes: dict[str, bytes]) -> dict[str, set[str]]:
+    """Which streamctl packages each package's compiled classes refer to (itself left out)."""
+    graph: dict[str, set[str]] = {}
+    for name, data in classes.items():
+        package = _package(name)
+        if package is None:
+            continue
+        used = {_package(u) for u in _referenced_classes(data)}
+        graph.setdefault(package, set()).update(u for u in used if u is not None and u != package)
+    return graph
+
+
+def _cycle(graph: dict[str, set[str]]) -> list[str]:
+    """One cycle of `graph` as a path, or [] when it has none."""
+    state: dict[str, int] = {}
+    path: list[str] = []
+
+    def visit(node: str) -> list[str]:
+        state[node] = 1
+        path.append(node)
+        for nxt in sorted(graph.get(node, ())):
+            if state.get(nxt) == 1:
+                return [*path[path.index(nxt) :], nxt]
+            if nxt not in state and (found := visit(nxt)):
+                return found
+        path.pop()
+        state[node] = 2
+        return []
+
+    for node in sorted(graph):
+        if node not in state and (found := visit(node)):
+            return found
+    return []
+
+
+def test_packages_depend_one_way_as_the_architecture_page_draws_them(product_jar: zipfile.ZipFile) -> None:
+    """The jar's package graph is exactly the table in docs/architecture.md (so the page cannot
+    drift from the code), has no cycle, and every edge goes down the layers, except between
+    feature packages (one layer), where the table names each edge."""
+    layers, documented = _documented_graph()
+    actual = _jar_graph(_classes(product_jar))
+    assert "planner" in actual and "plan" in actual
+    assert set(actual) == set(layers), "packages missing from (or only in) docs/architecture.md's table"
+    differences = {
+        p: {"in the jar only": sorted(actual[p] - documented[p]), "in the page only": sorted(documented[p] - actual[p])}
+        for p in sorted(actual)
+        if actual[p] != documented[p]
+    }
+    assert differences == {}, "docs/architecture.md's package table and the jar disagree"
+
+    assert _cycle(actual) == []
+    features = {layers["chooser"]}
+    upward = sorted(
+        (p, q)
+        for p, used in actual.items()
+        for q in used
+        if layers[q] > layers[p] or (layers[q] == layers[p] and layers[p] not in features)
+    )
+    assert upward == [], "edges that go up the layers (or sideways outside the features)"
+
+
+def test_only_the_spark_adapters_use_spark(product_jar: zipfile.ZipFile) -> None:
+    """Everything but spark/ (and the three files of Spark internals) is plain JVM code: ops/ runs
+    in a JVM without Spark's jars (`streamctl describe`, `streamctl startpoints`), and so must
+    everything it uses."""
+    classes = _classes(product_jar)
+    users = sorted(
+        name
+        for name, data in classes.items()
+        if _package(name) not in (*SPARK_PACKAGES, None)
+        and name not in SPARK_OUTSIDE_ADAPTERS
+        and any(u.startswith("org/apache/spark/") and _package(u) is None for u in _referenced_classes(data))
+    )
+    assert users == []
+    assert any(_package(n) == "ops" for n in classes)
 
 
 def test_the_testing_wheel_carries_the_tooling(testing_wheel: zipfile.ZipFile) -> None:

@@ -27,8 +27,8 @@ from typing import Any
 MAIN_CLASS = "streamctl.ops.OpsMain"
 
 # What OpsMain needs from pyspark's jars (kafka-clients comes from the wheel): Scala, Jackson,
-# Hadoop's FileSystem (the checkpoint and the metadata store may be on HDFS or S3), logging,
-# Spark's JavaUtils for durations and SparkThrowable (StreamctlException implements it).
+# Hadoop's FileSystem (the checkpoint and the metadata store may be on HDFS or S3), logging, and
+# Spark's SparkThrowable interface alone (StreamctlException implements it; nothing else of Spark).
 _JAR_PREFIXES = (
     "scala-library-",
     "jackson-core-",
@@ -42,7 +42,6 @@ _JAR_PREFIXES = (
     "log4j-api-",
     "log4j-core-",
     "log4j-slf4j2-impl-",
-    "spark-common-utils-java_",
     "spark-common-utils_",
     "commons-lang3-",
 )

@@ -1,7 +1,7 @@
 package streamctl.bench
 
-import streamctl.control._
-import streamctl.system.{Envelope, SSP, SspRange}
+import streamctl.control.{ControlState, _}
+import streamctl.system.{Envelope, SSP, SspRange, TaskName}
 
 /**
  * Cost of in-band control on the reader: per user record (100-byte payloads) and per
@@ -73,11 +73,11 @@ object ControlBench {
 
     for (producers <- Seq(4, 64)) {
       val names = Array.tabulate(producers)(p => s"Partition $p")
-      val start = names.foldLeft(ControlState.empty)((s, p) => s(WatermarkMessage(p, producers, 0L), ssp, 0).state)
+      val start = names.foldLeft(SspControlState.empty)((s, p) => s(WatermarkMessage(p, producers, 0L), ssp, 0).state)
       val decoded = Array.tabulate(4096)(i => WatermarkMessage(names(i % producers), producers, 1000L + i))
       val encoded = decoded.map(m => IntermediateMessage.encode(m))
 
-      report(s"ControlState.apply, watermark, $producers producers", controls) { n =>
+      report(s"SspControlState.apply, watermark, $producers producers", controls) { n =>
         var s = start; var i = 0; var acc = 0L
         while (i < n) {
           val m = decoded(i & 4095)
@@ -112,9 +112,9 @@ object ControlBench {
           Summary("control", "watermark message: decode, reconcile, task watermark (4 producers)", f"${perMessage / 1000}%.2f us")
       }
       val serialized = start.json
-      report(s"ControlState json round trip, $producers producers (${serialized.length} chars)", controls / 10) { n =>
+      report(s"SspControlState json round trip, $producers producers (${serialized.length} chars)", controls / 10) { n =>
         var i = 0; var acc = 0L
-        while (i < n) { acc += ControlState.parse(start.json, "bench").producers; i += 1 }
+        while (i < n) { acc += SspControlState.parse(start.json, "bench").producers; i += 1 }
         acc
       }
     }
@@ -139,22 +139,22 @@ object ControlBench {
     val encoded = Array.tabulate(batches * (Warmups + Rounds))(b => IntermediateMessage.encode(WatermarkMessage("bench", 1, 1000L * b)))
     var tick = 0
     var driverNs = 0L
-    var offset = ControlOffset.initial
+    var offset = ControlState.initial
     val perBatch = report(s"per-batch bookkeeping, $partitions SSPs in $partitions tasks, 1 watermark each, local store", batches) { n =>
       var b = 0; var acc = 0L
       while (b < n) {
         // executors: one task per SSP
         ssps.foreach { ssp =>
           val start = SspControlStates.write(TaskControl.startOf(offset.states, Seq(ssp)))
-          val t = TaskControlReader("Partition " + ssp.partition, Seq(SspRange(ssp, 0L, Long.MaxValue)),
+          val t = TaskControlReader(TaskName.ofPartition(ssp.partition), Seq(SspRange(ssp, 0L, Long.MaxValue)),
             Some(TaskControl(offset.seq, start, WatermarkSummary.empty)), Set("mid")).get
           t.decoderFor(ssp).accept(new Envelope(ssp, 0L, -1L, null, null).fill(b, -1L, 0, null, encoded(tick), NoHeaders))
-          t.finish(states => results.put(offset.seq, "Partition " + ssp.partition, states))
+          t.finish(states => results.put(offset.seq, TaskName.ofPartition(ssp.partition), states))
         }
         // driver: plan the next batch from the results, write its offset, commit
         val driverStart = System.nanoTime()
-        val next = ControlOffset(offset.seq + 1, results.statesAfter(offset))
-        acc += ControlOffset.Codec.write(next).toString.length
+        val next = ControlState(offset.seq + 1, results.statesAfter(offset))
+        acc += ControlState.Codec.write(next).toString.length
         results.deleteBefore(offset.seq)
         driverNs += System.nanoTime() - driverStart
         offset = next
@@ -172,7 +172,7 @@ object ControlBench {
 
   /** The control decoding of a task reading `ssps` (of stream `mid`), from `start`. */
   private def readerOf(ssps: Seq[SSP], start: SspControlStates.States): TaskControlReader =
-    TaskControlReader("Partition 0", ssps.map(SspRange(_, 0L, Long.MaxValue)),
+    TaskControlReader(TaskName("Partition 0"), ssps.map(SspRange(_, 0L, Long.MaxValue)),
       Some(TaskControl(1, SspControlStates.write(start), WatermarkSummary.empty)), Set("mid")).get
 
   /** Prints and returns the median ns per op. */

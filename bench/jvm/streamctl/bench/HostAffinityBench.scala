@@ -1,8 +1,8 @@
 package streamctl.bench
 
 import org.apache.kafka.common.TopicPartition
-import streamctl.grouper.TaskName
 import streamctl.locality.{ExecutorId, StickyAssigner, TaskLocality}
+import streamctl.system.TaskName
 
 /**
  * How many tasks change executor when one executor is lost or added: streamctl's sticky

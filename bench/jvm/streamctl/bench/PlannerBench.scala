@@ -2,7 +2,8 @@ package streamctl.bench
 
 import streamctl.locality.ExecutorId
 import streamctl.metadata.{InMemoryMetadataStore, StoreLayout}
-import streamctl.plan.{InitialOffset, Planner, ReaderReports, ReaderRun, SourceOptions}
+import streamctl.plan.{ReaderReports, ReaderRun}
+import streamctl.planner.{InitialOffset, Planner, SourceOptions}
 import streamctl.startpoint.FakeSystemAdmin
 import streamctl.system.{SSP, SkippedRange}
 

@@ -8,7 +8,7 @@ import org.apache.kafka.common.TopicPartition
 import streamctl.chooser.{ChooserConfig, ChooserFactory}
 import streamctl.control.{IntermediateMessage, TaskControl, TaskControlReader, WatermarkSummary}
 import streamctl.spark.EnvelopeRowConverter
-import streamctl.system.{BrokerWait, EnvelopeDecoder, KafkaTaskReader, SSP, SspRange}
+import streamctl.system.{BrokerWait, EnvelopeDecoder, KafkaTaskReader, SSP, SspRange, TaskName}
 
 /**
  * Cost of the reader path per record, the way an executor runs it: Kafka reader -> control
@@ -72,14 +72,14 @@ object ReaderPathBench {
       s -> Array.tabulate(perSsp)(o => new ConsumerRecord[Array[Byte], Array[Byte]](s.stream, s.partition, o.toLong, key, value))
     }
     val ranges = ssps.map(s => SspRange(s, 0L, perSsp.toLong))
-    val control = TaskControlReader("Partition 0", ranges, Some(TaskControl(1, "{}", WatermarkSummary.empty)), Set("mid"))
+    val control = TaskControlReader(TaskName("Partition 0"), ranges, Some(TaskControl(1, "{}", WatermarkSummary.empty)), Set("mid"))
     val wait = BrokerWait("mock", 60000, "kafka.default.api.timeout.ms")
     val times = (0 until Warmups + Rounds).map { _ =>
       val consumer = new FeedConsumer(prepared.map { case (s, rs) => new TopicPartition(s.stream, s.partition) -> rs }.toMap)
       val chooser = ChooserFactory.forReader(ChooserConfig.default, ssps.map(_ -> 0L).toMap, Map.empty)
       val reader = new KafkaTaskReader(ranges, consumer, chooser, wait, true,
         ssp => control.fold(EnvelopeDecoder.Identity)(_.decoderFor(ssp)))
-      val converter = new EnvelopeRowConverter("Partition 0", includeHeaders = false)
+      val converter = new EnvelopeRowConverter(TaskName("Partition 0"), includeHeaders = false)
       val a0 = allocated()
       val t0 = System.nanoTime()
       var n = 0L

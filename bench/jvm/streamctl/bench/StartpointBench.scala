@@ -1,9 +1,8 @@
 package streamctl.bench
 
-import streamctl.grouper.TaskName
 import streamctl.metadata.{FileSystemMetadataStore, InMemoryMetadataStore, MetadataStore}
 import streamctl.startpoint._
-import streamctl.system.{SSP, SystemAdmin}
+import streamctl.system.{SSP, SystemAdmin, TaskName}
 
 /**
  * Times what a query does with startpoints when it starts: fan-out of SSP-only

@@ -4,30 +4,6 @@ import streamctl.StreamctlException
 import streamctl.system.SSP
 
 /**
- * What the planner knows about one SSP when it plans a batch.
- *
- * @param start          next offset to read (the previous batch's end)
- * @param head           offset the next written record will get, as of now
- * @param startTimestamp timestamp of the record at `start` if known, else -1; only speeds up
- *                       time-aligned planning (the previous batch's frontier is a fine value)
- */
-final case class SspBacklog(start: Long, head: Long, startTimestamp: Long = -1L) {
-  def available: Long = math.max(0L, head - start)
-}
-
-/**
- * End offset (exclusive) per SSP for one batch.
- *
- * @param bootstrapping true when the batch only reads bootstrap SSPs, because one of them
- *                      was still behind its start-time head when it was planned
- * @param frontier      for time-aligned planning, the event time T such that every SSP
- *                      is read at least up to its first record stamped >= T
- */
-final case class AdmissionPlan(ends: Map[SSP, Long], bootstrapping: Boolean, frontier: Option[Long]) {
-  def admitted(backlog: Map[SSP, SspBacklog]): Long = ends.iterator.map { case (s, e) => e - backlog(s).start }.sum
-}
-
-/**
  * Shares one batch's record budget between SSPs (the driver side of the chooser):
  *  1. Bootstrap first: while any bootstrap SSP's start is behind its start-time head, only
  *     bootstrap SSPs that are behind are read, each at most up to that head; every other SSP

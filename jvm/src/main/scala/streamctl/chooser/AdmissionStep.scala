@@ -24,7 +24,7 @@ import streamctl.system.SystemAdmin
 final class AdmissionStep(config: ChooserConfig, admin: SystemAdmin) extends PlanningStep {
   override def apply(plan: BatchPlan, ctx: PlanningContext): BatchPlan = {
     val reachable = plan.reachable(ctx.availableNowTarget)
-    val before = plan.state.chooser
+    val before = plan.state(ChooserState.Codec)
     val heads = plan.ssps.iterator.filter(s => config.isBootstrap(s.stream)).map { s =>
       val now = reachable(s)
       s -> before.bootstrapHeads.get(s).fold(now)(math.min(_, now))
@@ -38,6 +38,6 @@ final class AdmissionStep(config: ChooserConfig, admin: SystemAdmin) extends Pla
       else Admission.noTimeIndex
     val admitted = Admission.plan(backlog, config, heads, ctx.budget, timeIndex)
     val after = ChooserState(heads, if (config.timeAligned) admitted.frontier.orElse(before.frontier) else None)
-    plan.copy(ends = admitted.ends).withState(_.copy(chooser = after))
+    plan.copy(ends = admitted.ends).withState(_.updated(ChooserState.Codec, after))
   }
 }

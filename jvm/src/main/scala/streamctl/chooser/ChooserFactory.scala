@@ -1,7 +1,7 @@
 package streamctl.chooser
 
 import streamctl.{StreamctlException, UserClass}
-import streamctl.system.SSP
+import streamctl.system.{EnvelopeOrder, SSP}
 
 /**
  * Builds a task's chooser chain from a [[ChooserConfig]], outermost first:
@@ -34,7 +34,7 @@ object ChooserFactory {
    * every built-in chain has one possible order, and bootstrap has nothing to hold back).
    * A user's chooser is always called, even for one SSP: it may count or log what it sees.
    */
-  def forReader(config: ChooserConfig, startOffsets: Map[SSP, Long], bootstrapHeads: Map[SSP, Long]): MessageChooser =
+  def forReader(config: ChooserConfig, startOffsets: Map[SSP, Long], bootstrapHeads: Map[SSP, Long]): EnvelopeOrder =
     if (startOffsets.size <= 1 && config.chooserClass.isEmpty) new SingleSspChooser
     else forTask(config, startOffsets, bootstrapHeads)
 

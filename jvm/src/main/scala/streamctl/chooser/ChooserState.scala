@@ -29,8 +29,7 @@ object ChooserState {
 
   object Codec extends StateCodec[ChooserState] {
     val key = "chooser"
-
-    override def isEmpty(s: ChooserState): Boolean = s.isEmpty
+    val empty: ChooserState = ChooserState.empty
 
     def write(s: ChooserState): JsonNode = {
       val root = Json.obj()

@@ -1,7 +1,7 @@
 package streamctl.chooser
 
 import streamctl.StreamctlException
-import streamctl.system.Envelope
+import streamctl.system.{Envelope, EnvelopeOrder}
 
 /**
  * The chooser of a task that reads one SSP with the built-in choosers: every built-in
@@ -15,7 +15,7 @@ import streamctl.system.Envelope
  * c.choose()                       // null
  * }}}
  */
-final class SingleSspChooser extends MessageChooser {
+final class SingleSspChooser extends MessageChooser with EnvelopeOrder {
   private var slot: Envelope = _
 
   override def update(envelope: Envelope): Unit = {

@@ -1,6 +1,6 @@
 package streamctl.chooser
 
-import streamctl.system.{Envelope, SSP}
+import streamctl.system.{Envelope, EnvelopeOrder, SSP}
 
 /**
  * The chooser a task's reader talks to: the composed chain built by [[ChooserFactory]],
@@ -13,7 +13,8 @@ import streamctl.system.{Envelope, SSP}
  * means the chooser (a user's) is holding envelopes it will never give: the reader fails the
  * task rather than commit offsets past them.
  */
-final class TaskChooser private[chooser] (root: MessageChooser, bootstrap: BootstrappingChooser) extends MessageChooser {
+final class TaskChooser private[chooser] (root: MessageChooser, bootstrap: BootstrappingChooser)
+  extends MessageChooser with EnvelopeOrder {
   override def register(ssp: SSP, offset: Long): Unit = root.register(ssp, offset)
   override def start(): Unit = root.start()
   override def stop(): Unit = root.stop()
@@ -23,11 +24,16 @@ final class TaskChooser private[chooser] (root: MessageChooser, bootstrap: Boots
   override def choose(): Envelope = root.choose()
 
   /** True while some bootstrap SSP of the task is behind its start-time head. */
-  def isBootstrapping: Boolean = bootstrap != null && bootstrap.isBootstrapping
+  override def isBootstrapping: Boolean = bootstrap != null && bootstrap.isBootstrapping
 
   /** Bootstrap SSPs the task is blocked on; see [[BootstrappingChooser.waitingFor]]. */
-  def waitingFor: Seq[SSP] = if (bootstrap == null) Nil else bootstrap.waitingFor
+  override def waitingFor: Seq[SSP] = if (bootstrap == null) Nil else bootstrap.waitingFor
 
   /** Progress without envelopes; see [[BootstrappingChooser.advancedTo]]. Cheap to call for any SSP. */
-  def advancedTo(ssp: SSP, nextOffset: Long): Unit = if (bootstrap != null) bootstrap.advancedTo(ssp, nextOffset)
+  override def advancedTo(ssp: SSP, nextOffset: Long): Unit = if (bootstrap != null) bootstrap.advancedTo(ssp, nextOffset)
+}
+
+object TaskChooser {
+  /** `chooser` alone, registered and started by the caller, as a task's reader takes it (tests, benchmarks). */
+  def of(chooser: MessageChooser): TaskChooser = new TaskChooser(chooser, null)
 }

@@ -39,24 +39,3 @@ object OptionSpec {
   def className(name: String, doc: String): OptionSpec[String] = OptionSpec(name, Parsers.className, doc)
   def classNames(name: String, doc: String): OptionSpec[Seq[String]] = OptionSpec(name, Parsers.classNames, doc)
 }
-
-/**
- * A per-stream setting, `stream.<name>.<property>`. The stream name keeps the case the user
- * wrote (Kafka topic names are case-sensitive) and may contain dots; the property is the part
- * after the last dot.
- *
- * {{{
- * val Bootstrap = StreamProperty("bootstrap", Parsers.bool, "read it to its head before the other streams")
- * options.streams(Bootstrap, Seq("rates", "orders"))   // Map("rates" -> true)
- * }}}
- */
-final case class StreamProperty[T](property: String, parse: (String, String) => T, doc: String) {
-  def key(stream: String): String = s"${OptionSet.StreamPrefix}$stream.$property"
-}
-
-/**
- * Options a user's class reads itself: every option starting with `prefix`
- * (`chooser.option.`), valid only when `owner` (the option naming the class) is set. The
- * class gets them, with every other option, in canonical form (see [[OptionSet.canonical]]).
- */
-final case class UserClassOptions(prefix: String, owner: OptionSpec[_])

@@ -1,9 +1,6 @@
 package streamctl.config
 
 import java.util.Locale
-import java.util.concurrent.TimeUnit
-
-import org.apache.spark.network.util.JavaUtils
 
 import streamctl.StreamctlException
 
@@ -61,7 +58,13 @@ object Parsers {
 
   private val Duration = """(\d+(?:\.\d+)?)\s*([a-z]+)""".r
 
-  // Spark's suffixes (JavaUtils) under the longer names people also write.
+  // Microseconds per unit: Spark's time suffixes (`JavaUtils.timeSuffixes`), written out here so
+  // that the options registry needs no Spark (the operator commands run without it).
+  private val MicrosPerUnit: Map[String, Long] = Map(
+    "us" -> 1L, "ms" -> 1000L, "s" -> 1000000L, "m" -> 60000000L, "min" -> 60000000L,
+    "h" -> 3600000000L, "d" -> 86400000000L)
+
+  // Spark's suffixes under the longer names people also write.
   private val UnitWords: Map[String, String] = Map(
     "milli" -> "ms", "millis" -> "ms", "millisecond" -> "ms", "milliseconds" -> "ms",
     "sec" -> "s", "secs" -> "s", "second" -> "s", "seconds" -> "s",
@@ -69,8 +72,8 @@ object Parsers {
     "hour" -> "h", "hours" -> "h", "day" -> "d", "days" -> "d")
 
   /**
-   * Milliseconds of a duration: a number and a unit, read by Spark's own time strings
-   * (`JavaUtils.timeStringAs`: `us`, `ms`, `s`, `m`/`min`, `h`, `d`), and also the longer unit
+   * Milliseconds of a duration: a number and a unit, with the units of Spark's own time strings
+   * (`us`, `ms`, `s`, `m`/`min`, `h`, `d`), and also the longer unit
    * names (`seconds`, `2 minutes`), a space before the unit and a fraction (`1.5s`). A unit is
    * required: a bare `10` could mean seconds or milliseconds, and guessing wrong is a factor of
    * 1000. Zero is allowed.
@@ -81,9 +84,7 @@ object Parsers {
     v.trim.toLowerCase(Locale.ROOT) match {
       case Duration(number, unit) =>
         val suffix = UnitWords.getOrElse(unit, unit)
-        val micros =
-          try JavaUtils.timeStringAs(s"1$suffix", TimeUnit.MICROSECONDS)
-          catch { case _: NumberFormatException => fail() }
+        val micros = MicrosPerUnit.getOrElse(suffix, fail())
         val ms = BigDecimal(number) * micros / 1000
         if (ms > Long.MaxValue / 2) fail()
         ms.setScale(0, BigDecimal.RoundingMode.HALF_UP).toLong

@@ -3,6 +3,7 @@ package streamctl.control
 import streamctl.StreamctlException
 import streamctl.control.SspControlStates.States
 import streamctl.metadata.MetadataStore
+import streamctl.system.TaskName
 
 /**
  * Where readers leave the control bookkeeping of one (batch, task) for the driver: one
@@ -22,7 +23,7 @@ import streamctl.metadata.MetadataStore
  */
 final class ControlResults(store: MetadataStore, val namespace: String) {
 
-  def put(seq: Long, task: String, states: States): Unit =
+  def put(seq: Long, task: TaskName, states: States): Unit =
     store.put(namespace, ControlResults.key(seq, task), SspControlStates.write(states))
 
   /** Every task result recorded for batch `seq`, by task name. */
@@ -41,7 +42,7 @@ final class ControlResults(store: MetadataStore, val namespace: String) {
    * readers of that batch recorded. What the next batch is planned from, and what
    * `streamctl describe` shows.
    */
-  def statesAfter(ctl: ControlOffset): States = SspControlStates.merge(ctl.states +: load(ctl.seq).map(_._2))
+  def statesAfter(ctl: ControlState): States = SspControlStates.merge(ctl.states +: load(ctl.seq).map(_._2))
 
   def deleteBefore(seq: Long): Unit =
     store.keys(namespace).foreach { key =>
@@ -58,7 +59,7 @@ final class ControlResults(store: MetadataStore, val namespace: String) {
 }
 
 object ControlResults {
-  def key(seq: Long, task: String): String = s"$seq/$task"
+  def key(seq: Long, task: TaskName): String = s"$seq/${task.name}"
 
   private def seqOf(key: String): Option[Long] = key.split('/').headOption.flatMap(_.toLongOption)
 }

@@ -6,6 +6,7 @@ import org.slf4j.LoggerFactory
 
 import streamctl.DaemonThreads
 import streamctl.control.SspControlStates.States
+import streamctl.system.TaskName
 
 /**
  * Real-time mode: records a reader's control states in the metadata store ([[ControlResults]])
@@ -28,7 +29,7 @@ import streamctl.control.SspControlStates.States
  * publisher.close()                                     // the batch ended
  * }}}
  */
-final class ControlStatePublisher(results: ControlResults, task: String) {
+final class ControlStatePublisher(results: ControlResults, task: TaskName) {
   import ControlStatePublisher._
 
   private final case class Pending(seq: Long, states: States, beforeWrite: () => Unit)

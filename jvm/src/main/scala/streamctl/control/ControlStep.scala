@@ -1,70 +1,15 @@
 package streamctl.control
 
-import streamctl.Json
-import streamctl.control.SspControlStates.States
-import streamctl.grouper.TaskName
-import streamctl.metadata.MetadataStore
 import streamctl.plan.{BatchPlan, PlanningContext, PlanningStep, SourcePosition}
-import streamctl.system.SSP
 
 /**
- * Planning step, in-band control on the driver (the last of the chain: it needs to know
- * whether the batch reads anything).
- *
- * Readers record each (batch, task) result in the metadata store ([[ControlResults]]); this
- * step merges the results of the batch that ends at `start` into the next batch's offset
- * ([[ControlOffset]]), so the offset log carries the bookkeeping and a replay starts from
- * exactly the same states. It tells the query ([[ControlledQuery]]) when the source's inputs
- * ended (every SSP at end-of-stream, an `AvailableNow` target reached, or an explicit
- * `end_of_stream`), hands each task its start state, reports the control metrics and
- * deletes results once the offset log no longer needs them.
- *
- * {{{
- * val step = new ControlStep(intermediateStreams, stopOnEndOfStream = true, store, namespace, query)
- * val planned = step(admitted, ctx)               // last step of latestOffset
- * step.forTask(end, task)                         // the task's TaskControl, in planInputPartitions
- * }}}
+ * In-band control's planning step, the last of the chain (it needs to know whether the batch
+ * reads anything): carries the intermediate SSPs' control states into the batch's end offset
+ * ([[ControlState]]) and, once Spark committed a batch, deletes the readers' results the offset
+ * log now holds. The source's other control duties (real-time batches, each task's start state,
+ * metrics) are [[SourceControl]]'s, which makes this step.
  */
-final class ControlStep(
-    intermediate: Set[String],
-    override val stopOnEndOfStream: Boolean,
-    store: => MetadataStore,
-    namespace: String,
-    query: Option[ControlledQuery]) extends PlanningStep with ControlSource {
-
-  override val hasIntermediateStreams: Boolean = intermediate.nonEmpty
-
-  private lazy val results = new ControlResults(store, namespace)
-  query.foreach(_.addSource(this))
-
-  // The states after batch `seq`, once loaded: each batch's results are read once.
-  @volatile private var fresh: Option[(Long, States)] = None
-  // The newest position this run has seen (planned, started from or consumed).
-  @volatile private var known: Option[SourcePosition] = None
-  // The real-time batch running now: its seq, start states and SSPs.
-  @volatile private var live: Option[(Long, States, Set[SSP])] = None
-  // This run already removed what a dead run recorded past its offset log ([[beginRealTime]]).
-  @volatile private var realTimeCleaned = false
-
-  /**
-   * A brand-new query's first position, with the initial control state. Results left by an
-   * earlier query with the same store are removed: they must not leak into this one.
-   */
-  def initialize(first: SourcePosition): SourcePosition =
-    if (!hasIntermediateStreams) first
-    else {
-      results.deleteAll()
-      first.withState(_.copy(control = Some(ControlOffset.initial)))
-    }
-
-  /** After `end_of_stream(query)` the source admits nothing: the planner returns `previous` itself. */
-  def holdsBack(previous: SourcePosition): Boolean = {
-    known = Some(previous)
-    val held = query.exists(_.endRequested)
-    if (held) query.foreach(_.sourcePlanned(this, Some(InputsEnded.Requested), newData = false))
-    held
-  }
-
+final class ControlStep private[control] (source: SourceControl) extends PlanningStep {
   /**
    * The control state of the batch planned so far. A batch that runs gets the next `seq` and
    * starts from the states after the previous batch; when nothing else changed there is no
@@ -72,161 +17,26 @@ final class ControlStep(
    */
   override def apply(plan: BatchPlan, ctx: PlanningContext): BatchPlan = {
     val previous = plan.previous
-    known = Some(previous)
-    if (!hasIntermediateStreams) {
+    source.known = Some(previous)
+    if (!source.hasIntermediateStreams) {
       val next = plan.end
-      report(next != previous, endedByTarget(next, ctx.availableNowTarget))
+      source.report(next != previous, source.endedByTarget(next, ctx.availableNowTarget))
       return plan
     }
-    val prev = previous.state.control.getOrElse(ControlOffset.initial)
-    val unchanged = plan.withState(_.copy(control = Some(prev)))
+    val prev = previous.state(ControlState.Codec)
+    val unchanged = plan.withState(_.updated(ControlState.Codec, prev))
     val next = unchanged.end
     // An SSP whose beginning moved (a startpoint) is read from elsewhere: what was heard before
     // no longer describes what comes next, and the messages of the new range are read again.
-    val after = statesAfter(prev) -- next.starts.valuesIterator.flatMap(_.keys)
+    val after = source.statesAfter(prev) -- next.starts.valuesIterator.flatMap(_.keys)
     val newData = next != previous
     val ended =
-      if (allEndOfStream(after, next.ssps)) Some(InputsEnded.EndOfStream) else endedByTarget(next, ctx.availableNowTarget)
-    report(newData, ended)
-    if (newData) plan.withState(_.copy(control = Some(ControlOffset(prev.seq + 1, after)))) else unchanged
-  }
-
-  /**
-   * Real-time mode: the control state of the batch that begins with `plan` (every task reads
-   * open-ended). It gets the next `seq`, under which its readers record their states as they
-   * read ([[upstreamWatermark]] merges them while the batch runs), and starts from the states
-   * after the previous batch. Whether the batch can read anything is known now: nothing can
-   * follow end-of-stream on every SSP.
-   */
-  def beginRealTime(plan: BatchPlan): BatchPlan = {
-    val previous = plan.previous
-    known = Some(previous)
-    if (!hasIntermediateStreams) {
-      report(newData = true, None)
-      return plan
-    }
-    val prev = previous.state.control.getOrElse(ControlOffset.initial)
-    // What a run that died in its batch prev.seq + 1 recorded is not in the offset log: never merge it.
-    // Only a run's first batch can find such results (within a run, readers record under the
-    // running batch's seq only), so later boundaries skip the store listing.
-    if (!realTimeCleaned) {
-      results.deleteAfter(prev.seq)
-      realTimeCleaned = true
-    }
-    val begun = plan.withState(_.copy(control = Some(prev))).end
-    val states = statesAfter(prev) -- begun.starts.valuesIterator.flatMap(_.keys)
-    val ended = allEndOfStream(states, begun.ssps)
-    report(newData = !ended, if (ended) Some(InputsEnded.EndOfStream) else None)
-    live = Some((prev.seq + 1, states, begun.ssps))
-    plan.withState(_.copy(control = Some(ControlOffset(prev.seq + 1, states))))
-  }
-
-  /**
-   * Real-time mode: the end of the batch `started` (the beginning [[beginRealTime]] planned),
-   * given where its readers stopped (`end`, state as begun) and the states they reported with
-   * their positions. The end offset carries the states at the batch's end (merging them again
-   * with what readers recorded under its `seq` changes nothing). A batch that read nothing and
-   * heard nothing ends exactly at `previous`, as Spark's `processAllAvailable` expects.
-   */
-  def endRealTime(previous: SourcePosition, end: SourcePosition, readerStates: Iterable[States]): SourcePosition = {
-    live = None
-    val result =
-      if (!hasIntermediateStreams) { if (end == previous) previous else end }
-      else {
-        val ctl = end.state.control.getOrElse(ControlOffset.initial)
-        val merged = SspControlStates.merge(ctl.states +: readerStates.toSeq)
-        val unchanged = end.withState(_.copy(control = Some(ControlOffset(previous.state.control.fold(0L)(_.seq), merged))))
-        if (unchanged == previous) previous else end.withState(_.copy(control = Some(ControlOffset(ctl.seq, merged))))
-      }
-    known = Some(result)
-    val newData = result != previous
-    if (!hasIntermediateStreams) report(newData, None)
-    else {
-      val states = result.state.control.fold(Map.empty: States)(_.states)
-      report(newData, if (allEndOfStream(states, result.ssps)) Some(InputsEnded.EndOfStream) else None)
-    }
-    result
-  }
-
-  /** The control start of `task` in the batch ending at `end`; None when it reads no intermediate SSP. */
-  def forTask(end: SourcePosition, task: TaskName): Option[TaskControl] = {
-    val own = end.tasks.getOrElse(task, Map.empty).keySet.filter(isIntermediate)
-    if (own.isEmpty) None
-    else {
-      val ctl = end.state.control.getOrElse(ControlOffset.initial)
-      val others = WatermarkSummary.of(end.ssps.iterator.filter(s => isIntermediate(s) && !own.contains(s))
-        .map(ctl.states.getOrElse(_, ControlState.empty)).toSeq)
-      Some(TaskControl(ctl.seq, SspControlStates.write(TaskControl.startOf(ctl.states, own)), others))
-    }
-  }
-
-  /** Spark is about to run the batch ending at `end`: its readers will (re)write its results. */
-  def planned(end: SourcePosition): Unit = {
-    known = Some(end)
-    val seq = end.state.control.fold(0L)(_.seq)
-    if (fresh.exists(_._1 == seq)) fresh = None
+      if (source.allEndOfStream(after, next.ssps)) Some(InputsEnded.EndOfStream) else source.endedByTarget(next, ctx.availableNowTarget)
+    source.report(newData, ended)
+    if (newData) plan.withState(_.updated(ControlState.Codec, ControlState(prev.seq + 1, after))) else unchanged
   }
 
   /** Spark committed the batch ending at `end` and logged the next: older results are merged into the log. */
   override def committed(end: SourcePosition): Unit =
-    if (hasIntermediateStreams) results.deleteBefore(end.state.control.fold(0L)(_.seq))
-
-  override def upstreamWatermark: Option[Long] = live match {
-    // A real-time batch is running: what its readers recorded so far, freshly read.
-    case Some((seq, start, ssps)) => watermarkOf(ssps, SspControlStates.merge(start +: results.load(seq).map(_._2)))
-    case None => settledWatermark
-  }
-
-  private def settledWatermark: Option[Long] =
-    known.flatMap(o => watermarkOf(o.ssps, statesAfter(o.state.control.getOrElse(ControlOffset.initial))))
-
-  def stopped(): Unit = query.foreach(_.sourceStopped())
-
-  /**
-   * `watermark` (epoch ms, when defined), `endOfStream` and per-SSP `control` producer counts
-   * (idle ones too), after the batch ending at `consumed`; the query hears whether it is at
-   * end-of-stream.
-   */
-  def metrics(consumed: SourcePosition): Map[String, String] = {
-    known = Some(consumed)
-    if (!hasIntermediateStreams) return Map.empty
-    val states = statesAfter(consumed.state.control.getOrElse(ControlOffset.initial))
-    val perSsp = Json.obj()
-    consumed.ssps.filter(isIntermediate).toSeq.sorted.foreach { ssp =>
-      val s = states.getOrElse(ssp, ControlState.empty)
-      val n = perSsp.putObject(ssp.toString)
-      n.put("taskCount", s.producerCount)
-      n.put("producers", s.producers)
-      n.put("endOfStream", s.endOfStreamCount)
-      n.put("idle", s.idleProducers.size)
-      s.watermark.foreach(n.put("watermark", _))
-    }
-    val atEnd = allEndOfStream(states, consumed.ssps)
-    query.foreach(_.sourceAtEndOfStream(this, atEnd))
-    Map("endOfStream" -> atEnd.toString, "control" -> Json.write(perSsp)) ++
-      watermarkOf(consumed.ssps, states).map(w => "watermark" -> w.toString)
-  }
-
-  private def report(newData: Boolean, ended: Option[InputsEnded]): Unit =
-    query.foreach(_.sourcePlanned(this, ended, newData))
-
-  private def isIntermediate(ssp: SSP): Boolean = intermediate.contains(ssp.stream)
-
-  private def statesAfter(ctl: ControlOffset): States = fresh match {
-    case Some((seq, states)) if seq == ctl.seq => states
-    case _ =>
-      val merged = results.statesAfter(ctl)
-      fresh = Some(ctl.seq -> merged)
-      merged
-  }
-
-  private def watermarkOf(ssps: Set[SSP], states: States): Option[Long] =
-    WatermarkSummary.of(ssps.iterator.filter(isIntermediate).map(states.getOrElse(_, ControlState.empty)).toSeq).watermark
-
-  /** Every SSP of the source is intermediate and at end-of-stream: nothing more can come. */
-  private def allEndOfStream(states: States, ssps: Set[SSP]): Boolean =
-    SspControlStates.allEndOfStream(ssps, s => if (isIntermediate(s)) states.get(s) else None)
-
-  private def endedByTarget(next: SourcePosition, target: Option[Map[SSP, Long]]): Option[InputsEnded] =
-    target.filter(t => next.minPositions.forall { case (s, o) => t.get(s).forall(o >= _) }).map(_ => InputsEnded.AvailableNow)
+    if (source.hasIntermediateStreams) source.results.deleteBefore(end.state(ControlState.Codec).seq)
 }

@@ -2,7 +2,7 @@ package streamctl.control
 
 /**
  * The query a streamctl source belongs to, as the source's in-band control sees it: one per run
- * of a streaming query, on the driver ([[RunControl]], fed by `spark.QueryControl`). The source tells it what each
+ * of a streaming query, on the driver ([[RunControl]]; `spark.QueryControl` finds its query in Spark). The source tells it what each
  * planning round found (did the inputs end? is there new data?) and asks whether the user
  * called `end_of_stream`; the query decides when end-of-stream goes downstream and when the
  * query stops.
@@ -26,23 +26,4 @@ trait ControlledQuery {
 
   /** Called by each streamctl source as the query stops, on its thread. */
   def sourceStopped(): Unit
-}
-
-/** What a streamctl source tells the query's control. */
-trait ControlSource {
-  def hasIntermediateStreams: Boolean
-  /** The freshest watermark over the source's intermediate SSPs, if defined. */
-  def upstreamWatermark: Option[Long]
-  def stopOnEndOfStream: Boolean
-}
-
-/** Why a source's inputs ended. */
-sealed trait InputsEnded
-object InputsEnded {
-  /** Every SSP of the source is an intermediate SSP at end-of-stream. */
-  case object EndOfStream extends InputsEnded { override def toString = "end-of-stream on every input SSP" }
-  /** A `Trigger.AvailableNow` run read everything up to its target. */
-  case object AvailableNow extends InputsEnded { override def toString = "Trigger.AvailableNow reached its target" }
-  /** `streamctl.end_of_stream(query)`. */
-  case object Requested extends InputsEnded { override def toString = "end_of_stream() was called" }
 }

@@ -10,8 +10,8 @@ import streamctl.StreamctlException
  * The decisions of in-band control for one run of one streaming query, on the driver: when
  * the query's watermark and its end-of-stream go downstream, to which of its sinks, and when
  * the query may stop by itself. [[ProducerControl]] decides what each sink then sends;
- * `spark.QueryControl` feeds this class Spark's events and the few facts it needs about the
- * query ([[RunControl.Query]]).
+ * `spark.QueryControl` finds the run's query and sink in Spark and the facts this class needs
+ * about the query ([[RunControl.Query]]); Spark's sources and sinks call this class directly.
  *
  * Rules:
  *  - The watermark sent downstream is the minimum over the query's own event-time watermark
@@ -61,6 +61,21 @@ final class RunControl(
   override def addSource(source: ControlSource): Unit = synchronized(sources.update(source, None))
 
   /**
+   * Makes this run send the control messages of the sink with these options (once per stream:
+   * Spark builds a sink's write at every batch), if it writes an intermediate stream; returns
+   * that sink (None for a plain one, which carries no control messages).
+   */
+  def addSinkFor(options: SinkOptions): Option[ControlSink] =
+    if (!options.intermediate) None
+    else Some(addSink((options.kafka.bootstrapServers, options.stream), options.endOfStreamAfterAvailableNow) {
+      new ControlMessageSender(options.kafka, options.stream, () => options.producerName.getOrElse(defaultProducerName),
+        options.producerCount, options.idleTimeoutMs, () => query.running, options.watermarkIntervalMs)
+    })
+
+  /** The producer name of a sink that names none: the query name, else its id (both survive restarts). */
+  def defaultProducerName: String = query.name.getOrElse(s"query-$queryId")
+
+  /**
    * Registers the sink writing `target` (servers, stream) once: Spark builds the sink's write at
    * every batch. `endOfStreamAfterAvailableNow`: whether a finished `Trigger.AvailableNow` run
    * counts as the end of the stream. Returns the sink registered for `target` (the first one built).
@@ -77,10 +92,7 @@ final class RunControl(
       }
     }
     if (added) {
-      sink match {
-        case sender: ControlMessageSender => sender.start()
-        case _ =>
-      }
+      sink.start()
       if (realTime) sink.realTime(() => producerWatermark())
     }
     sink
@@ -243,5 +255,8 @@ object RunControl {
 
     /** The query stopped with an error. */
     def failed: Boolean
+
+    /** This run of the query is still going (its sinks' idle checks stop when it is not). */
+    def running: Boolean
   }
 }

@@ -14,7 +14,7 @@ import streamctl.system.SSP
  * from batch to batch in the source's Offset.
  *
  * The driver's step for batch N+1: `merge(previous +: taskResultsOfBatchN)`. Because
- * [[ControlState.merge]] is a union/maximum, including the previous state is harmless
+ * [[SspControlState.merge]] is a union/maximum, including the previous state is harmless
  * (every task result started from it) and keeps SSPs no task read this batch.
  *
  * {{{
@@ -25,11 +25,11 @@ import streamctl.system.SSP
  * }}}
  */
 object SspControlStates {
-  type States = Map[SSP, ControlState]
+  type States = Map[SSP, SspControlState]
 
   /** Order-independent and idempotent combination of per-task (or per-batch) results. */
   def merge(results: Iterable[States]): States = {
-    val out = scala.collection.mutable.HashMap.empty[SSP, ControlState]
+    val out = scala.collection.mutable.HashMap.empty[SSP, SspControlState]
     results.foreach(_.foreach { case (ssp, s) =>
       out.update(ssp, out.get(ssp).fold(s)(_.merge(s, ssp)))
     })
@@ -40,7 +40,7 @@ object SspControlStates {
    * True when there is at least one of `ssps` and every one is at end-of-stream by
    * `stateOf` (an SSP without a state, such as a plain stream's, never is): nothing more can come.
    */
-  def allEndOfStream(ssps: Iterable[SSP], stateOf: SSP => Option[ControlState]): Boolean =
+  def allEndOfStream(ssps: Iterable[SSP], stateOf: SSP => Option[SspControlState]): Boolean =
     ssps.nonEmpty && ssps.forall(s => stateOf(s).exists(_.isEndOfStream))
 
   /** `{"kafka/orders/0":{"n":3,...},...}`, keys sorted so equal states give equal text. */
@@ -60,7 +60,7 @@ object SspControlStates {
       val ssp =
         try SSP.parse(e.getKey)
         catch { case x: StreamctlException => throw StreamctlException(s"Bad control states in $what: ${x.getMessage}", x) }
-      ssp -> ControlState.fromJson(e.getValue, s"$what, ${ControlErrors.where(ssp)}")
+      ssp -> SspControlState.fromJson(e.getValue, s"$what, ${ControlErrors.where(ssp)}")
     }.toMap
   }
 

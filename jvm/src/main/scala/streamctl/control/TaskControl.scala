@@ -8,7 +8,7 @@ import streamctl.system.SSP
  * (`seq`, under which the task records its result, see [[ControlResults]]), the start states
  * of the task's intermediate SSPs (the state after the previous batch, from the end offset),
  * and a summary of every other intermediate SSP of the source at that point. Serializable; the
- * states travel as JSON because [[ControlState]] is a plain value class.
+ * states travel as JSON because [[SspControlState]] is a plain value class.
  *
  * {{{
  * val tc = TaskControl(seq = 7, SspControlStates.write(myStates), others)

@@ -2,13 +2,13 @@ package streamctl.control
 
 import streamctl.StreamctlException
 import streamctl.control.SspControlStates.States
-import streamctl.system.{Envelope, EnvelopeDecoder, SSP, SspRange}
+import streamctl.system.{Envelope, EnvelopeDecoder, SSP, SspRange, TaskName}
 
 /**
  * In-band control for one task of one batch, on the executor: the decoding step of the reader
  * path (Kafka reader -> this -> chooser -> row). Records of the task's intermediate SSPs go
  * through [[decoderFor]]: a user record goes on with its value past the type byte (in place,
- * nothing copied), a control message updates the SSP's bookkeeping ([[ControlState]]) and goes
+ * nothing copied), a control message updates the SSP's bookkeeping ([[SspControlState]]) and goes
  * no further. Single-threaded, like the reader.
  *
  * Every row of an intermediate stream carries [[watermarkMs]]: the query's upstream watermark
@@ -29,7 +29,7 @@ import streamctl.system.{Envelope, EnvelopeDecoder, SSP, SspRange}
  */
 final class TaskControlReader private (val control: TaskControl, intermediate: Iterable[SSP]) {
   private val channels: Map[SSP, Channel] =
-    intermediate.iterator.map(s => s -> new Channel(s, control.startStates.getOrElse(s, ControlState.empty))).toMap
+    intermediate.iterator.map(s => s -> new Channel(s, control.startStates.getOrElse(s, SspControlState.empty))).toMap
   private var rowWatermark: Long = computeWatermark()
   private var finished = false
   private var messages = 0L
@@ -53,15 +53,15 @@ final class TaskControlReader private (val control: TaskControl, intermediate: I
   def finish(record: States => Unit): Unit = if (!finished) {
     finished = true
     val end = state
-    if (end.exists { case (s, st) => control.startStates.getOrElse(s, ControlState.empty) != st }) record(end)
+    if (end.exists { case (s, st) => control.startStates.getOrElse(s, SspControlState.empty) != st }) record(end)
   }
 
   private def computeWatermark(): Long =
     (WatermarkSummary.of(channels.valuesIterator.map(_.state).toSeq) ++ control.others).watermark.getOrElse(-1L)
 
   /** One intermediate SSP of the task. */
-  private final class Channel(ssp: SSP, initial: ControlState) extends EnvelopeDecoder {
-    var state: ControlState = initial
+  private final class Channel(ssp: SSP, initial: SspControlState) extends EnvelopeDecoder {
+    var state: SspControlState = initial
 
     override def accept(e: Envelope): Boolean =
       if (IntermediateMessage.typeOf(ssp, e.offset, e.value) == IntermediateMessage.UserType) {
@@ -79,7 +79,7 @@ final class TaskControlReader private (val control: TaskControl, intermediate: I
 
 object TaskControlReader {
   /** The control of a task reading `ranges`; `None` when it reads no intermediate stream. */
-  def apply(task: String, ranges: Seq[SspRange], control: Option[TaskControl], intermediateStreams: Set[String]): Option[TaskControlReader] = {
+  def apply(task: TaskName, ranges: Seq[SspRange], control: Option[TaskControl], intermediateStreams: Set[String]): Option[TaskControlReader] = {
     val ssps = ranges.map(_.ssp).filter(s => intermediateStreams.contains(s.stream)).distinct
     if (ssps.isEmpty) None
     else control match {

@@ -7,9 +7,9 @@ package streamctl.control
  * message. For any split of a set of states, `of(a) ++ of(b)` has the same watermark as
  * `of(a ++ b)`.
  *
- * The rule, one level above [[ControlState]]'s: the minimum over the live SSPs, undefined
+ * The rule, one level above [[SspControlState]]'s: the minimum over the live SSPs, undefined
  * while any live SSP is. An SSP at end-of-stream, or whose producers are all idle
- * ([[ControlState.isIdle]]), brings nothing for now and does not hold the others back;
+ * ([[SspControlState.isIdle]]), brings nothing for now and does not hold the others back;
  * when no SSP is live the watermark is the highest of theirs. Non-intermediate SSPs have no
  * state and take no part.
  *
@@ -27,7 +27,7 @@ final case class WatermarkSummary(
     anyQuiet: Boolean,
     quietMax: Long) {
 
-  def add(s: ControlState): WatermarkSummary =
+  def add(s: SspControlState): WatermarkSummary =
     if (s.isEndOfStream || s.isIdle) s.watermark.fold(this)(w => copy(anyQuiet = true, quietMax = math.max(quietMax, w)))
     else s.watermark match {
       case None => copy(undefined = true)
@@ -46,5 +46,5 @@ final case class WatermarkSummary(
 object WatermarkSummary {
   val empty: WatermarkSummary = WatermarkSummary(undefined = false, anyLive = false, Long.MaxValue, anyQuiet = false, Long.MinValue)
 
-  def of(states: Iterable[ControlState]): WatermarkSummary = states.foldLeft(empty)(_ add _)
+  def of(states: Iterable[SspControlState]): WatermarkSummary = states.foldLeft(empty)(_ add _)
 }

@@ -1,6 +1,6 @@
 package streamctl.grouper
 
-import streamctl.system.SSP
+import streamctl.system.{SSP, TaskName}
 
 /**
  * Grouper `single`: every SSP in one task, `Task 0`, for jobs that need to see everything in

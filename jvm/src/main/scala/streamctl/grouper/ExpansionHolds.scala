@@ -1,6 +1,6 @@
 package streamctl.grouper
 
-import streamctl.system.SSP
+import streamctl.system.{SSP, TaskName}
 
 /**
  * Order across a partition expansion. When a stream grows, a key that lived in partition 0

@@ -1,6 +1,6 @@
 package streamctl.grouper
 
-import streamctl.system.SSP
+import streamctl.system.{SSP, TaskName}
 
 /**
  * Grouper `partition` (the default, as in Samza): SSPs with the same partition number form
@@ -19,5 +19,5 @@ class GroupByPartition extends SystemStreamPartitionGrouper {
 }
 
 object GroupByPartition {
-  def taskName(partition: Int): TaskName = TaskName(s"Partition $partition")
+  def taskName(partition: Int): TaskName = TaskName.ofPartition(partition)
 }

@@ -1,6 +1,6 @@
 package streamctl.grouper
 
-import streamctl.system.SSP
+import streamctl.system.{SSP, TaskName}
 
 /**
  * Grouper `ssp`: one task per SSP, the finest split. The task name spells out system, stream

@@ -1,7 +1,7 @@
 package streamctl.grouper
 
 import streamctl.StreamctlException
-import streamctl.system.SSP
+import streamctl.system.{SSP, TaskName}
 
 /**
  * Verifies what a grouper returned before anything relies on it. Built-in groupers cannot

@@ -1,7 +1,7 @@
 package streamctl.grouper
 
 import streamctl.StreamctlException
-import streamctl.system.SSP
+import streamctl.system.{SSP, TaskName}
 
 /**
  * Computes the SSP -> task mapping in force, from the previous one and the partition counts

@@ -35,8 +35,7 @@ object GroupingState {
 
   object Codec extends StateCodec[GroupingState] {
     val key = "grouper"
-
-    override def isEmpty(s: GroupingState): Boolean = s.isEmpty
+    val empty: GroupingState = GroupingState.empty
 
     def write(s: GroupingState): JsonNode = {
       val root = Json.obj()

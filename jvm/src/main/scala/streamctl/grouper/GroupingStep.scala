@@ -5,7 +5,7 @@ import org.slf4j.LoggerFactory
 import streamctl.StreamctlException
 import streamctl.metadata.{MetadataStore, StoreLayout}
 import streamctl.plan.{BatchPlan, PlanningContext, PlanningStep, SourcePosition, SourceState}
-import streamctl.system.{SSP, StreamDescription, SystemAdmin}
+import streamctl.system.{SSP, StreamDescription, SystemAdmin, TaskName}
 
 /**
  * Planning step: which task reads which SSP, and where a newly read SSP begins.
@@ -62,7 +62,7 @@ final class GroupingStep(
   def initialPosition(mapping: TaskMapping, starts: Map[SSP, Long]): SourcePosition =
     SourcePosition(
       mapping.taskSsps.map { case (t, ssps) => t -> ssps.iterator.map(s => s -> starts(s)).toMap },
-      SourceState(grouping = GroupingState(mapping.initialPartitionCounts, Map.empty)))
+      SourceState.empty.updated(GroupingState.Codec, GroupingState(mapping.initialPartitionCounts, Map.empty)))
 
   /**
    * Adjusts `plan` to the mapping in force, and to the streams' partition counts when the
@@ -70,7 +70,7 @@ final class GroupingStep(
    * the barriers of new holds: nothing past it is read in this run anyway.
    */
   override def apply(plan: BatchPlan, ctx: PlanningContext): BatchPlan = {
-    val state = plan.state.grouping
+    val state = plan.state(GroupingState.Codec)
     val inForce = GroupingStep.inForce(plan, state)
     val mapping = ctx.described.filter(_ => only.isEmpty).fold(inForce) { d =>
       val m = Grouping(config, Some(inForce), counts(d))
@@ -82,7 +82,7 @@ final class GroupingStep(
       ctx.availableNowTarget.fold(heads)(t => heads.map { case (s, h) => s -> t.get(s).fold(h)(math.min(h, _)) })
     }
     val adjusted = GroupingStep.adjust(plan, inForce, mapping, state.holds, config.broadcastStreams, admin.oldestOffsets, barriers)
-    adjusted.copy(held = adjusted.state.grouping.holds.keySet)
+    adjusted.copy(held = adjusted.state(GroupingState.Codec).holds.keySet)
   }
 
   private def record(mapping: TaskMapping): Unit =
@@ -149,6 +149,6 @@ object GroupingStep {
     val placed = ExpansionHolds.place(grown, adjusted.begins, inForce.sspTasks.contains, barriers)
     val all = holds ++ placed
     val still = if (all.isEmpty) all else ExpansionHolds.release(all, adjusted.minBegins)
-    adjusted.withState(_.copy(grouping = GroupingState(mapping.initialPartitionCounts, still)))
+    adjusted.withState(_.updated(GroupingState.Codec, GroupingState(mapping.initialPartitionCounts, still)))
   }
 }

@@ -1,6 +1,6 @@
 package streamctl.grouper
 
-import streamctl.system.SSP
+import streamctl.system.{SSP, TaskName}
 
 /**
  * Makes tasks from SSPs. `previous` is the SSP -> task mapping recorded in the metadata

@@ -2,7 +2,7 @@ package streamctl.grouper
 
 import com.fasterxml.jackson.databind.JsonNode
 import streamctl.{Json, StreamctlException}
-import streamctl.system.SSP
+import streamctl.system.{SSP, TaskName}
 
 import scala.jdk.CollectionConverters._
 

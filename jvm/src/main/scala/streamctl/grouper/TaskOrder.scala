@@ -1,5 +1,7 @@
 package streamctl.grouper
 
+import streamctl.system.TaskName
+
 /**
  * Orders task names with digit runs compared as numbers, so a task list reads
  * `Partition 2` before `Partition 10`. The order is total and stable (names equal as numbers,

@@ -1,6 +1,6 @@
 package streamctl.locality
 
-import streamctl.grouper.TaskName
+import streamctl.system.TaskName
 
 /**
  * The result of one rebalance: the new locality, and the tasks that had an executor before and

@@ -3,8 +3,8 @@ package streamctl.locality
 import com.fasterxml.jackson.databind.JsonNode
 import com.fasterxml.jackson.databind.node.ObjectNode
 import scala.jdk.CollectionConverters._
+import streamctl.system.TaskName
 import streamctl.{Json, StreamctlException}
-import streamctl.grouper.TaskName
 
 /**
  * The stored form of a [[TaskLocality]]:

@@ -1,7 +1,8 @@
 package streamctl.locality
 
 import scala.collection.mutable
-import streamctl.grouper.TaskName
+
+import streamctl.system.TaskName
 
 /**
  * Sticky task -> executor assignment, in the spirit of Samza's locality-aware grouping.

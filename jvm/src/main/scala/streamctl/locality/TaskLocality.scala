@@ -1,6 +1,6 @@
 package streamctl.locality
 
-import streamctl.grouper.TaskName
+import streamctl.system.TaskName
 
 /**
  * Where each task runs: task -> executor, as computed by [[StickyAssigner]] and kept in the

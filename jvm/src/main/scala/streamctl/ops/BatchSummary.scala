@@ -2,13 +2,12 @@ package streamctl.ops
 
 import scala.jdk.CollectionConverters._
 
-import com.fasterxml.jackson.databind.JsonNode
 import com.fasterxml.jackson.databind.node.ObjectNode
 
 import streamctl.Json
-import streamctl.metadata.{MetadataStore, StoreLayout}
 import streamctl.plan.SourcePosition
-import streamctl.system.{SSP, SspValues}
+import streamctl.startpoint.AppliedStartpoints
+import streamctl.system.SSP
 
 /**
  * What streamctl decided in one batch of one source, from what the query's progress report
@@ -34,7 +33,9 @@ final case class BatchSummary(
     startpoints: Seq[String],
     tasksMoved: Int,
     /** The intermediate SSPs (`orders-0`) whose producers have all sent end-of-stream. */
-    ended: Seq[String] = Nil) {
+    ended: Seq[String] = Nil,
+    /** Where the batch ended per SSP (the least position of the tasks reading it); not kept in the history. */
+    positions: Map[SSP, Long] = Map.empty) {
 
   /** The concise log line: only what streamctl decided, nothing about Spark's own work. */
   def line: String = {
@@ -86,12 +87,12 @@ object BatchSummary {
       }
     }.groupMapReduce(_._1)(_._2)(_ + _))
     val lag = end.minPositions.collect { case (ssp, o) if heads.contains(ssp) => ssp -> math.max(0L, heads(ssp) - o) }
-    val applied = end.state.startpoints.applied.toSeq.sortBy(_._1._1).map { case ((ssp, task), r) =>
+    val applied = end.state(AppliedStartpoints.Codec).applied.toSeq.sortBy(_._1._1).map { case ((ssp, task), r) =>
       s"$ssp (${task.name}) ${r.startpoint.describe} -> offset ${r.offset}"
     }
     BatchSummary(batchId, timestampMs, admitted, lag, ownWatermarkMs, metrics.get("watermark").flatMap(_.toLongOption),
       metrics.get("endOfStream").contains("true"), applied, metrics.get("tasksMoved").flatMap(_.toIntOption).getOrElse(0),
-      ended(metrics.get("control")))
+      ended(metrics.get("control")), end.minPositions)
   }
 
   // The `control` metric: per intermediate SSP its producer count and how many sent end-of-stream.
@@ -106,75 +107,4 @@ object BatchSummary {
     Option(json).filter(_.trim.startsWith("{")).map(Json.parse(_, "a streamctl latestOffset"))
       .flatMap(n => Option(n.get("heads")))
       .map(_.properties().asScala.map(e => SSP.parse(e.getKey) -> e.getValue.asLong).toMap).getOrElse(Map.empty)
-}
-
-/**
- * The last [[ProgressHistory.Limit]] batch summaries of one source, kept in its metadata store so
- * that `streamctl report` can draw recent lag and watermarks without the query running. Each
- * batch is one small value of its own (`progress/history-<source>/<batch>`, lag as
- * [[streamctl.system.SspValues]]), written once, and the batch [[ProgressHistory.Limit]] before it
- * is deleted: what a batch writes depends on its partitions, never on how long the query ran (a
- * single value rewritten per batch grew to megabytes at a thousand partitions). A replayed batch
- * overwrites its own entry. A history written whole by streamctl before (`history-<source>`)
- * still reads, and goes at the first sweep ([[ProgressHistory.SweepEvery]] batches).
- *
- * {{{
- * val history = new ProgressHistory(store, StoreLayout.Source("0"))
- * history.append(summary)
- * history.load()   // the entries, oldest first, as JSON (lag by SSP key)
- * }}}
- */
-final class ProgressHistory(store: MetadataStore, source: StoreLayout.Source) {
-  import ProgressHistory._
-
-  private def what(key: String) = s"the progress history in ${store.describe(StoreLayout.ProgressNamespace, key)}"
-
-  def append(summary: BatchSummary): Unit = {
-    val entry = summary.toJson
-    entry.set[JsonNode]("lag", SspValues.json(summary.lag))
-    entry.put("version", Version)
-    store.put(StoreLayout.ProgressNamespace, source.progressKey(summary.batchId), Json.write(entry))
-    val old = summary.batchId - Limit
-    if (old >= 0) store.delete(StoreLayout.ProgressNamespace, source.progressKey(old))
-    // Entries a restart or a skipped batch left behind, and a history of the old form, go now and then.
-    if (summary.batchId % SweepEvery == 0) {
-      store.delete(StoreLayout.ProgressNamespace, source.legacyProgressKey)
-      batchKeys.filter(_._1 <= old).foreach { case (_, k) => store.delete(StoreLayout.ProgressNamespace, k) }
-    }
-  }
-
-  /** The entries, oldest first, lag by SSP key (`{"kafka/orders/0": 12}`) as `streamctl report` reads them. */
-  def load(): Seq[JsonNode] = {
-    val legacy = store.get(StoreLayout.ProgressNamespace, source.legacyProgressKey).toSeq.flatMap { text =>
-      val root = Json.parse(text, what(source.legacyProgressKey))
-      Json.version(root, 1, what(source.legacyProgressKey))
-      Json.field(root, "batches", what(source.legacyProgressKey)).elements().asScala.toSeq
-    }
-    val entries = batchKeys.flatMap { case (_, key) =>
-      store.get(StoreLayout.ProgressNamespace, key).map { text =>
-        val e = Json.parse(text, what(key)).asInstanceOf[ObjectNode]
-        Json.version(e, Version, what(key))
-        e.remove("version")
-        val lag = Json.obj()
-        SspValues.read(Json.field(e, "lag", what(key)), what(key)).toSeq.sortBy(_._1).foreach { case (s, n) => lag.put(s.key, n) }
-        e.set[JsonNode]("lag", lag)
-        e: JsonNode
-      }
-    }
-    val newer = entries.map(_.get("batch").asLong).toSet
-    (legacy.filterNot(b => newer.contains(b.get("batch").asLong)) ++ entries)
-      .sortBy(_.get("batch").asLong).takeRight(Limit)
-  }
-
-  // This source's per-batch keys, by batch.
-  private def batchKeys: Seq[(Long, String)] =
-    store.keys(StoreLayout.ProgressNamespace).flatMap(k => source.progressBatch(k).map(_ -> k)).sortBy(_._1)
-}
-
-object ProgressHistory {
-  val Version = 2
-  /** Batches kept per source: enough for a picture of the recent past. */
-  val Limit = 240
-  /** Every this many batches, entries left behind by restarts are swept (one listing). */
-  val SweepEvery = 64
 }

@@ -12,10 +12,9 @@ import org.apache.hadoop.conf.Configuration
 import org.apache.kafka.common.utils.Utils
 
 import streamctl.{Json, StreamctlException}
-import streamctl.grouper.TaskName
 import streamctl.metadata.{FileSystemMetadataStore, MetadataStore, StoreLayout}
 import streamctl.startpoint.{StartpointCommands, StartpointEntry}
-import streamctl.system.{KafkaParams, KafkaSystemAdmin, SSP, SystemAdmin}
+import streamctl.system.{KafkaParams, KafkaSystemAdmin, SSP, SystemAdmin, TaskName}
 
 /**
  * The operator commands without Spark: a plain `java -cp streamctl.jar:<a few of pyspark's

@@ -9,11 +9,12 @@ import org.apache.hadoop.fs.{FileSystem, Path}
 
 import streamctl.{Json, StreamctlException}
 import streamctl.plan.SourcePosition
+import streamctl.planner.SourceStates
 
 /**
  * What a query's checkpoint says about its streamctl sources, read without Spark: the last
  * committed batch (the newest batch in both the offset log and the commit log), the offsets it
- * ended at per streamctl source (parsed by [[SourcePosition.parse]], the one parser of
+ * ended at per streamctl source (parsed by `planner.SourceStates.parse`, the one parser of
  * streamctl's offset), the query's event-time watermark for the next batch, and a planned batch
  * that has not committed yet.
  *
@@ -75,7 +76,7 @@ object QueryCheckpoint {
     val meta = lines.lift(1).map(Json.parse(_, s"the metadata line of $what"))
     def metaLong(name: String): Long = meta.flatMap(m => Option(m.get(name))).map(_.asLong).getOrElse(0L)
     val sources = lines.drop(2).zipWithIndex.collect {
-      case (line, i) if isStreamctl(line) => i.toString -> SourcePosition.parse(line)
+      case (line, i) if isStreamctl(line) => i.toString -> SourceStates.parse(line)
     }.toMap
     Batch(batchId, metaLong("batchTimestampMs"), metaLong("batchWatermarkMs"), sources)
   }

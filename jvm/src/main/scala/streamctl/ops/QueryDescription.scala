@@ -4,12 +4,12 @@ import com.fasterxml.jackson.databind.node.ObjectNode
 import org.apache.hadoop.conf.Configuration
 
 import streamctl.{Json, StreamctlException}
-import streamctl.control.{ControlResults, ControlState, SspControlStates, WatermarkSummary}
-import streamctl.grouper.{TaskName, TaskOrder}
+import streamctl.control.{ControlState, ControlResults, SspControlState, SspControlStates, WatermarkSummary}
+import streamctl.grouper.TaskOrder
 import streamctl.locality.TaskLocalityStore
 import streamctl.metadata.{MetadataStore, StoreLayout}
 import streamctl.startpoint.{StartpointManager, StoredStartpoint}
-import streamctl.system.{SSP, SystemAdmin}
+import streamctl.system.{SSP, SystemAdmin, TaskName}
 
 /**
  * `streamctl describe`: what a query has done and where it stands, from its checkpoint (the
@@ -52,7 +52,7 @@ object QueryDescription {
       val rows = latest.toSeq.flatMap(b => b.sources.toSeq.sortBy(_._1)).flatMap { case (source, position) =>
         val keys = StoreLayout.Source(source)
         val committed = ck.committed.flatMap(_.sources.get(source))
-        val ctl = committed.orElse(Some(position)).flatMap(_.state.control)
+        val ctl = committed.orElse(Some(position)).flatMap(_.state.get(ControlState.Codec))
         val states = ctl.map(c => new ControlResults(store, keys.controlNamespace).statesAfter(c)).getOrElse(Map.empty)
         val locality = new TaskLocalityStore(store, keys.localityKey).load()
         position.tasks.toSeq.sortBy(_._1)(TaskOrder).flatMap { case (task, ssps) =>
@@ -107,7 +107,7 @@ object QueryDescription {
   }
 
   private final case class Row(source: String, task: TaskName, ssp: SSP, committed: Option[Long], executor: Option[String],
-      control: Option[ControlState])
+      control: Option[SspControlState])
 
   private def pendingStartpoints(store: MetadataStore): Seq[StoredStartpoint] =
     try new StartpointManager(store).list()

@@ -7,9 +7,8 @@ import com.fasterxml.jackson.databind.node.ObjectNode
 
 import streamctl.{Json, StreamctlException}
 import streamctl.config.Parsers
-import streamctl.grouper.TaskName
 import streamctl.startpoint.{Startpoint, StartpointCommands, StartpointResolver}
-import streamctl.system.{SSP, SystemAdmin}
+import streamctl.system.{SSP, SystemAdmin, TaskName}
 
 /**
  * `streamctl startpoints reset`, modelled on `kafka-consumer-groups --reset-offsets`: which

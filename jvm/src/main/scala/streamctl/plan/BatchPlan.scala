@@ -1,7 +1,6 @@
 package streamctl.plan
 
-import streamctl.grouper.TaskName
-import streamctl.system.SSP
+import streamctl.system.{SSP, TaskName}
 
 /**
  * The batch being planned, as the [[PlanningStep]]s pass it along: where each task's SSPs

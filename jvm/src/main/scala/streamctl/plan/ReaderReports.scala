@@ -2,9 +2,6 @@ package streamctl.plan
 
 import streamctl.system.SkippedRange
 
-/** One task read on one executor: where it ran, and whether the executor's consumer pool had a consumer for it. */
-final case class ReaderRun(task: String, executorId: String, consumerReused: Boolean)
-
 /**
  * What the readers of a source told the driver about the batches they read: where each task ran
  * (for host affinity's metrics) and the records they found gone and skipped (for the data loss

@@ -6,8 +6,7 @@ import com.fasterxml.jackson.databind.JsonNode
 import com.fasterxml.jackson.databind.node.ObjectNode
 
 import streamctl.Json
-import streamctl.grouper.{GroupByPartition, TaskName}
-import streamctl.system.{SSP, SspValues}
+import streamctl.system.{SSP, SspValues, TaskName}
 
 /**
  * Where a streamctl source is: what Spark writes in the query's offset log for it (wrapped by
@@ -50,7 +49,7 @@ final case class SourcePosition(
     root.put("version", SourcePosition.Version)
     SourcePosition.writeTasks(tasks, root)
     if (starts.nonEmpty) SourcePosition.writePositions("starts", starts, root)
-    SourceState.write(state, root.putObject("state"))
+    state.write(root.putObject("state"))
     Json.write(root)
   }
 
@@ -70,28 +69,37 @@ object SourcePosition {
   /** The format version written; see [[StateCodec]] for how the states are versioned by it. */
   val Version = 2
 
-  def parse(json: String): SourcePosition = {
-    val what = "the streamctl offset in the query checkpoint"
-    val root = Json.parse(json, what)
-    val version = Json.version(root, Version, what)
-    def positions(node: JsonNode): Map[TaskName, Map[SSP, Long]] = node.properties().asScala.map { e =>
-      TaskName(e.getKey) -> e.getValue.properties().asScala.map(p => SSP.parse(p.getKey) -> p.getValue.asLong()).toMap
-    }.toMap
+  /** Reads an offset this streamctl (or an older one) wrote, whose states `codecs` read (`planner.SourceStates`). */
+  def parse(json: String, codecs: Seq[StateCodec[_]]): SourcePosition = {
+    val (root, tasks) = parseTasks(json)
+    SourcePosition(
+      tasks,
+      Option(root.get("state")).fold(SourceState.empty)(SourceState.read(_, What, codecs)),
+      Option(root.get("starts")).map(positions).getOrElse(Map.empty))
+  }
+
+  private val What = "the streamctl offset in the query checkpoint"
+
+  private def positions(node: JsonNode): Map[TaskName, Map[SSP, Long]] = node.properties().asScala.map { e =>
+    TaskName(e.getKey) -> e.getValue.properties().asScala.map(p => SSP.parse(p.getKey) -> p.getValue.asLong()).toMap
+  }.toMap
+
+  // The offset's root and the positions of each task, whichever form they were written in.
+  private def parseTasks(json: String): (JsonNode, Map[TaskName, Map[SSP, Long]]) = {
+    val root = Json.parse(json, What)
+    val version = Json.version(root, Version, What)
     // Version 1 has every task SSP under `tasks`; version 2 only those `next` cannot hold.
-    val explicit = if (version == 1) positions(Json.field(root, "tasks", what))
+    val explicit = if (version == 1) positions(Json.field(root, "tasks", What))
       else Option(root.get("tasks")).map(positions).getOrElse(Map.empty[TaskName, Map[SSP, Long]])
     val modulo = Option(root.get("modulo")).map(_.properties().asScala.map(e => e.getKey -> e.getValue.asInt).toMap)
       .getOrElse(Map.empty[String, Int])
-    val compact = Option(root.get("next")).map(SspValues.read(_, what)).getOrElse(Map.empty).toSeq.map { case (ssp, o) =>
+    val compact = Option(root.get("next")).map(SspValues.read(_, What)).getOrElse(Map.empty).toSeq.map { case (ssp, o) =>
       (taskOf(ssp, modulo.get(SspValues.streamKey(ssp.system, ssp.stream))), ssp, o)
     }
     val tasks = compact.foldLeft(explicit) { case (acc, (task, ssp, o)) =>
       acc.updated(task, acc.getOrElse(task, Map.empty[SSP, Long]).updated(ssp, o))
     }
-    SourcePosition(
-      tasks,
-      Option(root.get("state")).fold(SourceState.empty)(SourceState.read(_, what)),
-      Option(root.get("starts")).map(positions).getOrElse(Map.empty))
+    (root, tasks)
   }
 
   /**
@@ -100,13 +108,13 @@ object SourcePosition {
    */
   def positionsByTask(json: String): String = {
     val root = Json.obj()
-    writePositions("tasks", parse(json).tasks, root)
+    writePositions("tasks", parseTasks(json)._2, root)
     Json.write(root.get("tasks"))
   }
 
   // The default grouper's task of a partition: `Partition p`, or `Partition p % k` after the stream grew from k.
   private def taskOf(ssp: SSP, modulo: Option[Int]): TaskName =
-    GroupByPartition.taskName(modulo.fold(ssp.partition)(ssp.partition % _))
+    TaskName.ofPartition(modulo.fold(ssp.partition)(ssp.partition % _))
 
   private def writePositions(name: String, of: Map[TaskName, Map[SSP, Long]], root: ObjectNode): Unit = {
     val t = root.putObject(name)
@@ -127,7 +135,7 @@ object SourcePosition {
     // Per stream, the modulus its single-task SSPs follow: none while every one is in `Partition p`,
     // else the first partition that is not (a stream that grew from k partitions puts partition k in `Partition 0`).
     val modulo: Map[(String, String), Int] = single.groupBy { case (s, _) => (s.system, s.stream) }.flatMap { case (stream, ssps) =>
-      ssps.toSeq.filter { case (s, (t, _)) => t != GroupByPartition.taskName(s.partition) }.map(_._1.partition)
+      ssps.toSeq.filter { case (s, (t, _)) => t != TaskName.ofPartition(s.partition) }.map(_._1.partition)
         .minOption.filter(_ > 0).map(stream -> _)
     }
     val compact = single.collect { case (s, (t, o)) if t == taskOf(s, modulo.get((s.system, s.stream))) => s -> o }

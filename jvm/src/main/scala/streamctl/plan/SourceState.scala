@@ -6,67 +6,76 @@ import com.fasterxml.jackson.databind.JsonNode
 import com.fasterxml.jackson.databind.node.ObjectNode
 
 import streamctl.StreamctlException
-import streamctl.chooser.ChooserState
-import streamctl.control.ControlOffset
-import streamctl.grouper.GroupingState
-import streamctl.startpoint.AppliedStartpoints
 
 /**
  * Everything a source's offset carries besides positions, one typed value per feature, each
- * written by the feature's [[StateCodec]] under its key:
+ * kept under its [[StateCodec]]'s key and written by it (the feature's state type and codec live
+ * in the feature's package; `planner.SourceStates` lists them all):
  *
- *  - `grouper`: initial partition counts and expansion holds ([[GroupingState]]);
- *  - `chooser`: bootstrap heads and the time-aligned frontier ([[ChooserState]]);
- *  - `startpoints`: what the batch ending here applied ([[AppliedStartpoints]]);
- *  - `control`: the batch counter and the intermediate SSPs' control states ([[ControlOffset]]),
- *    present when the source reads intermediate streams;
- *  - `dataLoss`: records skipped and streams recreated ([[DataLoss]]);
- *  - `streamIds`: the Kafka topic ID of each stream ([[StreamIds]]).
+ *  - `grouper`: initial partition counts and expansion holds (`grouper.GroupingState`);
+ *  - `chooser`: bootstrap heads and the time-aligned frontier (`chooser.ChooserState`);
+ *  - `startpoints`: what the batch ending here applied (`startpoint.AppliedStartpoints`);
+ *  - `control`: the batch counter and the intermediate SSPs' control states
+ *    (`control.ControlState`), present when the source reads intermediate streams;
+ *  - `dataLoss`: records skipped and streams recreated (`dataloss.DataLoss`);
+ *  - `streamIds`: the Kafka topic ID of each stream (`dataloss.StreamIds`).
  *
- * Parsed once, when the offset is; a key this streamctl does not know is an error (a newer
+ * Keyed by codec rather than a field per feature so that this contract knows no feature: a
+ * feature reads its state with `state(Codec)` and sets it with `state.updated(Codec, value)`.
+ * A value the codec calls empty is not kept (so states that differ only by empty values are
+ * equal, and the offset text does not change when a feature has nothing to say).
+ *
+ * Parsed once, when the offset is; a key the given codecs do not know is an error (a newer
  * streamctl wrote it, and its bookkeeping cannot be honoured by dropping it).
+ *
+ * {{{
+ * val chooser = plan.state(ChooserState.Codec)
+ * plan.withState(_.updated(ChooserState.Codec, chooser.copy(frontier = None)))
+ * }}}
  */
-final case class SourceState(
-    grouping: GroupingState = GroupingState.empty,
-    chooser: ChooserState = ChooserState.empty,
-    startpoints: AppliedStartpoints = AppliedStartpoints.empty,
-    control: Option[ControlOffset] = None,
-    dataLoss: DataLoss = DataLoss.empty,
-    streamIds: StreamIds = StreamIds.empty)
+final class SourceState private (private val values: Map[String, SourceState.Held[_]]) {
+
+  /** This feature's state, if the offset holds one. */
+  def get[T](codec: StateCodec[T]): Option[T] = values.get(codec.key).map(_.value.asInstanceOf[T])
+
+  /** This feature's state, or the codec's [[StateCodec.empty]] when the offset holds none. */
+  def apply[T](codec: StateCodec[T]): T = get(codec).getOrElse(codec.empty)
+
+  def updated[T](codec: StateCodec[T], value: T): SourceState =
+    if (codec.isEmpty(value)) removed(codec) else new SourceState(values.updated(codec.key, SourceState.Held(codec, value)))
+
+  def removed(codec: StateCodec[_]): SourceState = new SourceState(values - codec.key)
+
+  private def read[T](codec: StateCodec[T], node: JsonNode, what: String): SourceState =
+    updated(codec, codec.read(node, s"state '${codec.key}' of $what"))
+
+  /** Writes every state under its key, in key order: Spark compares offsets as text, so equal states give equal text. */
+  def write(into: ObjectNode): Unit = values.toSeq.sortBy(_._1).foreach { case (key, held) => into.set[JsonNode](key, held.json) }
+
+  override def equals(other: Any): Boolean = other match {
+    case o: SourceState => values == o.values
+    case _ => false
+  }
+  override def hashCode: Int = values.hashCode
+  override def toString: String = values.values.map(h => s"${h.codec.key}=${h.value}").mkString("SourceState(", ", ", ")")
+}
 
 object SourceState {
-  val empty: SourceState = SourceState()
+  val empty: SourceState = new SourceState(Map.empty)
 
-  /** One state: its codec, and how it is taken from and put into a [[SourceState]]. */
-  private final case class Field[T](codec: StateCodec[T], get: SourceState => Option[T], set: (SourceState, T) => SourceState) {
-    def write(state: SourceState, into: ObjectNode): Unit =
-      get(state).filterNot(codec.isEmpty).foreach(v => into.set[JsonNode](codec.key, codec.write(v)))
-    def read(state: SourceState, node: JsonNode, what: String): SourceState =
-      set(state, codec.read(node, s"state '${codec.key}' of $what"))
+  private final case class Held[T](codec: StateCodec[T], value: T) {
+    def json: JsonNode = codec.write(value)
   }
 
-  // In key order: the JSON is compared as text by Spark, so equal states must give equal text.
-  private val fields: Seq[Field[_]] = Seq[Field[_]](
-    Field[ChooserState](ChooserState.Codec, s => Some(s.chooser), (s, v) => s.copy(chooser = v)),
-    Field[ControlOffset](ControlOffset.Codec, _.control, (s, v) => s.copy(control = Some(v))),
-    Field[DataLoss](DataLoss.Codec, s => Some(s.dataLoss), (s, v) => s.copy(dataLoss = v)),
-    Field[GroupingState](GroupingState.Codec, s => Some(s.grouping), (s, v) => s.copy(grouping = v)),
-    Field[AppliedStartpoints](AppliedStartpoints.Codec, s => Some(s.startpoints), (s, v) => s.copy(startpoints = v)),
-    Field[StreamIds](StreamIds.Codec, s => Some(s.streamIds), (s, v) => s.copy(streamIds = v))
-  ).sortBy(_.codec.key)
-
-  private val byKey: Map[String, Field[_]] = fields.map(f => f.codec.key -> f).toMap
-
-  def write(state: SourceState, into: ObjectNode): Unit = fields.foreach(_.write(state, into))
-
-  /** Reads the `state` object of an offset; `what` names the offset in errors. */
-  def read(node: JsonNode, what: String): SourceState = {
+  /** Reads the `state` object of an offset with the codecs of every known state; `what` names the offset in errors. */
+  def read(node: JsonNode, what: String, codecs: Seq[StateCodec[_]]): SourceState = {
     if (!node.isObject) throw StreamctlException(s"Malformed 'state' of $what: expected a JSON object")
+    val byKey = codecs.map(c => c.key -> c).toMap
     node.properties().asScala.foldLeft(empty) { (state, e) =>
-      val field = byKey.getOrElse(e.getKey, throw StreamctlException(
+      val codec = byKey.getOrElse(e.getKey, throw StreamctlException(
         s"Unknown state '${e.getKey}' in $what (known: ${byKey.keys.toSeq.sorted.mkString(", ")}); a newer streamctl " +
           "wrote it: upgrade streamctl"))
-      field.read(state, e.getValue, what)
+      state.read(codec, e.getValue, what)
     }
   }
 }

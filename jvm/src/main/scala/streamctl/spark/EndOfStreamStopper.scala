@@ -23,7 +23,7 @@ object EndOfStreamStopper {
 
   /** `find` looks a query up by id in the session that runs it. */
   def onProgress(p: StreamingQueryProgress, find: String => Option[StreamingQuery]): Unit = {
-    val ended = QueryControlRegistry.get(p.id.toString).exists(_.endOfStreamReached(p.sources.length))
+    val ended = QueryControlRegistry.get(p.id.toString).exists(_.run.endOfStreamReached(p.sources.length))
     if (ended && stopping.add(p.runId)) {
       val t = new Thread(() => stopWhenIdle(p, find), s"streamctl-end-of-stream-${p.id}")
       t.setDaemon(true)

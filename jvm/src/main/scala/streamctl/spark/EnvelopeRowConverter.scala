@@ -4,7 +4,7 @@ import org.apache.spark.sql.catalyst.InternalRow
 import org.apache.spark.sql.catalyst.expressions.codegen.{UnsafeArrayWriter, UnsafeRowWriter}
 import org.apache.spark.unsafe.types.UTF8String
 
-import streamctl.system.Envelope
+import streamctl.system.{Envelope, TaskName}
 
 /**
  * Turns envelopes into rows of [[SourceSchema]], the last step of the reader path: the bytes go
@@ -14,16 +14,16 @@ import streamctl.system.Envelope
  * returned is valid until the next call, as Spark expects of a `PartitionReader`.
  *
  * {{{
- * val converter = new EnvelopeRowConverter("Partition 0", includeHeaders = false)
+ * val converter = new EnvelopeRowConverter(TaskName("Partition 0"), includeHeaders = false)
  * val row = converter.toRow(envelope, watermarkMs = -1L)   // -1: no watermark (null)
  * }}}
  */
-final class EnvelopeRowConverter(task: String, includeHeaders: Boolean) {
+final class EnvelopeRowConverter(task: TaskName, includeHeaders: Boolean) {
   private val row = new UnsafeRowWriter(if (includeHeaders) SourceSchema.FieldCountWithHeaders else SourceSchema.FieldCount, 256)
   // array<struct<key:string,value:binary>>: an element is the (offset, size) of its struct, 8 bytes.
   private val headers = new UnsafeArrayWriter(row, 8)
   private val header = new UnsafeRowWriter(headers, 2)
-  private val taskName = UTF8String.fromString(task)
+  private val taskName = UTF8String.fromString(task.name)
   private val streamNames = new java.util.HashMap[String, UTF8String]()
   private val taskField = if (includeHeaders) 8 else 7
 

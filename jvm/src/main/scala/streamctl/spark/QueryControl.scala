@@ -6,15 +6,15 @@ import org.apache.spark.sql.streaming.StreamingQuery
 import org.apache.spark.streamctl.SparkQuerySink
 
 import streamctl.StreamctlException
-import streamctl.control.{ControlMessageSender, ControlSink, ControlSource, ControlledQuery, InputsEnded, RunControl, SinkOptions}
+import streamctl.control.{RunControl, SinkOptions}
 import streamctl.ops.BatchSummary
 
 /**
- * In-band control of one run of one streaming query, on the driver: adapts Spark's query and
- * its sink to [[streamctl.control.RunControl]], which decides when the query's watermark and
- * end-of-stream go downstream (and when the query may stop by itself). This class finds the
- * query, its name, its event-time watermark and whether it failed, and builds the sink's
- * [[streamctl.control.ControlMessageSender]].
+ * In-band control of one run of one streaming query, on the driver, as Spark sees it: finds the
+ * query, its name, its event-time watermark, whether it failed or still runs, and its sink, and
+ * hands them to [[run]], the [[streamctl.control.RunControl]] that decides when the query's
+ * watermark and end-of-stream go downstream (and when the query may stop by itself). Sources,
+ * sinks and the listener call [[run]] directly; nothing here decides.
  *
  * It exists from the run's start: the query listener creates it when the query starts (on the
  * query's own thread, before any source or batch), and so does the first streamctl source or
@@ -24,7 +24,7 @@ import streamctl.ops.BatchSummary
  *
  * {{{
  * val control = QueryControlRegistry.current()          // in a source or sink, on the query thread
- * control.foreach(_.addSource(this))
+ * control.foreach(_.run.batchStarted(epoch))
  * }}}
  */
 final class QueryControl private[spark] (
@@ -32,17 +32,17 @@ final class QueryControl private[spark] (
     /** The run this control belongs to, when known. */
     val runId: Option[String],
     private[spark] val thread: Thread,
-    lookup: => Option[StreamingQuery]) extends ControlledQuery {
+    lookup: => Option[StreamingQuery]) {
 
   private lazy val query: Option[StreamingQuery] = lookup
 
-  private def name: Option[String] = query.flatMap(q => Option(q.name))
-
-  private val run = new RunControl(queryId, new RunControl.Query {
-    override def name: Option[String] = QueryControl.this.name
+  /** The decisions of this run's in-band control. */
+  val run: RunControl = new RunControl(queryId, new RunControl.Query {
+    override def name: Option[String] = query.flatMap(q => Option(q.name))
     override def eventTimeWatermark(running: Option[Long]): Option[Option[Long]] =
       query.flatMap(QueryLookup.sparkWatermark(_, running))
     override def failed: Boolean = query.exists(_.exception.isDefined)
+    override def running: Boolean = query.exists(q => q.isActive && runId.forall(_ == q.runId.toString))
   }, release = () => QueryControlRegistry.forget(this))
 
   // Per streamctl source of this run (its progress description): where its batch summaries go.
@@ -59,77 +59,13 @@ final class QueryControl private[spark] (
   private[spark] def findSink(): Unit =
     query.flatMap(SparkQuerySink.of) match {
       case Some(t: StreamctlTable) =>
-        try addSinkFor(t.options)
+        try run.addSinkFor(SinkOptions(t.options))
         catch {
           // The sink's write reports bad options when it is built; here they only mean "unknown sink".
           case e: StreamctlException => run.sinkUnusable(e.getMessage)
         }
       case _ =>
     }
-
-  override def addSource(source: ControlSource): Unit = run.addSource(source)
-
-  /**
-   * Makes this query send the control messages of the sink with these `writeStream` options
-   * (once per stream: Spark builds a sink's write at every batch), if it writes an
-   * intermediate stream; returns that sink (None for a plain one).
-   */
-  def addSinkFor(raw: Map[String, String]): Option[ControlSink] = {
-    val options = SinkOptions(raw)
-    // A plain sink (format("kafka")'s records) carries no control messages.
-    if (!options.intermediate) None
-    else Some(addSink((options.kafka.bootstrapServers, options.stream), options.endOfStreamAfterAvailableNow) {
-      new ControlMessageSender(options.kafka, options.stream, () => options.producerName.getOrElse(defaultProducerName),
-        options.producerCount, options.idleTimeoutMs, () => running, options.watermarkIntervalMs)
-    })
-  }
-
-  /** See [[RunControl.addSink]]. */
-  def addSink(target: (String, String), endOfStreamAfterAvailableNow: Boolean)(make: => ControlSink): ControlSink =
-    run.addSink(target, endOfStreamAfterAvailableNow)(make)
-
-  /** The producer name of a sink that names none: the query name, else its id (both survive restarts). */
-  def defaultProducerName: String = name.getOrElse(s"query-$queryId")
-
-  override def endRequested: Boolean = run.endRequested
-
-  /** The run is still going: its query is active and this is its run. */
-  def running: Boolean = query.exists(q => q.isActive && runId.forall(_ == q.runId.toString))
-
-  def stopOnEndOfStream: Boolean = run.stopOnEndOfStream
-
-  override def sourcePlanned(source: ControlSource, ended: Option[InputsEnded], newData: Boolean): Unit =
-    run.sourcePlanned(source, ended, newData)
-
-  override def sourceAtEndOfStream(source: ControlSource, atEnd: Boolean): Unit = run.sourceAtEndOfStream(source, atEnd)
-
-  /** See [[RunControl.endOfStreamReached]]; `querySources`: the sources in Spark's progress report. */
-  def endOfStreamReached(querySources: Int): Boolean = run.endOfStreamReached(querySources)
-
-  /** From the sink, before the batch's writers start. */
-  def batchStarted(epoch: Long): Unit = run.batchStarted(epoch)
-
-  /** See [[RunControl.realTimeSource]]. */
-  def realTimeSource(): Unit = run.realTimeSource()
-
-  /** From the sink, once the batch's writers committed. */
-  def batchCommitted(epoch: Long, wroteData: Boolean): Unit = run.batchCommitted(epoch, wroteData)
-
-  /** From the sink, when the batch's write failed or was cancelled. */
-  def batchAborted(epoch: Long): Unit = run.batchAborted(epoch)
-
-  /** See [[RunControl.producerWatermark]]. */
-  def producerWatermark(running: Option[Long] = None): Option[Long] = run.producerWatermark(running)
-
-  override def sourceStopped(): Unit = run.sourceStopped()
-
-  /** After `streamctl.end_of_stream(query)` stopped the query; see [[RunControl.completeEnd]]. */
-  def completeEnd(): Unit = run.completeEnd()
-
-  private[spark] def requestEnd(): Unit = run.requestEnd()
-
-  /** The run is over: idle checks stop, connections close. */
-  private[spark] def close(): Unit = run.close()
 
   override def toString: String = s"QueryControl($queryId${runId.fold("")(r => s", run $r")})"
 }
@@ -178,12 +114,12 @@ object QueryControlRegistry {
           val previous = Option(byQuery.put(queryId, c))
           if (pendingEnds.get(queryId).exists(r => runId.forall(_ == r))) {
             pendingEnds.remove(queryId)
-            c.requestEnd()
+            c.run.requestEnd()
           }
           (c, Some(previous))
       }
     }
-    replaced.flatten.foreach(_.close()) // the previous run's, outside the lock: closing waits for Kafka clients
+    replaced.flatten.foreach(_.run.close()) // the previous run's, outside the lock: closing waits for Kafka clients
     (control, replaced.isDefined)
   }
 
@@ -201,7 +137,7 @@ object QueryControlRegistry {
   def requestEnd(queryId: String, runId: String): Unit = synchronized {
     QueryLookup.find(queryId).filter(_.runId.toString == runId).foreach(endHandles.update(runId, _))
     get(queryId).filter(_.runId.forall(_ == runId)) match {
-      case Some(c) => c.requestEnd()
+      case Some(c) => c.run.requestEnd()
       case None => pendingEnds.update(queryId, runId)
     }
   }
@@ -219,22 +155,22 @@ object QueryControlRegistry {
         val query = handle.getOrElse(throw StreamctlException(s"Query $queryId: end-of-stream was not sent: run $runId " +
           "was never seen running here; call end_of_stream while the query runs"))
         val c = new QueryControl(queryId, Some(runId), null, Some(query))
-        c.requestEnd()
+        c.run.requestEnd()
         c.findSink()
         c
       }
     }
-    try control.completeEnd() finally forget(control)
+    try control.run.completeEnd() finally forget(control)
   }
 
   /** From the query listener: the run ended; its idle checks stop (an end request still completes). */
   def queryTerminated(queryId: String, runId: String): Unit = get(queryId).filter(_.runId.forall(_ == runId)).foreach { c =>
-    c.close()
-    if (!c.endRequested) forget(c)
+    c.run.close()
+    if (!c.run.endRequested) forget(c)
   }
 
   private[spark] def forget(control: QueryControl): Unit = {
-    control.close()
+    control.run.close()
     byQuery.remove(control.queryId, control)
   }
 }

@@ -6,7 +6,7 @@ import org.apache.spark.{SparkContext, SparkEnv}
 import org.apache.spark.util.CollectionAccumulator
 
 import streamctl.plan.{ReaderReports, ReaderRun}
-import streamctl.system.SkippedRange
+import streamctl.system.{SkippedRange, TaskName}
 
 /**
  * Carries the readers' reports ([[ReaderRun]]s and [[SkippedRange]]s) back to the driver with a
@@ -22,7 +22,7 @@ import streamctl.system.SkippedRange
 final class ReaderAccumulator private (accumulator: CollectionAccumulator[AnyRef]) extends ReaderReports with Serializable {
 
   /** Called by a reader: `task` runs on this executor. */
-  def ran(task: String, reused: Boolean): Unit = accumulator.add(ReaderRun(task, SparkEnv.get.executorId, reused))
+  def ran(task: TaskName, reused: Boolean): Unit = accumulator.add(ReaderRun(task, SparkEnv.get.executorId, reused))
 
   /** Called by a reader: it skipped records gone from the broker. */
   def skip(range: SkippedRange): Unit = accumulator.add(range)

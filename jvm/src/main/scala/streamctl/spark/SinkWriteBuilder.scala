@@ -23,14 +23,14 @@ final class SinkWriteBuilder(info: LogicalWriteInfo) extends WriteBuilder with U
   private val prepared = SinkWrite.prepare(raw, info.schema())
 
   override def build(): Write = new Write {
-    // Control messages of the query go out from the driver, through its QueryControl: an active
+    // Control messages of the query go out from the driver, through its control.RunControl: an active
     // message before the writers start (after an idle spell), watermarks and end-of-stream after
     // the writers committed. Only an intermediate stream carries them.
     override def toStreaming: StreamingWrite = new StreamingWrite {
       prepared.checkTopic()
       private val transactions = prepared.queryTransactions()
-      private val query = if (prepared.options.intermediate) QueryControlRegistry.current() else None
-      private val sink = query.flatMap(_.addSinkFor(raw))
+      private val query = if (prepared.options.intermediate) QueryControlRegistry.current().map(_.run) else None
+      private val sink = query.flatMap(_.addSinkFor(prepared.options))
       override def createStreamingWriterFactory(info: PhysicalWriteInfo): StreamingDataWriterFactory = {
         query.foreach(_.batchStarted(QueryLookup.currentBatchId.getOrElse(-1L)))
         // The writers write the partitions the query's control messages of this batch go to, asked

@@ -8,12 +8,12 @@ import org.apache.spark.sql.connector.read.{InputPartition, PartitionReaderFacto
 import org.apache.spark.sql.connector.read.streaming._
 import org.apache.spark.util.SerializableConfiguration
 
-import streamctl.grouper.TaskName
 import streamctl.locality.ExecutorId
 import streamctl.metadata.{FileSystemMetadataStore, MetadataStore, StoreLayout}
 import streamctl.ops.ProgressHistory
-import streamctl.plan.{InitialOffset, Planner, ReaderConfig, RealTimeBatch, SourceOptions, SourcePosition}
-import streamctl.system.{GroupOffsetCommitter, KafkaSystemAdmin}
+import streamctl.plan.SourcePosition
+import streamctl.planner.{InitialOffset, Planner, ReaderConfig, RealTimeBatch, SourceOptions, SourceStates}
+import streamctl.system.{GroupOffsetCommitter, KafkaSystemAdmin, TaskName}
 
 /**
  * Spark's `MicroBatchStream` for a streamctl source: converts Spark's types around the
@@ -38,9 +38,15 @@ class StreamctlMicroBatchStream(
   private val control = QueryControlRegistry.current()
   private val planner = new Planner(options, admin, store, storePath, keys,
     new InitialOffset(() => new FileSystemMetadataStore(sourceCheckpoint, hadoopConf)),
-    () => executors.fold(Seq.empty[ExecutorId])(_.live), reports, control)
+    () => executors.fold(Seq.empty[ExecutorId])(_.live), reports, control.map(_.run))
+  // Option commitOffsets: the batch's positions go to the group once it committed (its progress
+  // report comes after its commit), for monitoring only. Spark tells a source of a commit only when
+  // it plans the next batch, so the last batch of a run would never be committed there.
+  private val groupOffsets =
+    options.commitOffsetsTo.map(new GroupOffsetCommitter(options.kafka, _, s"the query reading ${options.describe}"))
   // The listener hands each batch's summary here, possibly after this source stopped: its own store.
   control.foreach(_.addProgressRecorder(toString, summary => {
+    groupOffsets.foreach(_.committed(summary.positions))
     val history = MetadataStore.open(storePath, hadoopConf)
     try new ProgressHistory(history, keys).append(summary) finally history.close()
   }))
@@ -81,7 +87,7 @@ class StreamctlMicroBatchStream(
   override def prepareForRealTimeMode(): Unit = {
     options.checkRealTime()
     realTime = true
-    QueryControlRegistry.current().foreach(_.realTimeSource())
+    QueryControlRegistry.current().foreach(_.run.realTimeSource())
   }
 
   override def planInputPartitions(start: Offset): Array[InputPartition] = synchronized {
@@ -98,7 +104,7 @@ class StreamctlMicroBatchStream(
     val batch = realTimeBatch.getOrElse(throw new IllegalStateException("mergeOffsets before planInputPartitions"))
     realTimeBatch = None
     val readers = offsets.toSeq.map {
-      case t: TaskPartitionOffset => TaskName(t.task) -> t.readerEnd
+      case t: TaskPartitionOffset => t.task -> t.readerEnd
       case other => throw new IllegalArgumentException(s"Not a streamctl reader's offset: $other")
     }.toMap
     SourceOffset(planner.endRealTime(batch, readers))
@@ -107,16 +113,9 @@ class StreamctlMicroBatchStream(
   override def createReaderFactory(): PartitionReaderFactory =
     TaskReaderFactory(ReaderConfig(options), reports, storePath, keys.controlNamespace, readerConf)
 
-  override def deserializeOffset(json: String): Offset = SourceOffset(SourcePosition.parse(json))
+  override def deserializeOffset(json: String): Offset = SourceOffset(SourceStates.parse(json))
 
-  // Option commitOffsets: the positions go to the group once the batch committed, for monitoring only.
-  private val groupOffsets = options.commitOffsetsTo.map(new GroupOffsetCommitter(options.kafka, _, s"the query reading ${options.describe}"))
-
-  override def commit(end: Offset): Unit = {
-    val committed = position(end)
-    planner.commit(committed)
-    groupOffsets.foreach(_.committed(committed.minPositions))
-  }
+  override def commit(end: Offset): Unit = planner.commit(position(end))
 
   override def metrics(latestConsumedOffset: java.util.Optional[Offset]): java.util.Map[String, String] =
     planner.metrics(if (latestConsumedOffset.isPresent) Some(position(latestConsumedOffset.get)) else None).asJava
@@ -133,7 +132,7 @@ class StreamctlMicroBatchStream(
 
   private def position(o: Offset): SourcePosition = o match {
     case s: SourceOffset => s.position
-    case other => SourcePosition.parse(other.json())
+    case other => SourceStates.parse(other.json())
   }
 }
 

@@ -6,9 +6,9 @@ import org.apache.spark.sql.types._
 import org.apache.spark.streamctl.SparkExecutors
 
 import streamctl.StreamctlException
-import streamctl.grouper.TaskListing
 import streamctl.locality.LocalityListing
 import streamctl.metadata.{MetadataStore, StoreLayout}
+import streamctl.ops.TaskListing
 import streamctl.startpoint.{Startpoint, StartpointCommands, StartpointEntry, StartpointJson}
 import streamctl.system.{KafkaParams, KafkaSystemAdmin}
 

@@ -12,7 +12,7 @@ import org.apache.spark.sql.util.CaseInsensitiveStringMap
 import streamctl.StreamctlException
 import streamctl.config.OptionSet
 import streamctl.control.SinkOptions
-import streamctl.plan.SourceOptions
+import streamctl.planner.SourceOptions
 
 /**
  * `format("streamctl")`: a Kafka source and sink with the options, columns and records of

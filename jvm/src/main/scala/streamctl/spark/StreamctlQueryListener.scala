@@ -13,6 +13,7 @@ import org.slf4j.LoggerFactory
 
 import streamctl.ops.BatchSummary
 import streamctl.plan.SourcePosition
+import streamctl.planner.SourceStates
 
 /**
  * Registered on every session that uses streamctl ([[QueryListeners]]; also accepted from
@@ -65,9 +66,9 @@ class StreamctlQueryListener extends StreamingQueryListener {
   /** None for a report of no batch: nothing planned yet, or a no-data report (the offsets did not move). */
   private def summarize(p: StreamingQueryProgress, s: SourceProgress): Option[BatchSummary] =
     Option(s.endOffset).filter(e => e.trim.startsWith("{") && e != s.startOffset).map { end =>
-      def position(json: String) = Option(json).filter(_.trim.startsWith("{")).map(SourcePosition.parse)
+      def position(json: String) = Option(json).filter(_.trim.startsWith("{")).map(SourceStates.parse)
       BatchSummary.of(p.batchId, Try(Instant.parse(p.timestamp).toEpochMilli).getOrElse(System.currentTimeMillis()),
-        position(s.startOffset), SourcePosition.parse(end), BatchSummary.heads(s.latestOffset),
+        position(s.startOffset), SourceStates.parse(end), BatchSummary.heads(s.latestOffset),
         Option(p.eventTime.get("watermark")).flatMap(w => Try(Instant.parse(w).toEpochMilli).toOption).filter(_ > 0),
         s.metrics.asScala.toMap)
     }

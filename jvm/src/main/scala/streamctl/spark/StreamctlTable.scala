@@ -11,7 +11,7 @@ import org.apache.spark.sql.connector.write.{LogicalWriteInfo, WriteBuilder}
 import org.apache.spark.sql.types.StructType
 import org.apache.spark.sql.util.CaseInsensitiveStringMap
 
-import streamctl.plan.{BatchRead, ReaderConfig, SourceOptions}
+import streamctl.planner.{BatchRead, ReaderConfig, SourceOptions}
 import streamctl.system.KafkaSystemAdmin
 
 /**

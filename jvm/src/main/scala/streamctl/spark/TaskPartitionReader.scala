@@ -6,7 +6,7 @@ import org.apache.spark.sql.connector.read.streaming.SupportsRealTimeRead.Record
 
 import streamctl.chooser.ChooserFactory
 import streamctl.control.{ControlResults, ControlStatePublisher, SspControlStates, TaskControlReader}
-import streamctl.plan.{ReaderConfig, TaskRead}
+import streamctl.planner.{ReaderConfig, TaskRead}
 import streamctl.system.{ConsumerPool, Envelope, EnvelopeDecoder, KafkaTaskReader}
 
 /**
@@ -20,7 +20,7 @@ import streamctl.system.{ConsumerPool, Envelope, EnvelopeDecoder, KafkaTaskReade
  * [[nextWithTimeout]] on open-ended ranges until Spark ends the batch, then takes
  * [[getOffset]] as the task's end. In real-time mode a reader of intermediate streams records
  * its control states in the metadata store whenever a control message changed them (the
- * driver's sink sends the upstream watermark on from there, see `control.ControlStep`), after
+ * driver's sink sends the upstream watermark on from there, see `control.SourceControl`), after
  * flushing the query's streamctl writers of this Spark task ([[TaskWriters]]), so that a
  * watermark never goes downstream ahead of rows written before it; and once every SSP of the
  * task is at end-of-stream it ends its batch at once (nothing more can come).

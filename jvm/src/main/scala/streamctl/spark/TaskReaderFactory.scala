@@ -7,7 +7,7 @@ import org.apache.spark.util.SerializableConfiguration
 
 import streamctl.control.ControlResults
 import streamctl.metadata.FileSystemMetadataStore
-import streamctl.plan.ReaderConfig
+import streamctl.planner.ReaderConfig
 
 /**
  * Makes the reader of each task, on its executor. `storePath`, `controlNamespace` and

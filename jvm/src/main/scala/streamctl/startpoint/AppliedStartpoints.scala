@@ -5,9 +5,8 @@ import scala.jdk.CollectionConverters._
 import com.fasterxml.jackson.databind.JsonNode
 
 import streamctl.Json
-import streamctl.grouper.TaskName
 import streamctl.plan.StateCodec
-import streamctl.system.SSP
+import streamctl.system.{SSP, TaskName}
 
 /**
  * The startpoints a batch applied, kept in that batch's end offset (state `startpoints`). It is what lets a restart tell a startpoint that a
@@ -40,8 +39,7 @@ object AppliedStartpoints {
 
   object Codec extends StateCodec[AppliedStartpoints] {
     val key = "startpoints"
-
-    override def isEmpty(s: AppliedStartpoints): Boolean = s.isEmpty
+    val empty: AppliedStartpoints = AppliedStartpoints.empty
 
     def write(s: AppliedStartpoints): JsonNode = {
       val root = Json.obj()

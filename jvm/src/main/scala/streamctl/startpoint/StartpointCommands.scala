@@ -1,13 +1,12 @@
 package streamctl.startpoint
 
 import streamctl.StreamctlException
-import streamctl.grouper.TaskName
 import streamctl.metadata.{FileSystemMetadataStore, MetadataStore, StoreLayout}
-import streamctl.system.{SSP, SystemAdmin}
+import streamctl.system.{SSP, SystemAdmin, TaskName}
 
 /**
  * What the Python API, the CLI and SQL (`CALL streamctl.system.set_startpoint(...)`, see
- * [[streamctl.spark.StreamctlCatalog]]) do with startpoints, in the JVM so that the stored JSON,
+ * `spark.StreamctlCatalog`) do with startpoints, in the JVM so that the stored JSON,
  * validation and resolution exist once. Arguments are plain types (a null partition means
  * every partition, a null task means the SSP-only key); results are [[StartpointEntry]]s.
  *
@@ -112,14 +111,4 @@ class StartpointCommands(store: MetadataStore, admin: Option[SystemAdmin], locat
         catch { case e: StreamctlException => Some(Left(e.getMessage)) }
       value.map(key -> _)
     }
-}
-
-/**
- * A startpoint under its store key, as the commands report it: `startpoint` is Left(the parse
- * error) when the stored value is corrupt; `resolution` is where it starts when it was resolved
- * against Kafka (set or preview with bootstrap servers).
- */
-final case class StartpointEntry(key: StartpointKey, startpoint: Either[String, Startpoint], resolution: Option[Resolution]) {
-  /** `timestamp 2024-05-01T10:00:00Z`, or `corrupt: <why>`. */
-  def description: String = startpoint.fold(error => s"corrupt: $error", _.describe)
 }

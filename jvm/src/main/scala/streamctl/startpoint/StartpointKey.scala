@@ -1,8 +1,7 @@
 package streamctl.startpoint
 
 import streamctl.StreamctlException
-import streamctl.grouper.TaskName
-import streamctl.system.SSP
+import streamctl.system.{SSP, TaskName}
 
 /**
  * Where a startpoint is stored: for an SSP (all tasks reading it) or for one task's view

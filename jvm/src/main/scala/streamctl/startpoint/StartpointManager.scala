@@ -2,9 +2,8 @@ package streamctl.startpoint
 
 import scala.collection.mutable
 
-import streamctl.grouper.TaskName
 import streamctl.metadata.{MetadataStore, StoreLayout}
-import streamctl.system.SSP
+import streamctl.system.{SSP, TaskName}
 
 /**
  * Reads and writes startpoints in the metadata store (namespace `startpoints`, keys as in

@@ -4,9 +4,8 @@ import scala.collection.mutable
 
 import streamctl.{StreamctlException, UserClass}
 import streamctl.config.{OptionSpec, Options}
-import streamctl.grouper.TaskName
 import streamctl.startpoint.Startpoint._
-import streamctl.system.{SSP, SystemAdmin}
+import streamctl.system.{SSP, SystemAdmin, TaskName}
 
 /**
  * Turns startpoints into offsets with as few admin calls as possible: one call per kind of

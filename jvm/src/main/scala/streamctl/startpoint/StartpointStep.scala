@@ -3,10 +3,9 @@ package streamctl.startpoint
 import org.slf4j.LoggerFactory
 
 import streamctl.StreamctlException
-import streamctl.grouper.TaskName
 import streamctl.metadata.{FileSystemMetadataStore, MetadataStore, StoreLayout}
 import streamctl.plan.{BatchPlan, PlanningContext, PlanningStep, SourcePosition}
-import streamctl.system.{SSP, SystemAdmin}
+import streamctl.system.{SSP, SystemAdmin, TaskName}
 
 /**
  * Planning step: startpoints. One instance lives as long as the query run (Spark builds
@@ -45,8 +44,8 @@ final class StartpointStep(store: () => MetadataStore, admin: SystemAdmin, strea
   private lazy val manager = new StartpointManager(store())
 
   override def apply(plan: BatchPlan, ctx: PlanningContext): BatchPlan = synchronized {
-    removeApplied(plan.previous.state.startpoints, failOnError = true)
-    val cleared = plan.withState(_.copy(startpoints = AppliedStartpoints.empty))
+    removeApplied(plan.previous.state(AppliedStartpoints.Codec), failOnError = true)
+    val cleared = plan.withState(_.updated(AppliedStartpoints.Codec, AppliedStartpoints.empty))
     if (firstPlanningDone) return cleared
     store() match {
       case fs: FileSystemMetadataStore => fs.ensureWritable() // fail at start, not when deleting after the first batch
@@ -64,14 +63,14 @@ final class StartpointStep(store: () => MetadataStore, admin: SystemAdmin, strea
     if (resolved.isEmpty) return cleared
     report(resolved)
     val moved = resolved.foldLeft(cleared) { case (p, ((ssp, task), r)) => p.begin(task, ssp, r.offset) }
-    moved.withState(_.copy(startpoints = AppliedStartpoints(resolved)))
+    moved.withState(_.updated(AppliedStartpoints.Codec, AppliedStartpoints(resolved)))
   }
 
   /** Spark committed the batch that ends at `end`: the startpoints it applied are done. */
   override def committed(end: SourcePosition): Unit = synchronized {
     // A failure here is retried when the next batch is planned from `end`; failing the
     // query for it would only delay that.
-    removeApplied(end.state.startpoints, failOnError = false)
+    removeApplied(end.state(AppliedStartpoints.Codec), failOnError = false)
   }
 
   private def removeApplied(applied: AppliedStartpoints, failOnError: Boolean): Unit =

@@ -64,7 +64,7 @@ object ConsumerPool {
   sys.addShutdownHook(clear())
 
   /** A consumer for `task`, preferably one assigned to `ssps` already. */
-  def acquire(params: KafkaParams, task: String, ssps: Iterable[SSP]): Lease = {
+  def acquire(params: KafkaParams, task: TaskName, ssps: Iterable[SSP]): Lease = {
     val wanted = key(params, task)
     lazy val partitions = ssps.iterator.map(s => new TopicPartition(s.stream, s.partition)).toSet
     val (cached, stale) = idle.synchronized {
@@ -91,7 +91,7 @@ object ConsumerPool {
    * Gives a healthy consumer back, with what its reader fetched and did not hand on (for the
    * next reader of those partitions); one that failed must be closed by the caller instead.
    */
-  def release(params: KafkaParams, task: String, consumer: Consumer,
+  def release(params: KafkaParams, task: TaskName, consumer: Consumer,
       prefetched: java.util.Map[TopicPartition, Prefetched] = java.util.Map.of()): Unit = {
     sweeper
     val now = System.nanoTime()
@@ -139,5 +139,5 @@ object ConsumerPool {
 
   private def closeAll(consumers: java.util.List[Consumer]): Unit = consumers.forEach(c => closeQuietly(c))
 
-  private def key(params: KafkaParams, task: String): String = params.cacheKey + "\u0001" + task
+  private def key(params: KafkaParams, task: TaskName): String = params.cacheKey + "\u0001" + task.name
 }

@@ -9,7 +9,7 @@ import org.apache.kafka.common.header.Header
  * and refills it with that SSP's next message once the previous one was chosen, and the arrays
  * are the Kafka consumer's own. So an envelope is valid until the next envelope of its SSP is
  * offered: a chooser must not keep one after returning it from `choose` (see
- * [[streamctl.chooser.MessageChooser]]). The value of an intermediate stream's user message is
+ * `chooser.MessageChooser`). The value of an intermediate stream's user message is
  * its bytes after the framing type byte: [[valueLength]] bytes of [[value]] from [[valueOffset]].
  *
  * `timestamp` is epoch milliseconds, or -1 when the record has none (Kafka CreateTime -1).

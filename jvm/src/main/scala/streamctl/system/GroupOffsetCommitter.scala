@@ -1,7 +1,7 @@
 package streamctl.system
 
 import java.util.concurrent.atomic.AtomicReference
-import java.util.concurrent.{Executors, TimeUnit}
+import java.util.concurrent.{Executors, RejectedExecutionException, TimeUnit}
 
 import org.slf4j.LoggerFactory
 
@@ -29,7 +29,10 @@ import streamctl.StreamctlException
  */
 final class GroupOffsetCommitter(params: KafkaParams, val group: String, who: String) extends AutoCloseable {
   private val log = LoggerFactory.getLogger(classOf[GroupOffsetCommitter])
-  private val admin = KafkaSystemAdmin(params)
+  // Opened on first use; after close, a late commit (the last batch's report may come after the
+  // source stopped) opens one of its own for that commit.
+  private var adminRef: KafkaSystemAdmin = _
+  @volatile private var closed = false
   private val pending = new AtomicReference[Map[SSP, Long]]()
   private val thread = Executors.newSingleThreadExecutor { r =>
     val t = new Thread(r, s"streamctl-group-offsets-$group")
@@ -41,12 +44,19 @@ final class GroupOffsetCommitter(params: KafkaParams, val group: String, who: St
   /** The next offset to read per SSP, once the batch that read up to them committed. */
   def committed(next: Map[SSP, Long]): Unit = {
     pending.set(next)
-    thread.execute(() => commitPending())
+    try thread.execute(() => commitPending())
+    catch { case _: RejectedExecutionException => commitPending() }
   }
 
   private def commitPending(): Unit = Option(pending.getAndSet(null)).foreach { next =>
     try {
-      admin.commitGroupOffsets(group, next)
+      if (closed) {
+        val once = KafkaSystemAdmin(params)
+        try once.commitGroupOffsets(group, next) finally once.close()
+      } else synchronized {
+        if (adminRef == null) adminRef = KafkaSystemAdmin(params)
+        adminRef.commitGroupOffsets(group, next)
+      }
       if (failing.isDefined) log.info(s"The positions of $who are committed to consumer group '$group' again")
       failing = None
     } catch {
@@ -63,6 +73,7 @@ final class GroupOffsetCommitter(params: KafkaParams, val group: String, who: St
   override def close(): Unit = {
     thread.shutdown()
     thread.awaitTermination(5, TimeUnit.SECONDS)
-    admin.close()
+    closed = true
+    synchronized { if (adminRef != null) adminRef.close(); adminRef = null }
   }
 }

@@ -8,7 +8,6 @@ import org.apache.kafka.common.errors.TimeoutException
 import org.slf4j.LoggerFactory
 
 import streamctl.StreamctlException
-import streamctl.chooser.{MessageChooser, TaskChooser}
 import streamctl.system.KafkaTaskReader.PeekIntervalNs
 
 /**
@@ -20,11 +19,11 @@ import streamctl.system.KafkaTaskReader.PeekIntervalNs
  * envelope, so the order depends on the chooser alone, not on fetch timing: a replayed
  * batch is read in the same order.
  *
- * The chooser comes registered with the ranges' SSPs and started
- * ([[streamctl.chooser.ChooserFactory.forReader]]). Each record goes through its SSP's decoder
+ * The chooser, an [[EnvelopeOrder]], comes registered with the ranges' SSPs and started
+ * (`chooser.ChooserFactory.forReader`). Each record goes through its SSP's decoder
  * ([[EnvelopeDecoder]]: the control decoding of intermediate streams) before the chooser sees it;
- * each SSP has one [[Envelope]], refilled in place. When the chooser is a [[TaskChooser]], the reader
- * also tells it how far an SSP got without an envelope (a range that ends, a record the
+ * each SSP has one [[Envelope]], refilled in place. The reader
+ * also tells the chooser how far an SSP got without an envelope (a range that ends, a record the
  * decoder consumed), which is what lets a bootstrap SSP count as caught up. A chooser that
  * returns nothing while envelopes are outstanding fails the read: committing the batch
  * would skip them.
@@ -48,7 +47,7 @@ import streamctl.system.KafkaTaskReader.PeekIntervalNs
 final class KafkaTaskReader(
     ranges: Seq[SspRange],
     consumer: Consumer[Array[Byte], Array[Byte]],
-    chooser: MessageChooser,
+    chooser: EnvelopeOrder,
     readWait: BrokerWait,
     failOnDataLoss: Boolean = true,
     decoders: SSP => EnvelopeDecoder = _ => EnvelopeDecoder.Identity,
@@ -78,8 +77,6 @@ final class KafkaTaskReader(
   private val pending = new Array[Boolean](n)
   private val done = new Array[Boolean](n)
   private val paused = new Array[Boolean](n)
-  // Null unless the chooser needs to hear of progress without envelopes.
-  private val task: TaskChooser = chooser match { case t: TaskChooser => t; case _ => null }
   // Per SSP, the offset of the first record not handed on yet (chosen, or consumed by its
   // decoder): where reading resumes if it stops now (real-time mode's batch end).
   private val resumeAt = active.map(_.from)
@@ -201,8 +198,8 @@ final class KafkaTaskReader(
 
   private def stuck(): String = {
     val held = active.indices.filter(pending).map(i => active(i).ssp).mkString(", ")
-    if (task != null && task.isBootstrapping) {
-      val behind = task.waitingFor.map(s => s"$s (read up to ${until(byEnvelopeSsp.get(s))} in this batch)").mkString(", ")
+    if (chooser.isBootstrapping) {
+      val behind = chooser.waitingFor.map(s => s"$s (read up to ${until(byEnvelopeSsp.get(s))} in this batch)").mkString(", ")
       s"Bootstrap SSP(s) $behind did not reach the head they had when the query started, so the envelopes of " +
         s"$held cannot be processed in this batch; admission should not have planned them together"
     } else s"The chooser returned nothing although every SSP of the task offered an envelope ($held); " +
@@ -244,7 +241,7 @@ final class KafkaTaskReader(
       decoded += 1
       if (last) { finish(i); return true }
       // Consumed without an envelope (a control message): the chooser may be waiting on this SSP's progress.
-      if (task != null) task.advancedTo(active(i).ssp, r.offset() + 1)
+      chooser.advancedTo(active(i).ssp, r.offset() + 1)
     }
     buffer(i) = null
     if (done(i)) true else false
@@ -254,7 +251,7 @@ final class KafkaTaskReader(
   private def finish(i: Int): Unit = if (!done(i)) {
     done(i) = true
     // The buffer stays: its records past the range are the next batch's (see [[unread]]).
-    if (task != null) task.advancedTo(active(i).ssp, until(i))
+    chooser.advancedTo(active(i).ssp, until(i))
   }
 
   private def poll(timeoutMs: Long): Unit = {
@@ -306,7 +303,7 @@ final class KafkaTaskReader(
         // Only this range's share counts here: the rest belongs to later batches, which skip it themselves.
         val skipped = SkippedRange(active(j).ssp, off, math.min(first, until(j)))
         // One WARN names the whole gone range: planning moves the next batch past the rest of
-        // it without another (plan.DataLossStep); only this batch's share is counted here.
+        // it without another (plan.DataLossChecks); only this batch's share is counted here.
         KafkaTaskReader.log.warn(skipped.copy(until = first).describe)
         onSkipped(skipped)
       } else KafkaTaskReader.log.warn(s"Stream '${tp.topic()}' partition ${tp.partition()}: offsets $off to ${until(j) - 1} " +

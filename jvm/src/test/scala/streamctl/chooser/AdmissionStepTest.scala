@@ -3,10 +3,9 @@ package streamctl.chooser
 import org.junit.jupiter.api.Assertions._
 import org.junit.jupiter.api.Test
 
-import streamctl.grouper.TaskName
 import streamctl.plan.{BatchPlan, PlanningContext, SourcePosition, SourceState}
 import streamctl.startpoint.FakeSystemAdmin
-import streamctl.system.SSP
+import streamctl.system.{SSP, TaskName}
 
 /** The admission planning step over a system held in memory: chooser state in the offset, and the ends it plans. */
 class AdmissionStepTest {
@@ -34,12 +33,12 @@ class AdmissionStepTest {
     val (p1, e1) = run(step, first, Map(cur0 -> 10L, cur1 -> 5L, cur2 -> 0L, tx0 -> 100L, tx1 -> 100L), None)
     // The empty partition cur-2 does not hold anything back; tx waits.
     assertEquals(Map(cur0 -> 10L, cur1 -> 5L, cur2 -> 0L, tx0 -> 0L, tx1 -> 0L), e1)
-    assertEquals(Map(cur0 -> 10L, cur1 -> 5L, cur2 -> 0L), p1.state.chooser.bootstrapHeads)
+    assertEquals(Map(cur0 -> 10L, cur1 -> 5L, cur2 -> 0L), p1.state(ChooserState.Codec).bootstrapHeads)
 
     // Currency grew after the start: its start-time heads stay, and bootstrapping is over.
     val (p2, e2) = run(step, next(p1, e1), Map(cur0 -> 30L, cur1 -> 5L, cur2 -> 3L, tx0 -> 100L, tx1 -> 100L), None)
     assertEquals(Map(cur0 -> 30L, cur1 -> 5L, cur2 -> 3L, tx0 -> 100L, tx1 -> 100L), e2)
-    assertEquals(Map(cur0 -> 10L, cur1 -> 5L, cur2 -> 0L), p2.state.chooser.bootstrapHeads)
+    assertEquals(Map(cur0 -> 10L, cur1 -> 5L, cur2 -> 0L), p2.state(ChooserState.Codec).bootstrapHeads)
   }
 
   @Test def bootstrapUnderABudgetTakesSeveralBatchesReadingOnlyBootstrapSsps(): Unit = {
@@ -61,15 +60,15 @@ class AdmissionStepTest {
     val grown = next(p1, e1).begin(TaskName("Partition 1"), cur1, 0L)
     val (p2, e2) = run(step, grown, Map(cur0 -> 0L, cur1 -> 7L, tx0 -> 20L), None)
     assertEquals(Map(cur0 -> 0L, cur1 -> 7L, tx0 -> 10L), e2)
-    assertEquals(Map(cur0 -> 0L, cur1 -> 7L), p2.state.chooser.bootstrapHeads)
+    assertEquals(Map(cur0 -> 0L, cur1 -> 7L), p2.state(ChooserState.Codec).bootstrapHeads)
   }
 
   @Test def aHeadAboveWhatCanBeReadNowIsLowered(): Unit = {
     // The topic was truncated (fail.on.data.loss=false): head 50 will never be reached again.
     val step = new AdmissionStep(bootstrap, new FakeSystemAdmin)
-    val before = at(Map(cur0 -> 20L, tx0 -> 0L)).withState(_.copy(chooser = ChooserState(Map(cur0 -> 50L), None)))
+    val before = at(Map(cur0 -> 20L, tx0 -> 0L)).withState(_.updated(ChooserState.Codec, ChooserState(Map(cur0 -> 50L), None)))
     val (p, e) = run(step, before, Map(cur0 -> 20L, tx0 -> 10L), None)
-    assertEquals(Map(cur0 -> 20L), p.state.chooser.bootstrapHeads)
+    assertEquals(Map(cur0 -> 20L), p.state(ChooserState.Codec).bootstrapHeads)
     assertEquals(10L, e(tx0))
   }
 
@@ -89,12 +88,12 @@ class AdmissionStepTest {
     val reachable = Map(a -> 100L, b -> 100L)
     val (p1, e1) = run(step, at(Map(a -> 0L, b -> 0L)), reachable, Some(10))
     assertEquals(Map(a -> 5L, b -> 5L), e1)
-    assertEquals(Some(t0 + 10), p1.state.chooser.frontier)
+    assertEquals(Some(t0 + 10), p1.state(ChooserState.Codec).frontier)
     val firstSearch = admin.calls("offsetsForTimestamps")
 
     val (p2, e2) = run(step, next(p1, e1), reachable, Some(10))
     assertEquals(Map(a -> 10L, b -> 10L), e2)
-    assertEquals(Some(t0 + 20), p2.state.chooser.frontier)
+    assertEquals(Some(t0 + 20), p2.state(ChooserState.Codec).frontier)
     val secondSearch = admin.calls("offsetsForTimestamps") - firstSearch
     assertTrue(secondSearch < firstSearch / 2, s"$secondSearch probes from the last frontier, $firstSearch without")
   }

@@ -25,6 +25,8 @@ class OptionSetTest {
     assertEquals(3600000L, ms("1h"))
     assertEquals(0L, ms("0s"))
     assertEquals(86400000L, ms("1d"))
+    assertEquals(60000L, ms("1m"))
+    assertEquals(2L, ms("2000us"))
     for (bad <- Seq("10", "", "-1s", "ten s", "5 fortnights", "9999999999999999h"))
       assertThrows(classOf[StreamctlException], () => { ms(bad); () }, bad)
   }

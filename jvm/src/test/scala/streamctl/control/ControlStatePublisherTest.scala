@@ -9,14 +9,14 @@ import org.junit.jupiter.api.Assertions._
 import org.junit.jupiter.api.Test
 
 import streamctl.metadata.{InMemoryMetadataStore, StoreLayout}
-import streamctl.system.SSP
+import streamctl.system.{SSP, TaskName}
 
 class ControlStatePublisherTest {
   private val mid = SSP.kafka("mid", 0)
   private val results = new ControlResults(new InMemoryMetadataStore, StoreLayout.Source("0").controlNamespace)
 
   private def watermark(ts: Long): SspControlStates.States =
-    Map(mid -> ControlState.empty(WatermarkMessage("up", 1, ts), mid, ts).state)
+    Map(mid -> SspControlState.empty(WatermarkMessage("up", 1, ts), mid, ts).state)
 
   private def recorded(seq: Long): Option[Long] =
     results.load(seq).headOption.flatMap(_._2.get(mid)).flatMap(_.watermark)
@@ -38,7 +38,7 @@ class ControlStatePublisherTest {
   }
 
   @Test def theNewestStatesAreWrittenAfterTheWritersFlushedAndTheReaderNeverWaits(): Unit = {
-    val p = new ControlStatePublisher(results, "Partition 0")
+    val p = new ControlStatePublisher(results, TaskName("Partition 0"))
     val events = mutable.ArrayBuffer.empty[String]
     val (flushing, release) = (new CountDownLatch(1), new CountDownLatch(1))
     // The first flush blocks (a slow broker): publishing must not, and later states replace each other.
@@ -57,7 +57,7 @@ class ControlStatePublisherTest {
   }
 
   @Test def statesWhoseFlushFailedAreNotWrittenAndCloseDropsWhatIsPending(): Unit = {
-    val p = new ControlStatePublisher(results, "Partition 0")
+    val p = new ControlStatePublisher(results, TaskName("Partition 0"))
     val tried = new CountDownLatch(1)
     p.publish(2, watermark(10), () => { tried.countDown(); throw new IllegalStateException("send failed") })
     assertTrue(tried.await(60, TimeUnit.SECONDS))

@@ -15,6 +15,7 @@ class RunControlTest {
     /** None: no `withWatermark`. */
     var watermark: Option[Option[Long]] = None
     var failed = false
+    var running = true
     val asked = mutable.ArrayBuffer.empty[Option[Long]]
     override def eventTimeWatermark(running: Option[Long]): Option[Option[Long]] = { asked += running; watermark }
   }

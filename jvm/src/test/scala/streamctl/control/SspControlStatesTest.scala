@@ -11,15 +11,15 @@ class SspControlStatesTest {
   private val b = SSP.kafka("mid", 1)
   private val c = SSP.kafka("other", 0)
 
-  private def state(messages: ControlMessage*): ControlState =
-    messages.foldLeft(ControlState.empty)((s, m) => s(m, a, 0).state)
+  private def state(messages: ControlMessage*): SspControlState =
+    messages.foldLeft(SspControlState.empty)((s, m) => s(m, a, 0).state)
 
   private val s1 = state(WatermarkMessage("p0", 2, 10), EndOfStreamMessage("p1", 2))
   private val s2 = state(WatermarkMessage("p0", 2, 15), WatermarkMessage("p1", 2, 3))
   private val s3 = state(EndOfStreamMessage("p0", 2))
 
   @Test def mergeIsOrderIndependentAndIdempotent(): Unit = {
-    val maps = Seq(Map(a -> s1, b -> s2), Map(a -> s2), Map(a -> s3, c -> s1), Map(b -> ControlState.empty))
+    val maps = Seq(Map(a -> s1, b -> s2), Map(a -> s2), Map(a -> s3, c -> s1), Map(b -> SspControlState.empty))
     val reference = SspControlStates.merge(maps)
     for (p <- maps.permutations) assertEquals(reference, SspControlStates.merge(p))
     assertEquals(reference, SspControlStates.merge(Seq(reference, reference)))
@@ -35,14 +35,14 @@ class SspControlStatesTest {
     assertEquals(Map(a -> s1), SspControlStates.merge(Seq(Map(a -> s1), Map(a -> s1))))
 
   @Test def mergeWithConflictingTaskCountsFails(): Unit = {
-    val other = ControlState.empty(EndOfStreamMessage("p0", 3), a, 0).state
+    val other = SspControlState.empty(EndOfStreamMessage("p0", 3), a, 0).state
     val e = assertThrows(classOf[StreamctlException], () => SspControlStates.merge(Seq(Map(a -> s1), Map(a -> other))))
     assertTrue(e.getMessage.contains("stream 'mid' partition 0"), e.getMessage)
   }
 
   @Test def mergeWithTooManyProducersFails(): Unit = {
     val x = state(WatermarkMessage("p0", 2, 1), WatermarkMessage("p1", 2, 1))
-    val y = ControlState.empty(WatermarkMessage("p9", 2, 1), a, 0).state
+    val y = SspControlState.empty(WatermarkMessage("p9", 2, 1), a, 0).state
     assertThrows(classOf[StreamctlException], () => SspControlStates.merge(Seq(Map(a -> x), Map(a -> y))))
   }
 
@@ -50,7 +50,7 @@ class SspControlStatesTest {
     val w20 = state(WatermarkMessage("p0", 1, 20))
     val w7 = state(WatermarkMessage("p0", 1, 7))
     assertEquals(Some(7L), WatermarkSummary.of(Seq(w20, w7)).watermark)
-    assertEquals(None, WatermarkSummary.of(Seq(w20, ControlState.empty)).watermark, "one SSP not yet defined")
+    assertEquals(None, WatermarkSummary.of(Seq(w20, SspControlState.empty)).watermark, "one SSP not yet defined")
     assertEquals(None, WatermarkSummary.of(Nil).watermark, "no intermediate SSPs: no watermark")
   }
 
@@ -73,9 +73,9 @@ class SspControlStatesTest {
   }
 
   @Test def mapSerdeRoundTripsWithStableText(): Unit = {
-    val m = Map(b -> s2, a -> s1, c -> ControlState.empty)
+    val m = Map(b -> s2, a -> s1, c -> SspControlState.empty)
     val text = SspControlStates.write(m)
-    assertEquals(text, SspControlStates.write(Map(c -> ControlState.empty, a -> s1, b -> s2)))
+    assertEquals(text, SspControlStates.write(Map(c -> SspControlState.empty, a -> s1, b -> s2)))
     assertTrue(text.startsWith("""{"kafka/mid/0":"""), text)
     assertEquals(m, SspControlStates.parse(text, "test"))
   }

@@ -4,7 +4,7 @@ import org.junit.jupiter.api.Assertions._
 import org.junit.jupiter.api.Test
 
 import streamctl.StreamctlException
-import streamctl.system.{Envelope, SSP, SspRange}
+import streamctl.system.{Envelope, SSP, SspRange, TaskName}
 
 class TaskControlReaderTest {
   private val m0 = SSP.kafka("mid", 0)
@@ -16,7 +16,7 @@ class TaskControlReaderTest {
 
   private def reader(ssps: Seq[SSP], start: SspControlStates.States = Map.empty,
                      others: WatermarkSummary = WatermarkSummary.empty): TaskControlReader =
-    TaskControlReader("Partition 0", ssps.map(SspRange(_, 0, 100)),
+    TaskControlReader(TaskName("Partition 0"), ssps.map(SspRange(_, 0, 100)),
       Some(TaskControl(1, SspControlStates.write(start), others)), Set("mid")).get
 
   /** Reads one record; true when it is a user record (a row), false when control consumed it. */
@@ -52,14 +52,14 @@ class TaskControlReaderTest {
   }
 
   @Test def theRowWatermarkHoldsToTheSourcesOtherSsps(): Unit = {
-    val behind = Seq(WatermarkMessage("p0", 1, 7)).foldLeft(ControlState.empty)((s, m) => s(m, m1, 0).state)
+    val behind = Seq(WatermarkMessage("p0", 1, 7)).foldLeft(SspControlState.empty)((s, m) => s(m, m1, 0).state)
     val t = reader(Seq(m0), others = WatermarkSummary.of(Seq(behind)))
     read(t, m0, 0, wm("p0", 10)); read(t, m0, 1, wm("p1", 30))
     assertEquals(Some(7L), watermark(t))
   }
 
   @Test def nonIntermediateSspsAreNotTracked(): Unit = {
-    val t = TaskControlReader("Partition 0", Seq(SspRange(m0, 0, 9), SspRange(plain, 0, 9)),
+    val t = TaskControlReader(TaskName("Partition 0"), Seq(SspRange(m0, 0, 9), SspRange(plain, 0, 9)),
       Some(TaskControl(1, "{}", WatermarkSummary.empty)), Set("mid")).get
     val raw = "not framed".getBytes
     val e = new Envelope(plain, 5, -1L, null, raw)
@@ -100,7 +100,7 @@ class TaskControlReaderTest {
 
   @Test def startsFromTheBatchState(): Unit = {
     val start = Seq(WatermarkMessage("p0", 2, 10), WatermarkMessage("p1", 2, 20))
-      .foldLeft(ControlState.empty)((s, m) => s(m, m0, 0).state)
+      .foldLeft(SspControlState.empty)((s, m) => s(m, m0, 0).state)
     val t = reader(Seq(m0), Map(m0 -> start))
     assertEquals(Some(10L), watermark(t))
     assertFalse(read(t, m0, 9, wm("p0", 5)))
@@ -124,9 +124,9 @@ class TaskControlReaderTest {
   }
 
   @Test def aTaskReadingIntermediateSspsNeedsAControlStart(): Unit = {
-    assertEquals(None, TaskControlReader("Partition 0", Seq(SspRange(plain, 0, 1)), None, Set("mid")))
+    assertEquals(None, TaskControlReader(TaskName("Partition 0"), Seq(SspRange(plain, 0, 1)), None, Set("mid")))
     val e = assertThrows(classOf[StreamctlException],
-      () => TaskControlReader("Partition 0", Seq(SspRange(m0, 0, 1)), None, Set("mid")))
+      () => TaskControlReader(TaskName("Partition 0"), Seq(SspRange(m0, 0, 1)), None, Set("mid")))
     assertTrue(e.getMessage.contains("Task 'Partition 0' reads intermediate SSPs mid-0"), e.getMessage)
   }
 }

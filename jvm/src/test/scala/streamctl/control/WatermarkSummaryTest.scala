@@ -8,8 +8,8 @@ import streamctl.system.SSP
 class WatermarkSummaryTest {
   private val ssp = SSP.kafka("mid", 0)
 
-  private def state(messages: ControlMessage*): ControlState =
-    messages.foldLeft(ControlState.empty)((s, m) => s(m, ssp, 0).state)
+  private def state(messages: ControlMessage*): SspControlState =
+    messages.foldLeft(SspControlState.empty)((s, m) => s(m, ssp, 0).state)
 
   private val undefined = state(WatermarkMessage("p0", 2, 10))
   private val live10 = state(WatermarkMessage("p0", 2, 10), WatermarkMessage("p1", 2, 30))
@@ -20,7 +20,7 @@ class WatermarkSummaryTest {
   private val idleBare = state(IdleMessage("p0", 2, None), IdleMessage("p1", 2, None))
 
   @Test def agreesWithTaskWatermarkForEverySplit(): Unit = {
-    val all = Seq(undefined, live10, live20, ended40, endedBare, idle50, idleBare, ControlState.empty)
+    val all = Seq(undefined, live10, live20, ended40, endedBare, idle50, idleBare, SspControlState.empty)
     for {
       n <- 0 to all.size
       subset <- all.combinations(n)

@@ -1,6 +1,6 @@
 package streamctl.grouper
 
-import streamctl.system.SSP
+import streamctl.system.{SSP, TaskName}
 
 /** Helpers shared by the grouper tests. */
 object Fixtures {

@@ -2,7 +2,7 @@ package streamctl.grouper
 
 import org.junit.jupiter.api.Assertions._
 import org.junit.jupiter.api.Test
-import streamctl.system.SSP
+import streamctl.system.{SSP, TaskName}
 
 /** The three built-in groupers on their own: plain grouping, and `previous` honoured. */
 class GroupersTest {

@@ -6,8 +6,9 @@ import org.junit.jupiter.api.Test
 import streamctl.StreamctlException
 import streamctl.metadata.InMemoryMetadataStore
 import streamctl.plan.{BatchPlan, PlanningContext, SourcePosition, SourceState}
+import streamctl.planner.SourceStates
 import streamctl.startpoint.FakeSystemAdmin
-import streamctl.system.{SSP, StreamCheck, Subscription}
+import streamctl.system.{SSP, StreamCheck, Subscription, TaskName}
 
 /** The grouping step of batch planning, against a system and a store held in memory. */
 class GroupingStepTest {
@@ -48,7 +49,7 @@ class GroupingStepTest {
     val s = step()("orders")
     val first = s.initialOffset(s.initial(), Map(orders(0) -> 1L, orders(1) -> 2L))
     assertEquals(Map(p0 -> Map(orders(0) -> 1L), p1 -> Map(orders(1) -> 2L)), first.tasks)
-    assertEquals(GroupingState(Map("orders" -> 2), Map.empty), first.state.grouping)
+    assertEquals(GroupingState(Map("orders" -> 2), Map.empty), first.state(GroupingState.Codec))
     assertEquals(Seq(p0, p1), stored.tasks)
   }
 
@@ -71,7 +72,7 @@ class GroupingStepTest {
     assertEquals(Map(orders(1) -> 10L, orders(3) -> 0L), plan.begins(p1))
     assertEquals(Set(orders(0), orders(2)), stored.taskSsps(p0))
     // orders-1 was already read to its head: orders-3 may go; orders-2 waits for orders-0 to reach 10.
-    assertEquals(Map(orders(2) -> Map(orders(0) -> 10L)), plan.state.grouping.holds)
+    assertEquals(Map(orders(2) -> Map(orders(0) -> 10L)), plan.state(GroupingState.Codec).holds)
     val end = readAll(s, plan)
     assertEquals(Map(orders(0) -> 10L, orders(2) -> 0L), end.tasks(p0))
     assertEquals(Map(orders(1) -> 10L, orders(3) -> 3L), end.tasks(p1))
@@ -79,7 +80,7 @@ class GroupingStepTest {
 
     // Next batch (no check due): orders-0 reached its barrier, so orders-2 is released and read from 0.
     val next = s.plan(BatchPlan(end), None)
-    assertEquals(Map.empty, next.state.grouping.holds)
+    assertEquals(Map.empty, next.state(GroupingState.Codec).holds)
     assertEquals(Map(orders(0) -> 10L, orders(2) -> 3L), readAll(s, next).tasks(p0))
   }
 
@@ -106,7 +107,7 @@ class GroupingStepTest {
     val plan = step()("orders").plan(BatchPlan(start), None) // a new run: no clock movement needed
     assertEquals(Set(orders(0), orders(2)), plan.begins(p0).keySet)
     assertEquals(Set(orders(0), orders(2)), stored.taskSsps(p0))
-    assertEquals(Map.empty, plan.state.grouping.holds) // old partitions were already at their heads
+    assertEquals(Map.empty, plan.state(GroupingState.Codec).holds) // old partitions were already at their heads
   }
 
   @Test def availableNowTargetCapsTheBarrier(): Unit = {
@@ -117,7 +118,7 @@ class GroupingStepTest {
     clock += 1000
     val plan = s.plan(BatchPlan(start), Some(Map(orders(0) -> 6L)))
     assertEquals(Map(orders(2) -> Map(orders(0) -> 6L), orders(3) -> Map(orders(1) -> 10L)),
-      plan.state.grouping.holds)
+      plan.state(GroupingState.Codec).holds)
   }
 
   @Test def shrinkAndNonMultipleGrowthFailNamingTheStream(): Unit = {
@@ -143,14 +144,14 @@ class GroupingStepTest {
     clock += 1000
     val plan = s.plan(BatchPlan(start), None)
     for (t <- Seq(p0, p1)) assertEquals(Some(0L), plan.begins(t).get(SSP.kafka("rates", 1)))
-    assertEquals(Map.empty, plan.state.grouping.holds)
+    assertEquals(Map.empty, plan.state(GroupingState.Codec).holds)
   }
 
   @Test def offsetWithoutGroupingStateTakesItsOwnCountsAsInitial(): Unit = {
     partition("orders", 0, 1); partition("orders", 1, 1); partition("orders", 2, 1); partition("orders", 3, 1)
     val legacy = SourcePosition(Map(p0 -> Map(orders(0) -> 1L), p1 -> Map(orders(1) -> 1L)))
     val plan = step()("orders").plan(BatchPlan(legacy), None)
-    assertEquals(GroupingState(Map("orders" -> 2), Map.empty), plan.state.grouping)
+    assertEquals(GroupingState(Map("orders" -> 2), Map.empty), plan.state(GroupingState.Codec))
     assertEquals(Set(orders(1), orders(3)), plan.begins(p1).keySet)
   }
 
@@ -162,12 +163,12 @@ class GroupingStepTest {
     val a = readAll(step()("orders"), step()("orders").plan(BatchPlan(start), None))
     val b = readAll(step()("orders"), step()("orders").plan(BatchPlan(start), None))
     assertEquals(a.json, b.json)
-    assertEquals(a, SourcePosition.parse(a.json))
+    assertEquals(a, SourceStates.parse(a.json))
   }
 
   @Test def stateRoundTripsThroughTheOffsetJson(): Unit = {
     val st = GroupingState(Map("orders" -> 2, "a.b" -> 1), Map(orders(2) -> Map(orders(0) -> 7L)))
-    val o = SourcePosition(Map(p0 -> Map(orders(0) -> 1L)), SourceState(grouping = st))
-    assertEquals(st, SourcePosition.parse(o.json).state.grouping)
+    val o = SourcePosition(Map(p0 -> Map(orders(0) -> 1L)), SourceState.empty.updated(GroupingState.Codec, st))
+    assertEquals(st, SourceStates.parse(o.json).state(GroupingState.Codec))
   }
 }

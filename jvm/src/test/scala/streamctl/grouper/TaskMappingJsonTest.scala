@@ -3,7 +3,7 @@ package streamctl.grouper
 import org.junit.jupiter.api.Assertions._
 import org.junit.jupiter.api.Test
 import streamctl.StreamctlException
-import streamctl.system.SSP
+import streamctl.system.{SSP, TaskName}
 
 class TaskMappingJsonTest {
   private def p(n: Int) = TaskName(s"Partition $n")

@@ -3,6 +3,8 @@ package streamctl.grouper
 import org.junit.jupiter.api.Assertions._
 import org.junit.jupiter.api.Test
 
+import streamctl.system.TaskName
+
 class TaskOrderTest {
   private def sorted(names: String*): Seq[String] = names.map(TaskName(_)).sorted(TaskOrder).map(_.name)
 

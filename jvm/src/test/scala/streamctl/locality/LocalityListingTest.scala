@@ -6,8 +6,8 @@ import org.apache.hadoop.conf.Configuration
 import org.junit.jupiter.api.Assertions._
 import org.junit.jupiter.api.Test
 
-import streamctl.grouper.TaskName
 import streamctl.metadata.{MetadataStore, StoreLayout}
+import streamctl.system.TaskName
 
 class LocalityListingTest {
   private val conf = new Configuration()

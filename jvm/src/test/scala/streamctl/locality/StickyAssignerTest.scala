@@ -3,7 +3,8 @@ package streamctl.locality
 import org.junit.jupiter.api.Assertions._
 import org.junit.jupiter.api.Test
 import scala.util.Random
-import streamctl.grouper.TaskName
+
+import streamctl.system.TaskName
 
 /** The acceptance cases of issue 7, one scenario each. */
 class StickyAssignerTest {

@@ -3,7 +3,7 @@ package streamctl.locality
 import org.junit.jupiter.api.Assertions._
 import org.junit.jupiter.api.Test
 import streamctl.StreamctlException
-import streamctl.grouper.TaskName
+import streamctl.system.TaskName
 
 class TaskLocalityJsonTest {
   private val a = ExecutorId("1", "host-a")

@@ -4,8 +4,8 @@ import org.junit.jupiter.api.Assertions._
 import org.junit.jupiter.api.Test
 import scala.collection.mutable
 import streamctl.StreamctlException
-import streamctl.grouper.TaskName
 import streamctl.metadata.MetadataStore
+import streamctl.system.TaskName
 
 class TaskLocalityStoreTest {
   private class MemoryStore extends MetadataStore {

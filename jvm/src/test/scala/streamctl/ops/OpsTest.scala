@@ -9,11 +9,10 @@ import org.junit.jupiter.api.Assertions._
 import org.junit.jupiter.api.Test
 
 import streamctl.{Json, StreamctlException}
-import streamctl.grouper.TaskName
 import streamctl.metadata.{InMemoryMetadataStore, StoreLayout}
 import streamctl.plan.SourcePosition
 import streamctl.startpoint.{FakeSystemAdmin, Startpoint}
-import streamctl.system.SSP
+import streamctl.system.{SSP, TaskName}
 
 class OpsTest {
   private val committed: Path = Paths.get(sys.props.getOrElse("basedir", "."), "tests", "data", "checkpoint-08f2737")

@@ -7,7 +7,7 @@ import org.junit.jupiter.api.Assertions._
 import org.junit.jupiter.api.Test
 
 import streamctl.control.IntermediateMessage
-import streamctl.system.{Envelope, SSP}
+import streamctl.system.{Envelope, SSP, TaskName}
 
 /** The converter writes every column of [[SourceSchema]], reusing one buffer row after row. */
 class EnvelopeRowConverterTest {
@@ -29,7 +29,7 @@ class EnvelopeRowConverterTest {
     }
 
   @Test def everyColumnIsWrittenAndTheBufferIsReused(): Unit = {
-    val converter = new EnvelopeRowConverter("Partition 3", includeHeaders = true)
+    val converter = new EnvelopeRowConverter(TaskName("Partition 3"), includeHeaders = true)
     val first = converter.toRow(envelope(7, 1700000000123L, "k".getBytes, "hello".getBytes, "a" -> "1".getBytes, "b" -> null), 42L)
     assertEquals(Some("k"), bytes(first, 0))
     assertEquals(Some("hello"), bytes(first, 1))
@@ -54,7 +54,7 @@ class EnvelopeRowConverterTest {
   }
 
   @Test def withoutIncludeHeadersTheStreamctlColumnsFollowTimestampType(): Unit = {
-    val row = new EnvelopeRowConverter("Partition 3", includeHeaders = false)
+    val row = new EnvelopeRowConverter(TaskName("Partition 3"), includeHeaders = false)
       .toRow(envelope(7, 5L, null, "v".getBytes, "a" -> "1".getBytes), 42L)
     assertEquals(SourceSchema.FieldCount, row.numFields)
     assertEquals("Partition 3", row.getUTF8String(7).toString)
@@ -64,7 +64,7 @@ class EnvelopeRowConverterTest {
   @Test def anIntermediateValueIsWrittenFromAfterItsFramingByte(): Unit = {
     val e = envelope(1, 2L, null, IntermediateMessage.frameUser("payload".getBytes))
     e.skipValueBytes(IntermediateMessage.PayloadOffset)
-    assertEquals(Some("payload"), bytes(new EnvelopeRowConverter("Partition 3", includeHeaders = false).toRow(e, 99L), 1))
+    assertEquals(Some("payload"), bytes(new EnvelopeRowConverter(TaskName("Partition 3"), includeHeaders = false).toRow(e, 99L), 1))
   }
 
   private def columns(row: InternalRow, includeHeaders: Boolean): Seq[Any] = {
@@ -93,13 +93,13 @@ class EnvelopeRowConverterTest {
       ({ val e = envelope(6, 8L, "k2".getBytes, framed); e.skipValueBytes(IntermediateMessage.PayloadOffset); e }, 9L,
         Seq(Some("k2"), Some("after the framing byte"), "orders", 3, 6L, Some(8000L), 1, None, "Partition 3", Some(9000L))))
     for (includeHeaders <- Seq(true, false)) {
-      val reused = new EnvelopeRowConverter("Partition 3", includeHeaders)
+      val reused = new EnvelopeRowConverter(TaskName("Partition 3"), includeHeaders)
       for ((e, watermark, expected) <- cases) {
         val what = s"offset ${e.offset}, includeHeaders=$includeHeaders"
         val row = reused.toRow(e, watermark).copy()
         assertEquals(if (includeHeaders) expected else expected.updated(7, "no headers column"), columns(row, includeHeaders), what)
         // Same bytes, padding included, as a converter that never wrote a bigger row: nothing of an earlier row shows through.
-        assertEquals(new EnvelopeRowConverter("Partition 3", includeHeaders).toRow(e, watermark), row, what)
+        assertEquals(new EnvelopeRowConverter(TaskName("Partition 3"), includeHeaders).toRow(e, watermark), row, what)
       }
     }
   }

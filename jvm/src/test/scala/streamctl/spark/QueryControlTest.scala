@@ -1,154 +1,17 @@
 package streamctl.spark
 
-import scala.collection.mutable
-
 import org.junit.jupiter.api.Assertions._
 import org.junit.jupiter.api.Test
 
-import streamctl.StreamctlException
-import streamctl.control.{ControlSink, ControlSource, InputsEnded}
-
+/** The registry of runs' controls; what a run's control decides is tested in `control.RunControlTest`. */
 class QueryControlTest {
-  /** Records what would go to Kafka; the real sender is exercised by the Python tests on a broker. */
-  private final class Recorder(val stream: String) extends ControlSink {
-    val sent = mutable.ArrayBuffer.empty[String]
-    private var last = Long.MinValue
-    override def producer = "q"
-    override def target = ("servers", stream)
-    private def watermark(ts: Option[Long]): Unit = ts.filter(_ > last).foreach { t => last = t; sent += s"wm $t" }
-    override def batchStarted(): Unit = sent += "start"
-    override def batchPartitionCount(): Int = 2
-    override def batchCommitted(wroteData: Boolean, ts: Option[Long]): Unit = watermark(ts)
-    override def batchAborted(): Unit = ()
-    var realTime: Option[() => Option[Long]] = None
-    override def realTime(wm: () => Option[Long]): Unit = realTime = Some(wm)
-    override def endOfStream(ts: Option[Long]): Unit = { watermark(ts); sent += "eos" }
-    override def runFinished(): Unit = sent += "idle"
-    var closed = false
-    override def close(): Unit = closed = true
-  }
-
-  private def add(q: QueryControl, sink: Recorder, afterAvailableNow: Boolean): Unit =
-    q.addSink(sink.target, afterAvailableNow)(sink)
-
-  private final class Source(var watermark: Option[Long], intermediate: Boolean = true, stop: Boolean = true)
-    extends ControlSource {
-    override def hasIntermediateStreams: Boolean = intermediate
-    override def upstreamWatermark: Option[Long] = watermark
-    override def stopOnEndOfStream: Boolean = stop
-  }
-
-  private def query(sources: Source*): QueryControl = {
-    val q = new QueryControl("not-a-running-query", None, Thread.currentThread(), None)
-    sources.foreach(q.addSource)
-    q
-  }
-
-  @Test def endOfStreamOnlyOnceEverySourceEndedIdleAndNoBatchIsInFlight(): Unit = {
-    val (a, b) = (new Source(Some(10)), new Source(Some(20)))
-    val q = query(a, b)
-    val out = new Recorder("mid")
-    add(q, out, afterAvailableNow = true)
-    add(q, new Recorder("mid"), afterAvailableNow = true) // the same sink built twice
-
-    q.sourcePlanned(a, Some(InputsEnded.EndOfStream), newData = false)
-    q.sourceStopped()
-    assertEquals(Seq(), out.sent.toSeq, "source b has not ended")
-
-    q.sourcePlanned(b, Some(InputsEnded.EndOfStream), newData = false)
-    q.batchStarted(7) // a batch that only closes windows still writes
-    q.sourceStopped()
-    assertEquals(Seq("start"), out.sent.toSeq)
-
-    q.batchCommitted(7, wroteData = true)
-    assertEquals(Seq("start", "wm 10"), out.sent.toSeq, "after a batch: the minimum over the inputs")
-    q.sourcePlanned(a, Some(InputsEnded.EndOfStream), newData = false)
-    q.sourcePlanned(b, Some(InputsEnded.EndOfStream), newData = false)
-    a.watermark = Some(15)
-    q.sourceStopped()
-    q.sourceStopped() // every source of the query calls it
-    assertEquals(Seq("start", "wm 10", "wm 15", "eos"), out.sent.toSeq)
-    assertTrue(out.closed, "the stopped run closes its sinks")
-  }
-
-  @Test def aRealTimeQuerySendsItsWatermarkBetweenBatchesAndABatchThatReadsNothingHoldsNoEndBack(): Unit = {
-    val a = new Source(Some(10))
-    val q = query(a)
-    val early = new Recorder("early")
-    add(q, early, afterAvailableNow = true)
-    q.realTimeSource()
-    val late = new Recorder("late")
-    add(q, late, afterAvailableNow = true)
-    for (sink <- Seq(early, late)) {
-      assertEquals(Some(10L), sink.realTime.flatMap(_()), "sinks, whenever added, send the query's watermark as it advances")
-    }
-
-    q.sourcePlanned(a, Some(InputsEnded.EndOfStream), newData = false)
-    q.batchStarted(3) // real-time batches run whether or not there is anything to read
-    q.sourceStopped()
-    assertEquals(Seq("start", "wm 10", "eos"), early.sent.toSeq, "a batch whose sources all ended writes nothing")
-
-    val b = new Source(Some(10))
-    val other = query(b)
-    val out = new Recorder("out")
-    add(other, out, afterAvailableNow = true)
-    other.realTimeSource()
-    other.sourcePlanned(b, None, newData = true)
-    other.batchStarted(1)
-    other.sourcePlanned(b, Some(InputsEnded.EndOfStream), newData = false) // its readers heard end-of-stream
-    other.sourceStopped()
-    assertEquals(Seq("start"), out.sent.toSeq, "stopped before its batch committed: its data may come again")
-  }
-
-  @Test def aFinishedAvailableNowRunEndsOnlySinksThatAgree(): Unit = {
-    val s = new Source(None, intermediate = false)
-    val q = query(s)
-    val (ends, keepsOpen) = (new Recorder("a"), new Recorder("b"))
-    add(q, ends, afterAvailableNow = true)
-    add(q, keepsOpen, afterAvailableNow = false)
-    q.sourcePlanned(s, Some(InputsEnded.AvailableNow), newData = true)
-    q.sourceStopped()
-    assertEquals(Seq(), ends.sent.toSeq, "new data: the target is not reached yet")
-    q.sourcePlanned(s, Some(InputsEnded.AvailableNow), newData = false)
-    q.sourceStopped()
-    assertEquals(Seq("eos"), ends.sent.toSeq, "no intermediate input and no withWatermark: no watermark")
-    assertEquals(Seq("idle"), keepsOpen.sent.toSeq, "the stream goes on: idle until the next run")
-  }
-
-  @Test def anExplicitEndIsSentOnceAndRefusedMidBatch(): Unit = {
-    val s = new Source(Some(5))
-    val q = query(s)
-    val out = new Recorder("mid")
-    add(q, out, afterAvailableNow = false)
-    q.requestEnd()
-    assertTrue(q.endRequested)
-    q.batchStarted(3)
-    q.batchAborted(3) // part of its data may be written; the retry writes it again
-    val e = assertThrows(classOf[StreamctlException], () => q.completeEnd())
-    assertTrue(e.getMessage.contains("batch 3"), e.getMessage)
-    q.batchStarted(3)
-    q.batchCommitted(3, wroteData = false)
-    q.sourcePlanned(s, Some(InputsEnded.Requested), newData = false)
-    q.sourceStopped()
-    q.completeEnd()
-    assertEquals(Seq("start", "start", "wm 5", "eos"), out.sent.toSeq)
-  }
-
-  @Test def theWatermarkIsUndefinedWhileAnyIntermediateInputIs(): Unit = {
-    val (a, b) = (new Source(Some(10)), new Source(None))
-    assertEquals(None, query(a, b).producerWatermark())
-    assertEquals(Some(10L), query(a, new Source(None, intermediate = false)).producerWatermark())
-    assertEquals(None, query(new Source(None, intermediate = false)).producerWatermark())
-    assertFalse(query(a, new Source(Some(1), stop = false)).stopOnEndOfStream)
-  }
-
   @Test def anEndRequestedBeforeTheRunHasItsControlIsTakenUpWhenItIsCreated(): Unit = {
     val id = java.util.UUID.randomUUID().toString
     QueryControlRegistry.requestEnd(id, "run-1")
     val (c, created) = QueryControlRegistry.forThread(id, Some("run-1"), None)
     try {
       assertTrue(created)
-      assertTrue(c.endRequested, "the request made before the control existed applies to it")
+      assertTrue(c.run.endRequested, "the request made before the control existed applies to it")
       assertSame(c, QueryControlRegistry.forThread(id, Some("run-1"), None)._1, "one control per run and thread")
     } finally QueryControlRegistry.forget(c)
   }
@@ -161,9 +24,9 @@ class QueryControlTest {
     t.start()
     t.join()
     try {
-      assertFalse(next.endRequested, "the request was for run 1")
+      assertFalse(next.run.endRequested, "the request was for run 1")
       QueryControlRegistry.requestEnd(id, "run-2")
-      assertTrue(next.endRequested, "an existing control of the run takes the request at once")
+      assertTrue(next.run.endRequested, "an existing control of the run takes the request at once")
     } finally QueryControlRegistry.forget(next)
   }
 }

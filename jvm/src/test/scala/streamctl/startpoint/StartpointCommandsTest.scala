@@ -4,9 +4,8 @@ import org.junit.jupiter.api.Assertions._
 import org.junit.jupiter.api.Test
 
 import streamctl.StreamctlException
-import streamctl.grouper.TaskName
 import streamctl.metadata.{InMemoryMetadataStore, StoreLayout}
-import streamctl.system.SSP
+import streamctl.system.{SSP, TaskName}
 
 class StartpointCommandsTest {
   private val admin = new FakeSystemAdmin()

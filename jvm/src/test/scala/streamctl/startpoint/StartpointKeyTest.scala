@@ -4,8 +4,7 @@ import org.junit.jupiter.api.Assertions._
 import org.junit.jupiter.api.Test
 
 import streamctl.StreamctlException
-import streamctl.grouper.TaskName
-import streamctl.system.SSP
+import streamctl.system.{SSP, TaskName}
 
 class StartpointKeyTest {
   private val ssp = SSP.kafka("orders.eu_west-1", 12)

@@ -7,10 +7,9 @@ import org.junit.jupiter.api.Assertions._
 import org.junit.jupiter.api.Test
 
 import streamctl.StreamctlException
-import streamctl.grouper.TaskName
 import streamctl.metadata.{InMemoryMetadataStore, MetadataStore, StoreLayout}
 import streamctl.startpoint.Startpoint._
-import streamctl.system.SSP
+import streamctl.system.{SSP, TaskName}
 
 class StartpointManagerTest {
   private val orders0 = SSP.kafka("orders", 0)

@@ -4,9 +4,8 @@ import org.junit.jupiter.api.Assertions._
 import org.junit.jupiter.api.Test
 
 import streamctl.StreamctlException
-import streamctl.grouper.TaskName
 import streamctl.startpoint.Startpoint._
-import streamctl.system.{SSP, SystemAdmin}
+import streamctl.system.{SSP, SystemAdmin, TaskName}
 
 class StartpointResolverTest {
   private val p0 = SSP.kafka("orders", 0)

@@ -4,11 +4,11 @@ import org.junit.jupiter.api.Assertions._
 import org.junit.jupiter.api.Test
 
 import streamctl.StreamctlException
-import streamctl.grouper.TaskName
 import streamctl.metadata.{InMemoryMetadataStore, StoreLayout}
 import streamctl.plan.{BatchPlan, PlanningContext, SourcePosition}
+import streamctl.planner.SourceStates
 import streamctl.startpoint.Startpoint._
-import streamctl.system.{SSP, SystemAdmin}
+import streamctl.system.{SSP, SystemAdmin, TaskName}
 
 /**
  * The planning step against an in-memory store and a fake Kafka. A broadcast SSP (read by
@@ -39,7 +39,7 @@ class StartpointStepTest {
     val end = endOf(step()(BatchPlan(previous), PlanningContext()))
     assertEquals(Map(t0 -> Map(rates -> 0L), t1 -> Map(rates -> 5L)), end.starts)
     assertEquals(Some(8L), end.startOf(previous, t0, orders0))
-    val applied = end.state.startpoints.applied
+    val applied = end.state(AppliedStartpoints.Codec).applied
     assertEquals(Set((rates, t0), (rates, t1)), applied.keySet)
     assertEquals(Oldest(1), applied((rates, t0)).startpoint)
     assertEquals(None, manager.read(rates), "the SSP-only key is replaced by its task copies")
@@ -65,7 +65,7 @@ class StartpointStepTest {
     assertEquals(1, manager.list().size)
     // The next batch carries no record, and the rewritten one waits for the next restart.
     val next = endOf(s(BatchPlan(end), PlanningContext()))
-    assertTrue(next.state.startpoints.isEmpty)
+    assertTrue(next.state(AppliedStartpoints.Codec).isEmpty)
     assertTrue(next.starts.isEmpty)
   }
 
@@ -77,7 +77,7 @@ class StartpointStepTest {
     manager.write(orders1, Specific(3, 7)) // written while the query was down
     val afterRestart = endOf(step()(BatchPlan(end), PlanningContext()))
     assertEquals(Map(t1 -> Map(orders1 -> 3L)), afterRestart.starts, "applied once, not twice")
-    assertEquals(Set((orders1, t1)), afterRestart.state.startpoints.applied.keySet)
+    assertEquals(Set((orders1, t1)), afterRestart.state(AppliedStartpoints.Codec).applied.keySet)
     assertEquals(None, manager.read(orders0, t0))
   }
 
@@ -136,9 +136,9 @@ class StartpointStepTest {
   @Test def appliedRecordRoundTripsThroughTheOffsetLog(): Unit = {
     manager.write(rates, Timestamp(500, 3)) // later than every message: the end, flagged
     val end = endOf(step()(BatchPlan(previous), PlanningContext()))
-    val again = SourcePosition.parse(end.json)
-    assertEquals(end.state.startpoints, again.state.startpoints)
-    assertTrue(again.state.startpoints.applied((rates, t1)).beyondData)
+    val again = SourceStates.parse(end.json)
+    assertEquals(end.state(AppliedStartpoints.Codec), again.state(AppliedStartpoints.Codec))
+    assertTrue(again.state(AppliedStartpoints.Codec).applied((rates, t1)).beyondData)
     assertTrue(end.json.contains("\"endOfPartition\":true"), end.json)
   }
 
@@ -154,7 +154,7 @@ class StartpointStepTest {
     val end = endOf(new StartpointStep(() => store, admin, Seq("orders", "rates"), "mem://store", Seq(fromEnd))(
       BatchPlan(previous), PlanningContext()))
     assertEquals(Map(t0 -> Map(orders0 -> 9L)), end.starts, "orders-0 ends at 12")
-    assertEquals(Custom("from-end", "3", 1), end.state.startpoints.applied((orders0, t0)).startpoint)
+    assertEquals(Custom("from-end", "3", 1), end.state(AppliedStartpoints.Codec).applied((orders0, t0)).startpoint)
   }
 
   @Test def aCustomStartpointWithoutAResolverStopsTheStartNamingTheOption(): Unit = {

@@ -15,7 +15,7 @@ class ConsumerPoolTest {
 
   /** A reader of `ssp` as [[streamctl.spark.TaskPartitionReader]] uses the pool: acquire, assign. */
   private def read(kp: KafkaParams, task: String, ssp: SSP): (ConsumerPool.Consumer, Boolean) = {
-    val lease = ConsumerPool.acquire(kp, task, Seq(ssp))
+    val lease = ConsumerPool.acquire(kp, TaskName(task), Seq(ssp))
     lease.consumer.assign(java.util.List.of(new TopicPartition(ssp.stream, ssp.partition)))
     (lease.consumer, lease.reused)
   }
@@ -26,8 +26,8 @@ class ConsumerPoolTest {
     val (a, aReused) = read(kp, "Partition 0", SSP.kafka("upstream", 0))
     val (b, bReused) = read(kp, "Partition 0", SSP.kafka("downstream", 0))
     assertFalse(aReused || bReused)
-    ConsumerPool.release(kp, "Partition 0", a)
-    ConsumerPool.release(kp, "Partition 0", b)
+    ConsumerPool.release(kp, TaskName("Partition 0"), a)
+    ConsumerPool.release(kp, TaskName("Partition 0"), b)
     assertFalse(closed(a), "the second release must not close the first query's consumer")
     assertFalse(closed(b))
     // The query that released first asks first: it still gets its own consumer, not the newest.
@@ -43,7 +43,7 @@ class ConsumerPoolTest {
   @Test def aLaterQueryOfTheSameTaskTakesTheIdleConsumer(): Unit = {
     val kp = params("later")
     val (a, _) = read(kp, "Partition 0", SSP.kafka("orders", 0))
-    ConsumerPool.release(kp, "Partition 0", a)
+    ConsumerPool.release(kp, TaskName("Partition 0"), a)
     // A scheduled AvailableNow run, or a task of another query: warm connections beat a new consumer.
     val (b, reused) = read(kp, "Partition 0", SSP.kafka("payments", 0))
     assertSame(a, b)
@@ -58,7 +58,7 @@ class ConsumerPoolTest {
     ConsumerPool.maxIdle = 2
     try {
       val consumers = (0 until 3).map(i => read(kp, s"Partition $i", SSP.kafka("orders", i))._1)
-      consumers.zipWithIndex.foreach { case (c, i) => ConsumerPool.release(kp, s"Partition $i", c) }
+      consumers.zipWithIndex.foreach { case (c, i) => ConsumerPool.release(kp, TaskName.ofPartition(i), c) }
       assertEquals(Seq(true, false, false), consumers.map(closed))
       assertEquals(2, ConsumerPool.idleCount)
     } finally {
@@ -73,7 +73,7 @@ class ConsumerPoolTest {
     ConsumerPool.clear()
     try {
       val first = (0 until 200).map(i => read(kp, s"Partition $i", SSP.kafka("orders", i))._1)
-      first.zipWithIndex.foreach { case (c, i) => ConsumerPool.release(kp, s"Partition $i", c) }
+      first.zipWithIndex.foreach { case (c, i) => ConsumerPool.release(kp, TaskName.ofPartition(i), c) }
       val again = (0 until 200).map(i => read(kp, s"Partition $i", SSP.kafka("orders", i)))
       assertTrue(again.forall(_._2), "every task's consumer is reused")
       assertEquals(first, again.map(_._1))
@@ -87,7 +87,7 @@ class ConsumerPoolTest {
     ConsumerPool.clear()
     try {
       val (a, _) = read(kp, "Partition 0", SSP.kafka("orders", 0))
-      ConsumerPool.release(kp, "Partition 0", a)
+      ConsumerPool.release(kp, TaskName("Partition 0"), a)
       ConsumerPool.idleTimeoutMs = 0
       // The next pool operation closes what outlived the timeout, before it hands anything out.
       val (b, reused) = read(kp, "Partition 1", SSP.kafka("orders", 1))

@@ -6,7 +6,7 @@ import org.junit.jupiter.api.Assertions._
 import org.junit.jupiter.api.Test
 
 import streamctl.StreamctlException
-import streamctl.chooser.RoundRobinChooser
+import streamctl.chooser.{RoundRobinChooser, TaskChooser}
 
 /**
  * Records deleted between planning and reading (the planner skips the gaps it knows of): the
@@ -31,7 +31,7 @@ class KafkaTaskReaderDataLossTest {
 
   @Test def skipsToTheOldestRecordAndReportsItsOwnShare(): Unit = {
     var reported = Seq.empty[SkippedRange]
-    val r = new KafkaTaskReader(Seq(SspRange(SSP.kafka("orders", 0), 10, 20)), consumer(15, 20), new RoundRobinChooser, readWait,
+    val r = new KafkaTaskReader(Seq(SspRange(SSP.kafka("orders", 0), 10, 20)), consumer(15, 20), TaskChooser.of(new RoundRobinChooser), readWait,
       failOnDataLoss = false, onSkipped = s => reported :+= s)
     assertEquals(15L to 19L, read(r))
     assertEquals(Seq(SkippedRange(SSP.kafka("orders", 0), 10, 15)), reported)
@@ -39,21 +39,21 @@ class KafkaTaskReaderDataLossTest {
 
   @Test def aRangeWhollyGoneEndsAtItsEnd(): Unit = {
     var reported = Seq.empty[SkippedRange]
-    val r = new KafkaTaskReader(Seq(SspRange(SSP.kafka("orders", 0), 10, 20)), consumer(25, 30), new RoundRobinChooser, readWait,
+    val r = new KafkaTaskReader(Seq(SspRange(SSP.kafka("orders", 0), 10, 20)), consumer(25, 30), TaskChooser.of(new RoundRobinChooser), readWait,
       failOnDataLoss = false, onSkipped = s => reported :+= s)
     assertEquals(Nil, read(r))
     assertEquals(Seq(SkippedRange(SSP.kafka("orders", 0), 10, 20)), reported, "the records 20..24 belong to the next batch")
   }
 
   @Test def failsNamingTheRecordsByDefault(): Unit = {
-    val r = new KafkaTaskReader(Seq(SspRange(SSP.kafka("orders", 0), 10, 20)), consumer(15, 20), new RoundRobinChooser, readWait)
+    val r = new KafkaTaskReader(Seq(SspRange(SSP.kafka("orders", 0), 10, 20)), consumer(15, 20), TaskChooser.of(new RoundRobinChooser), readWait)
     val e = assertThrows(classOf[StreamctlException], () => { read(r); () })
     assertTrue(e.getMessage.startsWith("Records are no longer on the broker: stream 'orders' partition 0 offset 10"), e.getMessage)
   }
 
   @Test def aBrokerThatReturnsNothingFailsNamingServersAndOption(): Unit = {
     val c = new MockConsumer[Array[Byte], Array[Byte]]("none")
-    val r = new KafkaTaskReader(Seq(SspRange(SSP.kafka("orders", 0), 10, 20)), c, new RoundRobinChooser,
+    val r = new KafkaTaskReader(Seq(SspRange(SSP.kafka("orders", 0), 10, 20)), c, TaskChooser.of(new RoundRobinChooser),
       BrokerWait("127.0.0.1:9092", 300, "poll.timeout.ms"))
     val e = assertThrows(classOf[StreamctlException], () => { read(r); () })
     assertEquals("Kafka at 127.0.0.1:9092 did not answer within 300 ms while reading stream 'orders' partition 0 at offset 10 " +

@@ -5,7 +5,7 @@ import org.apache.kafka.common.TopicPartition
 import org.junit.jupiter.api.Assertions._
 import org.junit.jupiter.api.Test
 
-import streamctl.chooser.RoundRobinChooser
+import streamctl.chooser.{RoundRobinChooser, TaskChooser}
 
 /**
  * A consumer reused from the pool (the same task's next batch) may come back with partitions
@@ -23,7 +23,7 @@ class KafkaTaskReaderReuseTest {
     consumer.addRecord(new ConsumerRecord("a", 2, 0L, Array[Byte](2), Array[Byte](2)))
 
     val reader = new KafkaTaskReader(Seq(SspRange(SSP.kafka("a", 0), 0, 1), SspRange(SSP.kafka("a", 2), 0, 1)),
-      consumer, new RoundRobinChooser, BrokerWait("test", 2000, "poll.timeout.ms"))
+      consumer, TaskChooser.of(new RoundRobinChooser), BrokerWait("test", 2000, "poll.timeout.ms"))
     val read = Iterator.continually(reader.next()).takeWhile(_ != null).map(_.ssp.partition).toSet
     assertEquals(Set(0, 2), read)
   }
@@ -51,36 +51,36 @@ class KafkaTaskReaderPrefetchTest {
 
   @Test def theNextBatchReadsWhatThePreviousReaderFetchedPastItsEnd(): Unit = {
     val c = consumerWith(5)
-    val first = new KafkaTaskReader(Seq(SspRange(SSP.kafka("a", 0), 0, 2)), c, new RoundRobinChooser, readWait)
+    val first = new KafkaTaskReader(Seq(SspRange(SSP.kafka("a", 0), 0, 2)), c, TaskChooser.of(new RoundRobinChooser), readWait)
     assertEquals(Seq(0L, 1L), readAll(first))
     val left = first.unread
     assertEquals(5L, left.get(tp).next)
-    val second = new KafkaTaskReader(Seq(SspRange(SSP.kafka("a", 0), 2, 5)), c, new RoundRobinChooser, readWait,
+    val second = new KafkaTaskReader(Seq(SspRange(SSP.kafka("a", 0), 2, 5)), c, TaskChooser.of(new RoundRobinChooser), readWait,
       prefetched = left)
     assertEquals(Seq(2L, 3L, 4L), readAll(second))
   }
 
   @Test def aStartOutsideWhatWasFetchedSeeks(): Unit = {
     val c = consumerWith(5)
-    val first = new KafkaTaskReader(Seq(SspRange(SSP.kafka("a", 0), 0, 2)), c, new RoundRobinChooser, readWait)
+    val first = new KafkaTaskReader(Seq(SspRange(SSP.kafka("a", 0), 0, 2)), c, TaskChooser.of(new RoundRobinChooser), readWait)
     readAll(first)
     val left = first.unread
     assertEquals(None, left.get(tp).indexOf(6L))
     assertEquals(Some(0), left.get(tp).indexOf(0L))
     // A replay from offset 1 (a restarted batch) is inside the window: it reads from memory too.
-    val replay = new KafkaTaskReader(Seq(SspRange(SSP.kafka("a", 0), 1, 3)), c, new RoundRobinChooser, readWait, prefetched = left)
+    val replay = new KafkaTaskReader(Seq(SspRange(SSP.kafka("a", 0), 1, 3)), c, TaskChooser.of(new RoundRobinChooser), readWait, prefetched = left)
     assertEquals(Seq(1L, 2L), readAll(replay))
   }
 
   @Test def recordsOfATopicSinceDeletedAndCreatedAgainAreNotServed(): Unit = {
     val c = consumerWith(5)
-    val first = new KafkaTaskReader(Seq(SspRange(SSP.kafka("a", 0), 0, 2)), c, new RoundRobinChooser, readWait,
+    val first = new KafkaTaskReader(Seq(SspRange(SSP.kafka("a", 0), 0, 2)), c, TaskChooser.of(new RoundRobinChooser), readWait,
       streamIds = Map("a" -> "old-id"))
     readAll(first)
     val left = first.unread
     // The new topic's records at the same offsets.
     (2 until 5).foreach(o => c.addRecord(new ConsumerRecord("a", 0, o.toLong, Array[Byte](), Array[Byte](9))))
-    val second = new KafkaTaskReader(Seq(SspRange(SSP.kafka("a", 0), 2, 5)), c, new RoundRobinChooser, readWait,
+    val second = new KafkaTaskReader(Seq(SspRange(SSP.kafka("a", 0), 2, 5)), c, TaskChooser.of(new RoundRobinChooser), readWait,
       prefetched = left, streamIds = Map("a" -> "new-id"))
     val values = Iterator.continually(second.next()).takeWhile(_ != null).map(_.value(0)).toSeq
     assertEquals(Seq[Byte](9, 9, 9), values)

@@ -1,0 +1,316 @@
+package streamctl.planner
+
+import scala.collection.mutable
+
+import org.junit.jupiter.api.Assertions._
+import org.junit.jupiter.api.Test
+
+import streamctl.control.{ControlState, ControlResults, SspControlState, ControlledQuery, EndOfStreamMessage, RunControl}
+import streamctl.grouper.GroupingState
+import streamctl.locality.ExecutorId
+import streamctl.metadata.{InMemoryMetadataStore, StoreLayout}
+import streamctl.plan.{ReaderReports, ReaderRun, SourcePosition}
+import streamctl.startpoint.{AppliedStartpoints, FakeSystemAdmin, Startpoint, StartpointKey, StartpointManager}
+import streamctl.system.{SSP, SkippedRange, TaskName}
+
+/**
+ * Batch planning as Spark drives it (initial offset, then latestOffset / planInputPartitions /
+ * commit per batch), over a system and a metadata store held in memory: no broker, no Spark.
+ */
+class PlannerTest {
+  private val admin = new FakeSystemAdmin
+  /** Listings per namespace: the store a real query uses lists a directory for each. */
+  private val listings = mutable.Map.empty[String, Int].withDefaultValue(0)
+  private val store = new InMemoryMetadataStore {
+    override def keys(namespace: String): Seq[String] = { listings(namespace) += 1; super.keys(namespace) }
+  }
+  private val sourceCheckpoint = new InMemoryMetadataStore
+  private val keys = StoreLayout.Source("0")
+  private var clock = 0L
+  private val p0 = TaskName("Partition 0")
+  private val p1 = TaskName("Partition 1")
+  private def orders(p: Int) = SSP.kafka("orders", p)
+  private def backfill(p: Int) = SSP.kafka("backfill", p)
+  private val mid = SSP.kafka("mid", 0)
+
+  private object reports extends ReaderReports {
+    override def runs: Seq[ReaderRun] = Nil
+    override def skipped: Seq[SkippedRange] = Nil
+    override def clear(): Unit = ()
+  }
+
+  /** Appends `n` records (timestamps 0, 1, ...) to the partition. */
+  private def write(ssp: SSP, n: Int): Unit = {
+    val before = admin.upcomingOffsets(Set(ssp)).getOrElse(ssp, 0L).toInt
+    admin.add(ssp, 0, (0 until before + n).map(_.toLong))
+  }
+
+  /** A run of a query: Spark builds a new source, hence a new planner, at every start. */
+  private def planner(streams: String, options: (String, String)*): Planner = controlledPlanner(streams, None, options: _*)
+
+  private def controlledPlanner(streams: String, query: Option[ControlledQuery], options: (String, String)*): Planner =
+    new Planner(SourceOptions(Map("kafka.bootstrap.servers" -> "127.0.0.1:1", "streams" -> streams,
+      "starting.offsets" -> "earliest", "partition.check.interval" -> "1s") ++ options),
+      admin, store, "mem://store", keys, new InitialOffset(() => sourceCheckpoint),
+      () => Seq(ExecutorId("1", "h1"), ExecutorId("2", "h2")), reports, query = query, clockMs = () => clock)
+
+  /** A run's control as `spark.QueryControl` makes it, for a query with no event-time watermark. */
+  private def runControl(): RunControl = new RunControl("q-1", new RunControl.Query {
+    override def name: Option[String] = None
+    override def eventTimeWatermark(running: Option[Long]): Option[Option[Long]] = None
+    override def failed: Boolean = false
+    override def running: Boolean = true
+  }, () => ())
+
+  /** Plans and "runs" the next batch: Spark logs `end`, runs the reads and commits. */
+  private def batch(planner: Planner, start: SourcePosition, budget: Option[Long] = None): (SourcePosition, Seq[TaskRead]) = {
+    val end = planner.latestOffset(start, budget)
+    val reads = planner.planReads(start, end)
+    planner.commit(end)
+    (end, reads)
+  }
+
+  private def ranges(reads: Seq[TaskRead]): Map[(String, SSP), (Long, Long)] =
+    reads.flatMap(r => r.ranges.map(x => (r.task.name, x.ssp) -> (x.from, x.until))).toMap
+
+  @Test def theBudgetIsSharedAndAGrownStreamJoinsItsTasksAfterTheOlderPartitions(): Unit = {
+    write(orders(0), 10); write(orders(1), 10)
+    val q = planner("orders")
+    val start = q.initialPosition()
+    assertEquals(Map(p0 -> Map(orders(0) -> 0L), p1 -> Map(orders(1) -> 0L)), start.tasks)
+
+    val (b1, r1) = batch(q, start, budget = Some(8))
+    assertEquals(Map((p0.name, orders(0)) -> (0L, 4L), (p1.name, orders(1)) -> (0L, 4L)), ranges(r1), "fair share of 8")
+
+    // The stream doubles; the next check (after partition.check.interval) sees it.
+    write(orders(2), 3); write(orders(3), 3)
+    clock += 1000
+    val (b2, r2) = batch(q, b1, budget = Some(100))
+    assertEquals(Map(p0 -> Map(orders(0) -> 10L, orders(2) -> 0L), p1 -> Map(orders(1) -> 10L, orders(3) -> 0L)), b2.tasks,
+      "new partitions join the tasks of their origin and wait until the older ones passed the growth")
+    assertEquals(Map(p0 -> Map(orders(2) -> 0L), p1 -> Map(orders(3) -> 0L)), b2.starts)
+    assertEquals(Set(orders(2), orders(3)), b2.state(GroupingState.Codec).holds.keySet)
+    assertEquals(Map((p0.name, orders(0)) -> (4L, 10L), (p1.name, orders(1)) -> (4L, 10L)), ranges(r2))
+
+    val (b3, r3) = batch(q, b2, budget = Some(100))
+    assertEquals(Map((p0.name, orders(2)) -> (0L, 3L), (p1.name, orders(3)) -> (0L, 3L)), ranges(r3))
+    assertTrue(b3.state(GroupingState.Codec).holds.isEmpty)
+    assertSame(b3, q.latestOffset(b3, Some(100)), "nothing new: no batch")
+  }
+
+  @Test def priorityTiersTakeTheBudgetFirst(): Unit = {
+    write(orders(0), 10); write(backfill(0), 10)
+    val q = planner("orders,backfill", "stream.orders.priority" -> "1")
+    val (b1, r1) = batch(q, q.initialPosition(), budget = Some(6))
+    assertEquals(Map((p0.name, orders(0)) -> (0L, 6L)), ranges(r1))
+    val (_, r2) = batch(q, b1, budget = Some(6))
+    assertEquals(Map((p0.name, orders(0)) -> (6L, 10L), (p0.name, backfill(0)) -> (0L, 2L)), ranges(r2))
+  }
+
+  @Test def aStartpointAppliesAtTheNextRunAndIsDeletedOnceItsBatchCommitted(): Unit = {
+    write(orders(0), 10); write(orders(1), 10)
+    val first = planner("orders")
+    val (b1, _) = batch(first, first.initialPosition())
+
+    new StartpointManager(store).write(orders(0), Startpoint.specific(2)) // the query is stopped
+    val restarted = planner("orders")
+    val b2 = restarted.latestOffset(b1, None)
+    assertEquals(Map(p0 -> Map(orders(0) -> 2L)), b2.starts)
+    assertEquals(Set((orders(0), p0)), b2.state(AppliedStartpoints.Codec).applied.keySet)
+    assertEquals(Map((p0.name, orders(0)) -> (2L, 10L)), ranges(restarted.planReads(b1, b2)))
+    val fannedOut = StartpointKey(orders(0), p0).storeKey
+    assertEquals(Seq(fannedOut), store.keys(StoreLayout.StartpointsNamespace), "fanned out to the task, not deleted yet")
+
+    restarted.commit(b2)
+    assertEquals(Nil, store.keys(StoreLayout.StartpointsNamespace))
+    write(orders(0), 1)
+    val b3 = restarted.latestOffset(b2, None)
+    assertTrue(b3.starts.isEmpty && b3.state(AppliedStartpoints.Codec).isEmpty, "applied once")
+  }
+
+  @Test def theReadersControlResultsAreMergedIntoTheNextOffset(): Unit = {
+    write(mid, 10)
+    val q = planner("mid", "stream.mid.intermediate" -> "true")
+    val start = q.initialPosition()
+    val (b1, r1) = batch(q, start)
+    assertEquals(Some(1L), b1.state.get(ControlState.Codec).map(_.seq))
+    val control = r1.head.control.get
+    assertEquals(1L, control.seq)
+
+    // The task's reader heard the only producer end the stream, and recorded it for batch 1.
+    val ended = SspControlState.empty(EndOfStreamMessage("p0", 1), mid, 9).state
+    new ControlResults(store, keys.controlNamespace).put(control.seq, r1.head.task, Map(mid -> ended))
+    assertEquals("true", q.metrics(Some(b1))("endOfStream"))
+
+    write(mid, 1)
+    val (b2, r2) = batch(q, b1)
+    assertEquals(Some(SspControlState.empty(EndOfStreamMessage("p0", 1), mid, 9).state), b2.state.get(ControlState.Codec).flatMap(_.states.get(mid)))
+    assertEquals(2L, r2.head.control.get.seq)
+    assertTrue(new ControlResults(store, keys.controlNamespace).load(1).isEmpty, "merged into the log, then deleted")
+  }
+
+  @Test def aReplayAfterARestartPlansTheSameBatch(): Unit = {
+    write(orders(0), 10); write(orders(1), 10)
+    val q = planner("orders", "max.records.per.batch" -> "5")
+    val start = q.initialPosition()
+    val end = q.latestOffset(start, Some(5))
+    val reads = q.planReads(start, end)
+
+    // Crash before the commit: the new run reads the first offset back, and the logged end plans the same reads.
+    val again = planner("orders", "max.records.per.batch" -> "5")
+    assertEquals(start, again.initialPosition(), "batch 0 replays from the stored first offset")
+    val replayed = again.planReads(start, end)
+    assertEquals(ranges(reads), ranges(replayed))
+    assertEquals(reads.map(_.locations.toSeq), replayed.map(_.locations.toSeq), "tasks keep their executors")
+    assertEquals(end, again.latestOffset(start, Some(5)), "and planning it again gives the same batch")
+    assertEquals(5L, reads.flatMap(_.ranges).map(_.size).sum, "within the budget")
+  }
+
+  @Test def aRealTimeBatchReadsOpenEndedFromItsBeginningsAndEndsWhereItsReadersStopped(): Unit = {
+    write(orders(0), 10); write(orders(1), 10)
+    val q = planner("orders")
+    val start = q.initialPosition()
+    val b1 = q.beginRealTime(start)
+    assertEquals(Map((p0.name, orders(0)) -> (0L, Long.MaxValue), (p1.name, orders(1)) -> (0L, Long.MaxValue)), ranges(b1.reads))
+    // Task 1 was never scheduled (Spark reports no offset for it): it ends where it began.
+    val end1 = q.endRealTime(b1, Map(p0 -> ReaderEnd(Map(orders(0) -> 7L), None)))
+    assertEquals(Map(p0 -> Map(orders(0) -> 7L), p1 -> Map(orders(1) -> 0L)), end1.tasks)
+    q.commit(end1)
+
+    // A batch that read nothing ends exactly where it began (Spark's processAllAvailable waits for that).
+    val b2 = q.beginRealTime(end1)
+    assertSame(end1, q.endRealTime(b2, Map(p0 -> ReaderEnd(Map(orders(0) -> 7L), None), p1 -> ReaderEnd(Map(orders(1) -> 0L), None))))
+
+    // A startpoint waits for the next run, and is then part of the batch's beginnings and end.
+    new StartpointManager(store).write(orders(1), Startpoint.specific(4))
+    assertEquals((0L, Long.MaxValue), ranges(q.beginRealTime(end1).reads)((p1.name, orders(1))), "not in this run")
+    val restarted = planner("orders")
+    val b3 = restarted.beginRealTime(end1)
+    assertEquals((4L, Long.MaxValue), ranges(b3.reads)((p1.name, orders(1))))
+    val end3 = restarted.endRealTime(b3, Map(p1 -> ReaderEnd(Map(orders(1) -> 6L), None)))
+    assertEquals(Map(p1 -> Map(orders(1) -> 4L)), end3.starts, "a replay begins where this batch began")
+    assertEquals(Map(p0 -> Map(orders(0) -> 7L), p1 -> Map(orders(1) -> 6L)), end3.tasks)
+  }
+
+  @Test def aRealTimeEndCarriesTheReadersControlStatesAndNothingIsReadPastEndOfStream(): Unit = {
+    write(mid, 10)
+    val q = planner("mid", "stream.mid.intermediate" -> "true")
+    val start = q.initialPosition()
+    val b1 = q.beginRealTime(start)
+    assertEquals(1L, b1.reads.head.control.get.seq)
+    val ended = SspControlState.empty(EndOfStreamMessage("p0", 1), mid, 9).state
+    val end1 = q.endRealTime(b1, Map(p0 -> ReaderEnd(Map(mid -> 10L), Some(Map(mid -> ended)))))
+    assertEquals(Some(ControlState(1L, Map(mid -> ended))), end1.state.get(ControlState.Codec))
+    q.commit(end1)
+    // A run that died in batch 2 left results the offset log does not hold: the next run does not merge them.
+    new ControlResults(store, keys.controlNamespace).put(2, p0, Map(mid -> SspControlState.empty(EndOfStreamMessage("p0", 1), mid, 3).state))
+
+    val restarted = planner("mid", "stream.mid.intermediate" -> "true")
+    val b2 = restarted.beginRealTime(end1)
+    assertEquals(Some(ended), b2.reads.head.control.map(_.startStates(mid)), "the next batch starts from them")
+    assertTrue(new ControlResults(store, keys.controlNamespace).load(2).isEmpty, "the dead run's results are gone")
+    assertSame(end1, restarted.endRealTime(b2, Map(p0 -> ReaderEnd(Map(mid -> 10L), Some(Map(mid -> ended))))))
+  }
+
+
+  @Test def eachBoundaryAsksTheHeadsBeforeDescribingTheStreamsSoBothRequestsTravelTogether(): Unit = {
+    write(orders(0), 10); write(orders(1), 10)
+    val rt = planner("orders")
+    var end = rt.initialPosition()
+    for (_ <- 1 to 2) {
+      clock += 2000 // real-time batches outlast partition.check.interval: every boundary checks the streams
+      admin.requests.clear()
+      val b = rt.beginRealTime(end)
+      end = rt.endRealTime(b, Map(p0 -> ReaderEnd(Map(orders(0) -> 10L), None)))
+      rt.commit(end)
+      assertEquals(Seq("upcomingOffsets", "partitionCounts"), admin.requests.toSeq, "two requests, in flight together")
+    }
+    val mb = planner("orders")
+    var e = mb.initialPosition()
+    for (_ <- 1 to 2) {
+      clock += 2000
+      write(orders(0), 1)
+      admin.requests.clear()
+      e = batch(mb, e)._1
+      assertEquals(Seq("upcomingOffsets", "partitionCounts"), admin.requests.toSeq, "a micro-batch plans the same way")
+    }
+
+    // A grown stream: the heads of its new partitions are asked once the planning knows them.
+    write(orders(2), 3); write(orders(3), 4)
+    clock += 2000
+    admin.requests.clear()
+    val grown = rt.beginRealTime(end)
+    assertEquals(Seq("upcomingOffsets", "partitionCounts"), admin.requests.take(2).toSeq)
+    assertEquals(Set(orders(2), orders(3)), grown.plan.held, "held until the older partitions passed the growth")
+    assertEquals(Map(orders(0) -> 12L, orders(1) -> 10L, orders(2) -> 3L, orders(3) -> 4L), rt.reportedHeads)
+  }
+
+  @Test def aRealTimeBoundaryWaitsForTheHeadsOnlyForABootstrapStream(): Unit = {
+    write(orders(0), 10); write(backfill(0), 5)
+    val rt = planner("orders")
+    val start = rt.initialPosition()
+    admin.headsAwaited = 0
+    val b = rt.beginRealTime(start)
+    assertEquals(0, admin.headsAwaited, "tasks read open-ended: the batch starts without Kafka's answer")
+    assertEquals(Set(orders(0)), b.reads.flatMap(_.ranges.map(_.ssp)).toSet)
+    val end = rt.endRealTime(b, Map(p0 -> ReaderEnd(Map(orders(0) -> 4L), None)))
+    assertEquals("6", rt.metrics(Some(end))("maxOffsetsBehindLatest"), "the metrics after the batch take the answer")
+    assertEquals(1, admin.headsAwaited)
+
+    // A bootstrap stream's chooser reads to the head it had at the start: that one is waited for.
+    val boot = planner("orders,backfill", "stream.backfill.bootstrap" -> "true")
+    val bootStart = boot.initialPosition()
+    admin.headsAwaited = 0
+    val bb = boot.beginRealTime(bootStart)
+    assertEquals(1, admin.headsAwaited)
+    assertEquals(Map(backfill(0) -> 5L), bb.reads.flatMap(_.bootstrapHeads).toMap)
+  }
+
+  @Test def aRealTimeRunRemovesADeadRunsControlResultsOnceNotAtEveryBoundary(): Unit = {
+    write(mid, 10)
+    val q = planner("mid", "stream.mid.intermediate" -> "true")
+    var end = q.initialPosition()
+    val perBoundary = (1 to 3).map { i =>
+      write(mid, 1)
+      listings.clear()
+      val b = q.beginRealTime(end)
+      end = q.endRealTime(b, Map(p0 -> ReaderEnd(Map(mid -> (10L + i)), None)))
+      q.commit(end)
+      listings(keys.controlNamespace)
+    }
+    // The first: the dead run's results, the previous batch's results, and the commit's clean-up.
+    assertEquals(Seq(3, 2, 2), perBoundary)
+  }
+
+  @Test def endOfStreamRequestedBeforeTheFirstBatchAdmitsNothingInEitherMode(): Unit = {
+    write(orders(0), 10); write(orders(1), 10)
+    // Micro-batches: requested as the run starts, before any batch is planned; then more data arrives.
+    val run = runControl()
+    val q = controlledPlanner("orders", Some(run))
+    val start = q.initialPosition()
+    run.requestEnd()
+    val (end, reads) = batch(q, start)
+    assertEquals(start, end, "no batch: the source admits nothing once end_of_stream was asked")
+    assertTrue(reads.forall(_.ranges.forall(r => r.from == r.until)), s"nothing to read: $reads")
+    write(orders(0), 5)
+    assertEquals(start, q.latestOffset(start, None), "still nothing after new data")
+
+    // Real-time: the batch begun after the request reads nothing.
+    val rtRun = runControl()
+    val rt = controlledPlanner("orders", Some(rtRun))
+    rtRun.requestEnd()
+    val begun = rt.beginRealTime(rt.initialPosition())
+    assertEquals(Seq.empty, begun.reads, "a real-time batch after end_of_stream starts no reader")
+  }
+
+  @Test def endOfStreamRequestedBetweenBatchesAdmitsNothingMore(): Unit = {
+    write(orders(0), 10); write(orders(1), 10)
+    val run = runControl()
+    val q = controlledPlanner("orders", Some(run))
+    val (b1, r1) = batch(q, q.initialPosition())
+    assertEquals(Map((p0.name, orders(0)) -> (0L, 10L), (p1.name, orders(1)) -> (0L, 10L)), ranges(r1))
+    write(orders(0), 5)
+    run.requestEnd()
+    assertEquals(b1, q.latestOffset(b1, None), "the 5 new records are not admitted after end_of_stream")
+  }
+}
