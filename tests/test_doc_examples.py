@@ -59,6 +59,7 @@ raw = (spark.readStream.format("streamctl").options(**options.source(servers, ["
 """,
     "docs/choosers.md": _COMMON + 'cp = "/chk/choosers"\n',
     "docs/control-messages.md": _COMMON,
+    "docs/exactly-once.md": "",
     "docs/grouping.md": _COMMON
     + """
 (spark.readStream.format("streamctl").options(**options.source(servers, ["orders"], starting_offsets="earliest")).load()
