@@ -52,7 +52,7 @@ object ControlBench {
     report("decode to UserMessage (payload copy)", records) { n =>
       var i = 0; var acc = 0L
       while (i < n) {
-        IntermediateMessage.decode(ssp, i, framed(i & 1023)) match {
+        IntermediateRecords.decode(ssp, i, framed(i & 1023)) match {
           case u: UserMessage => acc += u.payload.length
           case _ => ()
         }

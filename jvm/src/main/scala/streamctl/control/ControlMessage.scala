@@ -10,18 +10,15 @@ package streamctl.control
  * there a producer is a task; here it is a query, see [[ControlEncoder]].)
  *
  * {{{
- * IntermediateMessage.decode(ssp, offset, bytes) match {
+ * IntermediateMessage.decodeControl(ssp, offset, bytes) match {
  *   case WatermarkMessage(producer, count, ts) => ...
  *   case EndOfStreamMessage(producer, count)   => ...
  *   case IdleMessage(producer, count, wm)      => ...   // wm: the producer's watermark, if it has one
  *   case ActiveMessage(producer, count, wm)    => ...
- *   case user: UserMessage                     => user.payload
  * }
  * }}}
  */
-sealed trait IntermediateRecord
-
-sealed trait ControlMessage extends IntermediateRecord {
+sealed trait ControlMessage {
   def producer: String
   def producerCount: Int
 }
@@ -45,11 +42,3 @@ final case class IdleMessage(producer: String, producerCount: Int, watermark: Op
  * producer name: this is what brings the producer back into the watermark minimum.
  */
 final case class ActiveMessage(producer: String, producerCount: Int, watermark: Option[Long]) extends ControlMessage
-
-/**
- * A user's record with the framing byte removed. Not a case class: array equality
- * would be by reference, which would surprise anyone comparing two of them.
- */
-final class UserMessage(val payload: Array[Byte]) extends IntermediateRecord {
-  override def toString: String = s"UserMessage(${payload.length} bytes)"
-}

@@ -1,7 +1,6 @@
 package streamctl.control
 
 import java.io.ByteArrayOutputStream
-import java.util.Arrays
 
 import com.fasterxml.jackson.core.StreamReadFeature
 import com.fasterxml.jackson.databind.{DeserializationFeature, JsonNode, ObjectReader}
@@ -130,14 +129,6 @@ object IntermediateMessage {
   }
 
   def payloadLength(bytes: Array[Byte]): Int = bytes.length - PayloadOffset
-
-  /** A copy of the user's bytes of a record already known to be a user message. */
-  def userPayload(bytes: Array[Byte]): Array[Byte] = Arrays.copyOfRange(bytes, PayloadOffset, bytes.length)
-
-  /** Decodes any record. For the per-record path prefer [[typeOf]] plus an offset view. */
-  def decode(ssp: SSP, offset: Long, bytes: Array[Byte]): IntermediateRecord =
-    if (typeOf(ssp, offset, bytes) == UserType) new UserMessage(userPayload(bytes))
-    else decodeControl(ssp, offset, bytes)
 
   /** Decodes a record that must be a control message; a user message here is an error. */
   def decodeControl(ssp: SSP, offset: Long, bytes: Array[Byte]): ControlMessage = {

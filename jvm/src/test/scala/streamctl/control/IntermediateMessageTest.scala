@@ -15,7 +15,7 @@ class IntermediateMessageTest {
   private def control(typeByte: Int, json: String): Array[Byte] = Array(typeByte.toByte) ++ json.getBytes(UTF_8)
 
   private def assertFails(bytes: Array[Byte], expected: String*): StreamctlException = {
-    val e = assertThrows(classOf[StreamctlException], () => IntermediateMessage.decode(ssp, offset, bytes))
+    val e = assertThrows(classOf[StreamctlException], () => IntermediateRecords.decode(ssp, offset, bytes))
     val m = e.getMessage
     for (part <- Seq("stream 'orders'", "partition 3", "offset 42") ++ expected)
       assertTrue(m.contains(part), s"'$part' missing from: $m")
@@ -29,7 +29,7 @@ class IntermediateMessageTest {
     assertArrayEquals(before, payload, "input must not be modified")
     assertEquals(payload.length + 1, framed.length)
     assertEquals(IntermediateMessage.UserType, framed(0))
-    IntermediateMessage.decode(ssp, offset, framed) match {
+    IntermediateRecords.decode(ssp, offset, framed) match {
       case u: UserMessage => assertArrayEquals(payload, u.payload)
       case other => fail(s"expected a user message, got $other")
     }
@@ -38,7 +38,7 @@ class IntermediateMessageTest {
   @Test def emptyUserPayloadIsStillFramed(): Unit = {
     val framed = IntermediateMessage.frameUser(Array.emptyByteArray)
     assertArrayEquals(Array[Byte](0), framed)
-    assertEquals(0, IntermediateMessage.decode(ssp, offset, framed).asInstanceOf[UserMessage].payload.length)
+    assertEquals(0, IntermediateRecords.decode(ssp, offset, framed).asInstanceOf[UserMessage].payload.length)
   }
 
   @Test def userPayloadIsAvailableAsAnOffsetView(): Unit = {
@@ -51,7 +51,7 @@ class IntermediateMessageTest {
   @Test def watermarkRoundTrips(): Unit = {
     val bytes = IntermediateMessage.watermark("Partition 0", 3, 1700000000123L)
     assertEquals(IntermediateMessage.WatermarkType, bytes(0))
-    assertEquals(WatermarkMessage("Partition 0", 3, 1700000000123L), IntermediateMessage.decode(ssp, offset, bytes))
+    assertEquals(WatermarkMessage("Partition 0", 3, 1700000000123L), IntermediateRecords.decode(ssp, offset, bytes))
     val json = new String(bytes, 1, bytes.length - 1, UTF_8)
     assertTrue(json.contains("\"version\":1"), json)
   }
@@ -59,21 +59,21 @@ class IntermediateMessageTest {
   @Test def endOfStreamRoundTrips(): Unit = {
     val bytes = IntermediateMessage.endOfStream("Partition 1", 2)
     assertEquals(IntermediateMessage.EndOfStreamType, bytes(0))
-    assertEquals(EndOfStreamMessage("Partition 1", 2), IntermediateMessage.decode(ssp, offset, bytes))
+    assertEquals(EndOfStreamMessage("Partition 1", 2), IntermediateRecords.decode(ssp, offset, bytes))
   }
 
   @Test def unknownFieldsOfTheCurrentVersionAreIgnored(): Unit =
     assertEquals(EndOfStreamMessage("p", 1),
-      IntermediateMessage.decode(ssp, offset, control(2, """{"version":1,"taskName":"p","taskCount":1,"note":"x"}""")))
+      IntermediateRecords.decode(ssp, offset, control(2, """{"version":1,"taskName":"p","taskCount":1,"note":"x"}""")))
 
   @Test def idleAndActiveRoundTripWithAndWithoutTheProducersWatermark(): Unit = {
     for (wm <- Seq(Some(1700000000123L), None)) {
       val idle = IntermediateMessage.idle("by_user", 2, wm)
       assertEquals(IntermediateMessage.IdleType, idle(0))
-      assertEquals(IdleMessage("by_user", 2, wm), IntermediateMessage.decode(ssp, offset, idle))
+      assertEquals(IdleMessage("by_user", 2, wm), IntermediateRecords.decode(ssp, offset, idle))
       val active = IntermediateMessage.active("by_user", 2, wm)
       assertEquals(IntermediateMessage.ActiveType, active(0))
-      assertEquals(ActiveMessage("by_user", 2, wm), IntermediateMessage.decode(ssp, offset, active))
+      assertEquals(ActiveMessage("by_user", 2, wm), IntermediateRecords.decode(ssp, offset, active))
       val json = new String(idle, 1, idle.length - 1, UTF_8)
       assertEquals(wm.isDefined, json.contains("\"timestamp\""), json)
     }
@@ -98,7 +98,7 @@ class IntermediateMessageTest {
   @Test def aBadVersionIsRefusedAsInEveryOtherFormatNamingTheValueAndWhere(): Unit = {
     val where = "intermediate stream 'orders' partition 3 offset 42"
     def message(typeByte: Int, json: String): String =
-      assertThrows(classOf[StreamctlException], () => IntermediateMessage.decode(ssp, offset, control(typeByte, json))).getMessage
+      assertThrows(classOf[StreamctlException], () => IntermediateRecords.decode(ssp, offset, control(typeByte, json))).getMessage
     assertEquals(s"The 'version' of the end-of-stream message at $where must be a whole number from 1, not 0",
       message(2, """{"version":0,"taskName":"p","taskCount":1}"""))
     assertEquals(s"The 'version' of the end-of-stream message at $where must be a whole number from 1, not \"1\"",
