@@ -1,6 +1,5 @@
 package streamctl.bench
 
-import scala.jdk.CollectionConverters._
 
 import org.apache.kafka.clients.consumer.{ConsumerRecord, ConsumerRecords, MockConsumer, OffsetAndMetadata}
 import org.apache.kafka.common.TopicPartition

@@ -29,15 +29,17 @@ object UserClass {
     if (!expected.isAssignableFrom(cls)) fail(s"does not implement ${expected.getName}")
     if (cls.isInterface || java.lang.reflect.Modifier.isAbstract(cls.getModifiers)) fail("is abstract; name a concrete class")
 
-    def ctor(params: Class[_]*) =
-      try Some(cls.getConstructor(params: _*)) catch { case _: NoSuchMethodException => None }
+    // The constructor found and its arguments, as a call to make.
+    def ctor(args: Array[AnyRef], params: Class[_]*): Option[() => AnyRef] =
+      try { val c = cls.getConstructor(params: _*); Some(() => c.newInstance(args: _*).asInstanceOf[AnyRef]) }
+      catch { case _: NoSuchMethodException => None }
 
-    val (constructor, args) =
-      ctor(classOf[scala.collection.immutable.Map[_, _]]).map(c => (c, Array[AnyRef](options)))
-        .orElse(ctor(classOf[java.util.Map[_, _]]).map(c => (c, Array[AnyRef](toJava(options)))))
-        .orElse(ctor().map(c => (c, Array.empty[AnyRef])))
+    val construct: () => AnyRef =
+      ctor(Array[AnyRef](options), classOf[scala.collection.immutable.Map[_, _]])
+        .orElse(ctor(Array[AnyRef](toJava(options)), classOf[java.util.Map[_, _]]))
+        .orElse(ctor(Array.empty[AnyRef]))
         .getOrElse(fail("has no public constructor taking (Map[String, String]), (java.util.Map[String, String]) or ()"))
-    try expected.cast(constructor.newInstance(args: _*))
+    try expected.cast(construct())
     catch {
       case e: InvocationTargetException =>
         val cause = Option(e.getCause).getOrElse(e)

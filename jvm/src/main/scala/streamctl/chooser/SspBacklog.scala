@@ -1,6 +1,5 @@
 package streamctl.chooser
 
-import streamctl.system.SSP
 
 /**
  * What the planner knows about one SSP when it plans a batch.

@@ -76,8 +76,8 @@ final class OptionSet(
       }
     }
     specs.foreach { s =>
-      val given = options.keys.filter { case (c, _) => s.names.contains(c) }.map(_._2)
-      if (given.size > 1) throw StreamctlException(s"Options ${given.sorted.map(g => s"'$g'").mkString(", ")} " +
+      val spelled = options.keys.filter { case (c, _) => s.names.contains(c) }.map(_._2)
+      if (spelled.size > 1) throw StreamctlException(s"Options ${spelled.sorted.map(g => s"'$g'").mkString(", ")} " +
         s"all set option '${s.name}'; give it once")
     }
     options
@@ -134,8 +134,8 @@ object OptionSet {
 
   private val distance = LevenshteinDistance.getDefaultInstance
 
-  /** The known name closest to `given`, when it is close enough to be a typo of it. */
-  private[config] def nearest(given: String, known: Seq[String]): Option[String] =
-    known.map(k => k -> distance.apply(given, k).intValue).filter { case (k, d) => d <= math.max(2, k.length / 4) }
+  /** The known name closest to `name`, when it is close enough to be a typo of it. */
+  private[config] def nearest(name: String, known: Seq[String]): Option[String] =
+    known.map(k => k -> distance.apply(name, k).intValue).filter { case (k, d) => d <= math.max(2, k.length / 4) }
       .sortBy { case (k, d) => (d, k) }.headOption.map(_._1)
 }

@@ -32,8 +32,6 @@ import streamctl.system.TaskName
 final class ControlStatePublisher(results: ControlResults, task: TaskName) {
   import ControlStatePublisher._
 
-  private final case class Pending(seq: Long, states: States, beforeWrite: () => Unit)
-
   private var pending: Option[Pending] = None
   private var running = false
   private var closed = false
@@ -80,6 +78,8 @@ final class ControlStatePublisher(results: ControlResults, task: TaskName) {
 
 object ControlStatePublisher {
   private val log = LoggerFactory.getLogger(classOf[ControlStatePublisher])
+
+  private final case class Pending(seq: Long, states: States, beforeWrite: () => Unit)
 
   // Shared by every reader of the executor: a write is short, and readers of one executor
   // publishing at once merely queue; threads that sit idle go away.

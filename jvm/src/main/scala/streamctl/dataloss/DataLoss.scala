@@ -4,7 +4,7 @@ import scala.jdk.CollectionConverters._
 
 import com.fasterxml.jackson.databind.JsonNode
 
-import streamctl.{Json, StreamctlException}
+import streamctl.Json
 import streamctl.plan.StateCodec
 import streamctl.system.{SSP, SkippedRange}
 

@@ -7,7 +7,7 @@ import com.fasterxml.jackson.databind.node.ObjectNode
 
 import streamctl.Json
 import streamctl.metadata.{MetadataStore, StoreLayout}
-import streamctl.system.{SSP, SspValues}
+import streamctl.system.SspValues
 
 /**
  * The last [[ProgressHistory.Limit]] batch summaries of one source, kept in its metadata store so

@@ -1,6 +1,5 @@
 package streamctl.plan
 
-import streamctl.planner.Planner
 
 /**
  * One step of batch planning. Every step has this shape, so the planner reads as a chain

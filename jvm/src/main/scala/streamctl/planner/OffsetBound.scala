@@ -118,9 +118,9 @@ object OffsetBound {
     val what = s"option '$option' (expected JSON such as {\"topicA\":{\"0\":23,\"1\":-2}})"
     val node = Json.parse(v, what)
     if (!node.isObject) throw StreamctlException(s"Malformed $what: '$v'")
-    node.fields().asScala.flatMap { t =>
+    node.properties().asScala.flatMap { t =>
       if (!t.getValue.isObject) throw StreamctlException(s"Malformed $what: topic '${t.getKey}' needs an object of partition -> number")
-      t.getValue.fields().asScala.map { p =>
+      t.getValue.properties().asScala.map { p =>
         val partition = p.getKey.toIntOption.filter(_ >= 0).getOrElse(
           throw StreamctlException(s"Malformed $what: '${p.getKey}' of topic '${t.getKey}' is not a partition number"))
         if (!p.getValue.canConvertToLong) throw StreamctlException(

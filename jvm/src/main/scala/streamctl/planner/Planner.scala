@@ -2,7 +2,7 @@ package streamctl.planner
 
 import streamctl.{Json, StreamctlException}
 import streamctl.chooser.{AdmissionStep, ChooserState}
-import streamctl.control.{ControlledQuery, SourceControl, TaskControl}
+import streamctl.control.{ControlledQuery, SourceControl}
 import streamctl.dataloss.{DataLossChecks, StreamIds}
 import streamctl.grouper.GroupingStep
 import streamctl.locality.{ExecutorId, HostAffinity, TaskLocalityStore}

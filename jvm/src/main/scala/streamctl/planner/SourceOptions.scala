@@ -2,7 +2,7 @@ package streamctl.planner
 
 import streamctl.StreamctlException
 import streamctl.chooser.{ChooserConfig, ChooserFactory}
-import streamctl.config.{OptionSet, OptionSpec, Options, Parsers}
+import streamctl.config.{OptionSet, OptionSpec, Parsers}
 import streamctl.control.ControlOptions
 import streamctl.grouper.GrouperConfig
 import streamctl.locality.HostAffinity
@@ -36,22 +36,22 @@ final case class SourceOptions(raw: Map[String, String]) {
    * (docs/exactly-once.md), and for a writer that is not, both levels read the same records.
    */
   val kafka: KafkaParams = {
-    val given = options.withPrefix("kafka.")
+    val settings = options.withPrefix("kafka.")
     val isolation = org.apache.kafka.clients.consumer.ConsumerConfig.ISOLATION_LEVEL_CONFIG
-    if (!options.anyStreams(ControlOptions.Intermediate).values.exists(identity) || given.contains(isolation)) KafkaParams(given)
-    else KafkaParams(given + (isolation -> "read_committed"))
+    if (!options.anyStreams(ControlOptions.Intermediate).values.exists(identity) || settings.contains(isolation)) KafkaParams(settings)
+    else KafkaParams(settings + (isolation -> "read_committed"))
   }
 
   val subscription: Subscription = {
-    val given = Seq(options.get(Subscribe).map(Subscription.Topics),
+    val named = Seq(options.get(Subscribe).map(Subscription.Topics),
       options.get(SubscribePattern).map(Subscription.parsePattern(options.nameOf(SubscribePattern), _)),
       options.get(Assign).map(Subscription.parseAssign(options.nameOf(Assign), _))).flatten
-    given match {
+    named match {
       case Seq(Subscription.Topics(s)) =>
         if (s.isEmpty) throw StreamctlException(s"Option '${options.nameOf(Subscribe)}' names no topic")
         val dup = s.diff(s.distinct)
         if (dup.nonEmpty) throw StreamctlException(s"Option '${options.nameOf(Subscribe)}' names ${dup.distinct.mkString(", ")} more than once")
-        given.head
+        named.head
       case Seq(one) => one
       case Nil => throw StreamctlException(s"One of the options '${options.nameOf(Subscribe)}' (a comma-separated list of topics; " +
         s"streamctl's older name 'streams' means the same), '${options.nameOf(SubscribePattern)}' or '${options.nameOf(Assign)}' is required")

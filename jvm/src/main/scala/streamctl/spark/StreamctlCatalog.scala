@@ -70,8 +70,8 @@ private[spark] final class Args(params: Seq[Param], row: InternalRow) {
   def long(name: String): java.lang.Long = value(name)(i => java.lang.Long.valueOf(row.getLong(i)))
   def bool(name: String): Boolean = Option(value(name)(i => java.lang.Boolean.valueOf(row.getBoolean(i)))).exists(_.booleanValue)
   def stringMap(name: String): Map[String, String] = Option(value(name)(row.getMap)).map { m =>
-    val (keys, values) = (m.keyArray, m.valueArray)
-    (0 until m.numElements).map(i => keys.getUTF8String(i).toString -> Option(values.getUTF8String(i)).map(_.toString).orNull).toMap
+    val (keys, values) = (m.keyArray(), m.valueArray())
+    (0 until m.numElements()).map(i => keys.getUTF8String(i).toString -> Option(values.getUTF8String(i)).map(_.toString).orNull).toMap
   }.getOrElse(Map.empty)
 }
 

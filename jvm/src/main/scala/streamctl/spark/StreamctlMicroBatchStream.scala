@@ -13,7 +13,7 @@ import streamctl.metadata.{FileSystemMetadataStore, MetadataStore, StoreLayout}
 import streamctl.ops.ProgressHistory
 import streamctl.plan.SourcePosition
 import streamctl.planner.{InitialOffset, Planner, ReaderConfig, RealTimeBatch, SourceOptions, SourceStates}
-import streamctl.system.{GroupOffsetCommitter, KafkaSystemAdmin, TaskName}
+import streamctl.system.{GroupOffsetCommitter, KafkaSystemAdmin}
 
 /**
  * Spark's `MicroBatchStream` for a streamctl source: converts Spark's types around the

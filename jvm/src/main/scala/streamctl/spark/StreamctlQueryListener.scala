@@ -12,7 +12,6 @@ import org.apache.spark.sql.streaming.StreamingQueryListener._
 import org.slf4j.LoggerFactory
 
 import streamctl.ops.BatchSummary
-import streamctl.plan.SourcePosition
 import streamctl.planner.SourceStates
 
 /**

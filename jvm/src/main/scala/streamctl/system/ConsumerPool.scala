@@ -2,6 +2,7 @@ package streamctl.system
 
 import java.util.concurrent.{Executors, TimeUnit}
 
+import scala.annotation.nowarn
 import scala.jdk.CollectionConverters._
 
 import org.apache.kafka.clients.consumer.KafkaConsumer
@@ -121,6 +122,8 @@ object ConsumerPool {
     closeAll(all)
   }
 
+  // close(CloseOptions), which kafka-clients 4.1 prefers, is not in 3.9, which the jar also runs with.
+  @nowarn("cat=deprecation")
   def closeQuietly(c: Consumer): Unit =
     try c.close(java.time.Duration.ofSeconds(2)) catch { case _: Exception => () }
 

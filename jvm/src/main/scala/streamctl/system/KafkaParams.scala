@@ -205,9 +205,9 @@ object KafkaParams {
    * client knows are left alone (plugins read their own), as Kafka does.
    */
   private def checkWithKafka(user: Map[String, String]): Unit = {
-    val given = user.asJava
+    val settings = user.asJava
     val refused = Seq(ConsumerConfig.configDef(), ProducerConfig.configDef(), AdminClientConfig.configDef()).iterator
-      .flatMap(_.validate(given).asScala)
+      .flatMap(_.validate(settings).asScala)
       .filter(v => user.contains(v.name) && !v.errorMessages.isEmpty)
       .map(v => v.name -> v.errorMessages.get(0))
       .toSeq.distinctBy(_._1).sortBy(_._1)

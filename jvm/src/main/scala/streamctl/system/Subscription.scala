@@ -65,7 +65,7 @@ object Subscription {
     val what = s"option '$option' (expected JSON such as {\"topicA\":[0,1],\"topicB\":[2,4]})"
     val node = Json.parse(v, what)
     if (!node.isObject || node.size() == 0) throw StreamctlException(s"Malformed $what: '$v'")
-    Assign(node.fields().asScala.map { e =>
+    Assign(node.properties().asScala.map { e =>
       val ps = e.getValue
       if (!ps.isArray || ps.size() == 0 || !ps.elements().asScala.forall(p => p.canConvertToInt && p.asInt() >= 0))
         throw StreamctlException(s"Malformed $what: topic '${e.getKey}' needs a non-empty list of partition numbers")

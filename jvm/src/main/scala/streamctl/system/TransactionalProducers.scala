@@ -1,5 +1,7 @@
 package streamctl.system
 
+import scala.annotation.nowarn
+
 import org.apache.kafka.clients.consumer.{ConsumerGroupMetadata, OffsetAndMetadata}
 import org.apache.kafka.clients.producer.{KafkaProducer, ProducerConfig}
 import org.apache.kafka.common.TopicPartition
@@ -66,6 +68,9 @@ object TransactionalProducers {
      * holds `batch`); `topic`: a stream the transaction wrote to, whose partition 0 names the
      * group's offset (Kafka keeps group offsets per existing partition).
      */
+    // A group of its own, with no members: the group id alone says where the offset goes (kafka-clients
+    // 4.2 deprecates this constructor for members of a consumer group, which a writer is not).
+    @nowarn("cat=deprecation")
     def commit(batch: Long, topic: String): Unit = if (open) {
       val marker = java.util.Map.of(new TopicPartition(topic, 0), new OffsetAndMetadata(batch + 1, s"streamctl batch $batch"))
       guard(s"committing batch $batch")(producer.sendOffsetsToTransaction(marker, new ConsumerGroupMetadata(transactionalId)))

@@ -1,5 +1,7 @@
 package streamctl.chooser
 
+import scala.language.reflectiveCalls
+
 import org.junit.jupiter.api.Assertions._
 import org.junit.jupiter.api.Test
 

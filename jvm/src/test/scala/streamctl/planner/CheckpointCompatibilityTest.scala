@@ -14,7 +14,6 @@ import streamctl.dataloss.{DataLoss, StreamIds}
 import streamctl.grouper.{GroupingState, TaskMapping}
 import streamctl.locality.TaskLocalityStore
 import streamctl.metadata.{FileSystemMetadataStore, StoreLayout}
-import streamctl.plan.SourcePosition
 import streamctl.startpoint.{AppliedStartpoints, Startpoint}
 import streamctl.system.{SSP, TaskName}
 
