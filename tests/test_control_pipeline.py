@@ -103,6 +103,7 @@ def test_window_waits_for_the_idle_producer_where_plain_spark_drops_late_rows(
         ours.stop()
 
 
+@pytest.mark.smoke
 def test_three_stage_bounded_pipeline_stops_by_itself_and_matches_a_batch_job(spark, servers, make_stream, tmp_path):
     events, mid1, mid2 = make_stream(4, "events"), make_stream(3, "mid1"), make_stream(2, "mid2")
     n = 240

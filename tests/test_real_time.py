@@ -9,6 +9,7 @@ import time
 from collections.abc import Callable, Iterator
 from pathlib import Path
 
+import pyspark
 import pytest
 from _real_time_job import REAL_TIME_CONFS, start_copy
 from pyspark.errors import StreamingQueryException
@@ -80,6 +81,10 @@ def start_real_time(df, servers: str, out: str, checkpoint, duration: str = LONG
     return writer.start()
 
 
+@pytest.mark.smoke
+@pytest.mark.skipif(
+    tuple(int(p) for p in pyspark.__version__.split(".")[:2]) < (4, 1), reason="real-time mode came in Spark 4.1"
+)
 def test_a_plain_stream_is_read_continuously_within_one_batch_and_written_plain(
     spark, servers, make_stream, tmp_path, real_time
 ):

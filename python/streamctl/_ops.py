@@ -73,9 +73,15 @@ class OpsError(Exception):
 
 
 def classpath() -> str:
-    """streamctl.jar and the pyspark jars OpsMain needs, found without importing pyspark (slow)."""
+    """The streamctl jar of the installed pyspark's Spark line and the pyspark jars OpsMain needs,
+    found without importing pyspark (slow)."""
+    from streamctl import _jars
+
     here = Path(__file__).parent
-    jar = here / "jars" / "streamctl.jar"
+    try:
+        jar = here / "jars" / _jars.jar_name("streamctl")
+    except _jars.SparkLineError as e:
+        raise OpsError(str(e)) from None
     if not jar.is_file():
         raise OpsError(f"streamctl jar not found at {jar}: install the streamctl wheel (./build.sh package builds one)")
     spec = importlib.util.find_spec("pyspark")
@@ -87,7 +93,7 @@ def classpath() -> str:
     missing = [p for p in _JAR_PREFIXES if not any(Path(j).name.startswith(p) for j in picked)]
     if missing:
         raise OpsError(f"pyspark's jars in {jars_dir} lack {', '.join(missing)}: reinstall pyspark")
-    # The wheel's kafka-clients jar sits beside streamctl.jar (not relocated, not inside it).
+    # The wheel's kafka-clients jar sits beside the streamctl jars (not relocated, not inside them).
     kafka = sorted(str(j) for j in (here / "jars").glob("kafka-clients-*.jar"))
     return os.pathsep.join([str(jar), *kafka, *picked])
 

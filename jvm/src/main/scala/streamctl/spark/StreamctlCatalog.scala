@@ -41,7 +41,8 @@ class StreamctlCatalog extends ProcedureCatalog {
         s"No procedure ${(catalogName +: ident.namespace.toSeq :+ ident.name).mkString(".")}: catalog $catalogName has " +
           StreamctlProcedures.byName.keys.toSeq.sorted.map(p => s"$catalogName.system.$p").mkString(", ")))
 
-  override def listProcedures(namespace: Array[String]): Array[Identifier] =
+  // Not `override`: Spark 4.0's ProcedureCatalog does not have it yet (4.1 added it, abstract).
+  def listProcedures(namespace: Array[String]): Array[Identifier] =
     if (namespace.toSeq != StreamctlCatalog.Namespace) Array.empty
     else StreamctlProcedures.byName.keys.toArray.sorted.map(p => Identifier.of(namespace, p))
 }

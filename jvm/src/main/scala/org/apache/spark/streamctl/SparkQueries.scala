@@ -3,7 +3,6 @@ package org.apache.spark.streamctl
 import scala.util.Try
 
 import org.apache.spark.sql.catalyst.plans.logical.EventTimeWatermark
-import org.apache.spark.sql.execution.streaming.runtime.{StreamExecution, StreamingQueryWrapper}
 import org.apache.spark.sql.streaming.StreamingQuery
 
 /**
@@ -40,9 +39,5 @@ object SparkQueries {
   }.toOption.flatten
 
   /** The engine behind a query handle (the adapters of this package read internals from it). */
-  private[streamctl] def execution(query: StreamingQuery): Option[StreamExecution] = query match {
-    case w: StreamingQueryWrapper => Option(w.streamingQuery)
-    case s: StreamExecution => Some(s)
-    case _ => None
-  }
+  private[streamctl] def execution(query: StreamingQuery) = StreamExecutions.of(query)
 }
