@@ -81,13 +81,14 @@ private[spark] final class Args(params: Seq[Param], row: InternalRow) {
  * Option of those, null), in the order of `result`'s columns.
  */
 private[spark] abstract class StreamctlProcedure(val procedureName: String, text: String, val params: Seq[Param], val result: StructType)
-  extends UnboundProcedure with BoundProcedure {
+  extends UnboundProcedure with ProcedureBinding.Bound {
 
   protected def run(args: Args): Seq[Seq[Any]]
 
   override def name(): String = procedureName
   override def description(): String = text
-  override def bind(inputType: StructType): BoundProcedure = this
+  // Spark 4.0 binds to the arguments given, 4.1 and later to every parameter: the line's adapter.
+  override def bind(inputType: StructType): BoundProcedure = ProcedureBinding.bind(this, inputType)
   override def parameters(): Array[ProcedureParameter] = params.map(_.spec).toArray
   // Each call reads or changes state outside Spark (the metadata store, a running query).
   override def isDeterministic: Boolean = false

@@ -6,20 +6,10 @@ import org.apache.spark.sql.connector.read.streaming.SupportsRealTimeRead.Record
 
 /**
  * Spark 4.1: real-time mode's first release; a real-time reader answers `nextWithTimeout(timeoutMs)`
- * only (4.2 added a start time). [[TaskPartitionReader]] implements [[readWithin]] once; each Spark
- * line's copy of this file adapts it.
+ * only (4.2 added a start time).
+ * [[TaskPartitionReader]] implements `readWithin` once ([[RealTimeRecords]]); each Spark line's
+ * copy of this file adapts it.
  */
-abstract class RealTimeReader extends SupportsRealTimeRead[InternalRow] {
-  type Status = RecordStatus
-
-  /** Waits up to `timeoutMs` for the next row ([[get]]); one of [[noRecord]] or [[record]]. */
-  protected def readWithin(timeoutMs: Long): Status
-
-  protected final def noRecord: Status = RecordStatus.newStatusWithoutArrivalTime(false)
-
-  /** A row was read; `arrivalMs` is its Kafka timestamp, negative when it has none. */
-  protected final def record(arrivalMs: Long): Status =
-    if (arrivalMs >= 0) RecordStatus.newStatusWithArrivalTimeMs(arrivalMs) else RecordStatus.newStatusWithoutArrivalTime(true)
-
+abstract class RealTimeReader extends SupportsRealTimeRead[InternalRow] with RealTimeRecords {
   override def nextWithTimeout(timeoutMs: java.lang.Long): RecordStatus = readWithin(timeoutMs)
 }

@@ -6,22 +6,11 @@ import org.apache.spark.sql.connector.read.streaming.SupportsRealTimeRead.Record
 
 /**
  * Spark 4.3: both forms of `nextWithTimeout` are defaults that call each other, so both are
- * overridden. [[TaskPartitionReader]] implements [[readWithin]] once; each Spark line's copy of
- * this file adapts it.
+ * overridden.
+ * [[TaskPartitionReader]] implements `readWithin` once ([[RealTimeRecords]]); each Spark line's
+ * copy of this file adapts it.
  */
-abstract class RealTimeReader extends SupportsRealTimeRead[InternalRow] {
-  type Status = RecordStatus
-
-  /** Waits up to `timeoutMs` for the next row ([[get]]); one of [[noRecord]] or [[record]]. */
-  protected def readWithin(timeoutMs: Long): Status
-
-  protected final def noRecord: Status = RecordStatus.newStatusWithoutArrivalTime(false)
-
-  /** A row was read; `arrivalMs` is its Kafka timestamp, negative when it has none. */
-  protected final def record(arrivalMs: Long): Status =
-    if (arrivalMs >= 0) RecordStatus.newStatusWithArrivalTimeMs(arrivalMs) else RecordStatus.newStatusWithoutArrivalTime(true)
-
+abstract class RealTimeReader extends SupportsRealTimeRead[InternalRow] with RealTimeRecords {
   override def nextWithTimeout(timeoutMs: java.lang.Long): RecordStatus = readWithin(timeoutMs)
-
   override def nextWithTimeout(startTimeMs: java.lang.Long, timeoutMs: java.lang.Long): RecordStatus = readWithin(timeoutMs)
 }
