@@ -1,5 +1,5 @@
 #!/usr/bin/env bash
-# The one entry point: ./build.sh demo | test | bench | package
+# The one entry point: ./build.sh demo | test | bench | package | smoke (the other Spark lines' smoke tests)
 # Creates its own venv (.venv), builds the jars (Maven: the product jar and the streamctl-testing
 # jar) and the two wheels that carry them (streamctl, the product; streamctl-testing, the broker,
 # Kafka helpers and demo that developers, tests and benchmarks use), and installs both into the
@@ -12,10 +12,14 @@ PY="$VENV/bin/python"
 # pyspark[connect]: the Spark Connect client (tests run a real Connect server); test-only, like pytest.
 # pytest-xdist: the Python tests run in two processes (TEST_WORKERS).
 PY_DEPS="pyspark[connect]==4.3.0 pandas<3 pytest pytest-xdist ruff build wheel setuptools"
-# The other supported Spark (pyproject.toml's pyspark extra): the smoke tests also run on it.
+# The Spark lines streamctl is built for besides 4.3, one jar each (pom.xml's profiles,
+# -Dspark.line=<line>; 4.3 is the default, compiled against .venv's pyspark jars), as
+# <line>:<scala>:<pyspark the smoke tests run on, in .venv-pyspark-<version>>.
+OTHER_LINES=(4.2:2.13:4.2.1 4.1:2.13:4.1.4 4.0:2.13:4.0.5)
+# The venv of the first other line also serves tests/test_install.py (a cluster's pyspark).
 OTHER_PYSPARK=4.2.1
 OTHER_VENV="$ROOT/.venv-pyspark-$OTHER_PYSPARK"
-OTHER_PY_DEPS="pyspark[connect]==$OTHER_PYSPARK pandas<3 pytest pytest-xdist"
+other_py_deps() { echo "pyspark[connect]==$1 pandas<3 pytest pytest-xdist"; }
 # Much of a test's time is waiting (for a batch, a broker, a killed driver to restart): two
 # processes, each with its own broker and SparkSession, keep CI's two cores busy. A test file
 # stays in one process (its module fixtures are set up once).
@@ -57,11 +61,12 @@ ensure_venv() {
   SPARK_JARS=$("$PY" -c 'import os, pyspark; print(os.path.join(os.path.dirname(pyspark.__file__), "jars"))')
 }
 
-# A venv with the other supported pyspark, and both wheels (installed without deps: the install
-# test checks separately what pip does with them).
+# ensure_other_venv PYSPARK: a venv with that pyspark, and both wheels (installed without deps: the
+# install test checks separately what pip does with them).
 ensure_other_venv() {
-  make_venv "$OTHER_VENV" pip-other $OTHER_PY_DEPS
-  quiet install-other "$OTHER_VENV/bin/pip" install --disable-pip-version-check --no-deps --force-reinstall \
+  local dir="$ROOT/.venv-pyspark-$1"
+  make_venv "$dir" "pip-$1" $(other_py_deps "$1")
+  quiet "install-$1" "$dir/bin/pip" install --disable-pip-version-check --no-deps --force-reinstall \
     "$ROOT"/dist/streamctl-0.1.0-*.whl "$ROOT"/dist/streamctl_testing-0.1.0-*.whl
 }
 
@@ -83,11 +88,43 @@ build_jar() {  # $1: "skip" to skip the Scala tests
     scala_summary
   fi
   mkdir -p python/streamctl/jars python/streamctl_testing/jars
-  rm -f python/streamctl/jars/*.jar
-  cp target/streamctl-0.1.0.jar python/streamctl/jars/streamctl.jar
+  rm -f python/streamctl/jars/*.jar python/streamctl_testing/jars/*.jar
   # The wheel carries the kafka-clients jar streamctl was compiled against (not bundled, not relocated).
   cp target/kafka-clients-*.jar python/streamctl/jars/
-  cp target/streamctl-0.1.0-testing.jar python/streamctl_testing/jars/streamctl-testing.jar
+  take_jars target 4.3 2.13
+  build_other_lines
+}
+
+# take_jars DIR LINE SCALA: the line's two jars, from Maven's DIR into the wheels' folders, named
+# as python/streamctl/_jars.py looks them up.
+take_jars() {
+  cp "$1/streamctl-0.1.0.jar" "python/streamctl/jars/streamctl-spark$2_$3.jar"
+  cp "$1/streamctl-0.1.0-testing.jar" "python/streamctl_testing/jars/streamctl-testing-spark$2_$3.jar"
+}
+
+# The jars of the other Spark lines, compiled against each line's own Spark from Maven Central
+# (provided scope; pom.xml's profile spark-<line> adds the line's adapter sources), all at once
+# (scalac keeps one core busy; each line builds in its own target/spark-<line>). Their Scala tests
+# are not run here: the smoke tests run on each line's pyspark instead.
+build_other_lines() {
+  local spec line scala pids=() failed=0 i
+  for spec in "${OTHER_LINES[@]}"; do
+    IFS=: read -r line _ _ <<<"$spec"
+    say "building the jar for Spark $line"
+    mvn -B -q -Dspark.line="$line" package -DskipTests >"$LOG/maven-spark-$line.log" 2>&1 &
+    pids+=($!)
+  done
+  for i in "${!pids[@]}"; do
+    IFS=: read -r line scala _ <<<"${OTHER_LINES[$i]}"
+    if ! wait "${pids[$i]}"; then
+      echo "FAILED: the jar for Spark $line (log: $LOG/maven-spark-$line.log)" >&2
+      tail -n 40 "$LOG/maven-spark-$line.log" >&2
+      failed=1
+    else
+      take_jars "target/spark-$line" "$line" "$scala"
+    fi
+  done
+  [[ $failed -eq 0 ]] || exit 1
 }
 
 scala_summary() {
@@ -114,7 +151,7 @@ build_wheels() {
   quiet wheel-testing "$PY" -m build --wheel --no-isolation --outdir "$ROOT/dist" "$testing"
   rm -rf "$testing/build" "$testing"/*.egg-info
   rm -f "$ROOT"/dist/*.jar
-  cp target/streamctl-0.1.0.jar target/streamctl-0.1.0-testing.jar target/kafka-clients-*.jar "$ROOT/dist/"
+  cp python/streamctl/jars/*.jar python/streamctl_testing/jars/*.jar "$ROOT/dist/"
   quiet install "$VENV/bin/pip" install --disable-pip-version-check --no-deps --force-reinstall \
     "$ROOT"/dist/streamctl-0.1.0-*.whl "$ROOT"/dist/streamctl_testing-0.1.0-*.whl
 }
@@ -144,6 +181,45 @@ fetch_broker() {
   "$PY" -c 'from streamctl_testing.spark_kafka import spark_kafka_jars; spark_kafka_jars()' >/dev/null
 }
 
+ensure_other_venvs() {
+  local spec pyspark
+  for spec in "${OTHER_LINES[@]}"; do
+    IFS=: read -r _ _ pyspark <<<"$spec"
+    ensure_other_venv "$pyspark"
+  done
+}
+
+# The smoke tests (-m smoke) of every other line, each in its own venv and process, all at once
+# (each a single pytest process: together they keep both cores busy). Prints each line's result
+# and time; fails when any line failed or collected nothing.
+run_smoke_matrix() {
+  local spec line pyspark venv pids=() names=() rc=0 i
+  for spec in "${OTHER_LINES[@]}"; do
+    IFS=: read -r line _ pyspark <<<"$spec"
+    venv="$ROOT/.venv-pyspark-$pyspark"
+    say "running the smoke tests on pyspark $pyspark (Spark $line), log: $LOG/smoke-$pyspark.log"
+    (
+      set +e
+      start=$SECONDS
+      cd "$ROOT" && PYSPARK_PYTHON="$venv/bin/python" "$venv/bin/pytest" -q -p no:cacheprovider --durations=8 -m smoke tests \
+        >"$LOG/smoke-$pyspark.log" 2>&1
+      code=$?
+      summary=$(grep -E '^[0-9]+ (passed|failed|error)|^no tests ran' "$LOG/smoke-$pyspark.log" | tail -n 1)
+      echo "pyspark $pyspark: exit $code in $((SECONDS - start)) s: $summary" >"$LOG/smoke-$pyspark.result"
+      exit $code
+    ) &
+    pids+=($!); names+=("$pyspark")
+  done
+  for i in "${!pids[@]}"; do
+    if ! wait "${pids[$i]}"; then
+      rc=1
+      grep -E '^(FAILED|ERROR)' "$LOG/smoke-${names[$i]}.log" | head -n 30 >&2
+    fi
+    say "smoke $(cat "$LOG/smoke-${names[$i]}.result")"
+  done
+  return $rc
+}
+
 cmd=${1:-help}
 case "$cmd" in
   package)
@@ -158,7 +234,7 @@ case "$cmd" in
   test)
     ensure_venv
     mkdir -p "$LOG"
-    build_jar; build_wheels; fetch_broker; check_kafka_39; ensure_other_venv; ensure_chromium
+    build_jar; build_wheels; fetch_broker; check_kafka_39; ensure_other_venvs; ensure_chromium
     say "ruff"
     "$VENV/bin/ruff" check python tests bench
     say "running the Python tests (real Kafka broker, real SparkSession and Spark Connect server; pyspark 4.3.0)"
@@ -166,13 +242,17 @@ case "$cmd" in
     set +e
     (cd "$ROOT" && "$VENV/bin/pytest" -q -p no:cacheprovider "${TEST_WORKERS[@]}" tests)
     rc=$?
-    say "running the smoke tests on pyspark $OTHER_PYSPARK"
-    (cd "$ROOT" && PYSPARK_PYTHON="$OTHER_VENV/bin/python" "$OTHER_VENV/bin/pytest" -q -p no:cacheprovider "${TEST_WORKERS[@]}" -m smoke tests)
+    run_smoke_matrix
     smoke=$?
     set -e
-    if [[ $rc -eq 5 || $smoke -eq 5 ]]; then echo "FAILED: pytest collected no tests" >&2; exit 1; fi
+    if [[ $rc -eq 5 ]]; then echo "FAILED: pytest collected no tests" >&2; exit 1; fi
     [[ $rc -ne 0 ]] && exit $rc
     exit $smoke
+    ;;
+  smoke)
+    # Only the other lines' smoke tests, on what ./build.sh package built last.
+    ensure_venv; mkdir -p "$LOG"; fetch_broker; ensure_other_venvs
+    run_smoke_matrix
     ;;
   bench)
     ensure_venv; build_jar skip; build_wheels; fetch_broker
@@ -180,7 +260,7 @@ case "$cmd" in
     "$PY" "$ROOT/bench/run.py" "${@:2}"
     ;;
   *)
-    echo "usage: ./build.sh demo | test | bench | package"
+    echo "usage: ./build.sh demo | test | bench | package | smoke"
     exit 2
     ;;
 esac

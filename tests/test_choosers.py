@@ -52,6 +52,7 @@ def _source(spark, servers: str, streams: list[str], *more: dict[str, str], budg
     return reader.load()
 
 
+@pytest.mark.smoke
 def test_a_bootstrap_stream_is_read_to_its_head_before_any_other_record(spark, servers, make_stream, tmp_path):
     currency = make_stream(partitions=3, suffix="currency")
     tx = make_stream(partitions=3, suffix="tx")
@@ -105,6 +106,7 @@ def test_time_aligned_merges_streams_in_timestamp_order(spark, servers, make_str
     assert [[s.ts for s in b] for b in batches] == [everything[i : i + 10] for i in range(0, 40, 10)]
 
 
+@pytest.mark.smoke
 def test_a_user_chooser_class_orders_the_task(spark, servers, make_stream, tmp_path):
     first = make_stream(suffix="first")
     second = make_stream(suffix="second")

@@ -106,7 +106,11 @@ def test_window_waits_for_the_idle_producer_where_plain_spark_drops_late_rows(
         ours.stop()
 
 
-@pytest.mark.parametrize("transactional", [False, True], ids=["at-least-once", "transactional"])
+# The smoke set of the other Spark lines runs the at-least-once pipeline only.
+@pytest.mark.parametrize(
+    "transactional",
+    [pytest.param(False, id="at-least-once", marks=pytest.mark.smoke), pytest.param(True, id="transactional")],
+)
 def test_three_stage_bounded_pipeline_stops_by_itself_and_matches_a_batch_job(
     spark, servers, make_stream, tmp_path, transactional
 ):

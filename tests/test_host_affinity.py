@@ -72,6 +72,7 @@ def _steady(scenario: dict[str, Any], batches: list[dict[str, Any]]) -> list[dic
     return [b for prev, b in itertools.pairwise(batches) if b["assigned"] == prev["assigned"] and not names_the_dead(b)]
 
 
+@pytest.mark.smoke
 def test_tasks_run_on_the_executor_the_assignment_names(scenario):
     batches = scenario["batches"]
     before, after = batches[: scenario["killed_at"]], batches[scenario["killed_at"] :]

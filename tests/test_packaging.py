@@ -17,8 +17,15 @@ from pathlib import Path
 
 import pytest
 
+from streamctl._jars import LINES
+
 DIST = Path(__file__).resolve().parent.parent / "dist"
 ROOT = DIST.parent
+# The jars the fixtures inspect: those of the line the full suite runs on (every line's jar is
+# built from the same sources; test_every_spark_line_has_its_jars checks that each is there).
+PRODUCT_JAR = "streamctl-spark4.3_2.13.jar"
+TESTING_JAR = "streamctl-testing-spark4.3_2.13.jar"
+PRODUCT_JARS = r"streamctl/jars/(streamctl-spark[\d.]+_[\d.]+|kafka-clients-[\d.]+)\.jar"
 
 # Python modules of the tooling, wherever they might end up.
 TOOLING_MODULES = {"broker.py", "_kafka_jars.py", "_proc.py", "kafka.py", "testing.py", "demo.py"}
@@ -78,15 +85,15 @@ def testing_wheel() -> zipfile.ZipFile:
 
 @pytest.fixture(scope="module")
 def product_jar(product_wheel: zipfile.ZipFile) -> zipfile.ZipFile:
-    data = product_wheel.read("streamctl/jars/streamctl.jar")
-    assert data == _one("streamctl-0.1.0.jar").read_bytes(), "the wheel's jar is not the jar in dist/"
+    data = product_wheel.read(f"streamctl/jars/{PRODUCT_JAR}")
+    assert data == _one(PRODUCT_JAR).read_bytes(), "the wheel's jar is not the jar in dist/"
     return _zip(data)
 
 
 @pytest.fixture(scope="module")
 def testing_jar(testing_wheel: zipfile.ZipFile) -> zipfile.ZipFile:
-    data = testing_wheel.read("streamctl_testing/jars/streamctl-testing.jar")
-    assert data == _one("streamctl-0.1.0-testing.jar").read_bytes(), "the wheel's jar is not the jar in dist/"
+    data = testing_wheel.read(f"streamctl_testing/jars/{TESTING_JAR}")
+    assert data == _one(TESTING_JAR).read_bytes(), "the wheel's jar is not the jar in dist/"
     return _zip(data)
 
 
@@ -101,7 +108,7 @@ def test_the_product_wheel_holds_no_tooling(product_wheel: zipfile.ZipFile) -> N
         or n.rsplit("/", 1)[-1] in TOOLING_MODULES
         or "/demos/" in n
         or n.endswith(".xml")
-        or (n.endswith(".jar") and not re.fullmatch(r"streamctl/jars/(streamctl|kafka-clients-[\d.]+)\.jar", n))
+        or (n.endswith(".jar") and not re.fullmatch(PRODUCT_JARS, n))
     ]
     assert tooling == []
 
@@ -119,11 +126,25 @@ def test_the_product_wheel_carries_the_kafka_clients_it_was_compiled_against(pro
     version = re.search(r"<kafka.version>([\d.]+)</kafka.version>", (ROOT / "pom.xml").read_text())
     assert version is not None
     jar = f"kafka-clients-{version.group(1)}.jar"
-    assert sorted(n for n in product_wheel.namelist() if n.endswith(".jar")) == [
-        f"streamctl/jars/{jar}",
-        "streamctl/jars/streamctl.jar",
-    ]
-    assert product_wheel.read(f"streamctl/jars/{jar}") == (DIST / jar).read_bytes()
+    lines = [f"streamctl-spark{line}_{scala}.jar" for line, scalas in LINES.items() for scala in scalas]
+    assert sorted(n for n in product_wheel.namelist() if n.endswith(".jar")) == sorted(
+        f"streamctl/jars/{j}" for j in [jar, *lines]
+    )
+    for j in [jar, *lines]:
+        assert product_wheel.read(f"streamctl/jars/{j}") == (DIST / j).read_bytes(), j
+
+
+def test_every_spark_line_has_its_jars(product_wheel: zipfile.ZipFile, testing_wheel: zipfile.ZipFile) -> None:
+    """One streamctl and one streamctl-testing jar per Spark line and Scala version, each compiled
+    for its line: the adapter class of a line that has real-time mode refers to Spark's interface."""
+    for line, scalas in LINES.items():
+        for scala in scalas:
+            product = _zip(product_wheel.read(f"streamctl/jars/streamctl-spark{line}_{scala}.jar"))
+            assert "streamctl/spark/StreamctlProvider.class" in product.namelist()
+            assert f"streamctl_testing/jars/streamctl-testing-spark{line}_{scala}.jar" in testing_wheel.namelist()
+            reader = _referenced_classes(product.read("streamctl/spark/RealTimeReader.class"))
+            real_time = "org/apache/spark/sql/connector/read/streaming/SupportsRealTimeRead" in reader
+            assert real_time == (tuple(map(int, line.split("."))) >= (4, 1)), (line, scala)
 
 
 def test_the_product_jar_holds_no_tooling(product_jar: zipfile.ZipFile) -> None:
@@ -290,7 +311,7 @@ def test_the_testing_wheel_carries_the_tooling(testing_wheel: zipfile.ZipFile) -
     assert {
         "kafka_broker/pom.xml",
         "CreateTopics.java",
-        "jars/streamctl-testing.jar",
+        f"jars/{TESTING_JAR}",
         "demo.py",
         "demos/affinity.py",
         "demos/choosers.py",

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 from collections import defaultdict
 
+import pytest
 from pyspark.sql import functions as F
 
 from streamctl import options
@@ -34,6 +35,7 @@ def _read_back(spark, servers, stream, checkpoint):
     return run_available_now(df, checkpoint)
 
 
+@pytest.mark.smoke
 def test_round_trip_preserves_keys_values_and_partition_order(spark, servers, make_stream, tmp_path):
     src = make_stream(partitions=3, suffix="src")
     mid = make_stream(partitions=3, suffix="mid")

@@ -5,6 +5,7 @@ from __future__ import annotations
 import json
 from collections import Counter
 
+import pytest
 from pyspark.sql import SparkSession
 
 from streamctl import options
@@ -25,6 +26,7 @@ def _produce_spread(spark: SparkSession, servers: str, stream: str, n: int, part
     )
 
 
+@pytest.mark.smoke
 def test_reads_every_record_exactly_once_with_its_metadata(spark, servers, make_stream, tmp_path):
     stream = make_stream(partitions=3)
     _produce_spread(spark, servers, stream, 300, 3)

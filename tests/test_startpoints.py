@@ -8,6 +8,7 @@ import time
 from datetime import UTC, datetime, timedelta
 from pathlib import Path
 
+import pytest
 from pyspark.sql import DataFrame
 
 from streamctl import Startpoint, StartpointManager, options
@@ -57,6 +58,7 @@ def _produce(spark, servers, stream, partitions: int, per_partition: int, ts=lam
     )
 
 
+@pytest.mark.smoke
 def test_each_type_moves_only_its_partition_once(spark, servers, make_stream, tmp_path):
     stream = make_stream(partitions=6)
     _produce(spark, servers, stream, 6, 10)  # offsets 0-9 at BASE_TS + 0..9 s

@@ -45,6 +45,8 @@ _JAR_PREFIXES = (
     "spark-common-utils_",
     "commons-lang3-",
 )
+# Taken when there: Spark 4.0 has no spark-common-utils-java (4.1 split it off spark-common-utils).
+_OPTIONAL_JAR_PREFIXES = ("spark-common-utils-java_",)
 
 
 # Kafka settings whose values are secrets (sasl.jaas.config, ssl.keystore.password, ...): never in
@@ -72,9 +74,15 @@ class OpsError(Exception):
 
 
 def classpath() -> str:
-    """streamctl.jar and the pyspark jars OpsMain needs, found without importing pyspark (slow)."""
+    """The streamctl jar of the installed pyspark's Spark line and the pyspark jars OpsMain needs,
+    found without importing pyspark (slow)."""
+    from streamctl import _jars
+
     here = Path(__file__).parent
-    jar = here / "jars" / "streamctl.jar"
+    try:
+        jar = here / "jars" / _jars.jar_name("streamctl")
+    except _jars.SparkLineError as e:
+        raise OpsError(str(e)) from None
     if not jar.is_file():
         raise OpsError(f"streamctl jar not found at {jar}: install the streamctl wheel (./build.sh package builds one)")
     spec = importlib.util.find_spec("pyspark")
@@ -83,10 +91,11 @@ def classpath() -> str:
     jars_dir = Path(next(iter(spec.submodule_search_locations))) / "jars"
     names = sorted(os.listdir(jars_dir)) if jars_dir.is_dir() else []
     picked = [str(jars_dir / n) for n in names if n.endswith(".jar") and n.startswith(_JAR_PREFIXES)]
-    missing = [p for p in _JAR_PREFIXES if not any(Path(j).name.startswith(p) for j in picked)]
+    needed = [p for p in _JAR_PREFIXES if p not in _OPTIONAL_JAR_PREFIXES]
+    missing = [p for p in needed if not any(Path(j).name.startswith(p) for j in picked)]
     if missing:
         raise OpsError(f"pyspark's jars in {jars_dir} lack {', '.join(missing)}: reinstall pyspark")
-    # The wheel's kafka-clients jar sits beside streamctl.jar (not relocated, not inside it).
+    # The wheel's kafka-clients jar sits beside the streamctl jars (not relocated, not inside them).
     kafka = sorted(str(j) for j in (here / "jars").glob("kafka-clients-*.jar"))
     return os.pathsep.join([str(jar), *kafka, *picked])
 

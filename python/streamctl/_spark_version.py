@@ -15,12 +15,12 @@ _DISTRIBUTION = "streamctl"
 
 
 def supported_range() -> str | None:
-    """The ``pyspark`` extra's version specifier, e.g. ``">=4.2,<4.4"``; None when streamctl is not
+    """The ``pyspark`` extra's version specifier, e.g. ``">=4.0,<4.4"``; None when streamctl is not
     installed as a distribution (a source checkout on ``PYTHONPATH``).
 
     Example::
 
-        supported_range()   # '<4.4,>=4.2'
+        supported_range()   # '<4.4,>=4.0'
     """
     try:
         requirements = metadata.requires(_DISTRIBUTION) or []
@@ -40,7 +40,7 @@ def check() -> None:
 
     Example::
 
-        check()   # ImportError: streamctl 0.1.0 supports pyspark >=4.2,<4.4; this Python has pyspark 4.1.3 ...
+        check()   # ImportError: streamctl 0.1.0 supports pyspark <4.4,>=4.0; this Python has pyspark 3.4.4 ...
     """
     spec = supported_range()
     try:

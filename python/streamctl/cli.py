@@ -184,11 +184,18 @@ def parser() -> argparse.ArgumentParser:
     j = commands.add_parser(
         "jars",
         help="print the jars a Spark session needs, comma-separated, for spark-submit --jars",
-        description="Print the jars a Spark session needs for streamctl, comma-separated, for spark-submit --jars.",
+        description="Print the jars a Spark session needs for streamctl, comma-separated, for spark-submit --jars: "
+        "the streamctl jar of the installed pyspark's Spark line and Scala version (or of --spark-version and --scala, "
+        "e.g. for a Spark Connect server or cluster whose Spark is not this Python's).",
         **_example('spark-submit --jars "$(streamctl jars)" job.py\n'
                    'spark-submit --packages org.apache.spark:spark-sql-kafka-0-10_2.13:4.2.0 '
-                   '--jars "$(streamctl jars --without-kafka-clients)" job.py'),
+                   '--jars "$(streamctl jars --without-kafka-clients)" job.py\n'
+                   'start-connect-server.sh --jars "$(streamctl jars --spark-version 4.1.1)"'),
     )
+    j.add_argument(
+        "--spark-version", metavar="VERSION", help="the Spark the jars are for (default: the installed pyspark's)"
+    )
+    j.add_argument("--scala", metavar="VERSION", help="its Scala version, 2.12 or 2.13 (default: that Spark's own)")
     j.add_argument(
         "--without-kafka-clients",
         action="store_true",
@@ -259,9 +266,17 @@ def _kafka_request(args: argparse.Namespace) -> dict[str, Any]:
 
 
 def _jars(args: argparse.Namespace) -> int:
+    from streamctl import _ops
+    from streamctl._jars import SparkLineError
     from streamctl.config import jar_paths
 
-    print(",".join(str(j) for j in jar_paths(kafka_clients=not args.without_kafka_clients)))
+    try:
+        jars = jar_paths(
+            kafka_clients=not args.without_kafka_clients, spark_version=args.spark_version, scala=args.scala
+        )
+    except (SparkLineError, FileNotFoundError) as e:
+        raise _ops.OpsError(str(e)) from None
+    print(",".join(str(j) for j in jars))
     return 0
 
 

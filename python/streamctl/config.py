@@ -1,7 +1,8 @@
 """Putting streamctl on a SparkSession: its jars on ``spark.jars`` and its SQL procedures catalog.
 
-The wheel carries two jars: ``streamctl.jar`` and the ``kafka-clients`` jar it was built against
-(not relocated, so Kafka class names in ``kafka.*`` options work as written). A session must hold
+The wheel carries a streamctl jar per Spark line (``streamctl-spark4.2_2.13.jar``; the one matching
+the running pyspark is picked, see :mod:`streamctl._jars`) and the ``kafka-clients`` jar they were
+built against (not relocated, so Kafka class names in ``kafka.*`` options work as written). A session must hold
 exactly one kafka-clients: when it already gets one from Spark's own Kafka connector
 (``spark-sql-kafka-0-10``), streamctl runs on that one (any 3.9.x or 4.x) and ours is left out.
 """
@@ -14,6 +15,7 @@ from typing import TypeVar
 
 from pyspark.sql import SparkSession
 
+from streamctl import _jars
 from streamctl._procedures import CATALOG_CLASS, CATALOG_CONF
 
 # Registered on every session that uses streamctl by the first streamctl source or sink; may also
@@ -27,14 +29,17 @@ _KAFKA_CLIENTS_JAR = "kafka-clients-"
 _Builder = TypeVar("_Builder", bound=SparkSession.Builder)
 
 
-def jar_path() -> Path:
-    """The streamctl jar carried inside this wheel (see :func:`jar_paths` for what a session needs).
+def jar_path(spark_version: str | None = None, scala: str | None = None) -> Path:
+    """The streamctl jar carried inside this wheel for a Spark version (default: the installed
+    pyspark's) and its Scala version (default: that Spark's); see :func:`jar_paths` for what a
+    session needs.
 
     Example::
 
-        streamctl.jar_path()   # .../site-packages/streamctl/jars/streamctl.jar
+        streamctl.jar_path()   # .../site-packages/streamctl/jars/streamctl-spark4.3_2.13.jar
+        streamctl.jar_path("4.1.3")   # .../streamctl-spark4.1_2.13.jar
     """
-    return packaged_jar(Path(__file__).parent, "streamctl")
+    return packaged_jar(Path(__file__).parent, "streamctl", spark_version, scala)
 
 
 def kafka_clients_jar_path() -> Path:
@@ -53,10 +58,13 @@ def kafka_clients_jar_path() -> Path:
     return jars[0]
 
 
-def jar_paths(*, kafka_clients: bool = True) -> list[Path]:
-    """The jars a session needs for streamctl: ``streamctl.jar`` and, unless ``kafka_clients`` is
-    False (the session gets kafka-clients from ``spark-sql-kafka-0-10``), the kafka-clients jar.
-    ``python -m streamctl jars`` prints them comma-separated, for ``spark-submit --jars``.
+def jar_paths(
+    *, kafka_clients: bool = True, spark_version: str | None = None, scala: str | None = None
+) -> list[Path]:
+    """The jars a session needs for streamctl: the streamctl jar of its Spark line (:func:`jar_path`)
+    and, unless ``kafka_clients`` is False (the session gets kafka-clients from
+    ``spark-sql-kafka-0-10``), the kafka-clients jar. ``python -m streamctl jars`` prints them
+    comma-separated, for ``spark-submit --jars``.
 
     Example::
 
@@ -64,18 +72,21 @@ def jar_paths(*, kafka_clients: bool = True) -> list[Path]:
         spark-submit --packages org.apache.spark:spark-sql-kafka-0-10_2.13:4.2.0 \\
             --jars "$(python -m streamctl jars --without-kafka-clients)" job.py
     """
-    return [jar_path(), *([kafka_clients_jar_path()] if kafka_clients else [])]
+    return [jar_path(spark_version, scala), *([kafka_clients_jar_path()] if kafka_clients else [])]
 
 
-def packaged_jar(package_dir: Path, distribution: str) -> Path:
-    """``<package_dir>/jars/<distribution>.jar``, the jar the wheel ``distribution`` carries; a
-    missing one is an error saying which wheel to install.
+def packaged_jar(
+    package_dir: Path, distribution: str, spark_version: str | None = None, scala: str | None = None
+) -> Path:
+    """``<package_dir>/jars/<distribution>-spark<line>_<scala>.jar``, the jar the wheel
+    ``distribution`` carries for a Spark version (default: the installed pyspark's); a Spark line
+    without one, or a missing file, is an error saying so.
 
     Example::
 
-        packaged_jar(Path(streamctl.__file__).parent, "streamctl")   # .../streamctl/jars/streamctl.jar
+        packaged_jar(Path(streamctl.__file__).parent, "streamctl")   # .../streamctl/jars/streamctl-spark4.3_2.13.jar
     """
-    jar = package_dir / "jars" / f"{distribution}.jar"
+    jar = package_dir / "jars" / _jars.jar_name(distribution, spark_version, scala)
     if not jar.is_file():
         raise FileNotFoundError(
             f"{distribution} jar not found at {jar}: this installation is incomplete; "

@@ -46,15 +46,16 @@ __all__ = ["KafkaBroker", "configure_spark", "jar_path", "kafka_broker"]
 _Builder = TypeVar("_Builder", bound=SparkSession.Builder)
 
 
-def jar_path() -> Path:
-    """The streamctl-testing jar carried inside this wheel (it needs the streamctl jar beside it).
+def jar_path(spark_version: str | None = None, scala: str | None = None) -> Path:
+    """The streamctl-testing jar carried inside this wheel for a Spark line (default: the installed
+    pyspark's; it needs the streamctl jar of the same line beside it).
 
     Example::
 
         spark-submit --jars "$(python -c 'import streamctl; print(streamctl.jar_path())'),$(python -c \
             'import streamctl_testing; print(streamctl_testing.jar_path())')" job.py
     """
-    return packaged_jar(Path(__file__).parent, "streamctl-testing")
+    return packaged_jar(Path(__file__).parent, "streamctl-testing", spark_version, scala)
 
 
 def configure_spark(builder: _Builder) -> _Builder:

@@ -42,11 +42,12 @@ def fetch_once(
     *,
     env_hint: str,
     settings: Path | None = None,
+    properties: dict[str, str] | None = None,
 ) -> Path:
     """Return ``lib_dir`` holding the dependencies of ``pom``, fetching them with Maven if the
     ``marker`` jar is missing. ``what`` names them in messages, ``error`` is raised on failure,
     ``env_hint`` is the variable that points at a directory fetched elsewhere; ``settings``: a
-    Maven settings file.
+    Maven settings file; ``properties``: -D settings of the pom (e.g. the version it fetches).
 
     The fetch downloads into a sibling temp directory and renames it into place.
 
@@ -72,7 +73,7 @@ def fetch_once(
     prefix = f"{_partial_prefix(lib_dir)}{os.getpid()}-"
     partial = Path(tempfile.mkdtemp(prefix=prefix, dir=lib_dir.parent))
     try:
-        _run_maven(mvn, pom, settings, partial, marker, what, error)
+        _run_maven(mvn, pom, settings, partial, marker, what, error, properties or {})
         # mkdtemp makes it private; the cache is plain readable files.
         partial.chmod(0o755)
         try:
@@ -100,10 +101,18 @@ def _remove_abandoned_fetches(lib_dir: Path) -> None:
 
 
 def _run_maven(
-    mvn: str, pom: Path, settings: Path | None, out_dir: Path, marker: str, what: str, error: type[Exception]
+    mvn: str,
+    pom: Path,
+    settings: Path | None,
+    out_dir: Path,
+    marker: str,
+    what: str,
+    error: type[Exception],
+    properties: dict[str, str],
 ) -> None:
     cmd = [
         mvn, "-q", "-B", "-Dstyle.color=never", *(["-s", str(settings)] if settings else []), "-f", str(pom),
+        *(f"-D{k}={v}" for k, v in properties.items()),
         "dependency:copy-dependencies", f"-DoutputDirectory={out_dir}",
     ]  # fmt: skip
     # Maven dies with us, so a killed fetch cannot keep writing into a stale temp dir.

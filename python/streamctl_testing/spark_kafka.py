@@ -1,6 +1,7 @@
-"""Spark's own Kafka connector (``spark-sql-kafka-0-10`` 4.2.0 from Maven Central, with the
-kafka-clients 3.9.2 it depends on), fetched once, for tests and benchmarks that run
-``format("kafka")`` beside ``format("streamctl")``.
+"""Spark's own Kafka connector of the running Spark line (``spark-sql-kafka-0-10`` from Maven Central,
+with the kafka-clients it depends on: 4.2.0 and 3.9.2 on Spark 4.3 and 4.2, whose 4.3.0 is not on
+Maven Central), fetched once, for tests and benchmarks that run ``format("kafka")`` beside
+``format("streamctl")``.
 
 Example::
 
@@ -14,10 +15,17 @@ from __future__ import annotations
 
 from pathlib import Path
 
+from streamctl._jars import line, pyspark_version
 from streamctl_testing._maven_fetch import fetch_once, jars_dir
 
-SPARK_KAFKA_VERSION = "4.2.0"
-KAFKA_CLIENTS_VERSION = "3.9.2"
+# Per Spark line: the connector's version and the kafka-clients it brings (Spark's own pom says which).
+CONNECTORS = {
+    "4.3": ("4.2.0", "3.9.2"),
+    "4.2": ("4.2.0", "3.9.2"),
+    "4.1": ("4.1.3", "3.9.1"),
+    "4.0": ("4.0.4", "3.9.1"),
+}
+SPARK_KAFKA_VERSION, KAFKA_CLIENTS_VERSION = CONNECTORS[line(pyspark_version() or "4.3")]
 SPARK_KAFKA_LIB_ENV = "STREAMCTL_SPARK_KAFKA_LIB"
 
 _POM_DIR = Path(__file__).resolve().parent / "kafka_connector"
@@ -26,7 +34,7 @@ _MARKER_JAR = f"spark-sql-kafka-0-10_2.13-{SPARK_KAFKA_VERSION}.jar"
 
 def spark_kafka_jars() -> list[Path]:
     """The connector's jars (kafka-clients included), fetched with Maven on first use into
-    ``$STREAMCTL_SPARK_KAFKA_LIB`` or ``${XDG_CACHE_HOME:-~/.cache}/streamctl/spark-sql-kafka-4.2.0``.
+    ``$STREAMCTL_SPARK_KAFKA_LIB`` or ``${XDG_CACHE_HOME:-~/.cache}/streamctl/spark-sql-kafka-<version>``.
 
     Example::
 
@@ -42,5 +50,6 @@ def spark_kafka_jars() -> list[Path]:
         RuntimeError,
         env_hint=SPARK_KAFKA_LIB_ENV,
         settings=_POM_DIR / "settings.xml",
+        properties={"spark.kafka.version": SPARK_KAFKA_VERSION},
     )
     return sorted(lib.glob("*.jar"))

@@ -2,8 +2,6 @@ package streamctl
 
 import scala.jdk.CollectionConverters._
 
-import org.apache.spark.SparkThrowable
-
 /**
  * An error a user can act on. The message always names the thing that is wrong
  * (option, stream, partition, offset, key), so it reads well even without the stack trace.
@@ -23,13 +21,12 @@ class StreamctlException(
     cause: Throwable = null,
     val condition: String = StreamctlException.Error,
     parameters: Map[String, String] = Map.empty)
-  extends IllegalArgumentException(message, cause) with SparkThrowable {
+  extends IllegalArgumentException(message, cause) with StreamctlThrowable {
 
-  override def getCondition: String = condition
+  // getCondition (and the message template where Spark has one): the Spark line's StreamctlThrowable.
   override def getMessageParameters: java.util.Map[String, String] = parameters.asJava
   // Not from Spark's error-class registry (which does not know streamctl's conditions).
   override def getSqlState: String = null
-  override def getDefaultMessageTemplate: String = message
 }
 
 object StreamctlException {

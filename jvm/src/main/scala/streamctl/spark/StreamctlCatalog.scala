@@ -41,7 +41,8 @@ class StreamctlCatalog extends ProcedureCatalog {
         s"No procedure ${(catalogName +: ident.namespace.toSeq :+ ident.name).mkString(".")}: catalog $catalogName has " +
           StreamctlProcedures.byName.keys.toSeq.sorted.map(p => s"$catalogName.system.$p").mkString(", ")))
 
-  override def listProcedures(namespace: Array[String]): Array[Identifier] =
+  // Not `override`: Spark 4.0's ProcedureCatalog does not have it yet (4.1 added it, abstract).
+  def listProcedures(namespace: Array[String]): Array[Identifier] =
     if (namespace.toSeq != StreamctlCatalog.Namespace) Array.empty
     else StreamctlProcedures.byName.keys.toArray.sorted.map(p => Identifier.of(namespace, p))
 }
@@ -80,13 +81,14 @@ private[spark] final class Args(params: Seq[Param], row: InternalRow) {
  * Option of those, null), in the order of `result`'s columns.
  */
 private[spark] abstract class StreamctlProcedure(val procedureName: String, text: String, val params: Seq[Param], val result: StructType)
-  extends UnboundProcedure with BoundProcedure {
+  extends UnboundProcedure with ProcedureBinding.Bound {
 
   protected def run(args: Args): Seq[Seq[Any]]
 
   override def name(): String = procedureName
   override def description(): String = text
-  override def bind(inputType: StructType): BoundProcedure = this
+  // Spark 4.0 binds to the arguments given, 4.1 and later to every parameter: the line's adapter.
+  override def bind(inputType: StructType): BoundProcedure = ProcedureBinding.bind(this, inputType)
   override def parameters(): Array[ProcedureParameter] = params.map(_.spec).toArray
   // Each call reads or changes state outside Spark (the metadata store, a running query).
   override def isDeterministic: Boolean = false

@@ -24,7 +24,7 @@ class StreamctlMicroBatchStream(
     options: SourceOptions,
     sourceCheckpoint: String,
     hadoopConf: Configuration)
-  extends MicroBatchStream with SupportsTriggerAvailableNow with SupportsRealTimeMode with ReportsSourceMetrics {
+  extends MicroBatchStream with SupportsTriggerAvailableNow with RealTimeStream with ReportsSourceMetrics {
 
   private val sc = SparkSession.active.sparkContext
   private val admin = KafkaSystemAdmin(options.kafka)

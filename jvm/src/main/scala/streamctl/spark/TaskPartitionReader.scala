@@ -1,8 +1,7 @@
 package streamctl.spark
 
 import org.apache.spark.sql.catalyst.InternalRow
-import org.apache.spark.sql.connector.read.streaming.{PartitionOffset, SupportsRealTimeRead}
-import org.apache.spark.sql.connector.read.streaming.SupportsRealTimeRead.RecordStatus
+import org.apache.spark.sql.connector.read.streaming.PartitionOffset
 
 import streamctl.chooser.ChooserFactory
 import streamctl.control.{ControlResults, ControlStatePublisher, SspControlStates, TaskControlReader}
@@ -17,8 +16,8 @@ import streamctl.system.{ConsumerPool, Envelope, EnvelopeDecoder, KafkaTaskReade
  * (`spark.read`) keeps no control bookkeeping: `controlResults` is None.
  *
  * Micro-batch mode calls [[next]] until the task's ranges are read. Real-time mode calls
- * [[nextWithTimeout]] on open-ended ranges until Spark ends the batch, then takes
- * [[getOffset]] as the task's end. In real-time mode a reader of intermediate streams records
+ * [[readWithin]] (Spark's `nextWithTimeout`, through the Spark line's [[RealTimeReader]]) on
+ * open-ended ranges until Spark ends the batch, then takes [[getOffset]] as the task's end. In real-time mode a reader of intermediate streams records
  * its control states in the metadata store whenever a control message changed them (the
  * driver's sink sends the upstream watermark on from there, see `control.SourceControl`), after
  * flushing the query's streamctl writers of this Spark task ([[TaskWriters]]), so that a
@@ -27,7 +26,7 @@ import streamctl.system.{ConsumerPool, Envelope, EnvelopeDecoder, KafkaTaskReade
  */
 final class TaskPartitionReader(read: TaskRead, config: ReaderConfig, reports: ReaderAccumulator,
                                 controlResults: Option[() => ControlResults])
-  extends SupportsRealTimeRead[InternalRow] {
+  extends RealTimeReader {
   ConsumerPoolSettings.applied
   private val lease = ConsumerPool.acquire(config.kafka, read.task, read.ranges.map(_.ssp))
   private val consumer = lease.consumer
@@ -63,16 +62,13 @@ final class TaskPartitionReader(read: TaskRead, config: ReaderConfig, reports: R
     }
   }
 
-  override def nextWithTimeout(timeoutMs: java.lang.Long): RecordStatus =
-    nextWithTimeout(System.currentTimeMillis(), timeoutMs)
-
-  override def nextWithTimeout(startTimeMs: java.lang.Long, timeoutMs: java.lang.Long): RecordStatus = {
+  override protected def readWithin(timeoutMs: Long): Status = {
     // Only a failure leaves the consumer in a state unknown to the pool; a batch that Spark
     // ends after any call (record or not) leaves it positioned and reusable for the next.
     healthy = false
     val deadline = System.currentTimeMillis() + timeoutMs
     var e: Envelope = null
-    var left = timeoutMs.longValue()
+    var left = timeoutMs
     // The reader returns early after a control message: record it, and end at end-of-stream.
     while (e == null && left > 0 && !ended) {
       e = reader.nextWithin(left)
@@ -80,11 +76,10 @@ final class TaskPartitionReader(read: TaskRead, config: ReaderConfig, reports: R
       left = deadline - System.currentTimeMillis()
     }
     val status =
-      if (e == null) RecordStatus.newStatusWithoutArrivalTime(false)
+      if (e == null) noRecord
       else {
         emit(e)
-        if (e.timestamp >= 0) RecordStatus.newStatusWithArrivalTimeMs(e.timestamp)
-        else RecordStatus.newStatusWithoutArrivalTime(true)
+        record(e.timestamp)
       }
     healthy = true
     status

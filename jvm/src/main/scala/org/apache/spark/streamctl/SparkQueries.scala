@@ -3,8 +3,6 @@ package org.apache.spark.streamctl
 import scala.util.Try
 
 import org.apache.spark.sql.catalyst.plans.logical.EventTimeWatermark
-import org.apache.spark.sql.execution.streaming.{ProcessingTimeTrigger, RealTimeTrigger}
-import org.apache.spark.sql.execution.streaming.runtime.{StreamExecution, StreamingQueryWrapper}
 import org.apache.spark.sql.streaming.StreamingQuery
 
 /**
@@ -44,20 +42,10 @@ object SparkQueries {
    * How `query` is triggered: a sink's checks at start (a transactional sink's timeout against the
    * trigger interval; real-time mode) need it, and it is only in the engine. None when not readable.
    */
-  def trigger(query: StreamingQuery): Option[QueryTrigger] = Try {
-    execution(query).map(_.trigger match {
-      case ProcessingTimeTrigger(intervalMs) => QueryTrigger.Every(intervalMs)
-      case r: RealTimeTrigger => QueryTrigger.RealTime(r.batchDurationMs)
-      case _ => QueryTrigger.Other
-    })
-  }.toOption.flatten
+  def trigger(query: StreamingQuery): Option[QueryTrigger] = Try(StreamExecutions.trigger(query)).toOption.flatten
 
   /** The engine behind a query handle (the adapters of this package read internals from it). */
-  private[streamctl] def execution(query: StreamingQuery): Option[StreamExecution] = query match {
-    case w: StreamingQueryWrapper => Option(w.streamingQuery)
-    case s: StreamExecution => Some(s)
-    case _ => None
-  }
+  private[streamctl] def execution(query: StreamingQuery) = StreamExecutions.of(query)
 }
 
 /** A query's trigger, as a sink sees it ([[SparkQueries.trigger]]). */

@@ -1,0 +1,12 @@
+package streamctl
+
+import org.apache.spark.SparkThrowable
+
+/**
+ * How [[StreamctlException]] is a `SparkThrowable` on Spark 4.0: its condition is `getCondition`
+ * (4.0 has no `getDefaultMessageTemplate`, which 4.1 added).
+ */
+private[streamctl] trait StreamctlThrowable extends SparkThrowable { this: Throwable =>
+  def condition: String
+  override def getCondition: String = condition
+}

@@ -1,0 +1,25 @@
+package org.apache.spark.streamctl
+
+import org.apache.spark.sql.execution.streaming.{ProcessingTimeTrigger, RealTimeTrigger}
+import org.apache.spark.sql.execution.streaming.runtime.{StreamExecution, StreamingQueryWrapper}
+import org.apache.spark.sql.streaming.StreamingQuery
+
+/**
+ * The engine behind a query handle. Spark 4.1 moved `StreamExecution` and `StreamingQueryWrapper`
+ * to package `execution.streaming.runtime`; this file is where that is known ([[SparkQueries]]
+ * and [[SparkQuerySink]] read internals from what it returns).
+ */
+private[streamctl] object StreamExecutions {
+  def of(query: StreamingQuery): Option[StreamExecution] = query match {
+    case w: StreamingQueryWrapper => Option(w.streamingQuery)
+    case s: StreamExecution => Some(s)
+    case _ => None
+  }
+
+  /** How the query is triggered, in streamctl's terms ([[SparkQueries.trigger]]). */
+  def trigger(query: StreamingQuery): Option[QueryTrigger] = of(query).map(_.trigger match {
+    case ProcessingTimeTrigger(intervalMs) => QueryTrigger.Every(intervalMs)
+    case r: RealTimeTrigger => QueryTrigger.RealTime(r.batchDurationMs)
+    case _ => QueryTrigger.Other
+  })
+}
