@@ -154,8 +154,8 @@ def test_records_deleted_by_retention_are_logged_once_and_counted(spark, servers
     skipped = [line for line in log().splitlines() if "skipped offsets" in line]
     why = "which are no longer on the broker (deleted by retention?), because option 'failOnDataLoss' is false"
     assert sorted(skipped) == [
-        f"WARN DataLossStep stream '{stream}' partition 0: skipped offsets 1000 to 1499 (500 records), {why}",
-        f"WARN DataLossStep stream '{stream}' partition 1: skipped offsets 1000 to 1199 (200 records), {why}",
+        f"WARN DataLossChecks stream '{stream}' partition 0: skipped offsets 1000 to 1499 (500 records), {why}",
+        f"WARN DataLossChecks stream '{stream}' partition 1: skipped offsets 1000 to 1199 (200 records), {why}",
     ], log()
     assert progress[-1]["recordsSkipped"] == "700"
     # The offset log says so too: what the batch skipped and the running total.

@@ -102,7 +102,8 @@ def examples(page: str) -> list[Example]:
 
 def test_examples_not_run_are_few_and_say_why():
     skipped = [e for page in PAGES for e in examples(page) if e.not_run]
-    assert len(skipped) <= 3, [(e.page, e.line, e.not_run) for e in skipped]
+    # The fourth: docs/spark-lines.md's real-time trigger for pyspark 4.1, which this suite's 4.3 cannot run.
+    assert len(skipped) <= 4, [(e.page, e.line, e.not_run) for e in skipped]
     assert all(len(e.not_run) > 30 for e in skipped), skipped  # type: ignore[arg-type]
     # Every page with a runnable example has a prelude, even an empty one: nothing runs by accident.
     assert {e.page for page in PAGES for e in examples(page) if not e.not_run} <= set(PRELUDES)
