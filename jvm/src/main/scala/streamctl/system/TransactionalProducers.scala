@@ -106,8 +106,7 @@ object TransactionalProducers {
 
   /** A producer of `transactionalId` for the caller alone until it gives it back with [[release]]. */
   def acquire(params: KafkaParams, transactionalId: String): Lease = {
-    val key = params.cacheKey + "\u0001" + transactionalId
-    val reused = synchronized(idle.remove(key))
+    val reused = synchronized(idle.remove(key(params, transactionalId)))
     closeIdleExpired()
     if (reused != null) reused else start(params, transactionalId)
   }
@@ -119,15 +118,18 @@ object TransactionalProducers {
       else if (failed || lease.inTransaction) { open.remove(lease.producer); true }
       else {
         lease.idleSinceNs = System.nanoTime()
-        val displaced = idle.put(lease.params.cacheKey + "\u0001" + lease.transactionalId, lease)
-        if (displaced != null) open.remove(displaced.producer)
-        Option(displaced).foreach(d => closeQuietly(d.producer))
+        Option(idle.put(key(lease.params, lease.transactionalId), lease)).foreach { displaced =>
+          open.remove(displaced.producer)
+          closeQuietly(displaced.producer)
+        }
         false
       }
     }
     if (close) { lease.abortQuietly(); closeQuietly(lease.producer) }
     closeIdleExpired()
   }
+
+  private def key(params: KafkaParams, transactionalId: String): String = params.cacheKey + "\u0001" + transactionalId
 
   // One pass over the idle producers per second at most: an executor may keep thousands.
   private var sweptNs = System.nanoTime()
