@@ -1,5 +1,5 @@
 #!/usr/bin/env bash
-# The one entry point: ./build.sh demo | test | bench | package | smoke (the other Spark lines' smoke tests)
+# The one entry point: ./build.sh demo | test | bench | package | smoke (the other Spark lines' smoke tests) | format
 # Creates its own venv (.venv), builds the jars (Maven: the product jar and the streamctl-testing
 # jar) and the two wheels that carry them (streamctl, the product; streamctl-testing, the broker,
 # Kafka helpers and demo that developers, tests and benchmarks use), and installs both into the
@@ -174,6 +174,15 @@ check_kafka_39() {
   quiet maven-kafka-3.9 mvn_ -Pkafka-3.9 compile
 }
 
+# One format for both languages (scalafmt through Maven's spotless plugin, ruff format): `format`
+# applies it, `test` fails on any file that differs from it, and on ruff's lint rules.
+check_format() {
+  say "checking the format and lint (./build.sh format fixes the format)"
+  quiet spotless mvn -B spotless:check
+  "$VENV/bin/ruff" format --check python tests bench
+  "$VENV/bin/ruff" check python tests bench
+}
+
 fetch_broker() {
   # The broker's jars come from Maven Central through Maven, cached once per machine; so does Spark's
   # own Kafka connector, which tests run beside streamctl.
@@ -235,8 +244,7 @@ case "$cmd" in
     ensure_venv
     mkdir -p "$LOG"
     build_jar; build_wheels; fetch_broker; check_kafka_39; ensure_other_venvs; ensure_chromium
-    say "ruff"
-    "$VENV/bin/ruff" check python tests bench
+    check_format
     say "running the Python tests (real Kafka broker, real SparkSession and Spark Connect server; pyspark 4.3.0)"
     export STREAMCTL_OTHER_PYSPARK_VENV="$OTHER_VENV"
     set +e
@@ -249,6 +257,11 @@ case "$cmd" in
     [[ $rc -ne 0 ]] && exit $rc
     exit $smoke
     ;;
+  format)
+    ensure_venv
+    mvn -B -q spotless:apply
+    "$VENV/bin/ruff" format python tests bench
+    ;;
   smoke)
     # Only the other lines' smoke tests, on what ./build.sh package built last.
     ensure_venv; mkdir -p "$LOG"; fetch_broker; ensure_other_venvs
@@ -260,7 +273,7 @@ case "$cmd" in
     "$PY" "$ROOT/bench/run.py" "${@:2}"
     ;;
   *)
-    echo "usage: ./build.sh demo | test | bench | package | smoke"
+    echo "usage: ./build.sh demo | test | bench | package | smoke | format"
     exit 2
     ;;
 esac

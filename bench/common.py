@@ -50,13 +50,13 @@ SETTINGS: dict[str, dict[str, Any]] = {
         "consumer": {},
         "producer": {},
         "consumers": "built-in: a fresh consumer per partition per query (new group id each query); "
-                     "streamctl: its executor-wide consumer pool",
+        "streamctl: its executor-wide consumer pool",
     },
     "tuned": {
         "consumer": TUNED_CONSUMER,
         "producer": TUNED_PRODUCER,
         "consumers": f"pooled on both sides: streamctl's consumer pool, the built-in's consumer cache "
-                     f"(kafka.group.id={BUILTIN_POOLED_GROUP}), warm after the warm-up run",
+        f"(kafka.group.id={BUILTIN_POOLED_GROUP}), warm after the warm-up run",
     },
 }
 
@@ -71,6 +71,7 @@ PIPELINE_SETTINGS: dict[str, dict[str, Any]] = {
     **SETTINGS,
     "tuned": {**SETTINGS["tuned"], "consumer": {**TUNED_CONSUMER, "max.poll.records": "1000"}},
 }
+
 
 def session_kafka_clients_jar() -> Path:
     """The kafka-clients jar of the benchmark session: the built-in connector's, which streamctl
@@ -95,9 +96,19 @@ def jvm_classpath() -> str:
     out = ROOT / "target" / "bench.classpath"
     jars = Path(pyspark.__file__).parent / "jars"
     done = subprocess.run(
-        ["mvn", "-q", "-B", "-f", str(ROOT / "pom.xml"), f"-Dspark.jars.dir={jars}", "dependency:build-classpath",
-         "-Dmdep.includeScope=test", f"-Dmdep.outputFile={out}"],
-        capture_output=True, text=True,
+        [
+            "mvn",
+            "-q",
+            "-B",
+            "-f",
+            str(ROOT / "pom.xml"),
+            f"-Dspark.jars.dir={jars}",
+            "dependency:build-classpath",
+            "-Dmdep.includeScope=test",
+            f"-Dmdep.outputFile={out}",
+        ],
+        capture_output=True,
+        text=True,
     )
     if done.returncode != 0:
         raise RuntimeError(f"mvn dependency:build-classpath failed:\n{done.stdout}{done.stderr}")
@@ -125,17 +136,24 @@ def bench_session(master: str = "local[2]", extra: Mapping[str, str] | None = No
 
 def run_jvm_main(name: str, *args: str) -> str:
     """Runs `streamctl.bench.<name>` (bench/jvm) in its own JVM; returns its standard output."""
-    out = subprocess.run(["java", "-cp", jvm_classpath(), f"streamctl.bench.{name}", *args],
-                         check=True, capture_output=True, text=True)
+    out = subprocess.run(
+        ["java", "-cp", jvm_classpath(), f"streamctl.bench.{name}", *args], check=True, capture_output=True, text=True
+    )
     return out.stdout
 
 
-def run_available_now(df: DataFrame, checkpoint: str, each: Callable[[DataFrame, int], None],
-                      output_mode: str = "append") -> list[Any]:
+def run_available_now(
+    df: DataFrame, checkpoint: str, each: Callable[[DataFrame, int], None], output_mode: str = "append"
+) -> list[Any]:
     """Runs ``df`` to the end of its input with Trigger.AvailableNow, calling ``each`` on every
     batch (foreachBatch); raises the query's error if it failed; returns its progress reports."""
-    q = (df.writeStream.foreachBatch(each).outputMode(output_mode).option("checkpointLocation", checkpoint)
-         .trigger(availableNow=True).start())
+    q = (
+        df.writeStream.foreachBatch(each)
+        .outputMode(output_mode)
+        .option("checkpointLocation", checkpoint)
+        .trigger(availableNow=True)
+        .start()
+    )
     q.awaitTermination()
     if q.exception() is not None:
         raise q.exception()  # type: ignore[misc]
@@ -267,14 +285,21 @@ class Measurement:
         return f"{lo:.2f}-{hi:.2f} (±{50 * (hi - lo) / self.median:.0f}%)"
 
     def to_json(self) -> dict[str, Any]:
-        return {"bench": self.bench, "variant": self.variant, "records": self.records, "config": self.config,
-                "seconds": [round(s, 4) for s in self.seconds], "median_s": round(self.median, 4),
-                "min_s": round(min(self.seconds), 4), "max_s": round(max(self.seconds), 4),
-                "records_per_s": round(self.rate), **self.extra}
+        return {
+            "bench": self.bench,
+            "variant": self.variant,
+            "records": self.records,
+            "config": self.config,
+            "seconds": [round(s, 4) for s in self.seconds],
+            "median_s": round(self.median, 4),
+            "min_s": round(min(self.seconds), 4),
+            "max_s": round(max(self.seconds), 4),
+            "records_per_s": round(self.rate),
+            **self.extra,
+        }
 
 
-def alternate(names: list[str], reps: int, run: Callable[[str, bool], float],
-              results: dict[str, Measurement]) -> None:
+def alternate(names: list[str], reps: int, run: Callable[[str, bool], float], results: dict[str, Measurement]) -> None:
     """One warm-up run of every variant (not counted), then ``reps`` rounds, the order reversed
     every round so no variant always follows the same one."""
     for rep in range(-1, reps):
@@ -292,8 +317,13 @@ def table(rows: list[tuple[str, ...]], header: tuple[str, ...]) -> str:
 
 
 def markdown_table(rows: list[tuple[str, ...]], header: tuple[str, ...]) -> str:
-    return "\n".join(["| " + " | ".join(header) + " |", "|" + "---|" * len(header),
-                      *("| " + " | ".join(str(c) for c in r) + " |" for r in rows)])
+    return "\n".join(
+        [
+            "| " + " | ".join(header) + " |",
+            "|" + "---|" * len(header),
+            *("| " + " | ".join(str(c) for c in r) + " |" for r in rows),
+        ]
+    )
 
 
 def ratio_rows(measurements: list[Measurement], pairs: list[tuple[str, str]]) -> list[tuple[str, ...]]:
@@ -304,8 +334,15 @@ def ratio_rows(measurements: list[Measurement], pairs: list[tuple[str, str]]) ->
         for variant, base in pairs:
             if (bench, variant) in by and (bench, base) in by:
                 v, b = by[(bench, variant)], by[(bench, base)]
-                rows.append((bench, f"{variant} vs {base}", f"{v.median:.2f} s", f"{b.median:.2f} s",
-                             f"{b.median / v.median:.2f}x"))
+                rows.append(
+                    (
+                        bench,
+                        f"{variant} vs {base}",
+                        f"{v.median:.2f} s",
+                        f"{b.median:.2f} s",
+                        f"{b.median / v.median:.2f}x",
+                    )
+                )
     return rows
 
 
@@ -321,6 +358,12 @@ def report_rows(measurements: list[Measurement]) -> list[tuple[str, ...]]:
     return [(m.bench, m.variant, f"{m.median:.2f}", m.spread, f"{m.rate:,.0f}", _clients(m)) for m in measurements]
 
 
-REPORT_HEADER = ("bench", "variant", "median s", "min-max s", "records/s",
-                 "per run: consumers created / fetches / other requests")
+REPORT_HEADER = (
+    "bench",
+    "variant",
+    "median s",
+    "min-max s",
+    "records/s",
+    "per run: consumers created / fetches / other requests",
+)
 RATIO_HEADER = ("bench", "comparison", "variant median", "baseline median", "ratio")

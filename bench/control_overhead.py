@@ -50,18 +50,32 @@ def _read(df: DataFrame, checkpoint: str) -> tuple[int, int | None, int]:
     return sum(rows), max(marks, default=None), len(rows)
 
 
-def run(spark: SparkSession, servers: str, workdir: str, records: int, partitions: int, value_size: int,
-        reps: int, batches: int) -> list[Measurement]:
+def run(
+    spark: SparkSession,
+    servers: str,
+    workdir: str,
+    records: int,
+    partitions: int,
+    value_size: int,
+    reps: int,
+    batches: int,
+) -> list[Measurement]:
     per_batch = records // batches
     records = per_batch * batches
-    print(f"control overhead: {records:,} framed records of {value_size} bytes over {partitions} partitions in "
-          f"{batches} batches of {per_batch:,} records plus that round's control messages (maxOffsetsPerTrigger); "
-          "one stream without control messages, one with a watermark on every partition after each batch's "
-          "records, one with idle messages on (worst case: active before, watermark and idle after each batch's "
-          f"records, on every partition); {reps} repetitions per variant in alternating order after one warm-up "
-          "each, Trigger.AvailableNow + count() and max(watermark)", flush=True)
-    streams = {PLAIN: f"bench-ctl-none-{records}", WITH_CONTROL: f"bench-ctl-wm-{records}",
-               WITH_IDLE: f"bench-ctl-idle-{records}"}
+    print(
+        f"control overhead: {records:,} framed records of {value_size} bytes over {partitions} partitions in "
+        f"{batches} batches of {per_batch:,} records plus that round's control messages (maxOffsetsPerTrigger); "
+        "one stream without control messages, one with a watermark on every partition after each batch's "
+        "records, one with idle messages on (worst case: active before, watermark and idle after each batch's "
+        f"records, on every partition); {reps} repetitions per variant in alternating order after one warm-up "
+        "each, Trigger.AvailableNow + count() and max(watermark)",
+        flush=True,
+    )
+    streams = {
+        PLAIN: f"bench-ctl-none-{records}",
+        WITH_CONTROL: f"bench-ctl-wm-{records}",
+        WITH_IDLE: f"bench-ctl-idle-{records}",
+    }
     # The control messages one round writes on every partition: a batch reads one upstream batch.
     control_per_round = {PLAIN: 0, WITH_CONTROL: partitions, WITH_IDLE: 3 * partitions}
     for stream in streams.values():
@@ -85,8 +99,14 @@ def run(spark: SparkSession, servers: str, workdir: str, records: int, partition
             run_id += 1
             df = (
                 spark.readStream.format("streamctl")
-                .options(**options.source(servers, [streams[name]], starting_offsets="earliest",
-                                          max_records_per_batch=per_batch + control_per_round[name]))
+                .options(
+                    **options.source(
+                        servers,
+                        [streams[name]],
+                        starting_offsets="earliest",
+                        max_records_per_batch=per_batch + control_per_round[name],
+                    )
+                )
                 .options(**options.intermediate(streams[name]))
                 .load()
             )
@@ -106,6 +126,9 @@ def run(spark: SparkSession, servers: str, workdir: str, records: int, partition
             print(f"  {name}: {seconds:.2f} s, {ran} batches{' (warm-up)' if rep < 0 else ''}", flush=True)
     base = results[PLAIN].median
     for name in (WITH_CONTROL, WITH_IDLE):
-        print(f"  overhead of {name.removeprefix('intermediate, ')}: {100 * (results[name].median / base - 1):+.1f}% "
-              "(target <= 5%)", flush=True)
+        print(
+            f"  overhead of {name.removeprefix('intermediate, ')}: {100 * (results[name].median / base - 1):+.1f}% "
+            "(target <= 5%)",
+            flush=True,
+        )
     return list(results.values())

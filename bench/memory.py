@@ -29,22 +29,32 @@ def measure_one(source: str, servers: str, topic: str, workdir: str) -> dict[str
     """Runs in a child process: reads the whole topic once in one batch; reports its heap samples."""
     out = subprocess.run(
         [sys.executable, "-m", "bench.memory_child", source, servers, topic, workdir, HEAP, json.dumps(TUNED_CONSUMER)],
-        check=True, capture_output=True, text=True, cwd=str(Path(__file__).resolve().parent.parent),
+        check=True,
+        capture_output=True,
+        text=True,
+        cwd=str(Path(__file__).resolve().parent.parent),
     )
     return json.loads(out.stdout.strip().splitlines()[-1])
 
 
-def run(servers: str, backlogs: list[tuple[str, int]], value_size: int,
-        workdir: str) -> tuple[list[dict[str, Any]], dict[str, Any]]:
+def run(
+    servers: str, backlogs: list[tuple[str, int]], value_size: int, workdir: str
+) -> tuple[list[dict[str, Any]], dict[str, Any]]:
     """``backlogs``: (topic, records) pairs, already produced."""
     config = {
-        "heap": HEAP, "spark": "local[2], one JVM per source and backlog", "batch_budget": "none (one batch)",
-        "consumer": describe(TUNED_CONSUMER), "live_heap": "heap used right after MemoryMXBean.gc(), once a second",
+        "heap": HEAP,
+        "spark": "local[2], one JVM per source and backlog",
+        "batch_budget": "none (one batch)",
+        "consumer": describe(TUNED_CONSUMER),
+        "live_heap": "heap used right after MemoryMXBean.gc(), once a second",
         "backlogs": [{"records": n, "value_mb": round(n * value_size / 1e6)} for _, n in backlogs],
     }
-    print(f"memory: one batch over backlogs of {', '.join(f'{n:,}' for _, n in backlogs)} records of {value_size} B, "
-          f"no batch budget, heap {HEAP}, consumer {describe(TUNED_CONSUMER)}; live heap after a forced GC every "
-          "second", flush=True)
+    print(
+        f"memory: one batch over backlogs of {', '.join(f'{n:,}' for _, n in backlogs)} records of {value_size} B, "
+        f"no batch budget, heap {HEAP}, consumer {describe(TUNED_CONSUMER)}; live heap after a forced GC every "
+        "second",
+        flush=True,
+    )
     rows = []
     for topic, records in backlogs:
         for source in ("streamctl", "built-in"):
@@ -53,7 +63,10 @@ def run(servers: str, backlogs: list[tuple[str, int]], value_size: int,
                 raise AssertionError(f"{source} read {r['rows']} of {records} records of {topic}")
             r.update({"source": source, "records": records, "backlog_mb": records * value_size / 1e6})
             rows.append(r)
-            print(f"  {source}, {r['backlog_mb']:,.0f} MB backlog: live heap max {r['live_heap_max_mb']:.0f} MB "
-                  f"(median {r['live_heap_median_mb']:.0f}, {r['live_samples']} samples), in use peak "
-                  f"{r['in_use_peak_mb']:.0f} MB, {r['seconds']:.1f} s", flush=True)
+            print(
+                f"  {source}, {r['backlog_mb']:,.0f} MB backlog: live heap max {r['live_heap_max_mb']:.0f} MB "
+                f"(median {r['live_heap_median_mb']:.0f}, {r['live_samples']} samples), in use peak "
+                f"{r['in_use_peak_mb']:.0f} MB, {r['seconds']:.1f} s",
+                flush=True,
+            )
     return rows, config

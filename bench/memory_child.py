@@ -36,9 +36,15 @@ def main() -> None:
         opts = options.source(servers, [topic], starting_offsets="earliest", kafka=consumer)
         df = spark.readStream.format("streamctl").options(**opts).load()
     else:
-        df = (spark.readStream.format("kafka").option("kafka.bootstrap.servers", servers)
-              .option("subscribe", topic).option("startingOffsets", "earliest")
-              .option("kafka.group.id", BUILTIN_POOLED_GROUP).options(**kafka_options(consumer)).load())
+        df = (
+            spark.readStream.format("kafka")
+            .option("kafka.bootstrap.servers", servers)
+            .option("subscribe", topic)
+            .option("startingOffsets", "earliest")
+            .option("kafka.group.id", BUILTIN_POOLED_GROUP)
+            .options(**kafka_options(consumer))
+            .load()
+        )
     j = jvm(spark)
     memory = j.java.lang.management.ManagementFactory.getMemoryMXBean()
     in_use: list[int] = []
@@ -65,12 +71,20 @@ def main() -> None:
     seconds = time.perf_counter() - started
     running.clear()
     sampler.join()
-    print(json.dumps({
-        "live_heap_max_mb": max(live, default=0) / 1e6, "live_heap_median_mb": statistics.median(live or [0]) / 1e6,
-        "live_samples": len(live), "in_use_peak_mb": max(in_use, default=0) / 1e6,
-        "heap_max_mb": memory.getHeapMemoryUsage().getMax() / 1e6,
-        "seconds": seconds, "rows": sum(counted), "batches": len(counted),
-    }))
+    print(
+        json.dumps(
+            {
+                "live_heap_max_mb": max(live, default=0) / 1e6,
+                "live_heap_median_mb": statistics.median(live or [0]) / 1e6,
+                "live_samples": len(live),
+                "in_use_peak_mb": max(in_use, default=0) / 1e6,
+                "heap_max_mb": memory.getHeapMemoryUsage().getMax() / 1e6,
+                "seconds": seconds,
+                "rows": sum(counted),
+                "batches": len(counted),
+            }
+        )
+    )
     spark.stop()
 
 

@@ -68,8 +68,10 @@ def _wait_for(state: dict[str, Any], queries: list[StreamingQuery], timeout: flo
             if q.exception() is not None:
                 raise q.exception()  # type: ignore[misc]
         if time.monotonic() > deadline:
-            raise AssertionError(f"pipeline counted {state['rows']} of {state['target']} records in {timeout:.0f} s; "
-                                 + "; ".join(_describe(q) for q in queries))
+            raise AssertionError(
+                f"pipeline counted {state['rows']} of {state['target']} records in {timeout:.0f} s; "
+                + "; ".join(_describe(q) for q in queries)
+            )
         time.sleep(0.05)
 
 
@@ -79,21 +81,36 @@ def _describe(q: StreamingQuery) -> str:
     if p is None:
         return f"query {q.id}: active={q.isActive}, no batch yet"
     ends = [s["endOffset"] for s in p["sources"]]
-    return (f"query {q.id}: active={q.isActive}, batch {p['batchId']} read {p['numInputRows']} rows, "
-            f"status {q.status['message']!r}, source end offsets {ends}")
+    return (
+        f"query {q.id}: active={q.isActive}, batch {p['batchId']} read {p['numInputRows']} rows, "
+        f"status {q.status['message']!r}, source end offsets {ends}"
+    )
 
 
-def _streamctl_queries(spark: SparkSession, servers: str, source: str, mid: str, per_batch: int | None,
-                       settings: str, transactional: bool = False) -> tuple[DataFrame, DataStreamWriter]:
+def _streamctl_queries(
+    spark: SparkSession,
+    servers: str,
+    source: str,
+    mid: str,
+    per_batch: int | None,
+    settings: str,
+    transactional: bool = False,
+) -> tuple[DataFrame, DataStreamWriter]:
     consumer, producer = PIPELINE_SETTINGS[settings]["consumer"], PIPELINE_SETTINGS[settings]["producer"]
     reader = {**consumer, "isolation.level": "read_committed"} if transactional else consumer
-    down = (spark.readStream.format("streamctl")
-            .options(**options.source(servers, [mid], starting_offsets="earliest", kafka=reader))
-            .options(**options.intermediate(mid)).load())
+    down = (
+        spark.readStream.format("streamctl")
+        .options(**options.source(servers, [mid], starting_offsets="earliest", kafka=reader))
+        .options(**options.intermediate(mid))
+        .load()
+    )
     up = (
         spark.readStream.format("streamctl")
-        .options(**options.source(servers, [source], starting_offsets="earliest", max_records_per_batch=per_batch,
-                                  kafka=consumer))
+        .options(
+            **options.source(
+                servers, [source], starting_offsets="earliest", max_records_per_batch=per_batch, kafka=consumer
+            )
+        )
         .load()
         .withWatermark("timestamp", "0 seconds")
         .select("key", "value")
@@ -103,30 +120,46 @@ def _streamctl_queries(spark: SparkSession, servers: str, source: str, mid: str,
     return down, up
 
 
-def _builtin_queries(spark: SparkSession, servers: str, source: str, mid: str, per_batch: int | None,
-                     settings: str) -> tuple[DataFrame, DataStreamWriter]:
+def _builtin_queries(
+    spark: SparkSession, servers: str, source: str, mid: str, per_batch: int | None, settings: str
+) -> tuple[DataFrame, DataStreamWriter]:
     consumer = kafka_options(PIPELINE_SETTINGS[settings]["consumer"])
     producer = kafka_options(PIPELINE_SETTINGS[settings]["producer"])
     pooled = settings == "tuned"
-    down = (spark.readStream.format("kafka").option("kafka.bootstrap.servers", servers).option("subscribe", mid)
-            .option("startingOffsets", "earliest").options(**consumer)
-            .options(**({"kafka.group.id": f"{BUILTIN_POOLED_GROUP}-down"} if pooled else {})).load())
-    up_source = (spark.readStream.format("kafka").option("kafka.bootstrap.servers", servers).option("subscribe", source)
-                 .option("startingOffsets", "earliest").options(**consumer)
-                 .options(**({"kafka.group.id": f"{BUILTIN_POOLED_GROUP}-up"} if pooled else {})))
+    down = (
+        spark.readStream.format("kafka")
+        .option("kafka.bootstrap.servers", servers)
+        .option("subscribe", mid)
+        .option("startingOffsets", "earliest")
+        .options(**consumer)
+        .options(**({"kafka.group.id": f"{BUILTIN_POOLED_GROUP}-down"} if pooled else {}))
+        .load()
+    )
+    up_source = (
+        spark.readStream.format("kafka")
+        .option("kafka.bootstrap.servers", servers)
+        .option("subscribe", source)
+        .option("startingOffsets", "earliest")
+        .options(**consumer)
+        .options(**({"kafka.group.id": f"{BUILTIN_POOLED_GROUP}-up"} if pooled else {}))
+    )
     if per_batch is not None:
         up_source = up_source.option("maxOffsetsPerTrigger", str(per_batch))
     up = (
         up_source.load()
         .withWatermark("timestamp", "0 seconds")
         .select("key", "value")
-        .writeStream.format("kafka").option("kafka.bootstrap.servers", servers).option("topic", mid).options(**producer)
+        .writeStream.format("kafka")
+        .option("kafka.bootstrap.servers", servers)
+        .option("topic", mid)
+        .options(**producer)
     )
     return down, up
 
 
-def _run(name: str, down_df: DataFrame, up: DataStreamWriter, chk: str, records: int,
-         stops_itself: bool) -> tuple[float, float | None]:
+def _run(
+    name: str, down_df: DataFrame, up: DataStreamWriter, chk: str, records: int, stops_itself: bool
+) -> tuple[float, float | None]:
     """Starts query 2 (counting ``down_df``), then query 1 (``up``, AvailableNow); returns the seconds
     from query 1's start to query 2's last record and, when ``stops_itself``, to query 2 stopping by
     itself on end-of-stream."""
@@ -150,30 +183,41 @@ def _run(name: str, down_df: DataFrame, up: DataStreamWriter, chk: str, records:
     return state["done"] - started, stopped
 
 
-def throughput(spark: SparkSession, servers: str, workdir: str, records: int, partitions: int, value_size: int,
-               reps: int) -> tuple[list[Measurement], dict[str, Any]]:
+def throughput(
+    spark: SparkSession, servers: str, workdir: str, records: int, partitions: int, value_size: int, reps: int
+) -> tuple[list[Measurement], dict[str, Any]]:
     per_batch = records // 10
     config = {
-        "records": records, "value_bytes": value_size, "partitions": partitions,
+        "records": records,
+        "value_bytes": value_size,
+        "partitions": partitions,
         "query_1": f"source -> withWatermark(timestamp, 0 s) -> sink to an intermediate stream of {partitions} "
-                   f"partitions, Trigger.AvailableNow, {per_batch:,} records per batch (streamctl "
-                   "max.records.per.batch, built-in maxOffsetsPerTrigger)",
+        f"partitions, Trigger.AvailableNow, {per_batch:,} records per batch (streamctl "
+        "max.records.per.batch, built-in maxOffsetsPerTrigger)",
         "query_2": "reads the intermediate stream, count() in foreachBatch, processing-time trigger 0 s",
         "time": "from starting query 1 to query 2 having counted the last record (query 2 started first)",
-        "warm_up_runs": 1, "repetitions": reps, "order": "alternating (reversed every round)",
-        "settings": {name: {"consumer": describe(s["consumer"]), "producer": describe(s["producer"])}
-                     for name, s in PIPELINE_SETTINGS.items()},
+        "warm_up_runs": 1,
+        "repetitions": reps,
+        "order": "alternating (reversed every round)",
+        "settings": {
+            name: {"consumer": describe(s["consumer"]), "producer": describe(s["producer"])}
+            for name, s in PIPELINE_SETTINGS.items()
+        },
     }
-    print(f"pipeline throughput: {records:,} records of {value_size} bytes, {partitions} partitions, query 1 "
-          f"(AvailableNow, {per_batch:,} per batch) -> intermediate stream ({partitions} partitions) -> query 2 "
-          f"(count), both running; one warm-up then {reps} repetitions per variant in alternating order; "
-          "counts checked", flush=True)
+    print(
+        f"pipeline throughput: {records:,} records of {value_size} bytes, {partitions} partitions, query 1 "
+        f"(AvailableNow, {per_batch:,} per batch) -> intermediate stream ({partitions} partitions) -> query 2 "
+        f"(count), both running; one warm-up then {reps} repetitions per variant in alternating order; "
+        "counts checked",
+        flush=True,
+    )
     source = f"bench-pipe-{records}"
     kafka.create_stream(spark, servers, source, partitions)
     kafka.produce_synthetic(spark, servers, source, records, value_size)
     names = [f"{src}, {settings}" for settings in PIPELINE_SETTINGS for src in ("streamctl", TRANSACTIONAL, BUILTIN)]
-    results = {name: Measurement("pipeline", name, records, config["settings"][name.rsplit(", ", 1)[1]])
-               for name in names}
+    results = {
+        name: Measurement("pipeline", name, records, config["settings"][name.rsplit(", ", 1)[1]]) for name in names
+    }
     run_id = [0]
 
     def one(name: str, _warm_up: bool) -> float:
@@ -184,8 +228,9 @@ def throughput(spark: SparkSession, servers: str, workdir: str, records: int, pa
         if src == BUILTIN:
             pair = _builtin_queries(spark, servers, source, mid, per_batch, settings)
         else:
-            pair = _streamctl_queries(spark, servers, source, mid, per_batch, settings,
-                                      transactional=src == TRANSACTIONAL)
+            pair = _streamctl_queries(
+                spark, servers, source, mid, per_batch, settings, transactional=src == TRANSACTIONAL
+            )
         seconds, stopped = _run(name, *pair, chk, records, stops_itself=src != BUILTIN)
         if stopped is not None:
             print(f"    (query 2 stopped by itself on end-of-stream at {stopped:.2f} s)", flush=True)
@@ -208,30 +253,45 @@ def _percentile(samples: list[tuple[float, int]], q: float) -> float:
     return ordered[-1][0]
 
 
-def e2e_latency(spark: SparkSession, servers: str, workdir: str, partitions: int, trigger_s: float, seconds: float,
-                rate: int) -> tuple[list[dict[str, Any]], dict[str, Any]]:
+def e2e_latency(
+    spark: SparkSession, servers: str, workdir: str, partitions: int, trigger_s: float, seconds: float, rate: int
+) -> tuple[list[dict[str, Any]], dict[str, Any]]:
     """Produce -> downstream sink latency of every record through the two-query pipeline, at a
     fixed input rate, both queries on the same processing-time trigger, per variant."""
     warmup = max(3 * trigger_s, 5.0)
     config = {
-        "rate_records_per_s": rate, "partitions": partitions, "trigger_s": trigger_s, "measured_s": seconds,
-        "warm_up_s": warmup, "value_bytes": 100,
+        "rate_records_per_s": rate,
+        "partitions": partitions,
+        "trigger_s": trigger_s,
+        "measured_s": seconds,
+        "warm_up_s": warmup,
+        "value_bytes": 100,
         "pipeline": "producer -> stream -> query 1 (source -> withWatermark(timestamp, 0 s) -> sink) -> intermediate "
-                    "stream -> query 2 (source -> foreachBatch)",
+        "stream -> query 2 (source -> foreachBatch)",
         "latency": "from just before the producer's send (its time is in the record key; bench/jvm RateProducer, "
-                   "its own JVM) to the end of query 2's "
-                   "foreachBatch that received the record, per record; records produced in the warm-up excluded",
-        "settings": {name: {"consumer": describe(s["consumer"]), "producer": describe(s["producer"])}
-                     for name, s in PIPELINE_SETTINGS.items()},
+        "its own JVM) to the end of query 2's "
+        "foreachBatch that received the record, per record; records produced in the warm-up excluded",
+        "settings": {
+            name: {"consumer": describe(s["consumer"]), "producer": describe(s["producer"])}
+            for name, s in PIPELINE_SETTINGS.items()
+        },
     }
-    print(f"pipeline end-to-end latency: producer at {rate:,} records/s into {partitions} partitions, query 1 -> "
-          f"intermediate stream -> query 2, both on a {trigger_s:g} s processing-time trigger; {seconds:g} s measured "
-          f"after {warmup:g} s warm-up per variant; every record produced must reach query 2", flush=True)
+    print(
+        f"pipeline end-to-end latency: producer at {rate:,} records/s into {partitions} partitions, query 1 -> "
+        f"intermediate stream -> query 2, both on a {trigger_s:g} s processing-time trigger; {seconds:g} s measured "
+        f"after {warmup:g} s warm-up per variant; every record produced must reach query 2",
+        flush=True,
+    )
     trigger = {"processingTime": f"{int(trigger_s * 1000)} milliseconds"}
     jvm_classpath()  # resolved once by Maven before the first producer starts
     rows: list[dict[str, Any]] = []
-    names = ["streamctl, defaults", f"{BUILTIN}, defaults", f"{BUILTIN}, tuned", "streamctl, tuned",
-             f"{TRANSACTIONAL}, tuned"]
+    names = [
+        "streamctl, defaults",
+        f"{BUILTIN}, defaults",
+        f"{BUILTIN}, tuned",
+        "streamctl, tuned",
+        f"{TRANSACTIONAL}, tuned",
+    ]
     for i, name in enumerate(names):
         row = _e2e_one(spark, servers, workdir, i, name, partitions, trigger, warmup, seconds, rate)
         row["config"] = config["settings"][name.rsplit(", ", 1)[1]]
@@ -239,8 +299,18 @@ def e2e_latency(spark: SparkSession, servers: str, workdir: str, partitions: int
     return rows, config
 
 
-def _e2e_one(spark: SparkSession, servers: str, workdir: str, i: int, name: str, partitions: int,
-             trigger: dict[str, str], warmup: float, seconds: float, rate: int) -> dict[str, Any]:
+def _e2e_one(
+    spark: SparkSession,
+    servers: str,
+    workdir: str,
+    i: int,
+    name: str,
+    partitions: int,
+    trigger: dict[str, str],
+    warmup: float,
+    seconds: float,
+    rate: int,
+) -> dict[str, Any]:
     """One variant of e2e_latency: its own source and intermediate stream, deleted afterwards."""
     src, settings = name.rsplit(", ", 1)
     source, mid = f"bench-e2e-in-{i}", f"bench-e2e-mid-{i}"
@@ -261,10 +331,15 @@ def _e2e_one(spark: SparkSession, servers: str, workdir: str, i: int, name: str,
     if src == BUILTIN:
         down_df, up = _builtin_queries(spark, servers, source, mid, None, settings)
     else:
-        down_df, up = _streamctl_queries(spark, servers, source, mid, None, settings,
-                                         transactional=src == TRANSACTIONAL)
-    down = (down_df.writeStream.foreachBatch(each).option("checkpointLocation", f"{workdir}/e2e-down-{i}")
-            .trigger(**trigger).start())
+        down_df, up = _streamctl_queries(
+            spark, servers, source, mid, None, settings, transactional=src == TRANSACTIONAL
+        )
+    down = (
+        down_df.writeStream.foreachBatch(each)
+        .option("checkpointLocation", f"{workdir}/e2e-down-{i}")
+        .trigger(**trigger)
+        .start()
+    )
     up_query = up.option("checkpointLocation", f"{workdir}/e2e-up-{i}").trigger(**trigger).start()
     try:
         # The producer runs in a JVM of its own, so its rate does not depend on the Spark JVM.
@@ -286,12 +361,20 @@ def _e2e_one(spark: SparkSession, servers: str, workdir: str, i: int, name: str,
     lat = [(ms / 1000, n) for t, ms, n in sent_at if t >= measured_from]
     if not lat:
         raise AssertionError(f"{name}: no record sent after the {warmup:g} s warm-up reached query 2")
-    row = {"variant": name, "records_measured": sum(n for _, n in lat), "records_produced": produced[0],
-           "rate_achieved": round(achieved),
-           "p50_s": _percentile(lat, 0.5), "p99_s": _percentile(lat, 0.99), "max_s": max(v for v, _ in lat)}
-    print(f"  {name}: p50 {row['p50_s']:.2f} s, p99 {row['p99_s']:.2f} s, max {row['max_s']:.2f} s over "
-          f"{row['records_measured']:,} records ({produced[0]:,} produced at {achieved:,.0f}/s, all received)",
-          flush=True)
+    row = {
+        "variant": name,
+        "records_measured": sum(n for _, n in lat),
+        "records_produced": produced[0],
+        "rate_achieved": round(achieved),
+        "p50_s": _percentile(lat, 0.5),
+        "p99_s": _percentile(lat, 0.99),
+        "max_s": max(v for v, _ in lat),
+    }
+    print(
+        f"  {name}: p50 {row['p50_s']:.2f} s, p99 {row['p99_s']:.2f} s, max {row['max_s']:.2f} s over "
+        f"{row['records_measured']:,} records ({produced[0]:,} produced at {achieved:,.0f}/s, all received)",
+        flush=True,
+    )
     kafka.delete_stream(spark, servers, source)
     kafka.delete_stream(spark, servers, mid)
     return row
@@ -305,12 +388,16 @@ def _batch_end_ms(p: Any) -> int:
     return _epoch_ms(p.timestamp) + int(p.durationMs.get("triggerExecution", 0))
 
 
-def watermark_latency(spark: SparkSession, servers: str, workdir: str, partitions: int, trigger_s: float,
-                      seconds: float, rate: int) -> tuple[list[tuple[str, ...]], tuple[str, ...]]:
+def watermark_latency(
+    spark: SparkSession, servers: str, workdir: str, partitions: int, trigger_s: float, seconds: float, rate: int
+) -> tuple[list[tuple[str, ...]], tuple[str, ...]]:
     warmup = max(3 * trigger_s, 5.0)
-    print(f"pipeline watermark latency: live producer at {rate:,} records/s, {partitions} partitions, both queries "
-          f"on a {trigger_s:g} s processing-time trigger, query 1 withWatermark(timestamp, 0 s), "
-          f"{seconds:g} s measured after {warmup:g} s warm-up", flush=True)
+    print(
+        f"pipeline watermark latency: live producer at {rate:,} records/s, {partitions} partitions, both queries "
+        f"on a {trigger_s:g} s processing-time trigger, query 1 withWatermark(timestamp, 0 s), "
+        f"{seconds:g} s measured after {warmup:g} s warm-up",
+        flush=True,
+    )
     source, mid = "bench-live-in", "bench-live-mid"
     kafka.create_stream(spark, servers, source, partitions)
     kafka.create_stream(spark, servers, mid, partitions)
@@ -339,14 +426,24 @@ def watermark_latency(spark: SparkSession, servers: str, workdir: str, partition
     down = (
         spark.readStream.format("streamctl")
         .options(**options.source(servers, [mid], starting_offsets="earliest"))
-        .options(**options.intermediate(mid)).load()
-        .writeStream.foreachBatch(each).option("checkpointLocation", f"{workdir}/live-down").trigger(**trigger).start()
+        .options(**options.intermediate(mid))
+        .load()
+        .writeStream.foreachBatch(each)
+        .option("checkpointLocation", f"{workdir}/live-down")
+        .trigger(**trigger)
+        .start()
     )
     up = (
-        spark.readStream.format("streamctl").options(**options.source(servers, [source], starting_offsets="earliest"))
-        .load().withWatermark("timestamp", "0 seconds").select("key", "value")
-        .writeStream.format("streamctl").options(**options.sink(servers, mid, intermediate=True))
-        .option("checkpointLocation", f"{workdir}/live-up").trigger(**trigger).start()
+        spark.readStream.format("streamctl")
+        .options(**options.source(servers, [source], starting_offsets="earliest"))
+        .load()
+        .withWatermark("timestamp", "0 seconds")
+        .select("key", "value")
+        .writeStream.format("streamctl")
+        .options(**options.sink(servers, mid, intermediate=True))
+        .option("checkpointLocation", f"{workdir}/live-up")
+        .trigger(**trigger)
+        .start()
     )
     measure_from = int((time.time() + warmup) * 1000)
     try:
@@ -365,8 +462,11 @@ def watermark_latency(spark: SparkSession, servers: str, workdir: str, partition
         w = p.eventTime.get("watermark")
         if w is not None and _epoch_ms(w) > 0:
             advances.setdefault(_epoch_ms(w), _epoch_ms(p.timestamp))
-    reported = [(_batch_end_ms(p), int(p.sources[0].metrics["watermark"])) for p in downs
-                if p.sources and "watermark" in (p.sources[0].metrics or {})]
+    reported = [
+        (_batch_end_ms(p), int(p.sources[0].metrics["watermark"]))
+        for p in downs
+        if p.sources and "watermark" in (p.sources[0].metrics or {})
+    ]
 
     def crossed(at: list[tuple[int, int]], w: int) -> int | None:
         return next((t for t, v in at if v >= w), None)
@@ -382,8 +482,16 @@ def watermark_latency(spark: SparkSession, servers: str, workdir: str, partition
             rows.append((label, "0", "-", "-", "-", "-", str(missing)))
             continue
         med, worst = statistics.median(lat) / 1000, max(lat) / 1000
-        rows.append((label, str(len(lat)), f"{med:.2f}", f"{worst:.2f}", f"{med / trigger_s:.2f}",
-                     f"{worst / trigger_s:.2f}", str(missing)))
+        rows.append(
+            (
+                label,
+                str(len(lat)),
+                f"{med:.2f}",
+                f"{worst:.2f}",
+                f"{med / trigger_s:.2f}",
+                f"{worst / trigger_s:.2f}",
+                str(missing),
+            )
+        )
         print(f"  {label}: median {med:.2f} s, max {worst:.2f} s over {len(lat)} advances", flush=True)
-    return rows, ("watermark seen at", "advances", "median s", "max s", "median triggers", "max triggers",
-                  "never seen")
+    return rows, ("watermark seen at", "advances", "median s", "max s", "median triggers", "max triggers", "never seen")

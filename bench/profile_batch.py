@@ -32,11 +32,18 @@ def main() -> None:
         kafka.produce_synthetic(spark, servers, "profile-batch", 8 * 400, 100)
 
         def run(name: str, fmt: str) -> float:
-            q = (spark.readStream.format(fmt).option("kafka.bootstrap.servers", servers)
-                 .option("subscribe", "profile-batch").option("startingOffsets", "earliest")
-                 .option("maxOffsetsPerTrigger", 16).load()
-                 .writeStream.format("noop").option("checkpointLocation", f"{tmp}/{name}")
-                 .trigger(availableNow=True).start())
+            q = (
+                spark.readStream.format(fmt)
+                .option("kafka.bootstrap.servers", servers)
+                .option("subscribe", "profile-batch")
+                .option("startingOffsets", "earliest")
+                .option("maxOffsetsPerTrigger", 16)
+                .load()
+                .writeStream.format("noop")
+                .option("checkpointLocation", f"{tmp}/{name}")
+                .trigger(availableNow=True)
+                .start()
+            )
             q.awaitTermination()
             batches = [p for p in q.recentProgress if p["numInputRows"] > 0][1:]
             print(name, {k: statistics.median(p["durationMs"].get(k, 0) for p in batches) for k in PHASES}, flush=True)

@@ -61,9 +61,15 @@ def main() -> None:
             return spark.readStream.format("streamctl").options(**opts).load()
 
         def builtin() -> DataFrame:
-            return (spark.readStream.format("kafka").option("kafka.bootstrap.servers", servers)
-                    .option("subscribe", topic).option("startingOffsets", "earliest")
-                    .options(**kafka_options(TUNED_CONSUMER)).option("kafka.group.id", BUILTIN_POOLED_GROUP).load())
+            return (
+                spark.readStream.format("kafka")
+                .option("kafka.bootstrap.servers", servers)
+                .option("subscribe", topic)
+                .option("startingOffsets", "earliest")
+                .options(**kafka_options(TUNED_CONSUMER))
+                .option("kafka.group.id", BUILTIN_POOLED_GROUP)
+                .load()
+            )
 
         runs = [0]
 
@@ -80,8 +86,10 @@ def main() -> None:
         for name, frame in sources.items():
             out = args.out / f"{name}.collapsed"
             seconds = profile(profiler, out, args.runs, lambda frame=frame: run(frame))
-            print(f"{name}, tuned payload query, {args.records:,} records: runs "
-                  f"{', '.join(f'{s:.2f}' for s in seconds)} s; stacks in {out}")
+            print(
+                f"{name}, tuned payload query, {args.records:,} records: runs "
+                f"{', '.join(f'{s:.2f}' for s in seconds)} s; stacks in {out}"
+            )
             print("\n".join(summary(out)), flush=True)
 
 

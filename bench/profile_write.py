@@ -76,9 +76,17 @@ def main() -> None:
 
         def run(name: str, report: list[str]) -> float:
             runs[0] += 1
-            seconds, cpu = timed_cpu(lambda: write_once(
-                spark, servers, f"profile-write-{runs[0]}", args.partitions, args.records,
-                lambda topic: sinks[name](df, servers, topic, TUNED_PRODUCER)), pids)
+            seconds, cpu = timed_cpu(
+                lambda: write_once(
+                    spark,
+                    servers,
+                    f"profile-write-{runs[0]}",
+                    args.partitions,
+                    args.records,
+                    lambda topic: sinks[name](df, servers, topic, TUNED_PRODUCER),
+                ),
+                pids,
+            )
             report.append(f"{seconds:.2f} s (CPU s: {', '.join(f'{k} {v:.1f}' for k, v in cpu.items())})")
             return seconds
 

@@ -28,8 +28,17 @@ def async_profiler(workdir: Path) -> tuple[Path, Path]:
     """The async-profiler jar (its Java API) and its Linux x64 library, fetched once with Maven."""
     jar = workdir / f"async-profiler-{VERSION}.jar"
     if not jar.is_file():
-        subprocess.run(["mvn", "-q", "-B", "dependency:copy", f"-Dartifact=tools.profiler:async-profiler:{VERSION}",
-                        f"-DoutputDirectory={workdir}"], check=True)
+        subprocess.run(
+            [
+                "mvn",
+                "-q",
+                "-B",
+                "dependency:copy",
+                f"-Dartifact=tools.profiler:async-profiler:{VERSION}",
+                f"-DoutputDirectory={workdir}",
+            ],
+            check=True,
+        )
     lib = workdir / "linux-x64" / "libasyncProfiler.so"
     if not lib.is_file():
         with zipfile.ZipFile(jar) as z:
@@ -53,8 +62,9 @@ def profiled_session(workdir: Path) -> Iterator[tuple[KafkaBroker, SparkSession,
     workdir.mkdir(parents=True, exist_ok=True)
     jar, lib = async_profiler(workdir)
     with kafka_broker() as broker:
-        spark = bench_session(extra={"spark.driver.extraJavaOptions": f"-agentpath:{lib}",
-                                     "spark.driver.extraClassPath": str(jar)})
+        spark = bench_session(
+            extra={"spark.driver.extraJavaOptions": f"-agentpath:{lib}", "spark.driver.extraClassPath": str(jar)}
+        )
         try:
             yield broker, spark, jvm(spark).one.profiler.AsyncProfiler.getInstance()
         finally:
@@ -97,6 +107,8 @@ class Stacks:
     def overview(self) -> str:
         jit = self.count(lambda f: self.has(f, "CompileBroker"), self.rows)
         gc = self.count(lambda f: self.has(f, "G1", "GangWorker", "ConcurrentGCThread"), self.rows)
-        return (f"{self.total} samples: executor task threads {100 * self.in_tasks / self.total:.0f}%, "
-                f"JIT compiler threads {100 * jit / self.total:.0f}%, GC {100 * gc / self.total:.0f}%, "
-                "the rest driver and other threads")
+        return (
+            f"{self.total} samples: executor task threads {100 * self.in_tasks / self.total:.0f}%, "
+            f"JIT compiler threads {100 * jit / self.total:.0f}%, GC {100 * gc / self.total:.0f}%, "
+            "the rest driver and other threads"
+        )

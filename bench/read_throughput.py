@@ -60,8 +60,12 @@ def variant(source: str, settings: str, extra: str = "") -> str:
 
 def _payload(batch: DataFrame) -> tuple[int, ...]:
     r = batch.agg(
-        F.count(F.lit(1)), F.sum(F.length("key")), F.sum(F.length("value")), F.sum(F.crc32("value")),
-        F.max("offset"), F.max(F.unix_millis("timestamp")),
+        F.count(F.lit(1)),
+        F.sum(F.length("key")),
+        F.sum(F.length("value")),
+        F.sum(F.crc32("value")),
+        F.max("offset"),
+        F.max(F.unix_millis("timestamp")),
     ).first()
     return tuple(-1 if v is None else int(v) for v in r)  # type: ignore[union-attr]
 
@@ -70,8 +74,14 @@ def _combine(parts: list[tuple[int, ...]]) -> tuple[int, ...]:
     """One result from a run's batches: counts and sums add up, maxima take the largest."""
     if not parts:
         return (0, 0, 0, 0, -1, -1)
-    return (sum(p[0] for p in parts), sum(p[1] for p in parts), sum(p[2] for p in parts), sum(p[3] for p in parts),
-            max(p[4] for p in parts), max(p[5] for p in parts))
+    return (
+        sum(p[0] for p in parts),
+        sum(p[1] for p in parts),
+        sum(p[2] for p in parts),
+        sum(p[3] for p in parts),
+        max(p[4] for p in parts),
+        max(p[5] for p in parts),
+    )
 
 
 class Ceiling:
@@ -81,8 +91,16 @@ class Ceiling:
         # The Spark session's kafka-clients first, so that the ceiling's consumer is the very client both
         # Spark sources read with, not the kafka-clients streamctl is built against.
         classpath = os.pathsep.join([str(session_kafka_clients_jar()), jvm_classpath()])
-        command = ["java", "-cp", classpath, "streamctl.bench.CeilingBench", servers, topic, str(threads),
-                   *(f"{k}={v}" for k, v in settings.items())]
+        command = [
+            "java",
+            "-cp",
+            classpath,
+            "streamctl.bench.CeilingBench",
+            servers,
+            topic,
+            str(threads),
+            *(f"{k}={v}" for k, v in settings.items()),
+        ]
         self._p = subprocess.Popen(command, stdin=subprocess.PIPE, stdout=subprocess.PIPE, text=True)
         self.pid = self._p.pid
 
@@ -103,27 +121,47 @@ class Ceiling:
         self._p.wait(timeout=60)
 
 
-def run(spark: SparkSession, servers: str, workdir: str, records: int, partitions: int, value_size: int,
-        reps: int, pids: dict[str, int], warm_ups: int = 1) -> tuple[list[Measurement], dict[str, Any]]:
+def run(
+    spark: SparkSession,
+    servers: str,
+    workdir: str,
+    records: int,
+    partitions: int,
+    value_size: int,
+    reps: int,
+    pids: dict[str, int],
+    warm_ups: int = 1,
+) -> tuple[list[Measurement], dict[str, Any]]:
     """``pids``: the Spark JVM's and the broker's process ids, {"Spark JVM": .., "broker": ..};
     ``warm_ups``: untimed runs of every variant before the timed ones."""
     topic = f"bench-read-{records}"
     cores = spark.sparkContext.defaultParallelism
     config = {
-        "records": records, "value_bytes": value_size, "partitions": partitions, "spark_cores": cores,
-        "trigger": "AvailableNow, no batch budget", "warm_up_runs": warm_ups, "repetitions": reps,
+        "records": records,
+        "value_bytes": value_size,
+        "partitions": partitions,
+        "spark_cores": cores,
+        "trigger": "AvailableNow, no batch budget",
+        "warm_up_runs": warm_ups,
+        "repetitions": reps,
         "order": "alternating (reversed every round)",
-        "settings": {name: {"consumer": describe(s["consumer"]), "consumers": s["consumers"]}
-                     for name, s in SETTINGS.items()},
+        "settings": {
+            name: {"consumer": describe(s["consumer"]), "consumers": s["consumers"]} for name, s in SETTINGS.items()
+        },
         "ceiling": f"one KafkaConsumer per partition, created outside the clock, {cores} threads, "
-                   f"{describe(TUNED_CONSUMER)}, CRC32 of every key and value, the session's "
-                   f"{session_kafka_clients_jar().name.removesuffix('.jar')}",
-        "queries": {"count": "count()", "payload": "count, sum(length(key)), sum(length(value)), "
-                    "sum(crc32(value)), max(offset), max(timestamp)"},
+        f"{describe(TUNED_CONSUMER)}, CRC32 of every key and value, the session's "
+        f"{session_kafka_clients_jar().name.removesuffix('.jar')}",
+        "queries": {
+            "count": "count()",
+            "payload": "count, sum(length(key)), sum(length(value)), sum(crc32(value)), max(offset), max(timestamp)",
+        },
     }
-    print(f"read throughput: {records:,} records of {value_size} bytes over {partitions} partitions, Trigger."
-          f"AvailableNow, Spark local[{cores}]; {warm_ups} warm-up run(s) then {reps} repetitions per variant in "
-          "alternating order; results checked equal", flush=True)
+    print(
+        f"read throughput: {records:,} records of {value_size} bytes over {partitions} partitions, Trigger."
+        f"AvailableNow, Spark local[{cores}]; {warm_ups} warm-up run(s) then {reps} repetitions per variant in "
+        "alternating order; results checked equal",
+        flush=True,
+    )
     for name, s in SETTINGS.items():
         print(f"  settings '{name}': {describe(s['consumer'])}; consumers: {s['consumers']}", flush=True)
     print(f"  ceiling: {config['ceiling']}", flush=True)
@@ -135,8 +173,12 @@ def run(spark: SparkSession, servers: str, workdir: str, records: int, partition
         return lambda: spark.readStream.format("streamctl").options(**opts).options(**more).load()
 
     def builtin(settings: str) -> Callable[[], DataFrame]:
-        opts = {"kafka.bootstrap.servers": servers, "subscribe": topic, "startingOffsets": "earliest",
-                **kafka_options(SETTINGS[settings]["consumer"])}
+        opts = {
+            "kafka.bootstrap.servers": servers,
+            "subscribe": topic,
+            "startingOffsets": "earliest",
+            **kafka_options(SETTINGS[settings]["consumer"]),
+        }
         if settings == "tuned":
             opts["kafka.group.id"] = BUILTIN_POOLED_GROUP
         return lambda: spark.readStream.format("kafka").options(**opts).load()
@@ -153,12 +195,16 @@ def run(spark: SparkSession, servers: str, workdir: str, records: int, partition
     measurements: list[Measurement] = []
     run_id = [0]
 
-    def spark_run(query: str, name: str, frame: Callable[[], DataFrame], m: Measurement,
-                  warm_up: bool) -> tuple[float, tuple[int, ...]]:
+    def spark_run(
+        query: str, name: str, frame: Callable[[], DataFrame], m: Measurement, warm_up: bool
+    ) -> tuple[float, tuple[int, ...]]:
         run_id[0] += 1
         parts: list[tuple[int, ...]] = []
-        each = ((lambda b, _i: parts.append((b.count(),))) if query == "count"
-                else (lambda b, _i: parts.append(_payload(b))))
+        each = (
+            (lambda b, _i: parts.append((b.count(),)))
+            if query == "count"
+            else (lambda b, _i: parts.append(_payload(b)))
+        )
         before, compiling = counters.snapshot(), compiler.getTotalCompilationTime()
         seconds, cpu = timed_cpu(lambda: run_available_now(frame(), f"{workdir}/read-{run_id[0]}", each), pids)
         clients = ClientCounters.delta(before, counters.snapshot())
@@ -168,9 +214,12 @@ def run(spark: SparkSession, servers: str, workdir: str, records: int, partition
             m.extra.setdefault("cpu_s_per_run", []).append({**cpu, "wall_s": round(seconds, 4)})
             m.extra.setdefault("jit_s_per_run", []).append(jit)
         result = (sum(p[0] for p in parts),) if query == "count" else _combine(parts)
-        print(f"  {name}: {seconds:.2f} s{' (warm-up)' if warm_up else ''}, consumers created "
-              f"{clients['consumers_created']}, fetches {clients['fetch_requests']}, other requests "
-              f"{clients['other_requests']}, {_cpu(cpu)}, JIT compiling {jit:.2f} s", flush=True)
+        print(
+            f"  {name}: {seconds:.2f} s{' (warm-up)' if warm_up else ''}, consumers created "
+            f"{clients['consumers_created']}, fetches {clients['fetch_requests']}, other requests "
+            f"{clients['other_requests']}, {_cpu(cpu)}, JIT compiling {jit:.2f} s",
+            flush=True,
+        )
         return seconds, result
 
     for query, chosen in (("count", count_frames), ("payload", frames)):
@@ -186,14 +235,16 @@ def run(spark: SparkSession, servers: str, workdir: str, records: int, partition
                         assert ceiling is not None
                         read: list[tuple[float, tuple[int, ...]]] = []
                         # Its CPU includes creating its consumers, which its clock leaves out.
-                        call, cpu = timed_cpu(lambda: read.append(ceiling.read()),  # noqa: B023 - called at once
-                                              {"ceiling JVM": ceiling.pid, "broker": pids["broker"]})
+                        call, cpu = timed_cpu(
+                            lambda: read.append(ceiling.read()),  # noqa: B023 - called at once
+                            {"ceiling JVM": ceiling.pid, "broker": pids["broker"]},
+                        )
                         seconds, result = read[0]
                         if rep >= 0:
                             runs = results[name].extra.setdefault("cpu_s_per_run", [])
                             runs.append({**cpu, "wall_s": round(call, 4)})
                         print(f"  {name}: {seconds:.2f} s{' (warm-up)' if rep < 0 else ''}, {_cpu(cpu)}", flush=True)
-                        result = result[:len(PAYLOAD_COLUMNS)]
+                        result = result[: len(PAYLOAD_COLUMNS)]
                     else:
                         seconds, result = spark_run(query, name, chosen[name], results[name], rep < 0)
                     if result[0] != records:
@@ -235,8 +286,17 @@ def cpu_rows(measurements: list[Measurement], cores: int) -> list[tuple[str, ...
         broker = statistics.median(r["broker"] for r in runs)
         busy = statistics.median((sum(r.values()) - r["wall_s"]) / r["wall_s"] for r in runs)
         jit = m.extra.get("jit_s_per_run")
-        rows.append((m.bench.removeprefix("read "), m.variant, f"{m.median:.2f}", f"{reader:.2f}", f"{broker:.2f}",
-                     f"{busy:.2f} of {cores}", f"{statistics.median(jit):.2f}" if jit else "-"))
+        rows.append(
+            (
+                m.bench.removeprefix("read "),
+                m.variant,
+                f"{m.median:.2f}",
+                f"{reader:.2f}",
+                f"{broker:.2f}",
+                f"{busy:.2f} of {cores}",
+                f"{statistics.median(jit):.2f}" if jit else "-",
+            )
+        )
     return rows
 
 

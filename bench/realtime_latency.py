@@ -51,8 +51,15 @@ REAL_TIME_CONFS = {
     "spark.sql.streaming.realTimeMode.allowlistCheck": "false",
 }
 WATERMARK_EVERY_MS = 100
-HEADER = ("pipeline", "measured/expected", "p50 ms", "p99 ms (min-max)", "watermark p50 ms", "watermark p99 ms",
-          "boundary ms")
+HEADER = (
+    "pipeline",
+    "measured/expected",
+    "p50 ms",
+    "p99 ms (min-max)",
+    "watermark p50 ms",
+    "watermark p99 ms",
+    "boundary ms",
+)
 # The second streamctl variant sends the watermark on more often than the sink's default: the
 # crossing time is about half the interval plus the path, so it shows the path's own cost.
 FAST_WATERMARK = "watermark.interval 20ms"
@@ -61,8 +68,12 @@ FAST_WATERMARK = "watermark.interval 20ms"
 # wait for the offset and commit logs. The matched built-in variant runs with the same setting.
 SYNC_PROGRESS = "asyncProgressTrackingEnabled=false"
 VARIANTS = (
-    "streamctl real-time", f"streamctl real-time ({FAST_WATERMARK})", "kafka real-time",
-    f"kafka real-time ({SYNC_PROGRESS})", "streamctl micro-batch", "kafka micro-batch",
+    "streamctl real-time",
+    f"streamctl real-time ({FAST_WATERMARK})",
+    "kafka real-time",
+    f"kafka real-time ({SYNC_PROGRESS})",
+    "streamctl micro-batch",
+    "kafka micro-batch",
 )
 
 
@@ -70,20 +81,38 @@ def _trigger(variant: str, batch: str) -> dict[str, object]:
     return {"realTime": batch} if "real-time" in variant else {"processingTime": "0 seconds"}
 
 
-def _streamctl_query(spark: SparkSession, servers: str, src: str, dst: str, checkpoint: str, variant: str,
-                     batch: str, *, watermark_interval: str | None, last: bool):
+def _streamctl_query(
+    spark: SparkSession,
+    servers: str,
+    src: str,
+    dst: str,
+    checkpoint: str,
+    variant: str,
+    batch: str,
+    *,
+    watermark_interval: str | None,
+    last: bool,
+):
     rows = (
-        spark.readStream.format("streamctl").options(**options.source(servers, [src], starting_offsets="latest"))
-        .options(**options.intermediate(src)).load()
+        spark.readStream.format("streamctl")
+        .options(**options.source(servers, [src], starting_offsets="latest"))
+        .options(**options.intermediate(src))
+        .load()
     )
     # The last query writes each row's watermark, for its crossing time, to a plain topic; the
     # first one writes an intermediate stream, which carries the watermarks on.
     value = F.coalesce(F.unix_millis("watermark").cast("string"), F.lit("-")) if last else F.col("value")
-    sink = options.sink(servers, dst) if last else options.sink(servers, dst, intermediate=True,
-                                                               watermark_interval=watermark_interval)
+    sink = (
+        options.sink(servers, dst)
+        if last
+        else options.sink(servers, dst, intermediate=True, watermark_interval=watermark_interval)
+    )
     writer = (
-        rows.select("key", value.alias("value")).writeStream.format("streamctl").options(**sink)
-        .option("checkpointLocation", checkpoint).trigger(**_trigger(variant, batch))  # type: ignore[arg-type]
+        rows.select("key", value.alias("value"))
+        .writeStream.format("streamctl")
+        .options(**sink)
+        .option("checkpointLocation", checkpoint)
+        .trigger(**_trigger(variant, batch))  # type: ignore[arg-type]
     )
     if "real-time" in variant:
         writer = writer.outputMode("update").option("asyncProgressTrackingEnabled", "false")
@@ -92,13 +121,19 @@ def _streamctl_query(spark: SparkSession, servers: str, src: str, dst: str, chec
 
 def _kafka_query(spark: SparkSession, servers: str, src: str, dst: str, checkpoint: str, variant: str, batch: str):
     rows = (
-        spark.readStream.format("kafka").option("kafka.bootstrap.servers", servers).option("subscribe", src)
-        .option("startingOffsets", "latest").load()
+        spark.readStream.format("kafka")
+        .option("kafka.bootstrap.servers", servers)
+        .option("subscribe", src)
+        .option("startingOffsets", "latest")
+        .load()
     )
     writer = (
-        rows.select("key", "value").writeStream.format("kafka")
-        .option("kafka.bootstrap.servers", servers).option("topic", dst)
-        .option("checkpointLocation", checkpoint).trigger(**_trigger(variant, batch))  # type: ignore[arg-type]
+        rows.select("key", "value")
+        .writeStream.format("kafka")
+        .option("kafka.bootstrap.servers", servers)
+        .option("topic", dst)
+        .option("checkpointLocation", checkpoint)
+        .trigger(**_trigger(variant, batch))  # type: ignore[arg-type]
     )
     if "real-time" in variant:
         writer = writer.outputMode("update")
@@ -107,8 +142,9 @@ def _kafka_query(spark: SparkSession, servers: str, src: str, dst: str, checkpoi
     return writer.start()
 
 
-def _output(spark: SparkSession, servers: str, stream: str, checkpoint: str,
-            intermediate: bool = False) -> list[tuple[int, str, str]]:
+def _output(
+    spark: SparkSession, servers: str, stream: str, checkpoint: str, intermediate: bool = False
+) -> list[tuple[int, str, str]]:
     """(Kafka timestamp ms, key, value) of every record of the (plain) output topic."""
     df = spark.readStream.format("streamctl").options(**options.source(servers, [stream], starting_offsets="earliest"))
     if intermediate:
@@ -116,9 +152,14 @@ def _output(spark: SparkSession, servers: str, stream: str, checkpoint: str,
     rows: list[tuple[int, str, str]] = []
 
     def each(batch: DataFrame, _id: int) -> None:
-        rows.extend((r.ts, r.key, r.value) for r in batch.select(
-            F.unix_millis("timestamp").alias("ts"), F.col("key").cast("string").alias("key"),
-            F.col("value").cast("string").alias("value")).collect())
+        rows.extend(
+            (r.ts, r.key, r.value)
+            for r in batch.select(
+                F.unix_millis("timestamp").alias("ts"),
+                F.col("key").cast("string").alias("key"),
+                F.col("value").cast("string").alias("value"),
+            ).collect()
+        )
 
     run_available_now(df.load(), checkpoint, each)
     return rows
@@ -158,14 +199,28 @@ def _boundary_ms(queries: tuple[StreamingQuery, ...], variant: str, batch: str) 
     """The median over the queries' batches after the first of Spark's triggerExecution duration,
     less the batch duration in real-time mode: what a batch boundary costs."""
     reading_ms = float(batch_seconds(batch).split()[0]) * 1000 if "real-time" in variant else 0
-    spent = [p.durationMs["triggerExecution"] - reading_ms for q in queries for p in q.recentProgress[1:]
-             if "triggerExecution" in p.durationMs]
+    spent = [
+        p.durationMs["triggerExecution"] - reading_ms
+        for q in queries
+        for p in q.recentProgress[1:]
+        if "triggerExecution" in p.durationMs
+    ]
     return statistics.median(spent) if spent else None
 
 
-def run_variant(spark: SparkSession, servers: str, workdir: str, variant: str, rate: int, seconds: float,
-                warmup: float, batch: str, watermark_interval: str | None, tag: str = "", hops: bool = False,
-                ) -> dict[str, object]:
+def run_variant(
+    spark: SparkSession,
+    servers: str,
+    workdir: str,
+    variant: str,
+    rate: int,
+    seconds: float,
+    warmup: float,
+    batch: str,
+    watermark_interval: str | None,
+    tag: str = "",
+    hops: bool = False,
+) -> dict[str, object]:
     if FAST_WATERMARK in variant:
         watermark_interval = FAST_WATERMARK.split()[-1]
     tag = re.sub(r"[^A-Za-z0-9]+", "-", variant) + tag
@@ -174,18 +229,48 @@ def run_variant(spark: SparkSession, servers: str, workdir: str, variant: str, r
         kafka.create_stream(spark, servers, s, 1)
     streamctl = variant.startswith("streamctl")
     if streamctl:
-        down = _streamctl_query(spark, servers, mid, out, f"{workdir}/{tag}-2", variant, batch,
-                                watermark_interval=watermark_interval, last=True)
-        up = _streamctl_query(spark, servers, src, mid, f"{workdir}/{tag}-1", variant, batch,
-                              watermark_interval=watermark_interval, last=False)
+        down = _streamctl_query(
+            spark,
+            servers,
+            mid,
+            out,
+            f"{workdir}/{tag}-2",
+            variant,
+            batch,
+            watermark_interval=watermark_interval,
+            last=True,
+        )
+        up = _streamctl_query(
+            spark,
+            servers,
+            src,
+            mid,
+            f"{workdir}/{tag}-1",
+            variant,
+            batch,
+            watermark_interval=watermark_interval,
+            last=False,
+        )
     else:
         down = _kafka_query(spark, servers, mid, out, f"{workdir}/{tag}-2", variant, batch)
         up = _kafka_query(spark, servers, src, mid, f"{workdir}/{tag}-1", variant, batch)
     try:
         time.sleep(8)  # both queries start reading (latest offsets) before the first record
         framing = ["--framed", "--watermark-every-ms", str(WATERMARK_EVERY_MS)] if streamctl else []
-        produced = run_jvm_main("RateProducer", servers, src, "1", str(rate), str(warmup + seconds), "10",
-                                *framing, "--tick-ms", "1", "--linger-ms", "0")
+        produced = run_jvm_main(
+            "RateProducer",
+            servers,
+            src,
+            "1",
+            str(rate),
+            str(warmup + seconds),
+            "10",
+            *framing,
+            "--tick-ms",
+            "1",
+            "--linger-ms",
+            "0",
+        )
         started_ms = int(produced.split("started_ms=")[1].split()[0])
         _drain(spark, servers, out, int(produced.split("records=")[1].split()[0]))
         for q in (up, down):
@@ -201,9 +286,12 @@ def run_variant(spark: SparkSession, servers: str, workdir: str, variant: str, r
         mid_ts = {k: t for t, k, _ in _output(spark, servers, mid, f"{workdir}/{tag}-mid", streamctl)}
         hop1 = [mid_ts[k] - src_ts[k] for k in mid_ts if k in src_ts]
         hop2 = [t - mid_ts[k] for t, k, _ in records if k in mid_ts]
-        print(f"  hops {variant}: src->mid p50 {_percentile(hop1, 0.5)} p90 {_percentile(hop1, 0.9)} "
-              f"p99 {_percentile(hop1, 0.99)}; mid->out p50 {_percentile(hop2, 0.5)} p90 {_percentile(hop2, 0.9)} "
-              f"p99 {_percentile(hop2, 0.99)}", flush=True)
+        print(
+            f"  hops {variant}: src->mid p50 {_percentile(hop1, 0.5)} p90 {_percentile(hop1, 0.9)} "
+            f"p99 {_percentile(hop1, 0.99)}; mid->out p50 {_percentile(hop2, 0.5)} p90 {_percentile(hop2, 0.9)} "
+            f"p99 {_percentile(hop2, 0.99)}",
+            flush=True,
+        )
     measure_from = started_ms + int(warmup * 1000)
     latencies, crossed = [], {}
     for ts, key, wm in records:
@@ -214,7 +302,8 @@ def run_variant(spark: SparkSession, servers: str, workdir: str, variant: str, r
             crossed[int(wm)] = min(crossed.get(int(wm), ts), ts)
     crossing = [t - w for w, t in crossed.items()]
     run = {
-        "measured": len(latencies), "expected": int(rate * seconds),
+        "measured": len(latencies),
+        "expected": int(rate * seconds),
         "p50_ms": _percentile(latencies, 0.5) if latencies else None,
         "p99_ms": _percentile(latencies, 0.99) if latencies else None,
         "watermark_p50_ms": _percentile(crossing, 0.5) if crossing else None,
@@ -236,22 +325,39 @@ def _row(variant: str, runs: list[dict[str, object]]) -> tuple[str, ...]:
         return (variant, "no records measured", "-", "-", "-", "-", "-")
     median = measured[len(measured) // 2]
     return (
-        variant, f"{median['measured']:,}/{median['expected']:,}", _ms(median["p50_ms"]),
+        variant,
+        f"{median['measured']:,}/{median['expected']:,}",
+        _ms(median["p50_ms"]),
         f"{_ms(median['p99_ms'])} ({_ms(measured[0]['p99_ms'])}-{_ms(measured[-1]['p99_ms'])})",
-        _ms(median["watermark_p50_ms"]), _ms(median["watermark_p99_ms"]), _ms(median["boundary_ms"]),
+        _ms(median["watermark_p50_ms"]),
+        _ms(median["watermark_p99_ms"]),
+        _ms(median["boundary_ms"]),
     )
 
 
-def run(spark: SparkSession, servers: str, workdir: str, rate: int, seconds: float, warmup: float, batch: str,
-        watermark_interval: str | None, variants: tuple[str, ...] = VARIANTS, hops: bool = False, reps: int = 3,
-        ) -> tuple[list[tuple[str, ...]], tuple[str, ...], dict[str, object]]:
+def run(
+    spark: SparkSession,
+    servers: str,
+    workdir: str,
+    rate: int,
+    seconds: float,
+    warmup: float,
+    batch: str,
+    watermark_interval: str | None,
+    variants: tuple[str, ...] = VARIANTS,
+    hops: bool = False,
+    reps: int = 3,
+) -> tuple[list[tuple[str, ...]], tuple[str, ...], dict[str, object]]:
     """Runs every variant ``reps`` times (alternating order); returns its table rows, their header
     and the run's configuration (with every run's figures)."""
     for k, v in REAL_TIME_CONFS.items():
         spark.conf.set(k, v)
-    print(f"real-time latency: {rate:,} records/s for {seconds:g} s after {warmup:g} s warm-up, 1 partition, "
-          f"real-time batches of {batch}, streamctl watermark.interval {watermark_interval or 'its default'}, "
-          f"input watermark every {WATERMARK_EVERY_MS} ms, {reps} runs of each variant", flush=True)
+    print(
+        f"real-time latency: {rate:,} records/s for {seconds:g} s after {warmup:g} s warm-up, 1 partition, "
+        f"real-time batches of {batch}, streamctl watermark.interval {watermark_interval or 'its default'}, "
+        f"input watermark every {WATERMARK_EVERY_MS} ms, {reps} runs of each variant",
+        flush=True,
+    )
     # One unmeasured short run first: the JIT and Spark's first jobs would otherwise land on
     # whichever variant runs first.
     try:
@@ -265,8 +371,21 @@ def run(spark: SparkSession, servers: str, workdir: str, rate: int, seconds: flo
             if variant in failures:
                 continue
             try:
-                runs[variant].append(run_variant(spark, servers, workdir, variant, rate, seconds, warmup, batch,
-                                                 watermark_interval, tag=f"-{rep}", hops=hops))
+                runs[variant].append(
+                    run_variant(
+                        spark,
+                        servers,
+                        workdir,
+                        variant,
+                        rate,
+                        seconds,
+                        warmup,
+                        batch,
+                        watermark_interval,
+                        tag=f"-{rep}",
+                        hops=hops,
+                    )
+                )
             # A variant that cannot run (say, Spark's Kafka connector on a Spark it was not built for) is
             # reported with its error, and the others still run.
             except Exception as e:  # noqa: BLE001
@@ -274,10 +393,18 @@ def run(spark: SparkSession, servers: str, workdir: str, rate: int, seconds: flo
                 failures[variant] = "failed: " + first[:100]
                 print(f"  {variant}: FAILED: {e}", flush=True)
     rows = [(v, failures[v], "-", "-", "-", "-", "-") if v in failures else _row(v, runs[v]) for v in variants]
-    config = {"rate_records_per_s": rate, "measured_s": seconds, "warm_up_s": warmup, "partitions": 1,
-              "real_time_batch": batch, "watermark_interval": watermark_interval or "not set (the sink's default)",
-              "input_watermark_every_ms": WATERMARK_EVERY_MS, "variants": list(variants), "reps": reps,
-              "runs": runs}
+    config = {
+        "rate_records_per_s": rate,
+        "measured_s": seconds,
+        "warm_up_s": warmup,
+        "partitions": 1,
+        "real_time_batch": batch,
+        "watermark_interval": watermark_interval or "not set (the sink's default)",
+        "input_watermark_every_ms": WATERMARK_EVERY_MS,
+        "variants": list(variants),
+        "reps": reps,
+        "runs": runs,
+    }
     return rows, HEADER, config
 
 
@@ -286,8 +413,12 @@ def parser() -> argparse.ArgumentParser:
     p.add_argument("--rate", type=int, default=1000, help="records/s written to the pipeline's input")
     p.add_argument("--seconds", type=float, default=20.0, help="measured part of each run")
     p.add_argument("--warmup", type=float, default=10.0, help="seconds of input not measured (JIT, first batch)")
-    p.add_argument("--batch", type=batch_seconds, default="10 seconds",
-                   help="real-time batch duration (the checkpoint interval), in seconds: '10 seconds'")
+    p.add_argument(
+        "--batch",
+        type=batch_seconds,
+        default="10 seconds",
+        help="real-time batch duration (the checkpoint interval), in seconds: '10 seconds'",
+    )
     p.add_argument("--reps", type=int, default=3, help="runs of each variant, in alternating order")
     p.add_argument("--watermark-interval", help="sink option watermark.interval (default: not set, the sink's default)")
     p.add_argument("--hops", action="store_true", help="also print each query's share of the latency (diagnostic)")
@@ -304,8 +435,19 @@ def standalone(argv: list[str] | None = None) -> tuple[list[tuple[str, ...]], tu
         os.environ.setdefault("SPARK_LOCAL_IP", "127.0.0.1")
         spark = bench_session()
         try:
-            return run(spark, broker.bootstrap_servers, tmp, args.rate, args.seconds, args.warmup, args.batch,
-                       args.watermark_interval, variants, args.hops, args.reps)
+            return run(
+                spark,
+                broker.bootstrap_servers,
+                tmp,
+                args.rate,
+                args.seconds,
+                args.warmup,
+                args.batch,
+                args.watermark_interval,
+                variants,
+                args.hops,
+                args.reps,
+            )
         finally:
             spark.stop()
 

@@ -57,7 +57,12 @@ from bench.common import (
 from streamctl_testing import kafka, kafka_broker
 
 JVM_BENCHES = [
-    "ChooserBench", "GrouperBench", "StartpointBench", "ControlBench", "HostAffinityBench", "ReaderPathBench",
+    "ChooserBench",
+    "GrouperBench",
+    "StartpointBench",
+    "ControlBench",
+    "HostAffinityBench",
+    "ReaderPathBench",
     "PlannerBench",
 ]
 GROUPS = ("jvm", "read", "write", "control", "upstream", "pipeline", "memory", "cli", "realtime", "scale")
@@ -73,19 +78,36 @@ COMPARISONS = [
 
 
 def machine() -> dict[str, str]:
-    cpu = next((line.split(":", 1)[1].strip() for line in Path("/proc/cpuinfo").read_text().splitlines()
-                if line.startswith("model name")), platform.processor())
+    cpu = next(
+        (
+            line.split(":", 1)[1].strip()
+            for line in Path("/proc/cpuinfo").read_text().splitlines()
+            if line.startswith("model name")
+        ),
+        platform.processor(),
+    )
     java = subprocess.run(["java", "-version"], capture_output=True, text=True).stderr.splitlines()
-    mem_kb = next((int(line.split()[1]) for line in Path("/proc/meminfo").read_text().splitlines()
-                   if line.startswith("MemTotal")), 0)
+    mem_kb = next(
+        (
+            int(line.split()[1])
+            for line in Path("/proc/meminfo").read_text().splitlines()
+            if line.startswith("MemTotal")
+        ),
+        0,
+    )
     import pyspark
 
     spark_kafka_jars()
     return {
-        "cores": str(os.cpu_count()), "cpu": cpu, "memory_gb": f"{mem_kb / 1e6:.0f}",
-        "os": f"{platform.system()} {platform.release()}", "java": java[0] if java else "?",
-        "python": platform.python_version(), "pyspark": pyspark.__version__,
-        "builtin_connector": connector_version(), "builtin_kafka_clients": builtin_kafka_version(),
+        "cores": str(os.cpu_count()),
+        "cpu": cpu,
+        "memory_gb": f"{mem_kb / 1e6:.0f}",
+        "os": f"{platform.system()} {platform.release()}",
+        "java": java[0] if java else "?",
+        "python": platform.python_version(),
+        "pyspark": pyspark.__version__,
+        "builtin_connector": connector_version(),
+        "builtin_kafka_clients": builtin_kafka_version(),
         "streamctl_kafka_clients": "the built-in's (one kafka-clients per session, not relocated)",
         "broker": "Kafka 4.3.1 (streamctl_testing.kafka_broker, same host)",
     }
@@ -117,7 +139,8 @@ def groups(text: str) -> set[str]:
     unknown = chosen - set(GROUPS)
     if unknown:
         raise argparse.ArgumentTypeError(
-            f"unknown group(s) {', '.join(sorted(unknown))}; choose from {', '.join(GROUPS)}")
+            f"unknown group(s) {', '.join(sorted(unknown))}; choose from {', '.join(GROUPS)}"
+        )
     return chosen
 
 
@@ -126,27 +149,54 @@ class Results:
 
     def __init__(self, command: str, args: argparse.Namespace) -> None:
         self.started = datetime.datetime.now(datetime.UTC)
-        self.json: dict[str, Any] = {"date": self.started.isoformat(timespec="seconds"), "command": command,
-                                     "machine": machine(),
-                                     "arguments": {k: str(v) for k, v in vars(args).items()},
-                                     "load_average_at_start": load(), "settings": SETTINGS, "sections": []}
+        self.json: dict[str, Any] = {
+            "date": self.started.isoformat(timespec="seconds"),
+            "command": command,
+            "machine": machine(),
+            "arguments": {k: str(v) for k, v in vars(args).items()},
+            "load_average_at_start": load(),
+            "settings": SETTINGS,
+            "sections": [],
+        }
         self.md: list[str] = []
         self.console: list[str] = []
 
-    def section(self, title: str, config: dict[str, Any], rows: list[tuple[str, ...]], header: tuple[str, ...],
-                data: list[dict[str, Any]], ratios: list[tuple[str, ...]] | None = None) -> None:
+    def section(
+        self,
+        title: str,
+        config: dict[str, Any],
+        rows: list[tuple[str, ...]],
+        header: tuple[str, ...],
+        data: list[dict[str, Any]],
+        ratios: list[tuple[str, ...]] | None = None,
+    ) -> None:
         self.json["sections"].append({"title": title, "config": config, "results": data})
-        self.md += [f"## {title}", "", "Configuration:", "", "```json", json.dumps(config, indent=2), "```", "",
-                    markdown_table(rows, header), ""]
+        self.md += [
+            f"## {title}",
+            "",
+            "Configuration:",
+            "",
+            "```json",
+            json.dumps(config, indent=2),
+            "```",
+            "",
+            markdown_table(rows, header),
+            "",
+        ]
         self.console += [f"{title}\n{table(rows, header)}"]
         if ratios:
-            self.md += ["Ratios (baseline median / variant median; above 1: the variant is faster):", "",
-                        markdown_table(ratios, RATIO_HEADER), ""]
+            self.md += [
+                "Ratios (baseline median / variant median; above 1: the variant is faster):",
+                "",
+                markdown_table(ratios, RATIO_HEADER),
+                "",
+            ]
             self.console += [table(ratios, RATIO_HEADER)]
 
     def measured(self, title: str, config: dict[str, Any], ms: list[Measurement]) -> None:
-        self.section(title, config, report_rows(ms), REPORT_HEADER, [m.to_json() for m in ms],
-                     ratio_rows(ms, COMPARISONS))
+        self.section(
+            title, config, report_rows(ms), REPORT_HEADER, [m.to_json() for m in ms], ratio_rows(ms, COMPARISONS)
+        )
 
     def write(self, out: Path) -> None:
         ended = datetime.datetime.now(datetime.UTC)
@@ -158,7 +208,8 @@ class Results:
         read_warm_ups = self.json["arguments"]["read_warm_ups"]
         warm_ups = "one warm-up run per variant" + ("" if read_warm_ups == "1" else f", {read_warm_ups} for reads")
         head = [
-            "# streamctl benchmark results", "",
+            "# streamctl benchmark results",
+            "",
             f"- date: {self.json['date']} ({self.json['minutes']} min)",
             f"- command: `{self.json['command']}`",
             f"- machine: {m['cores']} cores ({m['cpu']}), {m['memory_gb']} GB, {m['os']}, {m['java']}, "
@@ -167,50 +218,92 @@ class Results:
             f"{self.json['load_average_at_end']}",
             f"- built-in connector: {m['builtin_connector']} (kafka-clients {m['builtin_kafka_clients']}); streamctl: "
             f"kafka-clients {m['streamctl_kafka_clients']}; broker: {m['broker']}",
-            "- settings: \"defaults\" = no Kafka setting on either side; \"tuned\" = the same settings on both "
+            '- settings: "defaults" = no Kafka setting on either side; "tuned" = the same settings on both '
             "(JSON: `settings`):",
-            *(f"  - {name}: consumer: {describe(s['consumer'])}; producer: {describe(s['producer'])}; "
-              f"consumers: {s['consumers']}" for name, s in SETTINGS.items()),
+            *(
+                f"  - {name}: consumer: {describe(s['consumer'])}; producer: {describe(s['producer'])}; "
+                f"consumers: {s['consumers']}"
+                for name, s in SETTINGS.items()
+            ),
             f"- every timing: {warm_ups}, not counted; then the repetitions in alternating order; median and "
-            "min-max (±half-range / median)", "",
+            "min-max (±half-range / median)",
+            "",
         ]
         (out / "results.md").write_text("\n".join(head + self.md))
 
 
 def main() -> int:
     parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
-    parser.add_argument("--quick", action="store_true",
-                        help="small sizes and one repetition: checks every benchmark works (figures mean little)")
-    parser.add_argument("--records", type=int, help="records of the read, write and control benchmarks "
-                        "(default 3,000,000; --quick 100,000)")
+    parser.add_argument(
+        "--quick",
+        action="store_true",
+        help="small sizes and one repetition: checks every benchmark works (figures mean little)",
+    )
+    parser.add_argument(
+        "--records",
+        type=int,
+        help="records of the read, write and control benchmarks (default 3,000,000; --quick 100,000)",
+    )
     parser.add_argument("--partitions", type=int, default=8)
     parser.add_argument("--value-size", type=int, default=100)
-    parser.add_argument("--reps", type=int,
-                        help="timed repetitions per variant after its warm-up run(s) (default 5; --quick 1)")
-    parser.add_argument("--read-warm-ups", type=int, default=1,
-                        help="untimed runs of every read variant before its repetitions (default 1)")
-    parser.add_argument("--control-batches", type=int,
-                        help="batches (one watermark per partition each) of the control benchmark (default 50)")
+    parser.add_argument(
+        "--reps", type=int, help="timed repetitions per variant after its warm-up run(s) (default 5; --quick 1)"
+    )
+    parser.add_argument(
+        "--read-warm-ups",
+        type=int,
+        default=1,
+        help="untimed runs of every read variant before its repetitions (default 1)",
+    )
+    parser.add_argument(
+        "--control-batches",
+        type=int,
+        help="batches (one watermark per partition each) of the control benchmark (default 50)",
+    )
     parser.add_argument("--pipeline-records", type=int, help="default 1,000,000; --quick 100,000")
-    parser.add_argument("--upstream-records", type=int,
-                        help="records of the upstream-watermark benchmark (default 1,000,000; --quick 100,000)")
-    parser.add_argument("--upstream-batches", type=int, default=10,
-                        help="batches (one upstream watermark per partition each) of the upstream-watermark benchmark")
-    parser.add_argument("--latency-seconds", type=float,
-                        help="measured part of each live pipeline (default 30; --quick 6)")
+    parser.add_argument(
+        "--upstream-records",
+        type=int,
+        help="records of the upstream-watermark benchmark (default 1,000,000; --quick 100,000)",
+    )
+    parser.add_argument(
+        "--upstream-batches",
+        type=int,
+        default=10,
+        help="batches (one upstream watermark per partition each) of the upstream-watermark benchmark",
+    )
+    parser.add_argument(
+        "--latency-seconds", type=float, help="measured part of each live pipeline (default 30; --quick 6)"
+    )
     parser.add_argument("--latency-trigger", type=float, default=1.0, help="trigger interval (s) of the live pipelines")
     parser.add_argument("--latency-rate", type=int, default=5_000, help="records/s fed to the live pipelines")
-    parser.add_argument("--memory-gb", type=str,
-                        help="the two backlog sizes in GB of values (default 0.5,2; --quick 0.02,0.05)")
+    parser.add_argument(
+        "--memory-gb", type=str, help="the two backlog sizes in GB of values (default 0.5,2; --quick 0.02,0.05)"
+    )
     parser.add_argument("--cli-reps", type=int, default=7, help="runs of each streamctl command (bench/cli.py)")
-    parser.add_argument("--scale-sizes", type=str,
-                        help="partition counts of the scale benchmark (default 8,128,1024,4096; --quick 8,128)")
-    parser.add_argument("--scale-records", type=int, default=24,
-                        help="records per partition of the scale benchmark (default 24: about 12 batches)")
-    parser.add_argument("--only", type=groups, default=set(GROUPS),
-                        help=f"comma-separated groups to run ({','.join(GROUPS)}); default all")
-    parser.add_argument("--out", type=Path, help="directory of results.md and results.json (default: bench/results for "
-                        "a run with no arguments, else target/bench-results)")
+    parser.add_argument(
+        "--scale-sizes",
+        type=str,
+        help="partition counts of the scale benchmark (default 8,128,1024,4096; --quick 8,128)",
+    )
+    parser.add_argument(
+        "--scale-records",
+        type=int,
+        default=24,
+        help="records per partition of the scale benchmark (default 24: about 12 batches)",
+    )
+    parser.add_argument(
+        "--only",
+        type=groups,
+        default=set(GROUPS),
+        help=f"comma-separated groups to run ({','.join(GROUPS)}); default all",
+    )
+    parser.add_argument(
+        "--out",
+        type=Path,
+        help="directory of results.md and results.json (default: bench/results for "
+        "a run with no arguments, else target/bench-results)",
+    )
     args = parser.parse_args()
     q = args.quick
     args.records = args.records or (100_000 if q else 3_000_000)
@@ -233,9 +326,13 @@ def main() -> int:
     if "jvm" in only:
         classpath = jvm_classpath()
         micro = [row for name in JVM_BENCHES for row in run_jvm_bench(name, classpath)]
-        results.section("Micro-benchmarks (JVM, bench/jvm)", {"benchmarks": JVM_BENCHES}, micro,
-                        ("micro-benchmark", "what", "median", "target"),
-                        [dict(zip(("bench", "what", "median", "target"), r, strict=False)) for r in micro])
+        results.section(
+            "Micro-benchmarks (JVM, bench/jvm)",
+            {"benchmarks": JVM_BENCHES},
+            micro,
+            ("micro-benchmark", "what", "median", "target"),
+            [dict(zip(("bench", "what", "median", "target"), r, strict=False)) for r in micro],
+        )
     if "cli" in only:
         cli_table = cli.run(1 if q else args.cli_reps)  # bench/cli.py: its own broker and query
         results.md += ["## streamctl commands (bench/cli.py)", "", "```", cli_table, "```", ""]
@@ -243,8 +340,13 @@ def main() -> int:
     if "realtime" in only:  # bench/realtime_latency.py: its own broker and session
         quick = ["--seconds", "5", "--warmup", "5", "--reps", "1"]
         rows, header, config = realtime_latency.standalone(quick if q else [])
-        results.section("Real-time mode: two-query pipeline end-to-end latency", config, rows, header,
-                        [dict(zip(header, r, strict=True)) for r in rows])
+        results.section(
+            "Real-time mode: two-query pipeline end-to-end latency",
+            config,
+            rows,
+            header,
+            [dict(zip(header, r, strict=True)) for r in rows],
+        )
     if "scale" in only:  # bench/scale.py: its own broker (every size's topic) and session
         results.json["open_file_limit"] = scale.raise_file_limit()
         with kafka_broker(properties=scale.BROKER_PROPERTIES) as broker:
@@ -254,14 +356,28 @@ def main() -> int:
             finally:
                 spark.stop()
         table_rows, phase_rows = scale.rows(found)
-        results.section("Scale: steady-state batch at 8 to 4,096 partitions (medians of batches 1-9)", config,
-                        table_rows, scale.HEADER, found)
-        results.section("Scale: durationMs phases per batch (medians of batches 1-9, ms)", config, phase_rows,
-                        scale.PHASE_HEADER, [dict(zip(scale.PHASE_HEADER, r, strict=True)) for r in phase_rows])
+        results.section(
+            "Scale: steady-state batch at 8 to 4,096 partitions (medians of batches 1-9)",
+            config,
+            table_rows,
+            scale.HEADER,
+            found,
+        )
+        results.section(
+            "Scale: durationMs phases per batch (medians of batches 1-9, ms)",
+            config,
+            phase_rows,
+            scale.PHASE_HEADER,
+            [dict(zip(scale.PHASE_HEADER, r, strict=True)) for r in phase_rows],
+        )
         framed = scale.framed_rows(config)
-        results.section("Scale: an intermediate stream with a watermark per partition per batch (streamctl, tuned)",
-                        {"reader": "streamctl, stream.<name>.intermediate=true"}, framed, scale.FRAMED_HEADER,
-                        [dict(zip(scale.FRAMED_HEADER, r, strict=True)) for r in framed])
+        results.section(
+            "Scale: an intermediate stream with a watermark per partition per batch (streamctl, tuned)",
+            {"reader": "streamctl, stream.<name>.intermediate=true"},
+            framed,
+            scale.FRAMED_HEADER,
+            [dict(zip(scale.FRAMED_HEADER, r, strict=True)) for r in framed],
+        )
     if only & {"read", "write", "control", "upstream", "pipeline", "memory"}:
         with tempfile.TemporaryDirectory(prefix="streamctl-bench-") as tmp, kafka_broker() as broker:
             servers = broker.bootstrap_servers
@@ -270,55 +386,131 @@ def main() -> int:
             try:
                 if "read" in only:
                     pids = process_ids(spark, broker)
-                    ms, config = read_throughput.run(spark, servers, tmp, args.records, args.partitions,
-                                                     args.value_size, args.reps, pids, args.read_warm_ups)
+                    ms, config = read_throughput.run(
+                        spark,
+                        servers,
+                        tmp,
+                        args.records,
+                        args.partitions,
+                        args.value_size,
+                        args.reps,
+                        pids,
+                        args.read_warm_ups,
+                    )
                     results.measured("Read throughput", config, ms)
                     # Every run's CPU seconds are in the measurements' JSON (cpu_s_per_run); this is their medians.
                     cpu = read_throughput.cpu_rows(ms, config["spark_cores"])
-                    results.section("Read throughput: CPU seconds per run (medians)", {"processes": list(pids)}, cpu,
-                                    read_throughput.CPU_HEADER,
-                                    [dict(zip(read_throughput.CPU_HEADER, r, strict=True)) for r in cpu])
+                    results.section(
+                        "Read throughput: CPU seconds per run (medians)",
+                        {"processes": list(pids)},
+                        cpu,
+                        read_throughput.CPU_HEADER,
+                        [dict(zip(read_throughput.CPU_HEADER, r, strict=True)) for r in cpu],
+                    )
                 if "write" in only:
-                    ms, config = write_throughput.run(spark, servers, args.records, args.partitions,
-                                                      args.value_size, args.reps)
+                    ms, config = write_throughput.run(
+                        spark, servers, args.records, args.partitions, args.value_size, args.reps
+                    )
                     results.measured("Write throughput", config, ms)
                 if "control" in only:
-                    ms = control_overhead.run(spark, servers, tmp, args.records, args.partitions, args.value_size,
-                                              args.reps, args.control_batches)
+                    ms = control_overhead.run(
+                        spark,
+                        servers,
+                        tmp,
+                        args.records,
+                        args.partitions,
+                        args.value_size,
+                        args.reps,
+                        args.control_batches,
+                    )
                     base = next(m for m in ms if m.variant == control_overhead.PLAIN)
                     results.section(
                         "Control-message overhead (streamctl only)",
-                        {"records": args.records, "partitions": args.partitions, "batches": args.control_batches,
-                         "warm_up_runs": 1, "repetitions": args.reps},
-                        [(*r, f"{100 * (m.median / base.median - 1):+.1f}%") for r, m in zip(report_rows(ms), ms,
-                                                                                             strict=True)],
-                        (*REPORT_HEADER, "overhead"), [m.to_json() for m in ms])
+                        {
+                            "records": args.records,
+                            "partitions": args.partitions,
+                            "batches": args.control_batches,
+                            "warm_up_runs": 1,
+                            "repetitions": args.reps,
+                        },
+                        [
+                            (*r, f"{100 * (m.median / base.median - 1):+.1f}%")
+                            for r, m in zip(report_rows(ms), ms, strict=True)
+                        ],
+                        (*REPORT_HEADER, "overhead"),
+                        [m.to_json() for m in ms],
+                    )
                 if "upstream" in only:
-                    rows, data, config = upstream_watermark.run(spark, servers, tmp, args.upstream_records,
-                                                                args.partitions, args.value_size,
-                                                                args.upstream_batches, args.reps)
-                    results.section("Upstream watermark: an event-time windowed query over an intermediate stream "
-                                    "(with_upstream_watermark before and after #30)", config, rows,
-                                    upstream_watermark.HEADER, data)
-                if "pipeline" in only:
-                    ms, config = pipeline.throughput(spark, servers, tmp, args.pipeline_records, args.partitions,
-                                                     args.value_size, args.reps)
-                    results.measured("Two-query pipeline throughput", config, ms)
-                    rows, config = pipeline.e2e_latency(spark, servers, tmp, args.partitions, args.latency_trigger,
-                                                        args.latency_seconds, args.latency_rate)
+                    rows, data, config = upstream_watermark.run(
+                        spark,
+                        servers,
+                        tmp,
+                        args.upstream_records,
+                        args.partitions,
+                        args.value_size,
+                        args.upstream_batches,
+                        args.reps,
+                    )
                     results.section(
-                        "Two-query pipeline end-to-end latency", config,
-                        [(r["variant"], f"{r['records_measured']:,}", f"{r['rate_achieved']:,}", f"{r['p50_s']:.2f}",
-                          f"{r['p99_s']:.2f}", f"{r['max_s']:.2f}", f"{r['p99_s'] / args.latency_trigger:.2f}")
-                         for r in rows],
-                        ("variant", "records", "records/s sent", "p50 s", "p99 s", "max s", "p99 in triggers"), rows)
-                    wrows, header = pipeline.watermark_latency(spark, servers, tmp, args.partitions,
-                                                               args.latency_trigger, args.latency_seconds,
-                                                               args.latency_rate)
-                    results.section("Watermark propagation across two queries (streamctl only)",
-                                    {"trigger_s": args.latency_trigger, "measured_s": args.latency_seconds,
-                                     "rate_records_per_s": args.latency_rate},
-                                    wrows, header, [dict(zip(header, r, strict=True)) for r in wrows])
+                        "Upstream watermark: an event-time windowed query over an intermediate stream "
+                        "(with_upstream_watermark before and after #30)",
+                        config,
+                        rows,
+                        upstream_watermark.HEADER,
+                        data,
+                    )
+                if "pipeline" in only:
+                    ms, config = pipeline.throughput(
+                        spark, servers, tmp, args.pipeline_records, args.partitions, args.value_size, args.reps
+                    )
+                    results.measured("Two-query pipeline throughput", config, ms)
+                    rows, config = pipeline.e2e_latency(
+                        spark,
+                        servers,
+                        tmp,
+                        args.partitions,
+                        args.latency_trigger,
+                        args.latency_seconds,
+                        args.latency_rate,
+                    )
+                    results.section(
+                        "Two-query pipeline end-to-end latency",
+                        config,
+                        [
+                            (
+                                r["variant"],
+                                f"{r['records_measured']:,}",
+                                f"{r['rate_achieved']:,}",
+                                f"{r['p50_s']:.2f}",
+                                f"{r['p99_s']:.2f}",
+                                f"{r['max_s']:.2f}",
+                                f"{r['p99_s'] / args.latency_trigger:.2f}",
+                            )
+                            for r in rows
+                        ],
+                        ("variant", "records", "records/s sent", "p50 s", "p99 s", "max s", "p99 in triggers"),
+                        rows,
+                    )
+                    wrows, header = pipeline.watermark_latency(
+                        spark,
+                        servers,
+                        tmp,
+                        args.partitions,
+                        args.latency_trigger,
+                        args.latency_seconds,
+                        args.latency_rate,
+                    )
+                    results.section(
+                        "Watermark propagation across two queries (streamctl only)",
+                        {
+                            "trigger_s": args.latency_trigger,
+                            "measured_s": args.latency_seconds,
+                            "rate_records_per_s": args.latency_rate,
+                        },
+                        wrows,
+                        header,
+                        [dict(zip(header, r, strict=True)) for r in wrows],
+                    )
                 if "memory" in only:
                     for gb in (float(x) for x in args.memory_gb.split(",")):
                         records = int(gb * 1e9 / args.value_size)
@@ -331,12 +523,31 @@ def main() -> int:
             if "memory" in only:
                 rows, config = memory.run(servers, backlogs, args.value_size, tmp)
                 results.section(
-                    "Memory: live heap while one batch drains a backlog", config,
-                    [(r["source"], f"{r['backlog_mb']:,.0f}", f"{r['live_heap_max_mb']:.0f}",
-                      f"{r['live_heap_median_mb']:.0f}", str(r["live_samples"]), f"{r['in_use_peak_mb']:.0f}",
-                      f"{r['seconds']:.1f}") for r in rows],
-                    ("source", "backlog MB", "live heap max MB", "live heap median MB", "samples", "in use peak MB",
-                     "seconds (with forced GCs)"), rows)
+                    "Memory: live heap while one batch drains a backlog",
+                    config,
+                    [
+                        (
+                            r["source"],
+                            f"{r['backlog_mb']:,.0f}",
+                            f"{r['live_heap_max_mb']:.0f}",
+                            f"{r['live_heap_median_mb']:.0f}",
+                            str(r["live_samples"]),
+                            f"{r['in_use_peak_mb']:.0f}",
+                            f"{r['seconds']:.1f}",
+                        )
+                        for r in rows
+                    ],
+                    (
+                        "source",
+                        "backlog MB",
+                        "live heap max MB",
+                        "live heap median MB",
+                        "samples",
+                        "in use peak MB",
+                        "seconds (with forced GCs)",
+                    ),
+                    rows,
+                )
     results.write(out)
     print("\n" + "\n\n".join(results.console))
     print(f"\nresults: {out / 'results.md'} and results.json ({(time.monotonic() - started) / 60:.1f} min)")

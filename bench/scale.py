@@ -109,8 +109,9 @@ class _CheckpointBytes(StreamingQueryListener):
         pass
 
 
-def _framed(spark: SparkSession, servers: str, partitions: int, per_partition: int, checkpoint: Path,
-            listener: _CheckpointBytes) -> dict[str, Any]:
+def _framed(
+    spark: SparkSession, servers: str, partitions: int, per_partition: int, checkpoint: Path, listener: _CheckpointBytes
+) -> dict[str, Any]:
     """streamctl over an intermediate stream carrying a watermark per partition per batch: bytes and
     files its checkpoint and store get per steady-state batch."""
     topic = f"bench-scale-framed-{partitions}"
@@ -120,11 +121,20 @@ def _framed(spark: SparkSession, servers: str, partitions: int, per_partition: i
         control.produce_synthetic_framed(spark, servers, topic, 2 * partitions, 100)
         control.send_watermark(spark, servers, topic, "upstream", 1, 1_700_000_000_000 + r)
     listener.watch(checkpoint)
-    q = (spark.readStream.format("streamctl").option("kafka.bootstrap.servers", servers).option("subscribe", topic)
-         .options(**options.intermediate(topic)).option("startingOffsets", "earliest")
-         .option("maxOffsetsPerTrigger", 3 * partitions).options(**kafka_options(SCALE_SETTINGS["tuned"]["consumer"]))
-         .load().writeStream.format("noop").option("checkpointLocation", str(checkpoint))
-         .trigger(availableNow=True).start())
+    q = (
+        spark.readStream.format("streamctl")
+        .option("kafka.bootstrap.servers", servers)
+        .option("subscribe", topic)
+        .options(**options.intermediate(topic))
+        .option("startingOffsets", "earliest")
+        .option("maxOffsetsPerTrigger", 3 * partitions)
+        .options(**kafka_options(SCALE_SETTINGS["tuned"]["consumer"]))
+        .load()
+        .writeStream.format("noop")
+        .option("checkpointLocation", str(checkpoint))
+        .trigger(availableNow=True)
+        .start()
+    )
     q.awaitTermination()
     if q.exception() is not None:
         raise q.exception()  # type: ignore[misc]
@@ -137,11 +147,17 @@ def _framed(spark: SparkSession, servers: str, partitions: int, per_partition: i
         raise RuntimeError(f"streamctl read {rows} records of {topic}, expected {2 * partitions * rounds}")
     steady = [p for p in progress if 1 <= p["batchId"] <= 9]
     kafka.delete_stream(spark, servers, topic)
-    out = {"partitions": partitions, "batch_ms": _median([p["durationMs"]["triggerExecution"] for p in steady]),
-           "bytes_per_batch": _median([listener.per_batch.get(p["batchId"], 0) for p in steady]),
-           "files_per_batch": _median([listener.files_per_batch.get(p["batchId"], 0) for p in steady])}
-    print(f"    streamctl, framed with a watermark per partition per batch: batch {out['batch_ms']:.0f} ms, "
-          f"{out['bytes_per_batch']:,.0f} B and {out['files_per_batch']:g} files per batch", flush=True)
+    out = {
+        "partitions": partitions,
+        "batch_ms": _median([p["durationMs"]["triggerExecution"] for p in steady]),
+        "bytes_per_batch": _median([listener.per_batch.get(p["batchId"], 0) for p in steady]),
+        "files_per_batch": _median([listener.files_per_batch.get(p["batchId"], 0) for p in steady]),
+    }
+    print(
+        f"    streamctl, framed with a watermark per partition per batch: batch {out['batch_ms']:.0f} ms, "
+        f"{out['bytes_per_batch']:,.0f} B and {out['files_per_batch']:g} files per batch",
+        flush=True,
+    )
     return out
 
 
@@ -149,19 +165,32 @@ def _two_queries(spark: SparkSession, servers: str, topic: str, partitions: int,
     """Two streamctl queries over one topic at once: the consumers each created and reused per steady-state batch."""
     queries = []
     for name in ("first", "second"):
-        reader = (spark.readStream.format("streamctl").option("kafka.bootstrap.servers", servers)
-                  .option("subscribe", topic).option("startingOffsets", "earliest")
-                  .option("maxOffsetsPerTrigger", 2 * partitions)
-                  .options(**kafka_options(SCALE_SETTINGS["tuned"]["consumer"])))
-        queries.append(reader.load().writeStream.format("noop").option("checkpointLocation", str(checkpoints / name))
-                       .trigger(availableNow=True).start())
+        reader = (
+            spark.readStream.format("streamctl")
+            .option("kafka.bootstrap.servers", servers)
+            .option("subscribe", topic)
+            .option("startingOffsets", "earliest")
+            .option("maxOffsetsPerTrigger", 2 * partitions)
+            .options(**kafka_options(SCALE_SETTINGS["tuned"]["consumer"]))
+        )
+        queries.append(
+            reader.load()
+            .writeStream.format("noop")
+            .option("checkpointLocation", str(checkpoints / name))
+            .trigger(availableNow=True)
+            .start()
+        )
     out = {}
     for name, q in zip(("first", "second"), queries, strict=True):
         q.awaitTermination()
-        metrics = [p["sources"][0].get("metrics") or {} for p in q.recentProgress
-                   if p["numInputRows"] > 0 and 1 <= p["batchId"] <= 9]
-        out[name] = {k: _median([float(m.get(k, "nan")) for m in metrics])
-                     for k in ("consumersCreated", "consumersReused")}
+        metrics = [
+            p["sources"][0].get("metrics") or {}
+            for p in q.recentProgress
+            if p["numInputRows"] > 0 and 1 <= p["batchId"] <= 9
+        ]
+        out[name] = {
+            k: _median([float(m.get(k, "nan")) for m in metrics]) for k in ("consumersCreated", "consumersReused")
+        }
     print(f"    two streamctl queries side by side, consumers created / reused per batch: {out}", flush=True)
     return out
 
@@ -170,8 +199,18 @@ def _median(values: list[float]) -> float:
     return statistics.median(values) if values else float("nan")
 
 
-def _one_run(spark: SparkSession, servers: str, topic: str, partitions: int, per_partition: int, source: str,
-             settings: str, checkpoint: Path, listener: _CheckpointBytes, times: Any) -> dict[str, Any]:
+def _one_run(
+    spark: SparkSession,
+    servers: str,
+    topic: str,
+    partitions: int,
+    per_partition: int,
+    source: str,
+    settings: str,
+    checkpoint: Path,
+    listener: _CheckpointBytes,
+    times: Any,
+) -> dict[str, Any]:
     consumer = SCALE_SETTINGS[settings]["consumer"]
     reader = spark.readStream.format("streamctl" if source == STREAMCTL else "kafka")
     reader = reader.option("kafka.bootstrap.servers", servers).option("subscribe", topic)
@@ -181,8 +220,13 @@ def _one_run(spark: SparkSession, servers: str, topic: str, partitions: int, per
         reader = reader.option("kafka.group.id", BUILTIN_POOLED_GROUP)
     listener.watch(checkpoint)
     times.clear()
-    q = (reader.load().writeStream.format("noop").option("checkpointLocation", str(checkpoint))
-         .trigger(availableNow=True).start())
+    q = (
+        reader.load()
+        .writeStream.format("noop")
+        .option("checkpointLocation", str(checkpoint))
+        .trigger(availableNow=True)
+        .start()
+    )
     q.awaitTermination()
     if q.exception() is not None:
         raise q.exception()  # type: ignore[misc]
@@ -230,8 +274,9 @@ def raise_file_limit() -> str:
     return str(resource.getrlimit(resource.RLIMIT_NOFILE)[0])
 
 
-def run(spark: SparkSession, servers: str, sizes: tuple[int, ...], per_partition: int) -> tuple[list[dict[str, Any]],
-                                                                                            dict[str, Any]]:
+def run(
+    spark: SparkSession, servers: str, sizes: tuple[int, ...], per_partition: int
+) -> tuple[list[dict[str, Any]], dict[str, Any]]:
     """Runs every size with both sources at both settings; returns one result per (size, source, settings)."""
     j = jvm(spark)
     times = j.streamctl.testing.TaskTimes()
@@ -249,19 +294,35 @@ def run(spark: SparkSession, servers: str, sizes: tuple[int, ...], per_partition
                 kafka.produce_synthetic(spark, servers, topic, size * per_partition, 100)
                 print(f"  {size} partitions: {size * per_partition:,} records", flush=True)
                 # Alternating order, so neither source always runs on a warmer JVM or broker.
-                order = [(s, st) for st in SCALE_SETTINGS for s in (STREAMCTL, BUILTIN)
-                         if st == "tuned" or size < TUNED_ONLY_FROM]
+                order = [
+                    (s, st)
+                    for st in SCALE_SETTINGS
+                    for s in (STREAMCTL, BUILTIN)
+                    if st == "tuned" or size < TUNED_ONLY_FROM
+                ]
                 for i, (source, settings) in enumerate(order if size % 2 == 0 else list(reversed(order))):
-                    r = _one_run(spark, servers, topic, size, per_partition, source, settings,
-                                 Path(tmp) / f"{size}-{source}-{settings}-{i}", listener, times)
+                    r = _one_run(
+                        spark,
+                        servers,
+                        topic,
+                        size,
+                        per_partition,
+                        source,
+                        settings,
+                        Path(tmp) / f"{size}-{source}-{settings}-{i}",
+                        listener,
+                        times,
+                    )
                     r.update(partitions=size, source=source, settings=settings)
-                    print(f"    {source}, {settings}: batch {r['batch_ms']:.0f} ms "
-                          f"(addBatch {r['phases_ms']['addBatch']:.0f}, "
-                          f"latestOffset {r['phases_ms']['latestOffset']:.0f}), "
-                          f"first batch {r['first_batch_ms']:,} ms, task wall/CPU {r['task_wall_ms']:.0f}/"
-                          f"{r['task_cpu_ms']:.0f} ms, {r['bytes_per_batch']:,.0f} B/batch, consumers created/reused "
-                          f"per batch {r['consumers_created_per_batch']:g}/{r['consumers_reused_per_batch']:g}",
-                          flush=True)
+                    print(
+                        f"    {source}, {settings}: batch {r['batch_ms']:.0f} ms "
+                        f"(addBatch {r['phases_ms']['addBatch']:.0f}, "
+                        f"latestOffset {r['phases_ms']['latestOffset']:.0f}), "
+                        f"first batch {r['first_batch_ms']:,} ms, task wall/CPU {r['task_wall_ms']:.0f}/"
+                        f"{r['task_cpu_ms']:.0f} ms, {r['bytes_per_batch']:,.0f} B/batch, consumers created/reused "
+                        f"per batch {r['consumers_created_per_batch']:g}/{r['consumers_reused_per_batch']:g}",
+                        flush=True,
+                    )
                     results.append(r)
                 framed.append(_framed(spark, servers, size, per_partition, Path(tmp) / f"{size}-framed", listener))
                 if size == min(sizes) and size <= 128:  # beside each other, thousands of consumers would not fit
@@ -273,20 +334,41 @@ def run(spark: SparkSession, servers: str, sizes: tuple[int, ...], per_partition
     finally:
         spark.streams.removeListener(listener)
         spark.sparkContext._jsc.sc().removeSparkListener(times)  # noqa: SLF001
-    config = {"sizes": list(sizes), "records_per_partition": per_partition, "value_bytes": 100,
-              "settings": SCALE_SETTINGS, "tuned_only_from_partitions": TUNED_ONLY_FROM,
-              "two_queries_side_by_side": side_by_side, "framed_with_watermarks": framed,
-              "maxOffsetsPerTrigger": "2 x partitions", "trigger": "AvailableNow", "sink": "noop",
-              "master": spark.sparkContext.master, "steady_state": "medians of batches 1-9",
-              "broker_properties": BROKER_PROPERTIES}
+    config = {
+        "sizes": list(sizes),
+        "records_per_partition": per_partition,
+        "value_bytes": 100,
+        "settings": SCALE_SETTINGS,
+        "tuned_only_from_partitions": TUNED_ONLY_FROM,
+        "two_queries_side_by_side": side_by_side,
+        "framed_with_watermarks": framed,
+        "maxOffsetsPerTrigger": "2 x partitions",
+        "trigger": "AvailableNow",
+        "sink": "noop",
+        "master": spark.sparkContext.master,
+        "steady_state": "medians of batches 1-9",
+        "broker_properties": BROKER_PROPERTIES,
+    }
     return results, config
 
 
-HEADER = ("partitions", "settings", "streamctl batch ms", "built-in batch ms", "ratio (streamctl / built-in)",
-          "streamctl latestOffset+queryPlanning ms", "built-in", "first batch ms streamctl / built-in",
-          "task wall/CPU ms streamctl", "built-in", "bytes/batch streamctl", "built-in", "bytes ratio",
-          "files written/batch streamctl / built-in",
-          "consumers created/reused per batch (streamctl)")
+HEADER = (
+    "partitions",
+    "settings",
+    "streamctl batch ms",
+    "built-in batch ms",
+    "ratio (streamctl / built-in)",
+    "streamctl latestOffset+queryPlanning ms",
+    "built-in",
+    "first batch ms streamctl / built-in",
+    "task wall/CPU ms streamctl",
+    "built-in",
+    "bytes/batch streamctl",
+    "built-in",
+    "bytes ratio",
+    "files written/batch streamctl / built-in",
+    "consumers created/reused per batch (streamctl)",
+)
 PHASE_HEADER = ("partitions", "settings", "source", *PHASES, "triggerExecution")
 
 
@@ -300,19 +382,35 @@ def rows(results: list[dict[str, Any]]) -> tuple[list[tuple[str, ...]], list[tup
             if s is None or b is None:
                 continue
             plan = lambda r: r["phases_ms"]["latestOffset"] + r["phases_ms"]["queryPlanning"]  # noqa: E731
-            table.append((
-                f"{size:,}", settings, f"{s['batch_ms']:,.0f}", f"{b['batch_ms']:,.0f}",
-                f"{s['batch_ms'] / b['batch_ms']:.2f}x", f"{plan(s):,.0f}", f"{plan(b):,.0f}",
-                f"{s['first_batch_ms']:,} / {b['first_batch_ms']:,}",
-                f"{s['task_wall_ms']:.0f} / {s['task_cpu_ms']:.0f}",
-                f"{b['task_wall_ms']:.0f} / {b['task_cpu_ms']:.0f}",
-                f"{s['bytes_per_batch']:,.0f}", f"{b['bytes_per_batch']:,.0f}",
-                f"{s['bytes_per_batch'] / max(1, b['bytes_per_batch']):.2f}x",
-                f"{s['files_per_batch']:g} / {b['files_per_batch']:g}",
-                f"{s['consumers_created_per_batch']:g} / {s['consumers_reused_per_batch']:g}"))
+            table.append(
+                (
+                    f"{size:,}",
+                    settings,
+                    f"{s['batch_ms']:,.0f}",
+                    f"{b['batch_ms']:,.0f}",
+                    f"{s['batch_ms'] / b['batch_ms']:.2f}x",
+                    f"{plan(s):,.0f}",
+                    f"{plan(b):,.0f}",
+                    f"{s['first_batch_ms']:,} / {b['first_batch_ms']:,}",
+                    f"{s['task_wall_ms']:.0f} / {s['task_cpu_ms']:.0f}",
+                    f"{b['task_wall_ms']:.0f} / {b['task_cpu_ms']:.0f}",
+                    f"{s['bytes_per_batch']:,.0f}",
+                    f"{b['bytes_per_batch']:,.0f}",
+                    f"{s['bytes_per_batch'] / max(1, b['bytes_per_batch']):.2f}x",
+                    f"{s['files_per_batch']:g} / {b['files_per_batch']:g}",
+                    f"{s['consumers_created_per_batch']:g} / {s['consumers_reused_per_batch']:g}",
+                )
+            )
             for r in (s, b):
-                phases.append((f"{size:,}", settings, r["source"], *(f"{r['phases_ms'][ph]:,.0f}" for ph in PHASES),
-                               f"{r['batch_ms']:,.0f}"))
+                phases.append(
+                    (
+                        f"{size:,}",
+                        settings,
+                        r["source"],
+                        *(f"{r['phases_ms'][ph]:,.0f}" for ph in PHASES),
+                        f"{r['batch_ms']:,.0f}",
+                    )
+                )
     return table, phases
 
 
@@ -321,5 +419,7 @@ FRAMED_HEADER = ("partitions", "batch ms", "bytes written per batch", "files wri
 
 def framed_rows(config: dict[str, Any]) -> list[tuple[str, ...]]:
     """The intermediate-stream table: what a batch writes when every partition carries a watermark."""
-    return [(f"{r['partitions']:,}", f"{r['batch_ms']:,.0f}", f"{r['bytes_per_batch']:,.0f}",
-             f"{r['files_per_batch']:g}") for r in config["framed_with_watermarks"]]
+    return [
+        (f"{r['partitions']:,}", f"{r['batch_ms']:,.0f}", f"{r['bytes_per_batch']:,.0f}", f"{r['files_per_batch']:g}")
+        for r in config["framed_with_watermarks"]
+    ]

@@ -23,31 +23,51 @@ from streamctl_testing import kafka
 STREAMCTL, BUILTIN = "streamctl", "built-in"
 
 
-def run(spark: SparkSession, servers: str, records: int, partitions: int, value_size: int,
-        reps: int) -> tuple[list[Measurement], dict[str, Any]]:
+def run(
+    spark: SparkSession, servers: str, records: int, partitions: int, value_size: int, reps: int
+) -> tuple[list[Measurement], dict[str, Any]]:
     config = {
-        "rows": records, "value_bytes": value_size, "partitions": partitions, "keyed": True,
-        "write": "batch write of a cached DataFrame", "warm_up_runs": 1, "repetitions": reps,
+        "rows": records,
+        "value_bytes": value_size,
+        "partitions": partitions,
+        "keyed": True,
+        "write": "batch write of a cached DataFrame",
+        "warm_up_runs": 1,
+        "repetitions": reps,
         "order": "alternating (reversed every round)",
         "settings": {name: describe(s["producer"]) for name, s in SETTINGS.items()},
     }
-    print(f"write throughput: {records:,} rows, {value_size}-byte values, keyed, into {partitions} partitions, "
-          f"one warm-up then {reps} repetitions per variant in alternating order (batch write of a cached "
-          "DataFrame); written counts checked", flush=True)
+    print(
+        f"write throughput: {records:,} rows, {value_size}-byte values, keyed, into {partitions} partitions, "
+        f"one warm-up then {reps} repetitions per variant in alternating order (batch write of a cached "
+        "DataFrame); written counts checked",
+        flush=True,
+    )
     for name, s in SETTINGS.items():
         print(f"  settings '{name}': {describe(s['producer'])}", flush=True)
     df = rows(spark, records, partitions, value_size)
-    sinks = {f"{source}, {settings}": (sink, settings) for settings in SETTINGS
-             for source, sink in ((STREAMCTL, write_streamctl), (BUILTIN, write_builtin))}
-    results = {name: Measurement("write", name, records, {"producer": describe(SETTINGS[s]["producer"])})
-               for name, (_, s) in sinks.items()}
+    sinks = {
+        f"{source}, {settings}": (sink, settings)
+        for settings in SETTINGS
+        for source, sink in ((STREAMCTL, write_streamctl), (BUILTIN, write_builtin))
+    }
+    results = {
+        name: Measurement("write", name, records, {"producer": describe(SETTINGS[s]["producer"])})
+        for name, (_, s) in sinks.items()
+    }
     run_id = [0]
 
     def one(name: str, _warm_up: bool) -> float:
         run_id[0] += 1
         sink, settings = sinks[name]
-        return write_once(spark, servers, f"bench-write-{run_id[0]}", partitions, records,
-                          lambda topic: sink(df, servers, topic, SETTINGS[settings]["producer"]))
+        return write_once(
+            spark,
+            servers,
+            f"bench-write-{run_id[0]}",
+            partitions,
+            records,
+            lambda topic: sink(df, servers, topic, SETTINGS[settings]["producer"]),
+        )
 
     alternate(list(sinks), reps, one, results)
     df.unpersist()
@@ -71,12 +91,18 @@ def write_streamctl(df: DataFrame, servers: str, topic: str, producer: Mapping[s
 
 
 def write_builtin(df: DataFrame, servers: str, topic: str, producer: Mapping[str, str]) -> None:
-    (df.write.format("kafka").option("kafka.bootstrap.servers", servers).option("topic", topic)
-     .options(**kafka_options(producer)).save())
+    (
+        df.write.format("kafka")
+        .option("kafka.bootstrap.servers", servers)
+        .option("topic", topic)
+        .options(**kafka_options(producer))
+        .save()
+    )
 
 
-def write_once(spark: SparkSession, servers: str, topic: str, partitions: int, records: int,
-               write: Callable[[str], None]) -> float:
+def write_once(
+    spark: SparkSession, servers: str, topic: str, partitions: int, records: int, write: Callable[[str], None]
+) -> float:
     """Seconds ``write`` takes to write the rows to a fresh stream ``topic``, which must then hold
     exactly ``records`` records; the stream is deleted after."""
     kafka.create_stream(spark, servers, topic, partitions)

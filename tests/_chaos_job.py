@@ -62,7 +62,8 @@ if __name__ == "__main__":
     servers, stream, checkpoint, output = sys.argv[1:5]
     transactional = sys.argv[5:] == ["transactional"]
     session = streamctl.configure_spark(
-        SparkSession.builder.master("local[2]").config("spark.ui.enabled", "false")
+        SparkSession.builder.master("local[2]")
+        .config("spark.ui.enabled", "false")
         .config("spark.sql.shuffle.partitions", "2")
     ).getOrCreate()
     session.sparkContext.setLogLevel("ERROR")

@@ -57,8 +57,11 @@ if __name__ == "__main__":
     windowed = streamctl.with_upstream_watermark(events, "timestamp")
     out["upstream_watermark_schema"] = windowed.schema.json()
     downstream = (
-        windowed.groupBy(F.window("timestamp", "1 hour")).count()
-        .writeStream.format("memory").queryName("connect_windows").outputMode("complete")
+        windowed.groupBy(F.window("timestamp", "1 hour"))
+        .count()
+        .writeStream.format("memory")
+        .queryName("connect_windows")
+        .outputMode("complete")
         .option("checkpointLocation", f"{work}/cp-downstream")
         .trigger(processingTime="200 milliseconds")
         .start()
@@ -84,11 +87,13 @@ if __name__ == "__main__":
     for name, call in {
         "describe_tasks": lambda: streamctl.describe_tasks(spark, checkpoint=f"{work}/never-ran"),
         "set_beyond_end": lambda: manager.set(src, 0, streamctl.Startpoint.specific(10**9)),
-        "bad_source_option": lambda: spark.readStream.format("streamctl")
-        .options(**options.source(servers, [src]))
-        .option("max.record.per.batch", "1")
-        .load()
-        .schema,
+        "bad_source_option": lambda: (
+            spark.readStream.format("streamctl")
+            .options(**options.source(servers, [src]))
+            .option("max.record.per.batch", "1")
+            .load()
+            .schema
+        ),
     }.items():
         try:
             call()

@@ -134,8 +134,14 @@ def test_a_bad_kafka_value_of_the_sink_is_named(spark, servers, make_stream):
 def test_an_unresolvable_bootstrap_host_is_named_with_the_cause(spark, tmp_path):
     servers = "no-such-host.invalid:9092"
     df = spark.readStream.format("streamctl").options(**options.source(servers, ["x"])).load()
-    _fails(df, tmp_path, f"Cannot create a Kafka admin client for {servers}", "No resolvable bootstrap urls",
-           "host 'no-such-host.invalid' does not resolve", "'kafka.bootstrap.servers'")
+    _fails(
+        df,
+        tmp_path,
+        f"Cannot create a Kafka admin client for {servers}",
+        "No resolvable bootstrap urls",
+        "host 'no-such-host.invalid' does not resolve",
+        "'kafka.bootstrap.servers'",
+    )
 
 
 def test_sink_rejects_a_value_column_of_the_wrong_type(spark, servers, make_stream, tmp_path):

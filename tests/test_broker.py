@@ -84,9 +84,7 @@ def refuses_connections(port: int) -> bool:
 
 def python_child(code: str, env: dict[str, str] | None = None) -> subprocess.Popen[str]:
     full_env = {**os.environ, **(env or {}), "PYTHONPATH": PACKAGE_ROOT}
-    return subprocess.Popen(
-        [sys.executable, "-c", code], stdout=subprocess.PIPE, text=True, env=full_env
-    )
+    return subprocess.Popen([sys.executable, "-c", code], stdout=subprocess.PIPE, text=True, env=full_env)
 
 
 def test_serves_kafka_protocol_on_its_advertised_port(broker: KafkaBroker) -> None:
@@ -177,15 +175,11 @@ def test_the_broker_finds_jars_and_java_as_the_product_does(tmp_path: Path, monk
         broker_module._java()  # noqa: SLF001
 
 
-def test_missing_jars_without_maven_is_a_clear_error(
-    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
-) -> None:
+def test_missing_jars_without_maven_is_a_clear_error(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
     lib = tmp_path / "lib"
     monkeypatch.setenv("STREAMCTL_KAFKA_LIB", str(lib))
     monkeypatch.setenv("PATH", str(tmp_path))  # no mvn here
-    with pytest.raises(
-        BrokerError, match=r"(?s)not in .*lib.*mvn.*STREAMCTL_KAFKA_LIB"
-    ):
+    with pytest.raises(BrokerError, match=r"(?s)not in .*lib.*mvn.*STREAMCTL_KAFKA_LIB"):
         KafkaBroker().start()
     assert not lib.exists()
 
@@ -200,9 +194,7 @@ def test_an_interrupted_fetch_leaves_no_cache_and_a_later_fetch_completes(
     )
     deadline = time.monotonic() + 30
     while not list(tmp_path.glob(".lib.partial-*")):
-        assert fetcher.poll() is None and time.monotonic() < deadline, (
-            "fetch never began"
-        )
+        assert fetcher.poll() is None and time.monotonic() < deadline, "fetch never began"
         time.sleep(0.01)
     fetcher.kill()
     fetcher.wait()
@@ -229,9 +221,7 @@ def test_cli_serves_until_sigterm_then_cleans_up() -> None:
     assert cli.stdout is not None and cli.stderr is not None
     servers = cli.stdout.readline().strip()
     status = cli.stderr.readline()
-    assert servers.startswith(f"{HOST}:"), (
-        f"no bootstrap servers printed: {servers!r} {status!r}"
-    )
+    assert servers.startswith(f"{HOST}:"), f"no bootstrap servers printed: {servers!r} {status!r}"
     broker_pid = int(status.split("(pid ")[1].split(",")[0])
     work = Path(status.split("log ")[1].split(")")[0]).parent
     try:

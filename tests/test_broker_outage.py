@@ -89,17 +89,28 @@ def test_an_outage_of_35_seconds_is_survived_while_planning_reading_and_writing(
             reread.append(batch.count())
 
     queries = [
-        _source(spark, down, "read").writeStream.foreachBatch(reading).queryName("reading")
-        .option("checkpointLocation", str(tmp_path / "r")).trigger(processingTime="500 milliseconds").start(),
+        _source(spark, down, "read")
+        .writeStream.foreachBatch(reading)
+        .queryName("reading")
+        .option("checkpointLocation", str(tmp_path / "r"))
+        .trigger(processingTime="500 milliseconds")
+        .start(),
         # No new data: its planning asks the dead broker for offsets every trigger.
-        _source(spark, down, "idle").writeStream.foreachBatch(lambda b, _i: idle.extend(r.offset for r in b.collect()))
-        .queryName("planning").option("checkpointLocation", str(tmp_path / "p"))
-        .trigger(processingTime="500 milliseconds").start(),
+        _source(spark, down, "idle")
+        .writeStream.foreachBatch(lambda b, _i: idle.extend(r.offset for r in b.collect()))
+        .queryName("planning")
+        .option("checkpointLocation", str(tmp_path / "p"))
+        .trigger(processingTime="500 milliseconds")
+        .start(),
         # Reads the live broker and writes to the dead one.
-        _source(spark, servers, src).select("value").writeStream.format("streamctl")
-        .options(**options.sink(down, "mid", intermediate=True)).queryName("writing")
+        _source(spark, servers, src)
+        .select("value")
+        .writeStream.format("streamctl")
+        .options(**options.sink(down, "mid", intermediate=True))
+        .queryName("writing")
         .option("checkpointLocation", str(tmp_path / "w"))
-        .trigger(processingTime="500 milliseconds").start(),
+        .trigger(processingTime="500 milliseconds")
+        .start(),
     ]
     try:
         kafka.produce(spark, servers, src, [b"w0", b"w1"])
@@ -153,22 +164,36 @@ def test_a_longer_outage_fails_each_phase_naming_the_servers_and_the_option(
                 raise
 
     reader = (
-        _source(spark, down, "read", **wait).writeStream.foreachBatch(reading)
-        .option("checkpointLocation", str(tmp_path / "r")).trigger(processingTime="500 milliseconds").start()
+        _source(spark, down, "read", **wait)
+        .writeStream.foreachBatch(reading)
+        .option("checkpointLocation", str(tmp_path / "r"))
+        .trigger(processingTime="500 milliseconds")
+        .start()
     )
     planner = (
-        _source(spark, down, "idle", **wait).writeStream.foreachBatch(lambda b, _i: b.count())
-        .option("checkpointLocation", str(tmp_path / "p")).trigger(processingTime="500 milliseconds").start()
+        _source(spark, down, "idle", **wait)
+        .writeStream.foreachBatch(lambda b, _i: b.count())
+        .option("checkpointLocation", str(tmp_path / "p"))
+        .trigger(processingTime="500 milliseconds")
+        .start()
     )
     writer = (
-        _source(spark, servers, src).select("value").writeStream.format("streamctl")
+        _source(spark, servers, src)
+        .select("value")
+        .writeStream.format("streamctl")
         .options(**options.sink(down, "mid", intermediate=True, kafka=wait))
-        .option("checkpointLocation", str(tmp_path / "w")).trigger(processingTime="500 milliseconds").start()
+        .option("checkpointLocation", str(tmp_path / "w"))
+        .trigger(processingTime="500 milliseconds")
+        .start()
     )
     ender = (
-        _source(spark, servers, quiet).select("value").writeStream.format("streamctl")
+        _source(spark, servers, quiet)
+        .select("value")
+        .writeStream.format("streamctl")
         .options(**options.sink(down, "control", intermediate=True, kafka=wait))
-        .option("checkpointLocation", str(tmp_path / "e")).trigger(processingTime="500 milliseconds").start()
+        .option("checkpointLocation", str(tmp_path / "e"))
+        .trigger(processingTime="500 milliseconds")
+        .start()
     )
     queries = [reader, planner, writer, ender]
     try:
@@ -187,14 +212,20 @@ def test_a_longer_outage_fails_each_phase_naming_the_servers_and_the_option(
         assert f"Kafka at {down} did not answer within 5000 ms while reading stream 'read' partition 0" in read_error[0]
         assert option in read_error[0], read_error[0]
         planning = _failure(planner)
-        assert re.search(rf"Kafka at {down} did not answer within 5000 ms while (listing offsets of idle-0|describing "
-                         "streams idle)", planning), planning
+        assert re.search(
+            rf"Kafka at {down} did not answer within 5000 ms while (listing offsets of idle-0|describing "
+            "streams idle)",
+            planning,
+        ), planning
         assert option in planning
         # The sink asks for the stream's partitions as it plans each batch (admin wait), then sends
         # (delivery wait); either way the error has the same form.
         writing = _failure(writer)
-        assert re.search(rf"Kafka at {down} did not answer within (5000 ms while describing streams mid|5005 ms while "
-                         "writing to stream 'mid')", writing), writing
+        assert re.search(
+            rf"Kafka at {down} did not answer within (5000 ms while describing streams mid|5005 ms while "
+            "writing to stream 'mid')",
+            writing,
+        ), writing
         assert option in writing
         # Control messages go to every partition the stream has when they are sent: asked first (admin wait).
         with pytest.raises(Exception, match="end-of-stream was not sent") as err:

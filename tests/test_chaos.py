@@ -85,17 +85,26 @@ def _kill_repeatedly(
             delay, progressed = rng.uniform(0.0, 1.5 if moment == "running" else 0.3), []
             in_batch = moment == "in a batch"
 
-            def ready(delay: float = delay, before: int = before, progressed: list[float] = progressed,
-                      in_batch: bool = in_batch) -> bool:
+            def ready(
+                delay: float = delay,
+                before: int = before,
+                progressed: list[float] = progressed,
+                in_batch: bool = in_batch,
+            ) -> bool:
                 committed = committed_batches(checkpoint)
                 planned = _planned_batches(checkpoint)
                 if not progressed and committed > before and (not in_batch or planned > committed):
                     progressed.append(time.monotonic())
                 return bool(progressed) and time.monotonic() - progressed[0] >= delay
+
         run_job_until(
-            "_chaos_job.py", args, ready, timeout=180,
+            "_chaos_job.py",
+            args,
+            ready,
+            timeout=180,
             died=f"the query died on its own (seed {seed}, kill {kill})",
-            stuck=f"the query made no progress (seed {seed}, kill {kill})", log=tmp_path / f"job-{kill}.log",
+            stuck=f"the query made no progress (seed {seed}, kill {kill})",
+            log=tmp_path / f"job-{kill}.log",
         )
         moments[moment] += 1
         # A batch planned (in the offset log) and not committed: the kill came mid-batch.
@@ -117,8 +126,12 @@ def test_random_sigkills_of_the_driver_lose_and_duplicate_nothing(spark, servers
     producer.start()
     try:
         moments = _kill_repeatedly(
-            rng, len(MOMENTS) * KILLS_PER_MOMENT, [servers, stream, str(checkpoint), str(output)], checkpoint,
-            tmp_path, seed,
+            rng,
+            len(MOMENTS) * KILLS_PER_MOMENT,
+            [servers, stream, str(checkpoint), str(output)],
+            checkpoint,
+            tmp_path,
+            seed,
         )
     finally:
         sent = producer.stop()
@@ -157,7 +170,11 @@ def test_sigkills_of_a_transactional_stage_leave_its_intermediate_stream_exactly
     producer.start()
     try:
         moments = _kill_repeatedly(
-            rng, TRANSACTIONAL_KILLS, [servers, stream, str(checkpoint), mid, "transactional"], checkpoint, tmp_path,
+            rng,
+            TRANSACTIONAL_KILLS,
+            [servers, stream, str(checkpoint), mid, "transactional"],
+            checkpoint,
+            tmp_path,
             seed,
         )
     finally:

@@ -70,15 +70,28 @@ def test_a_checkpoint_of_the_previous_release_restarts_where_it_stood(spark, ser
     ids = {last["state"]["streamIds"][old]: kafka.topic_id(spark, servers, names[key]) for key, old in OLD.items()}
     checkpoint = _copy(tmp_path, names, ids)
 
-    kafka.produce(spark, servers, names["orders"], [b"new"] * 8, partitions=[p for p in range(4) for _ in range(2)],
-                  timestamps=[T0 + 400 + i for i in range(8)])
+    kafka.produce(
+        spark,
+        servers,
+        names["orders"],
+        [b"new"] * 8,
+        partitions=[p for p in range(4) for _ in range(2)],
+        timestamps=[T0 + 400 + i for i in range(8)],
+    )
     control.produce_framed(spark, servers, names["mid"], [b"m8", b"m9"], partitions=[0, 1], timestamps=[T0 + 401] * 2)
 
     batches: list[list[Row]] = []
     df = (
         spark.readStream.format("streamctl")
-        .options(**options.source(servers, [names["orders"], names["ref"], names["mid"]], starting_offsets="earliest",
-                                  max_records_per_batch=10, fail_on_data_loss=False))
+        .options(
+            **options.source(
+                servers,
+                [names["orders"], names["ref"], names["mid"]],
+                starting_offsets="earliest",
+                max_records_per_batch=10,
+                fail_on_data_loss=False,
+            )
+        )
         .options(**options.intermediate(names["mid"]))
         .options(**options.bootstrap(names["ref"]), **options.broadcast(names["ref"]))
         .options(**options.time_aligned(), **options.partition_check_interval("500ms"))

@@ -107,8 +107,11 @@ def test_end_of_stream_from_every_producer_across_a_kill_stops_the_consumer(spar
     # A consumer in its own driver reads all of it (10 records a batch) and is SIGKILLed.
     # 40 records and 8 end-of-stream messages, 10 a batch: both ends are read in the 5th batch.
     run_job_until(
-        "_control_job.py", [servers, mid, str(checkpoint), str(output)], lambda: committed_batches(checkpoint) >= 5,
-        timeout=180, died="the consumer stopped after end-of-stream from 2 of 3 producers",
+        "_control_job.py",
+        [servers, mid, str(checkpoint), str(output)],
+        lambda: committed_batches(checkpoint) >= 5,
+        timeout=180,
+        died="the consumer stopped after end-of-stream from 2 of 3 producers",
         stuck="the consumer made no progress",
     )
 
@@ -131,7 +134,11 @@ def test_end_of_stream_on_request_and_stop_on_end_of_stream_off(spark, servers, 
     src, mid, out = make_stream(2, "src"), make_stream(2, "mid"), make_stream(2, "out")
     n = 20
     kafka.produce(
-        spark, servers, src, [str(i).encode() for i in range(n)], keys=[str(i).encode() for i in range(n)],
+        spark,
+        servers,
+        src,
+        [str(i).encode() for i in range(n)],
+        keys=[str(i).encode() for i in range(n)],
         timestamps=[T0 + 1_000 * i for i in range(n)],
     )
     upstream = (

@@ -54,8 +54,11 @@ def test_window_waits_for_the_idle_producer_where_plain_spark_drops_late_rows(
 
     def start(df, name):
         return (
-            df.groupBy(F.window("timestamp", "10 seconds")).count()
-            .writeStream.format("memory").queryName(name).outputMode("append")
+            df.groupBy(F.window("timestamp", "10 seconds"))
+            .count()
+            .writeStream.format("memory")
+            .queryName(name)
+            .outputMode("append")
             .option("checkpointLocation", str(tmp_path / name))
             .trigger(processingTime="100 milliseconds")
             .start()
@@ -69,7 +72,11 @@ def test_window_waits_for_the_idle_producer_where_plain_spark_drops_late_rows(
         """Producer 'fast' writes partition 0, 'idle' partition 1; both send watermarks everywhere."""
         seconds = fast + idle
         control.produce_framed(
-            spark, servers, mid, [b"x"] * len(seconds), partitions=[0] * len(fast) + [1] * len(idle),
+            spark,
+            servers,
+            mid,
+            [b"x"] * len(seconds),
+            partitions=[0] * len(fast) + [1] * len(idle),
             timestamps=[T0 + s * SECOND for s in seconds],
         )
         for producer, s in watermarks.items():
@@ -122,8 +129,13 @@ def test_three_stage_bounded_pipeline_stops_by_itself_and_matches_a_batch_job(
     keys = [f"k{i % 7}" for i in range(n)]
     stamps = [T0 + i * 400 for i in range(n)]  # 96 s of events, ten 10 s windows
     kafka.produce(
-        spark, servers, events, [str(i).encode() for i in range(n)], keys=[k.encode() for k in keys],
-        partitions=[i % 4 for i in range(n)], timestamps=stamps,
+        spark,
+        servers,
+        events,
+        [str(i).encode() for i in range(n)],
+        keys=[k.encode() for k in keys],
+        partitions=[i % 4 for i in range(n)],
+        timestamps=stamps,
     )
 
     def intermediate(stream):
@@ -136,7 +148,8 @@ def test_three_stage_bounded_pipeline_stops_by_itself_and_matches_a_batch_job(
 
     def write(df, stream, name, **trigger):
         return (
-            df.writeStream.format("streamctl").queryName(name)
+            df.writeStream.format("streamctl")
+            .queryName(name)
             .options(**options.sink(servers, stream, intermediate=True, transactional=transactional))
             .option("checkpointLocation", str(tmp_path / name))
             .trigger(**trigger)
@@ -157,15 +170,20 @@ def test_three_stage_bounded_pipeline_stops_by_itself_and_matches_a_batch_job(
     )
     stage3 = (
         streamctl.with_upstream_watermark(parsed, "ts")
-        .groupBy(F.window("ts", "10 seconds"), "key").count()
-        .writeStream.queryName("stage3").outputMode("update").foreachBatch(upsert)
+        .groupBy(F.window("ts", "10 seconds"), "key")
+        .count()
+        .writeStream.queryName("stage3")
+        .outputMode("update")
+        .foreachBatch(upsert)
         .option("checkpointLocation", str(tmp_path / "stage3"))
         .trigger(processingTime="200 milliseconds")
         .start()
     )
     # Stage 2: repartition by key into a second intermediate stream.
     stage2 = write(
-        intermediate(mid1).repartition(3, "key").select("key", "value"), mid2, "stage2",
+        intermediate(mid1).repartition(3, "key").select("key", "value"),
+        mid2,
+        "stage2",
         processingTime="200 milliseconds",
     )
     # Stage 1: the bounded source, its event time carried in the value; AvailableNow ends it.
@@ -175,9 +193,13 @@ def test_three_stage_bounded_pipeline_stops_by_itself_and_matches_a_batch_job(
         .load()
         .withWatermark("timestamp", "30 seconds")
         .repartition(2, "key")
-        .select("key", F.concat_ws(",", F.unix_millis("timestamp").cast("string"), F.col("value").cast("string"))
-                .alias("value")),
-        mid1, "stage1", availableNow=True,
+        .select(
+            "key",
+            F.concat_ws(",", F.unix_millis("timestamp").cast("string"), F.col("value").cast("string")).alias("value"),
+        ),
+        mid1,
+        "stage1",
+        availableNow=True,
     )
     try:
         for q in (stage1, stage2, stage3):

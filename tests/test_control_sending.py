@@ -22,7 +22,11 @@ SECOND = 1_000
 def _produce(spark, servers, stream: str, seconds: range) -> None:
     """One record per event-time second (key and value the second), written now."""
     kafka.produce(
-        spark, servers, stream, [str(s).encode() for s in seconds], keys=[str(s).encode() for s in seconds],
+        spark,
+        servers,
+        stream,
+        [str(s).encode() for s in seconds],
+        keys=[str(s).encode() for s in seconds],
         timestamps=[T0 + s * SECOND for s in seconds],
     )
 
@@ -66,8 +70,9 @@ def test_control_messages_reach_partitions_added_while_the_writer_runs(spark, se
             return m is not None and len(m["control"]) == 4 and m["watermark"] is not None
 
         # The writer's watermark reached the new partitions too, so the reader's is defined.
-        _wait_for("the reader's watermark stayed undefined after the growth",
-                  reader_sees_four_partitions_and_a_watermark)
+        _wait_for(
+            "the reader's watermark stayed undefined after the growth", reader_sees_four_partitions_and_a_watermark
+        )
         streamctl.end_of_stream(writer)
         assert reader.awaitTermination(120), "the reader never saw end-of-stream on every partition"
         assert reader.exception() is None
@@ -83,9 +88,7 @@ def test_control_messages_reach_partitions_added_while_the_writer_runs(spark, se
 
 
 @pytest.mark.parametrize("restart", ["available_now", "end_of_stream"])
-def test_a_restarted_writer_with_nothing_to_write_still_ends_its_stream(
-    spark, servers, make_stream, tmp_path, restart
-):
+def test_a_restarted_writer_with_nothing_to_write_still_ends_its_stream(spark, servers, make_stream, tmp_path, restart):
     src, mid = make_stream(1, "src"), make_stream(2, "mid")
     _produce(spark, servers, src, range(5))
     first = _started(spark, servers, src, mid, tmp_path / "w")
@@ -183,8 +186,15 @@ def test_an_idle_producer_holds_nobody_back_and_loses_nothing_when_it_resumes(sp
     def producer(name: str, src: str):
         return (
             forwarding_query(
-                spark, servers, src, mid, tmp_path / name, event_time_in_value=True,
-                producer_name=name, producer_count=2, producer_idle_timeout="2s",
+                spark,
+                servers,
+                src,
+                mid,
+                tmp_path / name,
+                event_time_in_value=True,
+                producer_name=name,
+                producer_count=2,
+                producer_idle_timeout="2s",
             )
             .trigger(processingTime="200 milliseconds")
             .start()
@@ -202,8 +212,10 @@ def test_an_idle_producer_holds_nobody_back_and_loses_nothing_when_it_resumes(sp
     )
     downstream = (
         streamctl.with_upstream_watermark(events, "ts", delay="120 seconds")
-        .groupBy(F.window("ts", "10 seconds")).count()
-        .writeStream.outputMode("update").foreachBatch(upsert)
+        .groupBy(F.window("ts", "10 seconds"))
+        .count()
+        .writeStream.outputMode("update")
+        .foreachBatch(upsert)
         .option("checkpointLocation", str(tmp_path / "down"))
         .trigger(processingTime="200 milliseconds")
         .start()
@@ -229,8 +241,9 @@ def test_an_idle_producer_holds_nobody_back_and_loses_nothing_when_it_resumes(sp
         for start in (20, 50, 80):
             _produce(spark, servers, src_a, range(start, start + 21))
             a.processAllAvailable()
-        _wait_for("the downstream watermark stayed with the quiet producer",
-                  lambda: (watermark() or 0) >= T0 + 50 * SECOND)
+        _wait_for(
+            "the downstream watermark stayed with the quiet producer", lambda: (watermark() or 0) >= T0 + 50 * SECOND
+        )
         ahead = watermark()
         assert ahead is not None
 

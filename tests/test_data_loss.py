@@ -179,8 +179,9 @@ def test_records_deleted_while_a_batch_reads_are_logged_and_counted(spark, serve
         return again
 
     with driver_log(spark) as log:
-        _rows, progress = _run(_source(spark, servers, stream, **{"fail.on.data.loss": "false"}), str(tmp_path / "cp"),
-                               on_batch=read_twice)
+        _rows, progress = _run(
+            _source(spark, servers, stream, **{"fail.on.data.loss": "false"}), str(tmp_path / "cp"), on_batch=read_twice
+        )
     assert seen[:2] == [list(range(20)), list(range(15, 20))]
     warned = [line for line in log().splitlines() if "skipped offsets 0 to 14 (15 records)" in line]
     assert len(warned) == 1 and line_names(warned[0], "KafkaTaskReader", f"stream '{stream}' partition 0"), log()

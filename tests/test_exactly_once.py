@@ -23,8 +23,12 @@ def test_kill_and_restart_neither_loses_nor_duplicates(spark, servers, make_stre
 
     # Killed mid-batch: the Python driver and its Spark JVM.
     run_job_until(
-        "_copy_job.py", [servers, stream, str(checkpoint), str(output)], lambda: committed_batches(checkpoint) >= 4,
-        timeout=120, died="the copy job died on its own", stuck="the copy job made no progress",
+        "_copy_job.py",
+        [servers, stream, str(checkpoint), str(output)],
+        lambda: committed_batches(checkpoint) >= 4,
+        timeout=120,
+        died="the copy job died on its own",
+        stuck="the copy job made no progress",
     )
     done_before = committed_batches(checkpoint)
     assert done_before < n // 50, "killed before it finished"

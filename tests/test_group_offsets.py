@@ -15,14 +15,20 @@ def _run(spark, servers: str, stream: str, group: str, checkpoint: str) -> int:
     read = [0]
     df = (
         spark.readStream.format("streamctl")
-        .options(**options.source(servers, [stream], starting_offsets="earliest", max_records_per_batch=4,
-                                  kafka={"group.id": group}))
+        .options(
+            **options.source(
+                servers, [stream], starting_offsets="earliest", max_records_per_batch=4, kafka={"group.id": group}
+            )
+        )
         .option("commitOffsets", "true")
         .load()
     )
-    q = df.writeStream.foreachBatch(lambda b, _i: read.__setitem__(0, read[0] + b.count())).option(
-        "checkpointLocation", checkpoint
-    ).trigger(availableNow=True).start()
+    q = (
+        df.writeStream.foreachBatch(lambda b, _i: read.__setitem__(0, read[0] + b.count()))
+        .option("checkpointLocation", checkpoint)
+        .trigger(availableNow=True)
+        .start()
+    )
     q.awaitTermination(120)
     assert q.exception() is None
     return read[0]
@@ -35,8 +41,11 @@ def _lag_once_committed(servers: str, group: str, current: dict[int, int]) -> di
     deadline = time.monotonic() + 60
     while True:
         rows = kafka.consumer_groups_describe(servers, group)
-        shown = {int(r["PARTITION"]): (int(r["CURRENT-OFFSET"]), int(r["LOG-END-OFFSET"]), int(r["LAG"]))
-                 for r in rows if r.get("CURRENT-OFFSET", "-") != "-"}
+        shown = {
+            int(r["PARTITION"]): (int(r["CURRENT-OFFSET"]), int(r["LOG-END-OFFSET"]), int(r["LAG"]))
+            for r in rows
+            if r.get("CURRENT-OFFSET", "-") != "-"
+        }
         if {p: c for p, (c, _, _) in shown.items()} == current:
             return shown
         assert time.monotonic() < deadline, f"group {group} shows {rows}, expected offsets {current}"

@@ -36,11 +36,25 @@ EXECUTORS = 3
 def scenario(servers: str, tmp_path_factory: pytest.TempPathFactory) -> dict[str, Any]:
     work = tmp_path_factory.mktemp("affinity")
     out = work / "observed.json"
-    args = [sys.executable, "-m", "streamctl_testing.demos.affinity", "--servers", servers, "--workdir", str(work),
-            "--executors", str(EXECUTORS), "--partitions", str(PARTITIONS), "--json", str(out),
-            # A busy CI machine can stall an executor for seconds; a longer wait keeps Spark from
-            # running its task elsewhere in those steady batches (docs/host-affinity.md).
-            "--locality-wait", "10s"]
+    args = [
+        sys.executable,
+        "-m",
+        "streamctl_testing.demos.affinity",
+        "--servers",
+        servers,
+        "--workdir",
+        str(work),
+        "--executors",
+        str(EXECUTORS),
+        "--partitions",
+        str(PARTITIONS),
+        "--json",
+        str(out),
+        # A busy CI machine can stall an executor for seconds; a longer wait keeps Spark from
+        # running its task elsewhere in those steady batches (docs/host-affinity.md).
+        "--locality-wait",
+        "10s",
+    ]
     # Its own session (process group): the executor JVMs die with it if it has to be killed.
     job = subprocess.Popen(args, start_new_session=True, stdout=subprocess.PIPE, stderr=subprocess.STDOUT, text=True)
     try:

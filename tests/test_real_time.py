@@ -117,7 +117,11 @@ def test_a_plain_stream_is_read_continuously_within_one_batch_and_written_plain(
         assert q.exception() is None
         # What any Kafka consumer reads: the key and value as given, no framing, no control messages.
         assert [(k, v) for k, v, _ in kafka.read_records(spark, servers, out, 0)] == [
-            (b"0", b"a0"), (b"1", b"a1"), (b"2", b"a2"), (b"3", b"b3"), (b"4", b"b4"),
+            (b"0", b"a0"),
+            (b"1", b"a1"),
+            (b"2", b"a2"),
+            (b"3", b"b3"),
+            (b"4", b"b4"),
         ]
     finally:
         q.stop()
@@ -148,7 +152,11 @@ def test_bootstrap_chooser_order_and_a_startpoint_that_waits_for_the_next_start(
         wait_for("five records reach the sink", lambda: len(plain_values(spark, servers, out)) >= 5, q)
         # One task reads both streams (same partition number); the bootstrap stream goes first.
         assert plain_values(spark, servers, out) == [
-            f"{rates}:0:r0", f"{rates}:1:r1", f"{rates}:2:r2", f"{orders}:2:o2", f"{orders}:3:o3",
+            f"{rates}:0:r0",
+            f"{rates}:1:r1",
+            f"{rates}:2:r2",
+            f"{orders}:2:o2",
+            f"{orders}:3:o3",
         ]
         # A startpoint set while the query runs waits for its next start, batch boundaries or not.
         StartpointManager(spark, checkpoint=str(cp)).set(orders, 0, Startpoint.oldest())
@@ -163,8 +171,11 @@ def test_bootstrap_chooser_order_and_a_startpoint_that_waits_for_the_next_start(
     try:
         wait_for("orders is read again from its oldest record", lambda: len(plain_values(spark, servers, out)) >= 11, q)
         assert plain_values(spark, servers, out)[6:] == [f"{orders}:{i}:o{i}" for i in range(5)]
-        wait_for("the applied startpoint is deleted once its batch is committed",
-                 lambda: StartpointManager(spark, checkpoint=str(cp)).list() == [], q)
+        wait_for(
+            "the applied startpoint is deleted once its batch is committed",
+            lambda: StartpointManager(spark, checkpoint=str(cp)).list() == [],
+            q,
+        )
     finally:
         q.stop()
 
@@ -210,8 +221,9 @@ def test_priority_chooser_reads_the_high_tier_first(spark, servers, make_stream,
     kafka.produce(spark, servers, backfill, [b"b"] * 5)
     kafka.produce(spark, servers, live, [b"l"] * 5)
 
-    order = streams_of(chosen_order(spark, servers, make_stream, tmp_path, [backfill, live], 10,
-                                    options.priority(live, 10)))
+    order = streams_of(
+        chosen_order(spark, servers, make_stream, tmp_path, [backfill, live], 10, options.priority(live, 10))
+    )
 
     # One task reads both (partitions 0): the backfill waits while the live stream has records.
     assert order == [live] * 5 + [backfill] * 5
@@ -278,8 +290,9 @@ def test_rows_carry_the_watermark_as_control_messages_arrive_and_end_of_stream_e
         .options(**options.intermediate(mid))
         .load()
     )
-    q = start_real_time(df, servers, out, tmp_path / "cp", name=f"rt_{abs(hash(mid))}", intermediate=True,
-                        watermark_interval="50ms")
+    q = start_real_time(
+        df, servers, out, tmp_path / "cp", name=f"rt_{abs(hash(mid))}", intermediate=True, watermark_interval="50ms"
+    )
 
     def produce(value: bytes) -> None:
         control.produce_framed(spark, servers, mid, [value])
@@ -323,8 +336,9 @@ def test_a_bounded_pipeline_of_two_real_time_queries_ends_by_itself(spark, serve
             .select("value")
         )
         name = f"{name}_{abs(hash(a))}"
-        return start_real_time(df, servers, dst, tmp_path / name, name=name, intermediate=True,
-                               watermark_interval="50ms")
+        return start_real_time(
+            df, servers, dst, tmp_path / name, name=name, intermediate=True, watermark_interval="50ms"
+        )
 
     first, second = stage(a, b, "first"), stage(b, c, "second")
     try:
@@ -371,8 +385,12 @@ def test_a_killed_real_time_query_resumes_from_exactly_the_offsets_it_logged(
         return bool(more) and copied >= 25
 
     run_job_until(
-        "_real_time_job.py", [servers, src, out, str(cp)], copied_more_within_a_batch, timeout=240,
-        died="the real-time job ended by itself", stuck="the real-time job copied nothing",
+        "_real_time_job.py",
+        [servers, src, out, str(cp)],
+        copied_more_within_a_batch,
+        timeout=240,
+        died="the real-time job ended by itself",
+        stuck="the real-time job copied nothing",
         log=tmp_path / "job.log",
     )
     before = plain_values(spark, servers, out)
@@ -387,7 +405,7 @@ def test_a_killed_real_time_query_resumes_from_exactly_the_offsets_it_logged(
         q.stop()
     # The restart reads again from the last logged end offset: records after it that the killed
     # run had written already are written again (at-least-once, as Spark's Kafka sink), none is lost.
-    assert plain_values(spark, servers, out)[len(before):] == [f"{i}:v{i}" for i in range(resume, 30)]
+    assert plain_values(spark, servers, out)[len(before) :] == [f"{i}:v{i}" for i in range(resume, 30)]
 
 
 def test_with_a_sink_on_sparks_list_the_source_runs_under_sparks_background_checkpointing(
@@ -412,8 +430,12 @@ def test_with_a_sink_on_sparks_list_the_source_runs_under_sparks_background_chec
         source = options.source(servers, [src], starting_offsets="earliest")
         rows = spark.readStream.format("streamctl").options(**source)
         return (
-            rows.load().writeStream.foreach(write).outputMode("update").option("checkpointLocation", str(cp))
-            .trigger(realTime=SHORT).start()
+            rows.load()
+            .writeStream.foreach(write)
+            .outputMode("update")
+            .option("checkpointLocation", str(cp))
+            .trigger(realTime=SHORT)
+            .start()
         )
 
     def files() -> dict[str, str]:
@@ -454,9 +476,12 @@ def test_end_of_stream_takes_effect_at_the_next_batch_boundary(spark, servers, m
 
 def test_a_record_budget_is_refused_in_real_time_mode(spark, servers, make_stream, tmp_path, real_time):
     src, out = make_stream(), make_stream(suffix="out")
-    df = spark.readStream.format("streamctl").options(
-        **options.source(servers, [src], max_records_per_batch=100)
-    ).load().select("value")
+    df = (
+        spark.readStream.format("streamctl")
+        .options(**options.source(servers, [src], max_records_per_batch=100))
+        .load()
+        .select("value")
+    )
     q = start_real_time(df, servers, out, tmp_path / "cp")
     refused = re.escape("Option 'maxOffsetsPerTrigger' cannot apply in real-time mode")
     with pytest.raises(StreamingQueryException, match=refused):
@@ -472,8 +497,11 @@ def test_two_real_time_queries_side_by_side_keep_their_own_consumers(spark, serv
     try:
         for s in streams:
             kafka.produce(spark, servers, s, [b"x"])
-            df = offset_value(spark.readStream.format("streamctl")
-                              .options(**options.source(servers, [s], starting_offsets="earliest")).load())
+            df = offset_value(
+                spark.readStream.format("streamctl")
+                .options(**options.source(servers, [s], starting_offsets="earliest"))
+                .load()
+            )
             queries.append(start_real_time(df, servers, make_stream(suffix="out"), tmp_path / s, duration=SHORT))
 
         def batches(q) -> list[dict]:

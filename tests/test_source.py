@@ -37,7 +37,15 @@ def test_reads_every_record_exactly_once_with_its_metadata(spark, servers, make_
     )
     # Spark's Kafka columns in Spark's order (the column 'stream' became 'topic'), then streamctl's.
     assert df.columns == [
-        "key", "value", "topic", "partition", "offset", "timestamp", "timestampType", "task", "watermark"
+        "key",
+        "value",
+        "topic",
+        "partition",
+        "offset",
+        "timestamp",
+        "timestampType",
+        "task",
+        "watermark",
     ]
     rows = run_available_now(df, str(tmp_path / "cp"))
     seen = Counter((r.partition, r.offset) for r in rows)
@@ -111,9 +119,7 @@ def test_two_streams_grouped_by_partition_into_tasks(spark, servers, make_stream
     )
     rows = run_available_now(df, str(tmp_path / "cp"))
     assert len(rows) == 40
-    assert {(r.topic, r.partition, r.task) for r in rows} == {
-        (s, p, f"Partition {p}") for s in (a, b) for p in (0, 1)
-    }
+    assert {(r.topic, r.partition, r.task) for r in rows} == {(s, p, f"Partition {p}") for s in (a, b) for p in (0, 1)}
 
 
 def test_headers_are_exposed_with_include_headers(spark, servers, make_stream, tmp_path):

@@ -154,8 +154,13 @@ def test_a_kill_between_apply_and_commit_replays_the_same_offsets_and_deletes_af
     marker = tmp_path / "first-batch.json"
     # Killed mid-batch: planned and logged, not committed.
     run_job_until(
-        "_startpoint_job.py", [servers, stream, cp, str(marker)], marker.exists, timeout=180,
-        died="the job died on its own", stuck="the job never ran its first batch", log=tmp_path / "job.log",
+        "_startpoint_job.py",
+        [servers, stream, cp, str(marker)],
+        marker.exists,
+        timeout=180,
+        died="the job died on its own",
+        stuck="the job never ran its first batch",
+        log=tmp_path / "job.log",
     )
     crashed = json.loads(marker.read_text())
     batch = crashed["batch"]

@@ -34,7 +34,8 @@ def _copy(spark, servers: str, source: str, out: str, checkpoint: Path, **sink: 
         .load()
     )
     q = (
-        df.select("key", "value").writeStream.format("streamctl")
+        df.select("key", "value")
+        .writeStream.format("streamctl")
         .options(**options.sink(servers, out, **sink))  # type: ignore[arg-type]
         .option("checkpointLocation", str(checkpoint))
         .trigger(availableNow=True)
@@ -120,7 +121,9 @@ def test_a_retried_task_attempt_leaves_no_record_for_read_committed_readers(serv
     script = Path(__file__).with_name("_transactional_job.py")
     job = subprocess.run(
         [sys.executable, str(script), servers, source, out, str(tmp_path / "cp")],
-        capture_output=True, text=True, timeout=300,
+        capture_output=True,
+        text=True,
+        timeout=300,
     )
     assert job.returncode == 0, job.stderr[-3000:]
     assert "attempts failed once: 1" in job.stdout
@@ -133,7 +136,8 @@ def test_a_trigger_interval_longer_than_the_transaction_timeout_fails_at_start(s
     source, out = make_stream(), make_stream()
     df = spark.readStream.format("streamctl").options(**options.source(servers, [source])).load()
     q = (
-        df.select("value").writeStream.format("streamctl")
+        df.select("value")
+        .writeStream.format("streamctl")
         .options(**options.sink(servers, out, transactional=True, kafka={"transaction.timeout.ms": "30000"}))
         .option("checkpointLocation", str(tmp_path / "cp"))
         .trigger(processingTime="2 minutes")

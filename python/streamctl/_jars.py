@@ -68,8 +68,10 @@ def line(version: str) -> str:
 
 def spark_jars_dir() -> Path | None:
     """Where the running Spark's jars are: ``$SPARK_HOME/jars``, else the pyspark wheel's ``jars``."""
-    for candidate in (Path(os.environ["SPARK_HOME"]) / "jars" if os.environ.get("SPARK_HOME") else None,
-                      (pyspark_dir() or Path("/nonexistent")) / "jars"):
+    for candidate in (
+        Path(os.environ["SPARK_HOME"]) / "jars" if os.environ.get("SPARK_HOME") else None,
+        (pyspark_dir() or Path("/nonexistent")) / "jars",
+    ):
         if candidate is not None and candidate.is_dir():
             return candidate
     return None

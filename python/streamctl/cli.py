@@ -175,9 +175,7 @@ def parser() -> argparse.ArgumentParser:
     )
     t.add_argument("action", choices=["list", "abort"], help="list them, or abort the open ones")
     t.add_argument("--checkpoint", metavar="CK", required=True, help="the query's checkpointLocation")
-    t.add_argument(
-        "--prefix", default="streamctl", help="the sink's option 'transactionalIdPrefix', when it sets one"
-    )
+    t.add_argument("--prefix", default="streamctl", help="the sink's option 'transactionalIdPrefix', when it sets one")
     _broker_args(t, "whose transaction coordinators are asked (required)")
     t.add_argument("--output", choices=["table", "json"], default="table", help="table (default) or json for tools")
 
@@ -187,10 +185,12 @@ def parser() -> argparse.ArgumentParser:
         description="Print the jars a Spark session needs for streamctl, comma-separated, for spark-submit --jars: "
         "the streamctl jar of the installed pyspark's Spark line and Scala version (or of --spark-version and --scala, "
         "e.g. for a Spark Connect server or cluster whose Spark is not this Python's).",
-        **_example('spark-submit --jars "$(streamctl jars)" job.py\n'
-                   'spark-submit --packages org.apache.spark:spark-sql-kafka-0-10_2.13:4.2.0 '
-                   '--jars "$(streamctl jars --without-kafka-clients)" job.py\n'
-                   'start-connect-server.sh --jars "$(streamctl jars --spark-version 4.1.1)"'),
+        **_example(
+            'spark-submit --jars "$(streamctl jars)" job.py\n'
+            "spark-submit --packages org.apache.spark:spark-sql-kafka-0-10_2.13:4.2.0 "
+            '--jars "$(streamctl jars --without-kafka-clients)" job.py\n'
+            'start-connect-server.sh --jars "$(streamctl jars --spark-version 4.1.1)"'
+        ),
     )
     j.add_argument(
         "--spark-version", metavar="VERSION", help="the Spark the jars are for (default: the installed pyspark's)"

@@ -58,9 +58,7 @@ def kafka_clients_jar_path() -> Path:
     return jars[0]
 
 
-def jar_paths(
-    *, kafka_clients: bool = True, spark_version: str | None = None, scala: str | None = None
-) -> list[Path]:
+def jar_paths(*, kafka_clients: bool = True, spark_version: str | None = None, scala: str | None = None) -> list[Path]:
     """The jars a session needs for streamctl: the streamctl jar of its Spark line (:func:`jar_path`)
     and, unless ``kafka_clients`` is False (the session gets kafka-clients from
     ``spark-sql-kafka-0-10``), the kafka-clients jar. ``python -m streamctl jars`` prints them

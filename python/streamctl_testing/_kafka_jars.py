@@ -67,6 +67,10 @@ def ensure_kafka_tools_jars() -> Path:
     ``${XDG_CACHE_HOME:-~/.cache}/streamctl/kafka-4.3.1/tools``; run them with the broker's jars."""
     tools = kafka_lib_dir().parent / "tools"
     return fetch_once(
-        _TOOLS_POM, tools, _TOOLS_MARKER_JAR, f"the Kafka {KAFKA_VERSION} tools jars", BrokerError,
+        _TOOLS_POM,
+        tools,
+        _TOOLS_MARKER_JAR,
+        f"the Kafka {KAFKA_VERSION} tools jars",
+        BrokerError,
         env_hint=KAFKA_LIB_ENV,
     )

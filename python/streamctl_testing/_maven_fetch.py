@@ -120,7 +120,4 @@ def _run_maven(
     output, _ = proc.communicate()
     if proc.returncode != 0 or not (out_dir / marker).is_file():
         tail = "\n".join(output.strip().splitlines()[-20:])
-        raise error(
-            f"fetching {what} failed "
-            f"(mvn exit code {proc.returncode}); is Maven Central reachable?\n{tail}"
-        )
+        raise error(f"fetching {what} failed (mvn exit code {proc.returncode}); is Maven Central reachable?\n{tail}")

@@ -47,9 +47,7 @@ def _die_with_parent_hook() -> Callable[[], None] | None:
 @functools.cache
 def _launcher() -> queue.SimpleQueue[_Job]:
     jobs: queue.SimpleQueue[_Job] = queue.SimpleQueue()
-    threading.Thread(
-        target=_serve, args=(jobs,), name="streamctl-spawn", daemon=True
-    ).start()
+    threading.Thread(target=_serve, args=(jobs,), name="streamctl-spawn", daemon=True).start()
     return jobs
 
 

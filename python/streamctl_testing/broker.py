@@ -244,9 +244,7 @@ class KafkaBroker:
             "advertised.listeners": f"PLAINTEXT://{_HOST}:{self._port}",
             "controller.listener.names": "CONTROLLER",
             "inter.broker.listener.name": "PLAINTEXT",
-            "listener.security.protocol.map": (
-                "PLAINTEXT:PLAINTEXT,CONTROLLER:PLAINTEXT"
-            ),
+            "listener.security.protocol.map": ("PLAINTEXT:PLAINTEXT,CONTROLLER:PLAINTEXT"),
             "log.dirs": str(self.log_dir),
             # One node: internal topics cannot have more than one replica.
             "offsets.topic.replication.factor": "1",
@@ -273,9 +271,7 @@ class KafkaBroker:
         (work / "server.properties").write_text(text)
         (work / "log4j2.properties").write_text(_LOG4J2.format(log_file=self.log_file))
 
-    def _jvm(
-        self, main_class: str, *args: str, extra_flags: Sequence[str] = ()
-    ) -> list[str]:
+    def _jvm(self, main_class: str, *args: str, extra_flags: Sequence[str] = ()) -> list[str]:
         return [
             self._java,
             f"-Xmx{self._heap}",
@@ -339,9 +335,7 @@ class KafkaBroker:
         cmd = self._jvm("kafka.Kafka", str(self.work_dir / "server.properties"))
         with out_file.open("ab") as out:
             # JVM stdout/stderr (crashes, fatal errors) go to a file, never to ours.
-            self._proc = spawn(
-                cmd, stdout=out, stderr=subprocess.STDOUT, stdin=subprocess.DEVNULL
-            )
+            self._proc = spawn(cmd, stdout=out, stderr=subprocess.STDOUT, stdin=subprocess.DEVNULL)
         _live.add(self)
         self._await_ready(log_start)
 
@@ -457,9 +451,7 @@ def main(argv: Sequence[str] | None = None) -> int:
     """
     parser = argparse.ArgumentParser(
         prog="python -m streamctl broker",
-        description=(
-            f"Run a single-node Kafka {KAFKA_VERSION} broker (KRaft) on 127.0.0.1."
-        ),
+        description=(f"Run a single-node Kafka {KAFKA_VERSION} broker (KRaft) on 127.0.0.1."),
     )
     parser.add_argument("--port", type=int, help="client port (default: a free one)")
     parser.add_argument(
@@ -504,8 +496,7 @@ def _serve_forever(port: int | None, topics: Mapping[str, int]) -> int:
         broker.create_topics(topics)
         print(broker.bootstrap_servers, flush=True)
         print(
-            f"Kafka {KAFKA_VERSION} broker running (pid {broker.pid}, "
-            f"log {broker.log_file}); Ctrl-C to stop",
+            f"Kafka {KAFKA_VERSION} broker running (pid {broker.pid}, log {broker.log_file}); Ctrl-C to stop",
             file=sys.stderr,
             flush=True,
         )

@@ -147,4 +147,3 @@ def _pyspark_home() -> Path:
     import pyspark
 
     return Path(pyspark.__file__).parent
-

@@ -113,7 +113,6 @@ def main(argv: list[str] | None = None) -> int:
     args = parser.parse_args(argv)
     os.environ.setdefault("SPARK_LOCAL_IP", "127.0.0.1")
 
-
     with tempfile.TemporaryDirectory(prefix="streamctl-demo-") as tmp:
         started = time.monotonic()
         broker_cm = kafka_broker() if args.servers is None else None

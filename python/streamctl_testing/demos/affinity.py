@@ -99,8 +99,7 @@ def run(
     if locality_wait is not None:
         builder = builder.config("spark.locality.wait", locality_wait)
     spark = streamctl_testing.configure_spark(
-        builder
-        .appName("streamctl-affinity")
+        builder.appName("streamctl-affinity")
         .config("spark.executor.memory", "512m")
         .config("spark.ui.enabled", "false")
         .config("spark.ui.showConsoleProgress", "false")
@@ -137,8 +136,15 @@ def _scenario(
         ran = {r.task: executor_of(r.jvm) for r in df.select("task", F.expr(JVM_COMMAND_SQL).alias("jvm")).collect()}
         assigned = {r.task: r.executor_id for r in streamctl.describe_locality(spark, checkpoint=checkpoint).collect()}
         live = [e for e, _ in streamctl.live_executors(spark)]
-        batches.append({"batch": batch_id, "ran": ran, "assigned": assigned, "live": live,
-                        "t": round(time.monotonic() - started, 1)})
+        batches.append(
+            {
+                "batch": batch_id,
+                "ran": ran,
+                "assigned": assigned,
+                "live": live,
+                "t": round(time.monotonic() - started, 1),
+            }
+        )
         feed()
 
     opts = options.source(servers, [stream], starting_offsets="earliest")
@@ -245,8 +251,10 @@ def narrate(result: dict[str, Any], say: Callable[[str], None] = print) -> None:
         f"{len(batches) - len(elsewhere)} of {len(batches)} batches."
     )
     if elsewhere:
-        say(f"    Elsewhere: {'; '.join(elsewhere)}. A preference, not a pin: when the executor is gone or busy "
-            "longer than spark.locality.wait, Spark runs the task on a free one.")
+        say(
+            f"    Elsewhere: {'; '.join(elsewhere)}. A preference, not a pin: when the executor is gone or busy "
+            "longer than spark.locality.wait, Spark runs the task on a free one."
+        )
     off = result["affinity_off"]
     say(f"With host.affinity=false, describe_locality shows {off['locality_rows']} assigned tasks.")
 

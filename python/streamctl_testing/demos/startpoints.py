@@ -72,8 +72,10 @@ def step_startpoints(ctx: DemoContext) -> None:
     applied = next(s for p in q.recentProgress for s in p["sources"] if "starts" in _offset(s["endOffset"]))
     begin, end = _offset(applied["startOffset"]), _offset(applied["endOffset"])
     # The offset's positions by task, as the JVM reads them (the compact form groups them by stream).
-    by_task = {k: json.loads(jvm(spark).streamctl.plan.SourcePosition.positionsByTask(json.dumps(o))) for k, o in
-               (("begin", begin), ("end", end))}
+    by_task = {
+        k: json.loads(jvm(spark).streamctl.plan.SourcePosition.positionsByTask(json.dumps(o)))
+        for k, o in (("begin", begin), ("end", end))
+    }
     say("Restarted from the same checkpoint. Its first batch read:")
     for task, positions in sorted(by_task["end"].items()):
         for ssp, until in positions.items():

@@ -11,6 +11,7 @@ import java.util.concurrent.ThreadFactory
  * }}}
  */
 private[streamctl] object DaemonThreads {
+
   /** A factory of daemon threads, each named `name`. */
   def named(name: String): ThreadFactory = (r: Runnable) => {
     val t = new Thread(r, name)

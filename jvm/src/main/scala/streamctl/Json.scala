@@ -4,8 +4,8 @@ import com.fasterxml.jackson.databind.{JsonNode, ObjectMapper}
 import com.fasterxml.jackson.databind.node.ObjectNode
 
 /**
- * One shared Jackson mapper (Spark ships Jackson, so nothing is bundled for it) and
- * small helpers that turn malformed input into errors naming where it came from.
+ * One shared Jackson mapper (Spark ships Jackson, so nothing is bundled for it) and small helpers
+ * that turn malformed input into errors naming where it came from.
  *
  * {{{
  * val node = Json.parse(text, what = "startpoint kafka/orders/3")
@@ -25,15 +25,18 @@ object Json {
     } catch {
       case e: StreamctlException => throw e
       case e: Exception =>
-        throw StreamctlException(s"Malformed JSON in $what: ${e.getMessage.linesIterator.nextOption().getOrElse("")}", e)
+        throw StreamctlException(
+          s"Malformed JSON in $what: ${e.getMessage.linesIterator.nextOption().getOrElse("")}",
+          e
+        )
     }
 
   def write(node: JsonNode): String = mapper.writeValueAsString(node)
 
   /**
    * The format version of `node` (its field `version`, a whole number from 1), checked against
-   * `known`, the newest this streamctl reads: the one check of every versioned format, so that
-   * what a newer streamctl wrote is refused naming `what`, never guessed at.
+   * `known`, the newest this streamctl reads: the one check of every versioned format, so that what
+   * a newer streamctl wrote is refused naming `what`, never guessed at.
    *
    * {{{
    * Json.version(Json.parse("""{"version":2}""", "task mapping 'm'"), known = 1, "task mapping 'm'")
@@ -45,7 +48,9 @@ object Json {
     if (!v.isIntegralNumber || !v.canConvertToInt || v.asInt < 1)
       throw StreamctlException(s"The 'version' of $what must be a whole number from 1, not $v")
     if (v.asInt > known)
-      throw StreamctlException(s"$what has version ${v.asInt}, newer than this streamctl reads (up to $known): upgrade streamctl")
+      throw StreamctlException(
+        s"$what has version ${v.asInt}, newer than this streamctl reads (up to $known): upgrade streamctl"
+      )
     v.asInt
   }
 

@@ -4,41 +4,52 @@ import java.lang.reflect.InvocationTargetException
 
 /**
  * Instantiates a user's class named by a source option (`chooser.class`, `grouper.class`,
- * `partition.expansion.algorithm`), turning every way that can go wrong into an error that
- * names the option and the class.
+ * `partition.expansion.algorithm`), turning every way that can go wrong into an error that names
+ * the option and the class.
  *
  * The class must be public, concrete, implement `expected`, and have one of these public
  * constructors, tried in this order:
- *  1. `(options: scala.collection.immutable.Map[String, String])`: the query's options,
- *  2. `(options: java.util.Map[String, String])`: the same, for Java classes,
- *  3. `()`.
- * It is looked up through the thread's context class loader first (where Spark puts jars
- * added with `--jars`), then the loader of streamctl itself.
+ *   1. `(options: scala.collection.immutable.Map[String, String])`: the query's options,
+ *   2. `(options: java.util.Map[String, String])`: the same, for Java classes,
+ *   3. `()`.
+ * It is looked up through the thread's context class loader first (where Spark puts jars added with
+ * `--jars`), then the loader of streamctl itself.
  *
  * {{{
  * val g = UserClass.instantiate("grouper.class", "com.acme.MyGrouper", classOf[SystemStreamPartitionGrouper], options)
  * }}}
  */
 object UserClass {
-  def instantiate[T](option: String, className: String, expected: Class[T], options: Map[String, String]): T = {
+  def instantiate[T](
+      option: String,
+      className: String,
+      expected: Class[T],
+      options: Map[String, String]
+  ): T = {
     def fail(why: String, cause: Throwable = null): Nothing =
       throw StreamctlException(s"Option $option: class '$className' $why", cause)
 
     val cls = find(className.trim).getOrElse(
-      fail("was not found on the classpath (add its jar with --jars or spark.jars)"))
+      fail("was not found on the classpath (add its jar with --jars or spark.jars)")
+    )
     if (!expected.isAssignableFrom(cls)) fail(s"does not implement ${expected.getName}")
-    if (cls.isInterface || java.lang.reflect.Modifier.isAbstract(cls.getModifiers)) fail("is abstract; name a concrete class")
+    if (cls.isInterface || java.lang.reflect.Modifier.isAbstract(cls.getModifiers))
+      fail("is abstract; name a concrete class")
 
     // The constructor found and its arguments, as a call to make.
     def ctor(args: Array[AnyRef], params: Class[_]*): Option[() => AnyRef] =
-      try { val c = cls.getConstructor(params: _*); Some(() => c.newInstance(args: _*).asInstanceOf[AnyRef]) }
-      catch { case _: NoSuchMethodException => None }
+      try {
+        val c = cls.getConstructor(params: _*);
+        Some(() => c.newInstance(args: _*).asInstanceOf[AnyRef])
+      } catch { case _: NoSuchMethodException => None }
 
     val construct: () => AnyRef =
       ctor(Array[AnyRef](options), classOf[scala.collection.immutable.Map[_, _]])
         .orElse(ctor(Array[AnyRef](toJava(options)), classOf[java.util.Map[_, _]]))
         .orElse(ctor(Array.empty[AnyRef]))
-        .getOrElse(fail("has no public constructor taking (Map[String, String]), (java.util.Map[String, String]) or ()"))
+        .getOrElse(fail(
+          "has no public constructor taking (Map[String, String]), (java.util.Map[String, String]) or ()"
+        ))
     try expected.cast(construct())
     catch {
       case e: InvocationTargetException =>
@@ -49,7 +60,10 @@ object UserClass {
   }
 
   private def find(name: String): Option[Class[_]] = {
-    val loaders = Seq(Thread.currentThread.getContextClassLoader, getClass.getClassLoader).filter(_ != null).distinct
+    val loaders = Seq(
+      Thread.currentThread.getContextClassLoader,
+      getClass.getClassLoader
+    ).filter(_ != null).distinct
     loaders.iterator.flatMap { l =>
       try Some(Class.forName(name, false, l))
       catch { case _: ClassNotFoundException | _: LinkageError => None }

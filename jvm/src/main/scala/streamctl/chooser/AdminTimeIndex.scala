@@ -4,9 +4,9 @@ import streamctl.system.{SSP, SystemAdmin}
 
 /**
  * Adapts [[SystemAdmin.offsetsForTimestamps]] to the `offsetForTime(ssp, t)` function that
- * [[TimeFrontier]] and [[Admission]] take. They ask every SSP about one time before moving
- * to the next, so remembering the answer for the last time turns each probe into one
- * request for all SSPs. Not thread-safe; make one per planned batch.
+ * [[TimeFrontier]] and [[Admission]] take. They ask every SSP about one time before moving to the
+ * next, so remembering the answer for the last time turns each probe into one request for all SSPs.
+ * Not thread-safe; make one per planned batch.
  *
  * {{{
  * val index = new AdminTimeIndex(admin, backlog.keySet)

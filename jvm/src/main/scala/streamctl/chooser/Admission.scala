@@ -5,17 +5,17 @@ import streamctl.system.SSP
 
 /**
  * Shares one batch's record budget between SSPs (the driver side of the chooser):
- *  1. Bootstrap first: while any bootstrap SSP's start is behind its start-time head, only
- *     bootstrap SSPs that are behind are read, each at most up to that head; every other SSP
- *     gets nothing. Leftover budget is not passed on, so no batch mixes bootstrap reading
- *     with other streams (their tasks run in parallel, so only batch boundaries order them).
- *  2. Then priority tiers, highest first: a tier takes what it can of the budget and passes
- *     the rest down.
- *  3. Inside a tier, fair share by [[WaterFilling]], or with `chooser=time-aligned` one common
- *     event-time frontier by [[TimeFrontier]] (bootstrap reading stays fair share: it must
- *     finish whatever the time).
- * Without a budget every SSP is read to its head, except while bootstrapping.
- * Deterministic: SSPs are visited in SSP order, so equal inputs plan equal batches.
+ *   1. Bootstrap first: while any bootstrap SSP's start is behind its start-time head, only
+ *      bootstrap SSPs that are behind are read, each at most up to that head; every other SSP gets
+ *      nothing. Leftover budget is not passed on, so no batch mixes bootstrap reading with other
+ *      streams (their tasks run in parallel, so only batch boundaries order them).
+ *   2. Then priority tiers, highest first: a tier takes what it can of the budget and passes the
+ *      rest down.
+ *   3. Inside a tier, fair share by [[WaterFilling]], or with `chooser=time-aligned` one common
+ *      event-time frontier by [[TimeFrontier]] (bootstrap reading stays fair share: it must finish
+ *      whatever the time).
+ * Without a budget every SSP is read to its head, except while bootstrapping. Deterministic: SSPs
+ * are visited in SSP order, so equal inputs plan equal batches.
  *
  * {{{
  * val plan = Admission.plan(
@@ -27,29 +27,46 @@ import streamctl.system.SSP
  * }}}
  */
 object Admission {
+
   /** For plans that never align on time. */
   val noTimeIndex: (SSP, Long) => Long = (ssp, _) =>
-    throw StreamctlException(s"Time-aligned admission for ${ssp.key} needs an offsets-for-times function")
+    throw StreamctlException(
+      s"Time-aligned admission for ${ssp.key} needs an offsets-for-times function"
+    )
 
   /**
-   * @param bootstrapHeads start-time head of every bootstrap SSP (recorded at query start)
-   * @param budget         `maxOffsetsPerTrigger` or the Spark read limit; None = all available
-   * @param offsetForTime  first offset of an SSP whose timestamp is >= t (-1 when none);
-   *                       used only for `chooser=time-aligned` with a budget
+   * @param bootstrapHeads
+   *   start-time head of every bootstrap SSP (recorded at query start)
+   * @param budget
+   *   `maxOffsetsPerTrigger` or the Spark read limit; None = all available
+   * @param offsetForTime
+   *   first offset of an SSP whose timestamp is >= t (-1 when none); used only for
+   *   `chooser=time-aligned` with a budget
    */
-  def plan(backlog: Map[SSP, SspBacklog], config: ChooserConfig, bootstrapHeads: Map[SSP, Long],
-           budget: Option[Long], offsetForTime: (SSP, Long) => Long = noTimeIndex): AdmissionPlan = {
+  def plan(
+      backlog: Map[SSP, SspBacklog],
+      config: ChooserConfig,
+      bootstrapHeads: Map[SSP, Long],
+      budget: Option[Long],
+      offsetForTime: (SSP, Long) => Long = noTimeIndex
+  ): AdmissionPlan = {
     budget.foreach(b => if (b <= 0) throw StreamctlException(s"Record budget must be > 0, got $b"))
     val ssps = backlog.keys.toIndexedSeq.sorted
     val none = ssps.map(s => s -> backlog(s).start).toMap
 
     val behind = ssps.filter(s => config.isBootstrap(s.stream)).filter { s =>
-      val head = bootstrapHeads.getOrElse(s,
-        throw StreamctlException(s"Bootstrap SSP ${s.key} has no start-time head offset; the planner must record one"))
+      val head = bootstrapHeads.getOrElse(
+        s,
+        throw StreamctlException(
+          s"Bootstrap SSP ${s.key} has no start-time head offset; the planner must record one"
+        )
+      )
       backlog(s).start < head
     }
     if (behind.nonEmpty) {
-      val capped = behind.map(s => s -> backlog(s).copy(head = math.min(backlog(s).head, bootstrapHeads(s)))).toMap
+      val capped = behind.map(s =>
+        s -> backlog(s).copy(head = math.min(backlog(s).head, bootstrapHeads(s)))
+      ).toMap
       val (ends, _) = byTiers(behind, capped, config, budget, timeAligned = false, offsetForTime)
       return AdmissionPlan(none ++ ends, bootstrapping = true, frontier = None)
     }
@@ -58,9 +75,16 @@ object Admission {
     AdmissionPlan(none ++ ends, bootstrapping = false, frontier)
   }
 
-  private def byTiers(ssps: IndexedSeq[SSP], backlog: Map[SSP, SspBacklog], config: ChooserConfig, budget: Option[Long],
-                      timeAligned: Boolean, offsetForTime: (SSP, Long) => Long): (Map[SSP, Long], Option[Long]) = {
-    if (budget.isEmpty) return (ssps.map(s => s -> math.max(backlog(s).start, backlog(s).head)).toMap, None)
+  private def byTiers(
+      ssps: IndexedSeq[SSP],
+      backlog: Map[SSP, SspBacklog],
+      config: ChooserConfig,
+      budget: Option[Long],
+      timeAligned: Boolean,
+      offsetForTime: (SSP, Long) => Long
+  ): (Map[SSP, Long], Option[Long]) = {
+    if (budget.isEmpty)
+      return (ssps.map(s => s -> math.max(backlog(s).start, backlog(s).head)).toMap, None)
     var remaining = budget.get
     var frontier: Option[Long] = None
     val tiers = ssps.groupBy(s => config.priorityOf(s.stream)).toSeq.sortBy(-_._1)
@@ -69,8 +93,14 @@ object Admission {
       val tierEnds =
         if (remaining == 0) starts
         else if (timeAligned) {
-          val r = TimeFrontier.plan(tier, starts, tier.map(backlog(_).head).toArray,
-            tier.map(backlog(_).startTimestamp).toArray, remaining, offsetForTime)
+          val r = TimeFrontier.plan(
+            tier,
+            starts,
+            tier.map(backlog(_).head).toArray,
+            tier.map(backlog(_).startTimestamp).toArray,
+            remaining,
+            offsetForTime
+          )
           // With tiers the highest tier's frontier is the one worth reporting: it moved first.
           if (frontier.isEmpty) frontier = r.frontier
           r.ends

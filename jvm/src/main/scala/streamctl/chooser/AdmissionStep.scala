@@ -6,14 +6,14 @@ import streamctl.system.SystemAdmin
 /**
  * Planning step, admission: decides where each SSP ends in the batch by the chooser policy
  * ([[Admission.plan]]: bootstrap first, then priority tiers, then fair share or one event-time
- * frontier) from what each SSP may be read up to ([[streamctl.plan.BatchPlan.reachable]]) and
- * the batch's record budget, and keeps the chooser's part of the offset ([[ChooserState]]).
+ * frontier) from what each SSP may be read up to ([[streamctl.plan.BatchPlan.reachable]]) and the
+ * batch's record budget, and keeps the chooser's part of the offset ([[ChooserState]]).
  *
- * Bootstrap heads are recorded the first time a bootstrap SSP is planned (at query start,
- * or when a partition or a bootstrap option appears later) as the offset it may be read up
- * to then, and stay in the offset log after that, so a restart neither re-bootstraps nor
- * forgets where bootstrapping ends. A recorded head above what can be read now (the topic
- * was truncated or recreated) is lowered, or bootstrapping could never end.
+ * Bootstrap heads are recorded the first time a bootstrap SSP is planned (at query start, or when a
+ * partition or a bootstrap option appears later) as the offset it may be read up to then, and stay
+ * in the offset log after that, so a restart neither re-bootstraps nor forgets where bootstrapping
+ * ends. A recorded head above what can be read now (the topic was truncated or recreated) is
+ * lowered, or bootstrapping could never end.
  *
  * {{{
  * val step = new AdmissionStep(options.chooser, admin)
@@ -34,10 +34,16 @@ final class AdmissionStep(config: ChooserConfig, admin: SystemAdmin) extends Pla
     val backlog = plan.minBegins.map { case (s, b) => s -> SspBacklog(b, reachable(s), guess) }
     val timeIndex =
       if (config.timeAligned && ctx.budget.nonEmpty)
-        new AdminTimeIndex(admin, backlog.collect { case (s, b) if b.available > 0 => s }.toSet).offsetForTime
+        new AdminTimeIndex(
+          admin,
+          backlog.collect { case (s, b) if b.available > 0 => s }.toSet
+        ).offsetForTime
       else Admission.noTimeIndex
     val admitted = Admission.plan(backlog, config, heads, ctx.budget, timeIndex)
-    val after = ChooserState(heads, if (config.timeAligned) admitted.frontier.orElse(before.frontier) else None)
+    val after = ChooserState(
+      heads,
+      if (config.timeAligned) admitted.frontier.orElse(before.frontier) else None
+    )
     plan.copy(ends = admitted.ends).withState(_.updated(ChooserState.Codec, after))
   }
 }

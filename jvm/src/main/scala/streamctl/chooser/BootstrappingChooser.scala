@@ -4,23 +4,22 @@ import streamctl.StreamctlException
 import streamctl.system.{Envelope, SSP}
 
 /**
- * Holds back every envelope of a non-bootstrap SSP until each bootstrap SSP of the task
- * has been read up to `heads(ssp)`, the head it had when the query started (records that
- * arrive later do not move it). A bootstrap SSP whose start offset is already at or past
- * its head (an empty partition, or a restart after bootstrap) counts as caught up at once.
- * Once all are caught up this chooser is a pass-through to `wrapped`.
+ * Holds back every envelope of a non-bootstrap SSP until each bootstrap SSP of the task has been
+ * read up to `heads(ssp)`, the head it had when the query started (records that arrive later do not
+ * move it). A bootstrap SSP whose start offset is already at or past its head (an empty partition,
+ * or a restart after bootstrap) counts as caught up at once. Once all are caught up this chooser is
+ * a pass-through to `wrapped`.
  *
- * Bootstrap envelopes go straight to `wrapped` (so priorities and batching still order
- * them); held-back envelopes enter `wrapped` in SSP-registration order the moment the last
- * bootstrap SSP catches up.
+ * Bootstrap envelopes go straight to `wrapped` (so priorities and batching still order them);
+ * held-back envelopes enter `wrapped` in SSP-registration order the moment the last bootstrap SSP
+ * catches up.
  *
- * '''Talking with the reader.''' While bootstrapping, `choose()` returns null when `wrapped`
- * has no bootstrap envelope, even if non-bootstrap envelopes are held: the task must wait.
- * [[waitingFor]] names the bootstrap SSPs that are behind and have no envelope offered:
- * the reader must fetch from those. Because a record consumed without an envelope
- * (a control message, a transaction marker, a compaction gap, the end of the batch's
- * range) can hide the last offset before the head, the reader reports such progress with
- * [[advancedTo]].
+ * '''Talking with the reader.''' While bootstrapping, `choose()` returns null when `wrapped` has no
+ * bootstrap envelope, even if non-bootstrap envelopes are held: the task must wait. [[waitingFor]]
+ * names the bootstrap SSPs that are behind and have no envelope offered: the reader must fetch from
+ * those. Because a record consumed without an envelope (a control message, a transaction marker, a
+ * compaction gap, the end of the batch's range) can hide the last offset before the head, the
+ * reader reports such progress with [[advancedTo]].
  *
  * {{{
  * val c = new BootstrappingChooser(new RoundRobinChooser, _.stream == "currency", Map(cur0 -> 2L))
@@ -32,28 +31,38 @@ import streamctl.system.{Envelope, SSP}
  * c.choose()                           // tx
  * }}}
  *
- * @param isBootstrap whether an SSP belongs to a bootstrap stream
- * @param heads       start-time head (next offset) of every bootstrap SSP of the task
+ * @param isBootstrap
+ *   whether an SSP belongs to a bootstrap stream
+ * @param heads
+ *   start-time head (next offset) of every bootstrap SSP of the task
  */
-final class BootstrappingChooser(wrapped: MessageChooser, isBootstrap: SSP => Boolean, heads: collection.Map[SSP, Long])
-    extends MessageChooser {
+final class BootstrappingChooser(
+    wrapped: MessageChooser,
+    isBootstrap: SSP => Boolean,
+    heads: collection.Map[SSP, Long]
+) extends MessageChooser {
   private val index = new SspIndex
   private var bootstrap = new Array[Boolean](8)
   private var head = new Array[Long](8)
   private var lagging = new Array[Boolean](8)
-  private var offered = new Array[Boolean](8)   // a bootstrap envelope is outstanding in `wrapped`
-  private var reached = new Array[Long](8)       // highest position reported by advancedTo
-  private var held = new Array[Envelope](8)     // non-bootstrap envelope kept back
+  private var offered = new Array[Boolean](8) // a bootstrap envelope is outstanding in `wrapped`
+  private var reached = new Array[Long](8) // highest position reported by advancedTo
+  private var held = new Array[Envelope](8) // non-bootstrap envelope kept back
   private var laggingCount = 0
   private var started = false
 
   override def register(ssp: SSP, offset: Long): Unit = {
-    if (started) throw StreamctlException(s"BootstrappingChooser: SSP ${ssp.key} registered after start")
+    if (started)
+      throw StreamctlException(s"BootstrappingChooser: SSP ${ssp.key} registered after start")
     val id = index.add(ssp)
     if (id >= bootstrap.length) grow()
     if (isBootstrap(ssp)) {
-      val h = heads.getOrElse(ssp,
-        throw StreamctlException(s"Bootstrap SSP ${ssp.key} has no start-time head offset; the planner must record one"))
+      val h = heads.getOrElse(
+        ssp,
+        throw StreamctlException(
+          s"Bootstrap SSP ${ssp.key} has no start-time head offset; the planner must record one"
+        )
+      )
       if (!bootstrap(id) && offset < h) laggingCount += 1
       bootstrap(id) = true
       head(id) = h
@@ -70,21 +79,20 @@ final class BootstrappingChooser(wrapped: MessageChooser, isBootstrap: SSP => Bo
   def isBootstrapping: Boolean = laggingCount > 0
 
   /**
-   * Bootstrap SSPs that are behind their head and have no envelope offered: while this is
-   * non-empty and `choose()` returns null, the task cannot progress until the reader offers
-   * an envelope of one of them (or reports [[advancedTo]]). Allocates; call it only after
-   * `choose()` returned null.
+   * Bootstrap SSPs that are behind their head and have no envelope offered: while this is non-empty
+   * and `choose()` returns null, the task cannot progress until the reader offers an envelope of
+   * one of them (or reports [[advancedTo]]). Allocates; call it only after `choose()` returned
+   * null.
    */
   def waitingFor: Seq[SSP] =
     if (laggingCount == 0) Nil
     else (0 until index.size).filter(id => lagging(id) && !offered(id)).map(index.ssp)
 
   /**
-   * The reader has offered every envelope of `ssp` below `nextOffset` and will offer none
-   * below it: records it consumed without offering (control messages, transaction markers,
-   * compaction gaps) or the end of its range. Call it only once the SSP's buffer holds
-   * nothing below `nextOffset`. Lets a bootstrap SSP catch up when its last offsets carry
-   * no envelope. Other SSPs are ignored.
+   * The reader has offered every envelope of `ssp` below `nextOffset` and will offer none below it:
+   * records it consumed without offering (control messages, transaction markers, compaction gaps)
+   * or the end of its range. Call it only once the SSP's buffer holds nothing below `nextOffset`.
+   * Lets a bootstrap SSP catch up when its last offsets carry no envelope. Other SSPs are ignored.
    */
   def advancedTo(ssp: SSP, nextOffset: Long): Unit = {
     if (laggingCount == 0) return
@@ -102,8 +110,10 @@ final class BootstrappingChooser(wrapped: MessageChooser, isBootstrap: SSP => Bo
       wrapped.update(envelope)
     } else {
       if (held(id) != null)
-        throw StreamctlException(s"BootstrappingChooser: a second envelope of ${envelope.ssp.key} (offset ${envelope.offset}) " +
-          s"was offered while offset ${held(id).offset} was still outstanding")
+        throw StreamctlException(
+          s"BootstrappingChooser: a second envelope of ${envelope.ssp.key} (offset ${envelope.offset}) " +
+            s"was offered while offset ${held(id).offset} was still outstanding"
+        )
       held(id) = envelope
     }
   }

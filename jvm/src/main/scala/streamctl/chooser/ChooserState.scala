@@ -9,12 +9,12 @@ import streamctl.plan.StateCodec
 import streamctl.system.SSP
 
 /**
- * The chooser's part of the source offset (`state.chooser`), logged with every batch so a
- * restart and a replay see the same values:
- *  - `bootstrapHeads`: per bootstrap SSP, the head offset it had when the query started
- *    (or when the SSP first appeared); bootstrapping ends when every one is reached;
- *  - `frontier`: the event time the last time-aligned batch reached, where the next
- *    batch's search starts.
+ * The chooser's part of the source offset (`state.chooser`), logged with every batch so a restart
+ * and a replay see the same values:
+ *   - `bootstrapHeads`: per bootstrap SSP, the head offset it had when the query started (or when
+ *     the SSP first appeared); bootstrapping ends when every one is reached;
+ *   - `frontier`: the event time the last time-aligned batch reached, where the next batch's search
+ *     starts.
  *
  * {{{
  * {"bootstrapHeads":{"kafka/currency-codes/0":42},"frontier":1700000000000}
@@ -42,8 +42,13 @@ object ChooserState {
     }
 
     def read(node: JsonNode, what: String): ChooserState = {
-      val heads = Option(node.get("bootstrapHeads")).map(_.properties().asScala.map(e => SSP.parse(e.getKey) -> e.getValue.asLong()).toMap)
-      ChooserState(heads.getOrElse(Map.empty), Option(node.get("frontier")).filter(!_.isNull).map(_.asLong()))
+      val heads = Option(node.get("bootstrapHeads")).map(_.properties().asScala.map(e =>
+        SSP.parse(e.getKey) -> e.getValue.asLong()
+      ).toMap)
+      ChooserState(
+        heads.getOrElse(Map.empty),
+        Option(node.get("frontier")).filter(!_.isNull).map(_.asLong())
+      )
     }
   }
 }

@@ -4,13 +4,13 @@ import streamctl.StreamctlException
 import streamctl.system.SSP
 
 /**
- * Dense ids 0..size-1 for the SSPs a chooser registered, so per-SSP state can live in
- * arrays instead of maps on the per-record path.
+ * Dense ids 0..size-1 for the SSPs a chooser registered, so per-SSP state can live in arrays
+ * instead of maps on the per-record path.
  *
- * A reader normally reuses one SSP instance per partition, so a direct-mapped identity
- * cache answers most look-ups with one pointer compare; a miss (another instance of an
- * equal SSP) falls back to a hash map and then takes over the slot, so the cache stays
- * bounded whatever the caller does.
+ * A reader normally reuses one SSP instance per partition, so a direct-mapped identity cache
+ * answers most look-ups with one pointer compare; a miss (another instance of an equal SSP) falls
+ * back to a hash map and then takes over the slot, so the cache stays bounded whatever the caller
+ * does.
  *
  * {{{
  * val idx = new SspIndex
@@ -60,7 +60,9 @@ private[chooser] final class SspIndex {
   /** Id of `ssp`; an SSP the chooser was never told about is a caller bug worth naming. */
   def require(ssp: SSP, chooser: String): Int = {
     val id = idOf(ssp)
-    if (id < 0) throw StreamctlException(s"$chooser got an envelope of SSP ${ssp.key}, which was never registered")
+    if (id < 0) throw StreamctlException(
+      s"$chooser got an envelope of SSP ${ssp.key}, which was never registered"
+    )
     id
   }
 }

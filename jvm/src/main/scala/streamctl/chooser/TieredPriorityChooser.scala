@@ -4,20 +4,22 @@ import streamctl.StreamctlException
 import streamctl.system.{Envelope, SSP}
 
 /**
- * Chooses from the highest priority tier that has an envelope; SSPs of one tier share it
- * through their own chooser (`newTier()`, round-robin by default). A lower tier starves
- * while a higher one has envelopes, on purpose: that is what lets a live stream overtake
- * a backfill under one budget.
+ * Chooses from the highest priority tier that has an envelope; SSPs of one tier share it through
+ * their own chooser (`newTier()`, round-robin by default). A lower tier starves while a higher one
+ * has envelopes, on purpose: that is what lets a live stream overtake a backfill under one budget.
  *
  * {{{
  * val c = new TieredPriorityChooser(ssp => if (ssp.stream == "live") 10 else 0, () => new RoundRobinChooser)
  * // live envelopes are always chosen before backfill envelopes
  * }}}
  *
- * @param priorityOf priority of an SSP, higher first (`stream.<name>.priority`, default 0)
- * @param newTier    makes the chooser of one tier; called once per distinct priority
+ * @param priorityOf
+ *   priority of an SSP, higher first (`stream.<name>.priority`, default 0)
+ * @param newTier
+ *   makes the chooser of one tier; called once per distinct priority
  */
-final class TieredPriorityChooser(priorityOf: SSP => Int, newTier: () => MessageChooser) extends MessageChooser {
+final class TieredPriorityChooser(priorityOf: SSP => Int, newTier: () => MessageChooser)
+    extends MessageChooser {
   private val index = new SspIndex
   // Before start: tier per priority. After start: tiers sorted, highest first.
   private val tierOfPriority = new java.util.TreeMap[Integer, Integer]()
@@ -28,7 +30,8 @@ final class TieredPriorityChooser(priorityOf: SSP => Int, newTier: () => Message
   private var started = false
 
   override def register(ssp: SSP, offset: Long): Unit = {
-    if (started) throw StreamctlException(s"TieredPriorityChooser: SSP ${ssp.key} registered after start")
+    if (started)
+      throw StreamctlException(s"TieredPriorityChooser: SSP ${ssp.key} registered after start")
     val id = index.add(ssp)
     val p = priorityOf(ssp)
     var t = tierOfPriority.get(p)

@@ -4,17 +4,16 @@ import streamctl.StreamctlException
 import streamctl.system.{Envelope, SSP}
 
 /**
- * Chooses the offered envelope with the smallest timestamp; equal timestamps go in SSP
- * order (system, stream, partition), so the merge is deterministic across replays.
+ * Chooses the offered envelope with the smallest timestamp; equal timestamps go in SSP order
+ * (system, stream, partition), so the merge is deterministic across replays.
  *
- * Records without a timestamp (Kafka CreateTime -1) cannot be placed in time. They are
- * treated as older than every timestamped record: chosen as soon as they are offered.
- * That never blocks a task and agrees with the admission side, where Kafka's
- * offsets-for-times also sees them as older than any time. Give records timestamps if
- * alignment matters for them.
+ * Records without a timestamp (Kafka CreateTime -1) cannot be placed in time. They are treated as
+ * older than every timestamped record: chosen as soon as they are offered. That never blocks a task
+ * and agrees with the admission side, where Kafka's offsets-for-times also sees them as older than
+ * any time. Give records timestamps if alignment matters for them.
  *
- * Cost is O(log n) per envelope: a binary min-heap of SSP ids over arrays, with no
- * allocation per envelope.
+ * Cost is O(log n) per envelope: a binary min-heap of SSP ids over arrays, with no allocation per
+ * envelope.
  *
  * {{{
  * val c = new TimeAlignedChooser
@@ -25,14 +24,15 @@ import streamctl.system.{Envelope, SSP}
  */
 final class TimeAlignedChooser extends MessageChooser {
   private val index = new SspIndex
-  private var rank: Array[Int] = _          // position of each SSP id in SSP order
-  private var offered: Array[Envelope] = _  // outstanding envelope per SSP id
-  private var stamp: Array[Long] = _        // its timestamp, read without a pointer chase
-  private var heap: Array[Int] = _          // SSP ids, min-heap on (stamp, rank)
+  private var rank: Array[Int] = _ // position of each SSP id in SSP order
+  private var offered: Array[Envelope] = _ // outstanding envelope per SSP id
+  private var stamp: Array[Long] = _ // its timestamp, read without a pointer chase
+  private var heap: Array[Int] = _ // SSP ids, min-heap on (stamp, rank)
   private var size = 0
 
   override def register(ssp: SSP, offset: Long): Unit = {
-    if (heap != null) throw StreamctlException(s"TimeAlignedChooser: SSP ${ssp.key} registered after start")
+    if (heap != null)
+      throw StreamctlException(s"TimeAlignedChooser: SSP ${ssp.key} registered after start")
     index.add(ssp)
   }
 
@@ -51,8 +51,10 @@ final class TimeAlignedChooser extends MessageChooser {
     if (heap == null) throw StreamctlException("TimeAlignedChooser: update before start")
     val id = index.require(envelope.ssp, "TimeAlignedChooser")
     if (offered(id) != null)
-      throw StreamctlException(s"TimeAlignedChooser: a second envelope of ${envelope.ssp.key} (offset ${envelope.offset}) " +
-        s"was offered while offset ${offered(id).offset} was still outstanding")
+      throw StreamctlException(
+        s"TimeAlignedChooser: a second envelope of ${envelope.ssp.key} (offset ${envelope.offset}) " +
+          s"was offered while offset ${offered(id).offset} was still outstanding"
+      )
     offered(id) = envelope
     stamp(id) = envelope.timestamp
     siftUp(size, id)

@@ -1,10 +1,10 @@
 package streamctl.chooser
 
 /**
- * Fair share of a record budget: every claimant gets the same amount, and what a small
- * claimant cannot use is shared again among the others (water-filling). When the budget
- * does not divide evenly the extra records go one each to the first unsatisfied claimants
- * in input order, so equal inputs always give equal outputs.
+ * Fair share of a record budget: every claimant gets the same amount, and what a small claimant
+ * cannot use is shared again among the others (water-filling). When the budget does not divide
+ * evenly the extra records go one each to the first unsatisfied claimants in input order, so equal
+ * inputs always give equal outputs.
  *
  * {{{
  * WaterFilling.share(Array(2L, 100L, 100L), budget = 12)   // Array(2, 5, 5)
@@ -12,6 +12,7 @@ package streamctl.chooser
  * }}}
  */
 object WaterFilling {
+
   /** Per claimant, how many of its `demands` fit; the result sums to min(budget, demands.sum). */
   def share(demands: Array[Long], budget: Long): Array[Long] = {
     val n = demands.length
@@ -30,7 +31,8 @@ object WaterFilling {
         active -= 1
         k += 1
       } else {
-        // Every claimant left wants more than the level: all get it, the remainder goes in input order.
+        /* Every claimant left wants more than the level: all get it, the remainder goes in input
+         * order. */
         val rest = bySize.drop(k).sorted
         var extra = remaining - level * active
         rest.foreach { j =>

@@ -9,21 +9,20 @@ import streamctl.DaemonThreads
 import streamctl.system.{KafkaParams, KafkaSystemAdmin, ProducerPool}
 
 /**
- * Sends the control messages of one streamctl sink of a query, from the driver, to every
- * partition the sink's intermediate stream has at the moment of sending (null key, so they
- * never disturb keyed data). What to send and when is [[ProducerControl]]'s; this class
- * asks Kafka for the partition count (one metadata request per send, at most a few per
- * batch), sends, and runs the idle checks on a shared timer thread. One lock serialises
- * batch events, idle checks and sends, so an idle message never comes between an active
- * message and the data after it. The admin client it asks stays open for the run: the sink's
- * writers ask their partition count through it too ([[batchPartitionCount]]).
+ * Sends the control messages of one streamctl sink of a query, from the driver, to every partition
+ * the sink's intermediate stream has at the moment of sending (null key, so they never disturb
+ * keyed data). What to send and when is [[ProducerControl]]'s; this class asks Kafka for the
+ * partition count (one metadata request per send, at most a few per batch), sends, and runs the
+ * idle checks on a shared timer thread. One lock serialises batch events, idle checks and sends, so
+ * an idle message never comes between an active message and the data after it. The admin client it
+ * asks stays open for the run: the sink's writers ask their partition count through it too
+ * ([[batchPartitionCount]]).
  *
- * The producing query is one producer (`producer.count` 1 by default, named after the
- * query): Spark's writer partitions can change from batch to batch, so they cannot serve as
- * the fixed set of producers a reader counts. Messages are sent after the batch's writers
- * have flushed and committed and before Spark commits the batch, so every control message
- * follows the data it speaks for; the active message that ends an idle spell goes out
- * before the batch's writers start.
+ * The producing query is one producer (`producer.count` 1 by default, named after the query):
+ * Spark's writer partitions can change from batch to batch, so they cannot serve as the fixed set
+ * of producers a reader counts. Messages are sent after the batch's writers have flushed and
+ * committed and before Spark commits the batch, so every control message follows the data it speaks
+ * for; the active message that ends an idle spell goes out before the batch's writers start.
  *
  * {{{
  * val sender = new ControlMessageSender(kafka, "mid", () => "query-7", producerCount = 1, idleTimeoutMs = Some(60000))
@@ -40,7 +39,8 @@ final class ControlMessageSender(
     producerCount: Int,
     idleTimeoutMs: Option[Long],
     alive: () => Boolean = () => true,
-    watermarkIntervalMs: Long = ControlOptions.WatermarkInterval.default.get) extends ControlSink {
+    watermarkIntervalMs: Long = ControlOptions.WatermarkInterval.default.get
+) extends ControlSink {
   import ControlMessageSender._
 
   private val startMs = System.currentTimeMillis()
@@ -49,14 +49,21 @@ final class ControlMessageSender(
   private var nextCheck: Option[ScheduledFuture[_]] = None
   private var watermarkChecks: Option[ScheduledFuture[_]] = None
 
-  private lazy val control = new ProducerControl(ControlEncoder.forProducer(producerName(), producerCount),
-    idleTimeoutMs, startMs, wire)
+  private lazy val control = new ProducerControl(
+    ControlEncoder.forProducer(producerName(), producerCount),
+    idleTimeoutMs,
+    startMs,
+    wire
+  )
 
   private object wire extends ProducerControl.Wire {
     override def partitions(): Int = {
       if (admin == null) admin = KafkaSystemAdmin(kafka)
-      admin.partitionCountOf(stream, s"at ${kafka.bootstrapServers}: control messages of producer " +
-        s"'${control.messages.producer}' cannot be sent")
+      admin.partitionCountOf(
+        stream,
+        s"at ${kafka.bootstrapServers}: control messages of producer " +
+          s"'${control.messages.producer}' cannot be sent"
+      )
     }
 
     override def send(value: Array[Byte], partitions: Range, what: String): Unit = {
@@ -64,14 +71,21 @@ final class ControlMessageSender(
       var failed = true
       try {
         val sent = partitions.map { p =>
-          p -> producer.send(new ProducerRecord[Array[Byte], Array[Byte]](stream, Integer.valueOf(p), null, value))
+          p -> producer.send(new ProducerRecord[Array[Byte], Array[Byte]](
+            stream,
+            Integer.valueOf(p),
+            null,
+            value
+          ))
         }
         producer.flush()
         sent.foreach { case (p, future) =>
           try future.get(kafka.deliveryTimeoutMs, TimeUnit.MILLISECONDS)
           catch {
             case e: Exception => throw kafka.sendFailed(
-              s"sending $what of producer '${control.messages.producer}' to stream '$stream' partition $p", Option(e.getCause).getOrElse(e))
+                s"sending $what of producer '${control.messages.producer}' to stream '$stream' partition $p",
+                Option(e.getCause).getOrElse(e)
+              )
           }
         }
         failed = false
@@ -84,17 +98,23 @@ final class ControlMessageSender(
 
   override def realTime(watermark: () => Option[Long]): Unit = synchronized {
     if (watermarkChecks.isEmpty && !closed) watermarkChecks = Some(timer.scheduleWithFixedDelay(
-      (() => watermarkDue(watermark)): Runnable, watermarkIntervalMs, watermarkIntervalMs, TimeUnit.MILLISECONDS))
+      (() => watermarkDue(watermark)): Runnable,
+      watermarkIntervalMs,
+      watermarkIntervalMs,
+      TimeUnit.MILLISECONDS
+    ))
   }
 
   private def watermarkDue(watermark: () => Option[Long]): Unit = synchronized {
     if (!closed) {
       if (!alive()) close()
-      else try control.watermarkDue(watermark())
-      catch {
-        case e: Exception => log.warn(s"Sending the watermark of producer '$producer' on stream '$stream' failed " +
-          s"(retried at the next interval): ${e.getMessage}")
-      }
+      else
+        try control.watermarkDue(watermark())
+        catch {
+          case e: Exception =>
+            log.warn(s"Sending the watermark of producer '$producer' on stream '$stream' failed " +
+              s"(retried at the next interval): ${e.getMessage}")
+        }
     }
   }
 
@@ -106,7 +126,12 @@ final class ControlMessageSender(
   override def batchPartitionCount(): Int = synchronized(control.batchPartitionCount())
 
   override def batchCommitted(wroteData: Boolean, watermark: Option[Long]): Unit = synchronized {
-    try control.batchCommitted(System.currentTimeMillis(), wroteData, watermark, realTime = watermarkChecks.isDefined)
+    try control.batchCommitted(
+        System.currentTimeMillis(),
+        wroteData,
+        watermark,
+        realTime = watermarkChecks.isDefined
+      )
     finally schedule()
   }
 
@@ -148,21 +173,25 @@ final class ControlMessageSender(
     nextCheck = None
     if (!closed) {
       if (!alive()) close()
-      else try {
-        control.tick(System.currentTimeMillis())
-        schedule()
-      } catch {
-        case e: Exception =>
-          log.warn(s"Idle check of producer '$producer' on stream '$stream' failed (retried): ${e.getMessage}")
-          schedule(retry = true)
-      }
+      else
+        try {
+          control.tick(System.currentTimeMillis())
+          schedule()
+        } catch {
+          case e: Exception =>
+            log.warn(
+              s"Idle check of producer '$producer' on stream '$stream' failed (retried): ${e.getMessage}"
+            )
+            schedule(retry = true)
+        }
     }
   }
 
   private def schedule(retry: Boolean = false): Unit = {
     cancelCheck()
     if (!closed) control.nextCheckMs.foreach { at =>
-      val delay = if (retry) math.min(idleTimeoutMs.getOrElse(RetryMs), RetryMs) else math.max(0L, at - System.currentTimeMillis())
+      val delay = if (retry) math.min(idleTimeoutMs.getOrElse(RetryMs), RetryMs)
+      else math.max(0L, at - System.currentTimeMillis())
       nextCheck = Some(timer.schedule((() => check()): Runnable, delay, TimeUnit.MILLISECONDS))
     }
   }
@@ -183,7 +212,8 @@ object ControlMessageSender {
   // request and at most one send, and rare (one per idle timeout per producer); a watermark
   // check reads the readers' recorded states and sends only when the watermark advanced.
   private lazy val timer: ScheduledThreadPoolExecutor = {
-    val executor = new ScheduledThreadPoolExecutor(1, DaemonThreads.named("streamctl-control-timer"))
+    val executor =
+      new ScheduledThreadPoolExecutor(1, DaemonThreads.named("streamctl-control-timer"))
     executor.setRemoveOnCancelPolicy(true)
     executor
   }

@@ -6,13 +6,14 @@ import streamctl.metadata.MetadataStore
 import streamctl.system.TaskName
 
 /**
- * Where readers leave the control bookkeeping of one (batch, task) for the driver: one
- * metadata store key `<seq>/<task>` in the source's namespace ([[streamctl.metadata.StoreLayout]]), holding the task's
- * intermediate SSP states at the end of its ranges. `seq` is the source's own batch counter
- * (kept in the offset), so a replayed batch writes the same keys again with the same content.
+ * Where readers leave the control bookkeeping of one (batch, task) for the driver: one metadata
+ * store key `<seq>/<task>` in the source's namespace ([[streamctl.metadata.StoreLayout]]), holding
+ * the task's intermediate SSP states at the end of its ranges. `seq` is the source's own batch
+ * counter (kept in the offset), so a replayed batch writes the same keys again with the same
+ * content.
  *
- * A task writes only when the batch changed its states: most batches carry no control
- * message, and the driver starts from the offset's states anyway.
+ * A task writes only when the batch changed its states: most batches carry no control message, and
+ * the driver starts from the offset's states anyway.
  *
  * {{{
  * val results = new ControlResults(store, StoreLayout.Source("0").controlNamespace)
@@ -38,18 +39,22 @@ final class ControlResults(store: MetadataStore, val namespace: String) {
   }
 
   /**
-   * The reconciled states after batch `ctl.seq`: the offset's states merged with what the
-   * readers of that batch recorded. What the next batch is planned from, and what
-   * `streamctl describe` shows.
+   * The reconciled states after batch `ctl.seq`: the offset's states merged with what the readers
+   * of that batch recorded. What the next batch is planned from, and what `streamctl describe`
+   * shows.
    */
-  def statesAfter(ctl: ControlState): States = SspControlStates.merge(ctl.states +: load(ctl.seq).map(_._2))
+  def statesAfter(ctl: ControlState): States =
+    SspControlStates.merge(ctl.states +: load(ctl.seq).map(_._2))
 
   def deleteBefore(seq: Long): Unit =
     store.keys(namespace).foreach { key =>
       if (ControlResults.seqOf(key).exists(_ < seq)) store.delete(namespace, key)
     }
 
-  /** Results of batches after `seq`: what a run that died mid-batch left (real-time readers record as they read). */
+  /**
+   * Results of batches after `seq`: what a run that died mid-batch left (real-time readers record
+   * as they read).
+   */
   def deleteAfter(seq: Long): Unit =
     store.keys(namespace).foreach { key =>
       if (ControlResults.seqOf(key).exists(_ > seq)) store.delete(namespace, key)

@@ -9,16 +9,16 @@ import streamctl.control.SspControlStates.States
 import streamctl.system.TaskName
 
 /**
- * Real-time mode: records a reader's control states in the metadata store ([[ControlResults]])
- * off the reader's thread, so that reading never waits for a flush or a store write. Only the
- * newest states matter (the driver merges them at the sink's watermark interval), so states
- * handed in while a write runs replace each other and the next write takes the latest.
+ * Real-time mode: records a reader's control states in the metadata store ([[ControlResults]]) off
+ * the reader's thread, so that reading never waits for a flush or a store write. Only the newest
+ * states matter (the driver merges them at the sink's watermark interval), so states handed in
+ * while a write runs replace each other and the next write takes the latest.
  *
- * Before each write it runs `beforeWrite` (given with the states: the reader flushes its own
- * Spark task's writers there), so a watermark never reaches the store, hence never goes
- * downstream, ahead of rows the task had sent before it heard that watermark. A write whose
- * `beforeWrite` failed (a writer's send failed) is dropped: the Spark task fails on that writer
- * anyway, and its batch is re-run.
+ * Before each write it runs `beforeWrite` (given with the states: the reader flushes its own Spark
+ * task's writers there), so a watermark never reaches the store, hence never goes downstream, ahead
+ * of rows the task had sent before it heard that watermark. A write whose `beforeWrite` failed (a
+ * writer's send failed) is dropped: the Spark task fails on that writer anyway, and its batch is
+ * re-run.
  *
  * What a reader recorded late (after its batch ended) is harmless: the end offset carries the
  * batch's final states, and the driver only reads the running batch's `seq`.
@@ -36,7 +36,10 @@ final class ControlStatePublisher(results: ControlResults, task: TaskName) {
   private var running = false
   private var closed = false
 
-  /** Hands over the task's states of batch `seq`; written soon, after `beforeWrite`, unless newer ones come first. */
+  /**
+   * Hands over the task's states of batch `seq`; written soon, after `beforeWrite`, unless newer
+   * ones come first.
+   */
   def publish(seq: Long, states: States, beforeWrite: () => Unit): Unit = synchronized {
     if (!closed) {
       pending = Some(Pending(seq, states, beforeWrite))
@@ -47,7 +50,9 @@ final class ControlStatePublisher(results: ControlResults, task: TaskName) {
     }
   }
 
-  /** No more states: what is pending is dropped (the batch's end offset carries its final states). */
+  /**
+   * No more states: what is pending is dropped (the batch's end offset carries its final states).
+   */
   def close(): Unit = synchronized {
     closed = true
     pending = None
@@ -61,8 +66,9 @@ final class ControlStatePublisher(results: ControlResults, task: TaskName) {
         p.beforeWrite()
         results.put(p.seq, task, p.states)
       } catch {
-        case e: Exception => log.warn(s"Task '$task' could not record its control states of batch ${p.seq} " +
-          s"(the sink's watermark waits for the next ones): ${e.getMessage}")
+        case e: Exception =>
+          log.warn(s"Task '$task' could not record its control states of batch ${p.seq} " +
+            s"(the sink's watermark waits for the next ones): ${e.getMessage}")
       }
       next = take()
     }
@@ -84,8 +90,14 @@ object ControlStatePublisher {
   // Shared by every reader of the executor: a write is short, and readers of one executor
   // publishing at once merely queue; threads that sit idle go away.
   private lazy val writers: ExecutorService = {
-    val pool = new ThreadPoolExecutor(4, 4, 30L, TimeUnit.SECONDS, new LinkedBlockingQueue[Runnable](),
-      DaemonThreads.named("streamctl-control-states"))
+    val pool = new ThreadPoolExecutor(
+      4,
+      4,
+      30L,
+      TimeUnit.SECONDS,
+      new LinkedBlockingQueue[Runnable](),
+      DaemonThreads.named("streamctl-control-states")
+    )
     pool.allowCoreThreadTimeOut(true)
     pool
   }

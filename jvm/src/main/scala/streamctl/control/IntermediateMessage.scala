@@ -9,15 +9,14 @@ import streamctl.{Json, StreamctlException}
 import streamctl.system.SSP
 
 /**
- * The wire format of an intermediate stream: one type byte, then either the user's
- * bytes untouched (type 0) or a JSON control payload (1 watermark, 2 end-of-stream,
- * 3 idle, 4 active) with `version`, `taskName`, `taskCount` and `timestamp` (epoch ms):
- * required for a watermark, present in idle and active messages when the producer has a
- * watermark, absent from end-of-stream.
+ * The wire format of an intermediate stream: one type byte, then either the user's bytes untouched
+ * (type 0) or a JSON control payload (1 watermark, 2 end-of-stream, 3 idle, 4 active) with
+ * `version`, `taskName`, `taskCount` and `timestamp` (epoch ms): required for a watermark, present
+ * in idle and active messages when the producer has a watermark, absent from end-of-stream.
  *
- * Reading is strict: an unknown type byte, a newer version, malformed JSON or a value
- * without its framing byte is an error naming stream, partition and offset. Guessing
- * would either drop a user's record or misread a newer producer's control message.
+ * Reading is strict: an unknown type byte, a newer version, malformed JSON or a value without its
+ * framing byte is an error naming stream, partition and offset. Guessing would either drop a user's
+ * record or misread a newer producer's control message.
  *
  * {{{
  * val framed = IntermediateMessage.frameUser("hello".getBytes)   // [0, h, e, l, l, o]
@@ -62,7 +61,8 @@ object IntermediateMessage {
    * A framed user record whose `payloadLength` bytes the caller writes at [[PayloadOffset]], so a
    * writer holding the payload elsewhere (a Spark row) copies it once, straight into the frame.
    */
-  def userFrame(payloadLength: Int): Array[Byte] = new Array[Byte](payloadLength + PayloadOffset) // zero-filled: out(0) is UserType
+  def userFrame(payloadLength: Int): Array[Byte] =
+    new Array[Byte](payloadLength + PayloadOffset) // zero-filled: out(0) is UserType
 
   def watermark(producer: String, producerCount: Int, timestamp: Long): Array[Byte] =
     encode(WatermarkMessage(producer, producerCount, timestamp))
@@ -104,27 +104,35 @@ object IntermediateMessage {
     if (producer == null || producer.isEmpty)
       throw StreamctlException("A control message needs a non-empty producer name")
     if (producerCount < 1)
-      throw StreamctlException(s"Producer '$producer': taskCount must be at least 1, got $producerCount")
+      throw StreamctlException(
+        s"Producer '$producer': taskCount must be at least 1, got $producerCount"
+      )
   }
 
   // ---------------------------------------------------------------- decoding
 
   /**
-   * The checked type byte of a record: [[UserType]] or one of the control types.
-   * Allocation-free, for the per-record path; a user payload is then
+   * The checked type byte of a record: [[UserType]] or one of the control types. Allocation-free,
+   * for the per-record path; a user payload is then
    * `bytes[PayloadOffset, PayloadOffset + payloadLength(bytes))`.
    */
   def typeOf(ssp: SSP, offset: Long, bytes: Array[Byte]): Byte = {
     if (bytes == null || bytes.length == 0)
-      throw ControlErrors.at(ssp, offset,
+      throw ControlErrors.at(
+        ssp,
+        offset,
         s"${if (bytes == null) "null" else "empty"} value has no framing type byte; " +
-          "was this record written by something other than the streamctl sink?")
+          "was this record written by something other than the streamctl sink?"
+      )
     val t = bytes(0)
     if (t < UserType || t > ActiveType)
-      throw ControlErrors.at(ssp, offset,
+      throw ControlErrors.at(
+        ssp,
+        offset,
         s"unknown type byte $t (expected $UserType user, $WatermarkType watermark, $EndOfStreamType end-of-stream, " +
           s"$IdleType idle, $ActiveType active); if a newer streamctl wrote it, upgrade streamctl in the consuming " +
-          "query; else the record was written by something other than the streamctl sink")
+          "query; else the record was written by something other than the streamctl sink"
+      )
     t
   }
 
@@ -133,14 +141,20 @@ object IntermediateMessage {
   /** Decodes a record that must be a control message; a user message here is an error. */
   def decodeControl(ssp: SSP, offset: Long, bytes: Array[Byte]): ControlMessage = {
     val t = typeOf(ssp, offset, bytes)
-    if (t == UserType) throw ControlErrors.at(ssp, offset, "expected a control message, found a user message")
+    if (t == UserType)
+      throw ControlErrors.at(ssp, offset, "expected a control message, found a user message")
     val kind = KindNames(t)
     val node = parse(ssp, offset, bytes, kind)
-    def bad(problem: String) = ControlErrors.at(ssp, offset, s"$kind message $problem: ${printable(bytes)}")
+    def bad(problem: String) =
+      ControlErrors.at(ssp, offset, s"$kind message $problem: ${printable(bytes)}")
 
     // Version first: a newer producer may have changed every other field. The one version rule
     // of every streamctl format, so a bad version reads the same here as in a checkpoint or store.
-    Json.version(node, Version, s"the $kind message at intermediate ${ControlErrors.where(ssp, offset)}")
+    Json.version(
+      node,
+      Version,
+      s"the $kind message at intermediate ${ControlErrors.where(ssp, offset)}"
+    )
 
     val producer = node.get("taskName") match {
       case n if n != null && n.isTextual && !n.asText.isEmpty => n.asText
@@ -150,12 +164,17 @@ object IntermediateMessage {
     if (producerCount < 1) throw bad(s"has taskCount $producerCount, must be at least 1")
 
     val timestamp = Option(node.get("timestamp")).map { ts =>
-      if (!ts.isIntegralNumber || !ts.canConvertToLong) throw bad("has a 'timestamp' that is not an integer (epoch ms)")
+      if (!ts.isIntegralNumber || !ts.canConvertToLong)
+        throw bad("has a 'timestamp' that is not an integer (epoch ms)")
       ts.longValue
     }
     t match {
       case WatermarkType =>
-        WatermarkMessage(producer, producerCount, timestamp.getOrElse(throw bad("needs an integer 'timestamp' (epoch ms)")))
+        WatermarkMessage(
+          producer,
+          producerCount,
+          timestamp.getOrElse(throw bad("needs an integer 'timestamp' (epoch ms)"))
+        )
       case EndOfStreamType => EndOfStreamMessage(producer, producerCount)
       case IdleType => IdleMessage(producer, producerCount, timestamp)
       case _ => ActiveMessage(producer, producerCount, timestamp)
@@ -163,28 +182,46 @@ object IntermediateMessage {
   }
 
   private val KindNames: Map[Byte, String] =
-    Map(WatermarkType -> "watermark", EndOfStreamType -> "end-of-stream", IdleType -> "idle", ActiveType -> "active")
+    Map(
+      WatermarkType -> "watermark",
+      EndOfStreamType -> "end-of-stream",
+      IdleType -> "idle",
+      ActiveType -> "active"
+    )
 
   private def parse(ssp: SSP, offset: Long, bytes: Array[Byte], kind: String): JsonNode = {
     val node =
       try strictReader.readTree(bytes, PayloadOffset, payloadLength(bytes))
       catch {
         case e: Exception =>
-          val first = Option(e.getMessage).flatMap(_.linesIterator.nextOption()).getOrElse(e.toString)
-          throw ControlErrors.at(ssp, offset, s"malformed JSON in $kind message ($first): ${printable(bytes)}", e)
+          val first =
+            Option(e.getMessage).flatMap(_.linesIterator.nextOption()).getOrElse(e.toString)
+          throw ControlErrors.at(
+            ssp,
+            offset,
+            s"malformed JSON in $kind message ($first): ${printable(bytes)}",
+            e
+          )
       }
     if (node == null || !node.isObject)
-      throw ControlErrors.at(ssp, offset, s"$kind message payload is not a JSON object: ${printable(bytes)}")
+      throw ControlErrors.at(
+        ssp,
+        offset,
+        s"$kind message payload is not a JSON object: ${printable(bytes)}"
+      )
     node
   }
 
   private def intField(node: JsonNode, name: String, bad: String => StreamctlException): Int = {
     val f = node.get(name)
-    if (f == null || !f.isIntegralNumber || !f.canConvertToInt) throw bad(s"needs an integer '$name'")
+    if (f == null || !f.isIntegralNumber || !f.canConvertToInt)
+      throw bad(s"needs an integer '$name'")
     f.intValue
   }
 
-  /** A bounded, printable excerpt of a payload for error messages; never the whole of a huge record. */
+  /**
+   * A bounded, printable excerpt of a payload for error messages; never the whole of a huge record.
+   */
   private def printable(bytes: Array[Byte]): String = {
     val n = math.min(payloadLength(bytes), 200)
     val text = new String(bytes, PayloadOffset, n, java.nio.charset.StandardCharsets.UTF_8)

@@ -1,32 +1,30 @@
 package streamctl.control
 
 /**
- * The sending side of in-band control for one producer of one intermediate stream: which
- * control messages go to which partitions, and when. The I/O (asking Kafka for the
- * partition count, sending) is the [[ProducerControl.Wire]]'s; state moves on only after a
- * send returned, so a failed send is attempted again next time.
+ * The sending side of in-band control for one producer of one intermediate stream: which control
+ * messages go to which partitions, and when. The I/O (asking Kafka for the partition count,
+ * sending) is the [[ProducerControl.Wire]]'s; state moves on only after a send returned, so a
+ * failed send is attempted again next time.
  *
  * Rules:
- *  - Messages go to every partition the stream has when they are sent (asked at each send),
- *    after the data they speak for. When the stream grew, the partitions that never got the
- *    producer's current status (its latest watermark, or its idle message) get it at the next
- *    commit (idle: at the next idle check), even when nothing else is sent.
- *  - A watermark goes out after a batch commits, only when it advanced.
- *  - Idle: with an idle timeout, a producer that wrote no record for that long (no batch in
- *    flight) sends an idle message, carrying its latest watermark if it has one; while idle
- *    it checks for new partitions once per timeout. Before the next batch writes anything it
- *    sends an active message to every partition: data messages carry no producer name, so
- *    this is the only way readers learn it is back. A new run starts as "maybe idle" (a
- *    previous run may have left readers counting it idle): its first batch starts with an
- *    active message, and it declares itself idle after the timeout if no batch writes. A run
- *    that finishes without ending the stream (a scheduled `Trigger.AvailableNow` run) declares
- *    itself idle as it finishes.
- *  - End-of-stream: the watermark if it advanced, then end-of-stream, to every partition.
- *    It may be sent again (a retry after a failed send); readers count a producer once.
+ *   - Messages go to every partition the stream has when they are sent (asked at each send), after
+ *     the data they speak for. When the stream grew, the partitions that never got the producer's
+ *     current status (its latest watermark, or its idle message) get it at the next commit (idle:
+ *     at the next idle check), even when nothing else is sent.
+ *   - A watermark goes out after a batch commits, only when it advanced.
+ *   - Idle: with an idle timeout, a producer that wrote no record for that long (no batch in
+ *     flight) sends an idle message, carrying its latest watermark if it has one; while idle it
+ *     checks for new partitions once per timeout. Before the next batch writes anything it sends an
+ *     active message to every partition: data messages carry no producer name, so this is the only
+ *     way readers learn it is back. A new run starts as "maybe idle" (a previous run may have left
+ *     readers counting it idle): its first batch starts with an active message, and it declares
+ *     itself idle after the timeout if no batch writes. A run that finishes without ending the
+ *     stream (a scheduled `Trigger.AvailableNow` run) declares itself idle as it finishes.
+ *   - End-of-stream: the watermark if it advanced, then end-of-stream, to every partition. It may
+ *     be sent again (a retry after a failed send); readers count a producer once.
  *
- * Not thread-safe: the caller serialises calls, holding one lock around each call and its
- * sends, so that an idle message can never slip between an active message and the data
- * that follows it.
+ * Not thread-safe: the caller serialises calls, holding one lock around each call and its sends, so
+ * that an idle message can never slip between an active message and the data that follows it.
  *
  * {{{
  * val control = new ProducerControl(ControlEncoder.forProducer("by_user", 1), idleTimeoutMs = Some(60000), startMs = now, wire)
@@ -40,13 +38,19 @@ final class ProducerControl(
     val messages: ControlEncoder,
     val idleTimeoutMs: Option[Long],
     startMs: Long,
-    wire: ProducerControl.Wire) {
+    wire: ProducerControl.Wire
+) {
 
   idleTimeoutMs.foreach(t => require(t > 0, s"idle timeout must be positive, not $t ms"))
 
   private var lastWatermark: Option[Long] = None
-  /** Partitions [0, covered) have the current status: the idle message while idle, else `lastWatermark`. */
+
+  /**
+   * Partitions [0, covered) have the current status: the idle message while idle, else
+   * `lastWatermark`.
+   */
   private var covered = 0
+
   /** Readers may count this producer as idle (it said so, or a previous run may have). */
   private var idle = idleTimeoutMs.isDefined
   private var saidIdle = false
@@ -75,9 +79,9 @@ final class ProducerControl(
   }
 
   /**
-   * The stream's partition count for the running batch, asked at most once per batch: its
-   * writers spread keyed records over exactly these partitions and its real-time watermarks go
-   * to the same ones. A stream that grew is seen at the next batch (and by the commit's messages).
+   * The stream's partition count for the running batch, asked at most once per batch: its writers
+   * spread keyed records over exactly these partitions and its real-time watermarks go to the same
+   * ones. A stream that grew is seen at the next batch (and by the commit's messages).
    */
   def batchPartitionCount(): Int = {
     if (batchPartitions == 0) batchPartitions = wire.partitions()
@@ -91,7 +95,12 @@ final class ProducerControl(
    * of two, on the path every record waits on. A stream that grows in the moment between is seen
    * one batch later.
    */
-  def batchCommitted(nowMs: Long, wroteData: Boolean, watermark: Option[Long], realTime: Boolean = false): Unit = {
+  def batchCommitted(
+      nowMs: Long,
+      wroteData: Boolean,
+      watermark: Option[Long],
+      realTime: Boolean = false
+  ): Unit = {
     inFlight = false
     if (wroteData) lastDataMs = nowMs
     lazy val n = {
@@ -130,13 +139,16 @@ final class ProducerControl(
 
   /**
    * The run finished without ending the stream (a scheduled `Trigger.AvailableNow` run): it writes
-   * nothing until the next run, so with an idle timeout it says it is idle now rather than
-   * holding readers back until then.
+   * nothing until the next run, so with an idle timeout it says it is idle now rather than holding
+   * readers back until then.
    */
   def runFinished(nowMs: Long): Unit =
     if (!inFlight && idleTimeoutMs.isDefined && !saidIdle) sayIdle(nowMs, wire.partitions())
 
-  /** When [[tick]] has something to check next (epoch ms); None while a batch runs or without a timeout. */
+  /**
+   * When [[tick]] has something to check next (epoch ms); None while a batch runs or without a
+   * timeout.
+   */
   def nextCheckMs: Option[Long] =
     if (inFlight) None
     else idleTimeoutMs.map(t => if (saidIdle) lastCheckMs + t else lastDataMs + t)
@@ -165,7 +177,8 @@ final class ProducerControl(
       lastWatermark = Some(w)
       if (!saidIdle) covered = count
     case _ =>
-      // The stream grew: new partitions get the current watermark, so readers of them are not left undefined.
+      /* The stream grew: new partitions get the current watermark, so readers of them are not left
+       * undefined. */
       if (!saidIdle) lastWatermark.foreach { w =>
         val count = n
         if (count > covered) {
@@ -175,14 +188,18 @@ final class ProducerControl(
       }
   }
 
-  override def toString: String = s"ProducerControl(${messages.producer} of ${messages.producerCount})"
+  override def toString: String =
+    s"ProducerControl(${messages.producer} of ${messages.producerCount})"
 }
 
 object ProducerControl {
+
   /** Where a [[ProducerControl]]'s messages go: one intermediate stream. */
   trait Wire {
+
     /** The stream's partition count now. */
     def partitions(): Int
+
     /** Sends `value` to each of `partitions`, in order, and returns once all were acknowledged. */
     def send(value: Array[Byte], partitions: Range, what: String): Unit
   }

@@ -7,30 +7,29 @@ import org.slf4j.LoggerFactory
 import streamctl.StreamctlException
 
 /**
- * The decisions of in-band control for one run of one streaming query, on the driver: when
- * the query's watermark and its end-of-stream go downstream, to which of its sinks, and when
- * the query may stop by itself. [[ProducerControl]] decides what each sink then sends;
- * `spark.QueryControl` finds the run's query and sink in Spark and the facts this class needs
- * about the query ([[RunControl.Query]]); Spark's sources and sinks call this class directly.
+ * The decisions of in-band control for one run of one streaming query, on the driver: when the
+ * query's watermark and its end-of-stream go downstream, to which of its sinks, and when the query
+ * may stop by itself. [[ProducerControl]] decides what each sink then sends; `spark.QueryControl`
+ * finds the run's query and sink in Spark and the facts this class needs about the query
+ * ([[RunControl.Query]]); Spark's sources and sinks call this class directly.
  *
  * Rules:
- *  - The watermark sent downstream is the minimum over the query's own event-time watermark
- *    (when it has `withWatermark`) and the upstream watermark of its intermediate inputs;
- *    undefined while any of those is. It goes out after each batch commits, and in real-time
- *    mode also whenever it advanced, checked at each sink's watermark interval.
- *  - End-of-stream goes downstream once the inputs have ended and nothing is left to write:
- *    every source found no new data and its inputs ended in the latest planning round, and no
- *    batch has started since (a batch that only flushes state, such as closing windows, still
- *    writes). It is sent as the query stops ([[sourceStopped]]), or by [[completeEnd]] after
- *    `streamctl.end_of_stream(query)` stopped it; at most once per run, and never for a run
- *    whose query failed (it may have more to write once restarted).
- *  - A finished `Trigger.AvailableNow` run ends only the sinks that count it as the end; the
- *    others declare themselves idle until the next run.
- *  - A batch that failed still counts as in flight: its data may be written again by the
- *    retry, so no end-of-stream goes out before that.
- *  - Real-time mode runs a batch whether or not there is anything to read: a batch whose
- *    sources all said their inputs ended reads and writes nothing, and does not count as in
- *    flight.
+ *   - The watermark sent downstream is the minimum over the query's own event-time watermark (when
+ *     it has `withWatermark`) and the upstream watermark of its intermediate inputs; undefined
+ *     while any of those is. It goes out after each batch commits, and in real-time mode also
+ *     whenever it advanced, checked at each sink's watermark interval.
+ *   - End-of-stream goes downstream once the inputs have ended and nothing is left to write: every
+ *     source found no new data and its inputs ended in the latest planning round, and no batch has
+ *     started since (a batch that only flushes state, such as closing windows, still writes). It is
+ *     sent as the query stops ([[sourceStopped]]), or by [[completeEnd]] after
+ *     `streamctl.end_of_stream(query)` stopped it; at most once per run, and never for a run whose
+ *     query failed (it may have more to write once restarted).
+ *   - A finished `Trigger.AvailableNow` run ends only the sinks that count it as the end; the
+ *     others declare themselves idle until the next run.
+ *   - A batch that failed still counts as in flight: its data may be written again by the retry, so
+ *     no end-of-stream goes out before that.
+ *   - Real-time mode runs a batch whether or not there is anything to read: a batch whose sources
+ *     all said their inputs ended reads and writes nothing, and does not count as in flight.
  *
  * {{{
  * val run = new RunControl("5f0c...", query, release = () => registry.forget(...))
@@ -44,8 +43,12 @@ import streamctl.StreamctlException
 final class RunControl(
     val queryId: String,
     query: RunControl.Query,
-    /** Called when a source stopped and the run needs this control no more (no end request to complete). */
-    release: () => Unit) extends ControlledQuery {
+    /**
+     * Called when a source stopped and the run needs this control no more (no end request to
+     * complete).
+     */
+    release: () => Unit
+) extends ControlledQuery {
 
   private val log = LoggerFactory.getLogger(classOf[RunControl])
 
@@ -61,26 +64,43 @@ final class RunControl(
   override def addSource(source: ControlSource): Unit = synchronized(sources.update(source, None))
 
   /**
-   * Makes this run send the control messages of the sink with these options (once per stream:
-   * Spark builds a sink's write at every batch), if it writes an intermediate stream; returns
-   * that sink (None for a plain one, which carries no control messages).
+   * Makes this run send the control messages of the sink with these options (once per stream: Spark
+   * builds a sink's write at every batch), if it writes an intermediate stream; returns that sink
+   * (None for a plain one, which carries no control messages).
    */
   def addSinkFor(options: SinkOptions): Option[ControlSink] =
     if (!options.intermediate) None
-    else Some(addSink((options.kafka.bootstrapServers, options.stream), options.endOfStreamAfterAvailableNow) {
-      new ControlMessageSender(options.kafka, options.stream, () => options.producerName.getOrElse(defaultProducerName),
-        options.producerCount, options.idleTimeoutMs, () => query.running, options.watermarkIntervalMs)
+    else Some(addSink(
+      (options.kafka.bootstrapServers, options.stream),
+      options.endOfStreamAfterAvailableNow
+    ) {
+      new ControlMessageSender(
+        options.kafka,
+        options.stream,
+        () => options.producerName.getOrElse(defaultProducerName),
+        options.producerCount,
+        options.idleTimeoutMs,
+        () => query.running,
+        options.watermarkIntervalMs
+      )
     })
 
-  /** The producer name of a sink that names none: the query name, else its id (both survive restarts). */
+  /**
+   * The producer name of a sink that names none: the query name, else its id (both survive
+   * restarts).
+   */
   def defaultProducerName: String = query.name.getOrElse(s"query-$queryId")
 
   /**
    * Registers the sink writing `target` (servers, stream) once: Spark builds the sink's write at
    * every batch. `endOfStreamAfterAvailableNow`: whether a finished `Trigger.AvailableNow` run
-   * counts as the end of the stream. Returns the sink registered for `target` (the first one built).
+   * counts as the end of the stream. Returns the sink registered for `target` (the first one
+   * built).
    */
-  def addSink(target: (String, String), endOfStreamAfterAvailableNow: Boolean)(make: => ControlSink): ControlSink = {
+  def addSink(
+      target: (String, String),
+      endOfStreamAfterAvailableNow: Boolean
+  )(make: => ControlSink): ControlSink = {
     val (sink, added) = synchronized {
       sinks.collectFirst { case (s, _) if s.target == target => s } match {
         case Some(s) => (s, false)
@@ -115,18 +135,23 @@ final class RunControl(
 
   def requestEnd(): Unit = endWanted = true
 
-  def stopOnEndOfStream: Boolean = synchronized(sources.nonEmpty && sources.keys.forall(_.stopOnEndOfStream))
+  def stopOnEndOfStream: Boolean =
+    synchronized(sources.nonEmpty && sources.keys.forall(_.stopOnEndOfStream))
 
-  override def sourcePlanned(source: ControlSource, ended: Option[InputsEnded], newData: Boolean): Unit =
+  override def sourcePlanned(
+      source: ControlSource,
+      ended: Option[InputsEnded],
+      newData: Boolean
+  ): Unit =
     synchronized(sources.update(source, if (newData) None else ended))
 
   override def sourceAtEndOfStream(source: ControlSource, atEnd: Boolean): Unit =
     synchronized(if (atEnd) atEndOfStream += source else atEndOfStream -= source)
 
   /**
-   * The query should stop by itself: it wants to stop at end-of-stream, its `querySources`
-   * sources (as many as Spark reports) are all streamctl sources, and each one's inputs are all
-   * at end-of-stream after the batch it last reported on.
+   * The query should stop by itself: it wants to stop at end-of-stream, its `querySources` sources
+   * (as many as Spark reports) are all streamctl sources, and each one's inputs are all at
+   * end-of-stream after the batch it last reported on.
    */
   def endOfStreamReached(querySources: Int): Boolean = synchronized {
     stopOnEndOfStream && sources.size == querySources && sources.keys.forall(atEndOfStream.contains)
@@ -155,11 +180,12 @@ final class RunControl(
   def batchAborted(epoch: Long): Unit = currentSinks.foreach(_._1.batchAborted())
 
   /**
-   * The watermark this query sends downstream (see the class comment). `running`: the batch
-   * being committed, whose own watermark Spark already applies.
+   * The watermark this query sends downstream (see the class comment). `running`: the batch being
+   * committed, whose own watermark Spark already applies.
    */
   def producerWatermark(running: Option[Long] = None): Option[Long] = {
-    val upstream = synchronized(sources.keys.filter(_.hasIntermediateStreams).toSeq).map(_.upstreamWatermark)
+    val upstream =
+      synchronized(sources.keys.filter(_.hasIntermediateStreams).toSeq).map(_.upstreamWatermark)
     val own = query.eventTimeWatermark(running).toSeq
     val parts = upstream ++ own
     if (parts.isEmpty || parts.exists(_.isEmpty)) None else Some(parts.flatten.min)
@@ -169,7 +195,8 @@ final class RunControl(
   override def sourceStopped(): Unit =
     try {
       val reasons = synchronized {
-        if (endSent || inFlight.isDefined || sources.isEmpty || sources.values.exists(_.isEmpty)) None
+        if (endSent || inFlight.isDefined || sources.isEmpty || sources.values.exists(_.isEmpty))
+          None
         else Some(sources.values.flatten.toSet)
       }
       reasons.foreach { r =>
@@ -193,18 +220,24 @@ final class RunControl(
       if (endSent) false
       else inFlight match {
         case Some(epoch) => throw StreamctlException(
-          s"Query $describe stopped while batch $epoch was being written, so end-of-stream was not sent (data of that " +
-            "batch may follow later); restart the query and call end_of_stream again")
+            s"Query $describe stopped while batch $epoch was being written, so end-of-stream was not sent (data of that " +
+              "batch may follow later); restart the query and call end_of_stream again"
+          )
         case None => true
       }
     }
     if (pending) {
       sinkUnknown.foreach { why =>
-        throw StreamctlException(s"Query $describe: end-of-stream was not sent: its streamctl sink could not be set up: $why")
+        throw StreamctlException(
+          s"Query $describe: end-of-stream was not sent: its streamctl sink could not be set up: $why"
+        )
       }
       try sendEndOfStream(Set(InputsEnded.Requested))
       catch {
-        case e: StreamctlException => throw StreamctlException(s"Query $describe: end-of-stream was not sent: ${e.getMessage}", e)
+        case e: StreamctlException => throw StreamctlException(
+            s"Query $describe: end-of-stream was not sent: ${e.getMessage}",
+            e
+          )
       }
     }
   }
@@ -217,7 +250,8 @@ final class RunControl(
   private def describe: String = query.name.fold(queryId)(n => s"'$n' ($queryId)")
 
   private def sendEndOfStream(reasons: Set[InputsEnded]): Unit = {
-    // A sink may decline to treat a finished AvailableNow run as the end (runs repeated on a schedule).
+    /* A sink may decline to treat a finished AvailableNow run as the end (runs repeated on a
+     * schedule). */
     val availableNowOnly = reasons.contains(InputsEnded.AvailableNow) && !endWanted
     val (targets, goingOn) = currentSinks.partition { case (_, afterAvailableNow) =>
       !availableNowOnly || afterAvailableNow
@@ -226,14 +260,18 @@ final class RunControl(
     goingOn.foreach { case (sink, _) =>
       try sink.runFinished()
       catch {
-        case e: Exception => log.warn(s"Query $queryId: could not tell readers of stream '${sink.stream}' that it is idle " +
-          s"until its next run: ${e.getMessage}")
+        case e: Exception => log.warn(
+            s"Query $queryId: could not tell readers of stream '${sink.stream}' that it is idle " +
+              s"until its next run: ${e.getMessage}"
+          )
       }
     }
     targets.foreach { case (sender, _) =>
       sender.endOfStream(watermark)
-      log.info(s"Query $queryId: inputs ended (${reasons.mkString(", ")}); sent end-of-stream of producer " +
-        s"'${sender.producer}' to every partition of stream '${sender.stream}'")
+      log.info(
+        s"Query $queryId: inputs ended (${reasons.mkString(", ")}); sent end-of-stream of producer " +
+          s"'${sender.producer}' to every partition of stream '${sender.stream}'"
+      )
     }
     synchronized { endSent = true }
   }
@@ -242,14 +280,18 @@ final class RunControl(
 }
 
 object RunControl {
-  /** What a run's control needs to know about its query, read from Spark by `spark.QueryControl`. */
+
+  /**
+   * What a run's control needs to know about its query, read from Spark by `spark.QueryControl`.
+   */
   trait Query {
+
     /** The query's name, if it has one. */
     def name: Option[String]
 
     /**
-     * The query's own event-time watermark: None when it has no `withWatermark`, `Some(None)`
-     * while not known yet. `running`: the batch being committed, if any.
+     * The query's own event-time watermark: None when it has no `withWatermark`, `Some(None)` while
+     * not known yet. `running`: the batch being committed, if any.
      */
     def eventTimeWatermark(running: Option[Long]): Option[Option[Long]]
 

@@ -7,14 +7,14 @@ import streamctl.plan.{BatchPlan, PlanningStep, SourcePosition}
 import streamctl.system.{SSP, TaskName}
 
 /**
- * In-band control of one streamctl source on the driver. Readers record each (batch, task)
- * result in the metadata store ([[ControlResults]]); the source's planning step ([[step]], the
- * last of the chain) merges the results of the batch that ends at `start` into the next batch's
- * offset ([[ControlState]]), so the offset log carries the bookkeeping and a replay starts from
- * exactly the same states. This class tells the query ([[ControlledQuery]]) when the source's
- * inputs ended (every SSP at end-of-stream, an `AvailableNow` target reached, or an explicit
- * `end_of_stream`), hands each task its start state, plans real-time batches' control, reports
- * the control metrics and the upstream watermark.
+ * In-band control of one streamctl source on the driver. Readers record each (batch, task) result
+ * in the metadata store ([[ControlResults]]); the source's planning step ([[step]], the last of the
+ * chain) merges the results of the batch that ends at `start` into the next batch's offset
+ * ([[ControlState]]), so the offset log carries the bookkeeping and a replay starts from exactly
+ * the same states. This class tells the query ([[ControlledQuery]]) when the source's inputs ended
+ * (every SSP at end-of-stream, an `AvailableNow` target reached, or an explicit `end_of_stream`),
+ * hands each task its start state, plans real-time batches' control, reports the control metrics
+ * and the upstream watermark.
  *
  * {{{
  * val control = new SourceControl(intermediateStreams, stopOnEndOfStream = true, store, namespace, query)
@@ -27,7 +27,8 @@ final class SourceControl(
     override val stopOnEndOfStream: Boolean,
     store: => MetadataStore,
     namespace: String,
-    query: Option[ControlledQuery]) extends ControlSource {
+    query: Option[ControlledQuery]
+) extends ControlSource {
 
   override val hasIntermediateStreams: Boolean = intermediate.nonEmpty
 
@@ -44,8 +45,8 @@ final class SourceControl(
   @volatile private var realTimeCleaned = false
 
   /**
-   * A brand-new query's first position, with the initial control state. Results left by an
-   * earlier query with the same store are removed: they must not leak into this one.
+   * A brand-new query's first position, with the initial control state. Results left by an earlier
+   * query with the same store are removed: they must not leak into this one.
    */
   def initialize(first: SourcePosition): SourcePosition =
     if (!hasIntermediateStreams) first
@@ -54,7 +55,9 @@ final class SourceControl(
       first.withState(_.updated(ControlState.Codec, ControlState.initial))
     }
 
-  /** After `end_of_stream(query)` the source admits nothing: the planner returns `previous` itself. */
+  /**
+   * After `end_of_stream(query)` the source admits nothing: the planner returns `previous` itself.
+   */
   def holdsBack(previous: SourcePosition): Boolean = {
     known = Some(previous)
     val held = query.exists(_.endRequested)
@@ -67,10 +70,10 @@ final class SourceControl(
 
   /**
    * Real-time mode: the control state of the batch that begins with `plan` (every task reads
-   * open-ended). It gets the next `seq`, under which its readers record their states as they
-   * read ([[upstreamWatermark]] merges them while the batch runs), and starts from the states
-   * after the previous batch. Whether the batch can read anything is known now: nothing can
-   * follow end-of-stream on every SSP.
+   * open-ended). It gets the next `seq`, under which its readers record their states as they read
+   * ([[upstreamWatermark]] merges them while the batch runs), and starts from the states after the
+   * previous batch. Whether the batch can read anything is known now: nothing can follow
+   * end-of-stream on every SSP.
    */
   def beginRealTime(plan: BatchPlan): BatchPlan = {
     val previous = plan.previous
@@ -80,7 +83,8 @@ final class SourceControl(
       return plan
     }
     val prev = previous.state(ControlState.Codec)
-    // What a run that died in its batch prev.seq + 1 recorded is not in the offset log: never merge it.
+    /* What a run that died in its batch prev.seq + 1 recorded is not in the offset log: never merge
+     * it. */
     // Only a run's first batch can find such results (within a run, readers record under the
     // running batch's seq only), so later boundaries skip the store listing.
     if (!realTimeCleaned) {
@@ -96,41 +100,60 @@ final class SourceControl(
   }
 
   /**
-   * Real-time mode: the end of the batch `started` (the beginning [[beginRealTime]] planned),
-   * given where its readers stopped (`end`, state as begun) and the states they reported with
-   * their positions. The end offset carries the states at the batch's end (merging them again
-   * with what readers recorded under its `seq` changes nothing). A batch that read nothing and
-   * heard nothing ends exactly at `previous`, as Spark's `processAllAvailable` expects.
+   * Real-time mode: the end of the batch `started` (the beginning [[beginRealTime]] planned), given
+   * where its readers stopped (`end`, state as begun) and the states they reported with their
+   * positions. The end offset carries the states at the batch's end (merging them again with what
+   * readers recorded under its `seq` changes nothing). A batch that read nothing and heard nothing
+   * ends exactly at `previous`, as Spark's `processAllAvailable` expects.
    */
-  def endRealTime(previous: SourcePosition, end: SourcePosition, readerStates: Iterable[States]): SourcePosition = {
+  def endRealTime(
+      previous: SourcePosition,
+      end: SourcePosition,
+      readerStates: Iterable[States]
+  ): SourcePosition = {
     live = None
     val result =
       if (!hasIntermediateStreams) { if (end == previous) previous else end }
       else {
         val ctl = end.state(ControlState.Codec)
         val merged = SspControlStates.merge(ctl.states +: readerStates.toSeq)
-        val unchanged = end.withState(_.updated(ControlState.Codec, ControlState(previous.state(ControlState.Codec).seq, merged)))
-        if (unchanged == previous) previous else end.withState(_.updated(ControlState.Codec, ControlState(ctl.seq, merged)))
+        val unchanged = end.withState(_.updated(
+          ControlState.Codec,
+          ControlState(previous.state(ControlState.Codec).seq, merged)
+        ))
+        if (unchanged == previous) previous
+        else end.withState(_.updated(ControlState.Codec, ControlState(ctl.seq, merged)))
       }
     known = Some(result)
     val newData = result != previous
     if (!hasIntermediateStreams) report(newData, None)
     else {
       val states = result.state(ControlState.Codec).states
-      report(newData, if (allEndOfStream(states, result.ssps)) Some(InputsEnded.EndOfStream) else None)
+      report(
+        newData,
+        if (allEndOfStream(states, result.ssps)) Some(InputsEnded.EndOfStream) else None
+      )
     }
     result
   }
 
-  /** The control start of `task` in the batch ending at `end`; None when it reads no intermediate SSP. */
+  /**
+   * The control start of `task` in the batch ending at `end`; None when it reads no intermediate
+   * SSP.
+   */
   def forTask(end: SourcePosition, task: TaskName): Option[TaskControl] = {
     val own = end.tasks.getOrElse(task, Map.empty).keySet.filter(isIntermediate)
     if (own.isEmpty) None
     else {
       val ctl = end.state(ControlState.Codec)
-      val others = WatermarkSummary.of(end.ssps.iterator.filter(s => isIntermediate(s) && !own.contains(s))
-        .map(ctl.states.getOrElse(_, SspControlState.empty)).toSeq)
-      Some(TaskControl(ctl.seq, SspControlStates.write(TaskControl.startOf(ctl.states, own)), others))
+      val others =
+        WatermarkSummary.of(end.ssps.iterator.filter(s => isIntermediate(s) && !own.contains(s))
+          .map(ctl.states.getOrElse(_, SspControlState.empty)).toSeq)
+      Some(TaskControl(
+        ctl.seq,
+        SspControlStates.write(TaskControl.startOf(ctl.states, own)),
+        others
+      ))
     }
   }
 
@@ -143,7 +166,8 @@ final class SourceControl(
 
   override def upstreamWatermark: Option[Long] = live match {
     // A real-time batch is running: what its readers recorded so far, freshly read.
-    case Some((seq, start, ssps)) => watermarkOf(ssps, SspControlStates.merge(start +: results.load(seq).map(_._2)))
+    case Some((seq, start, ssps)) =>
+      watermarkOf(ssps, SspControlStates.merge(start +: results.load(seq).map(_._2)))
     case None => settledWatermark
   }
 
@@ -153,8 +177,8 @@ final class SourceControl(
   def stopped(): Unit = query.foreach(_.sourceStopped())
 
   /**
-   * `watermark` (epoch ms, when defined), `endOfStream` and per-SSP `control` producer counts
-   * (idle ones too), after the batch ending at `consumed`; the query hears whether it is at
+   * `watermark` (epoch ms, when defined), `endOfStream` and per-SSP `control` producer counts (idle
+   * ones too), after the batch ending at `consumed`; the query hears whether it is at
    * end-of-stream.
    */
   def metrics(consumed: SourcePosition): Map[String, String] = {
@@ -191,12 +215,20 @@ final class SourceControl(
   }
 
   private def watermarkOf(ssps: Set[SSP], states: States): Option[Long] =
-    WatermarkSummary.of(ssps.iterator.filter(isIntermediate).map(states.getOrElse(_, SspControlState.empty)).toSeq).watermark
+    WatermarkSummary.of(ssps.iterator.filter(isIntermediate).map(states.getOrElse(
+      _,
+      SspControlState.empty
+    )).toSeq).watermark
 
   /** Every SSP of the source is intermediate and at end-of-stream: nothing more can come. */
   private[control] def allEndOfStream(states: States, ssps: Set[SSP]): Boolean =
     SspControlStates.allEndOfStream(ssps, s => if (isIntermediate(s)) states.get(s) else None)
 
-  private[control] def endedByTarget(next: SourcePosition, target: Option[Map[SSP, Long]]): Option[InputsEnded] =
-    target.filter(t => next.minPositions.forall { case (s, o) => t.get(s).forall(o >= _) }).map(_ => InputsEnded.AvailableNow)
+  private[control] def endedByTarget(
+      next: SourcePosition,
+      target: Option[Map[SSP, Long]]
+  ): Option[InputsEnded] =
+    target.filter(t => next.minPositions.forall { case (s, o) => t.get(s).forall(o >= _) }).map(_ =>
+      InputsEnded.AvailableNow
+    )
 }

@@ -10,12 +10,12 @@ import streamctl.{Json, StreamctlException}
 import streamctl.system.SSP
 
 /**
- * Control bookkeeping of many SSPs (a query's, or one task's), as the driver carries it
- * from batch to batch in the source's Offset.
+ * Control bookkeeping of many SSPs (a query's, or one task's), as the driver carries it from batch
+ * to batch in the source's Offset.
  *
  * The driver's step for batch N+1: `merge(previous +: taskResultsOfBatchN)`. Because
- * [[SspControlState.merge]] is a union/maximum, including the previous state is harmless
- * (every task result started from it) and keeps SSPs no task read this batch.
+ * [[SspControlState.merge]] is a union/maximum, including the previous state is harmless (every
+ * task result started from it) and keeps SSPs no task read this batch.
  *
  * {{{
  * val next  = SspControlStates.merge(Seq(previous, resultOfTask0, resultOfTask1))
@@ -37,8 +37,8 @@ object SspControlStates {
   }
 
   /**
-   * True when there is at least one of `ssps` and every one is at end-of-stream by
-   * `stateOf` (an SSP without a state, such as a plain stream's, never is): nothing more can come.
+   * True when there is at least one of `ssps` and every one is at end-of-stream by `stateOf` (an
+   * SSP without a state, such as a plain stream's, never is): nothing more can come.
    */
   def allEndOfStream(ssps: Iterable[SSP], stateOf: SSP => Option[SspControlState]): Boolean =
     ssps.nonEmpty && ssps.forall(s => stateOf(s).exists(_.isEndOfStream))
@@ -59,7 +59,10 @@ object SspControlStates {
     node.properties.asScala.map { e =>
       val ssp =
         try SSP.parse(e.getKey)
-        catch { case x: StreamctlException => throw StreamctlException(s"Bad control states in $what: ${x.getMessage}", x) }
+        catch {
+          case x: StreamctlException =>
+            throw StreamctlException(s"Bad control states in $what: ${x.getMessage}", x)
+        }
       ssp -> SspControlState.fromJson(e.getValue, s"$what, ${ControlErrors.where(ssp)}")
     }.toMap
   }

@@ -5,20 +5,20 @@ import streamctl.control.SspControlStates.States
 import streamctl.system.{Envelope, EnvelopeDecoder, SSP, SspRange, TaskName}
 
 /**
- * In-band control for one task of one batch, on the executor: the decoding step of the reader
- * path (Kafka reader -> this -> chooser -> row). Records of the task's intermediate SSPs go
- * through [[decoderFor]]: a user record goes on with its value past the type byte (in place,
- * nothing copied), a control message updates the SSP's bookkeeping ([[SspControlState]]) and goes
- * no further. Single-threaded, like the reader.
+ * In-band control for one task of one batch, on the executor: the decoding step of the reader path
+ * (Kafka reader -> this -> chooser -> row). Records of the task's intermediate SSPs go through
+ * [[decoderFor]]: a user record goes on with its value past the type byte (in place, nothing
+ * copied), a control message updates the SSP's bookkeeping ([[SspControlState]]) and goes no
+ * further. Single-threaded, like the reader.
  *
- * Every row of an intermediate stream carries [[watermarkMs]]: the query's upstream watermark
- * as far as this task knows it, by the rule of [[WatermarkSummary]] over every intermediate SSP
- * of the source, this task's own SSPs as read so far and the others as of the batch start (they
- * only move forward, so this never overtakes the true minimum). Spark keeps one watermark per
- * query, so a per-task value would let a fast task's rows pull it past a slow task's data.
+ * Every row of an intermediate stream carries [[watermarkMs]]: the query's upstream watermark as
+ * far as this task knows it, by the rule of [[WatermarkSummary]] over every intermediate SSP of the
+ * source, this task's own SSPs as read so far and the others as of the batch start (they only move
+ * forward, so this never overtakes the true minimum). Spark keeps one watermark per query, so a
+ * per-task value would let a fast task's rows pull it past a slow task's data.
  *
- * When the task has read all its ranges, [[finish]] hands its bookkeeping to `record` (the
- * driver merges it into the next offset, see [[ControlResults]]), only if the batch changed it.
+ * When the task has read all its ranges, [[finish]] hands its bookkeeping to `record` (the driver
+ * merges it into the next offset, see [[ControlResults]]), only if the batch changed it.
  *
  * {{{
  * val control = TaskControlReader("Partition 0", ranges, partition.control, intermediateStreams)
@@ -29,7 +29,9 @@ import streamctl.system.{Envelope, EnvelopeDecoder, SSP, SspRange, TaskName}
  */
 final class TaskControlReader private (val control: TaskControl, intermediate: Iterable[SSP]) {
   private val channels: Map[SSP, Channel] =
-    intermediate.iterator.map(s => s -> new Channel(s, control.startStates.getOrElse(s, SspControlState.empty))).toMap
+    intermediate.iterator.map(s =>
+      s -> new Channel(s, control.startStates.getOrElse(s, SspControlState.empty))
+    ).toMap
   private var rowWatermark: Long = computeWatermark()
   private var finished = false
   private var messages = 0L
@@ -37,27 +39,41 @@ final class TaskControlReader private (val control: TaskControl, intermediate: I
   /** The decoder of `ssp`: control-aware for intermediate SSPs, pass-through for others. */
   def decoderFor(ssp: SSP): EnvelopeDecoder = channels.getOrElse(ssp, EnvelopeDecoder.Identity)
 
-  /** The row watermark (epoch ms) for a row of `ssp`; -1 (null) for plain streams or while undefined. */
+  /**
+   * The row watermark (epoch ms) for a row of `ssp`; -1 (null) for plain streams or while
+   * undefined.
+   */
   def watermarkMs(ssp: SSP): Long = if (channels.contains(ssp)) rowWatermark else -1L
 
   /** The states of the task's intermediate SSPs now. */
   def state: States = channels.map { case (s, c) => s -> c.state }
 
-  /** How many control messages this reader has applied so far (real-time readers publish their states when it grows). */
+  /**
+   * How many control messages this reader has applied so far (real-time readers publish their
+   * states when it grows).
+   */
   def applied: Long = messages
 
   /** Every intermediate SSP of the task is at end-of-stream: nothing more can come on them. */
-  def atEndOfStream: Boolean = SspControlStates.allEndOfStream(channels.keys, s => channels.get(s).map(_.state))
+  def atEndOfStream: Boolean =
+    SspControlStates.allEndOfStream(channels.keys, s => channels.get(s).map(_.state))
 
-  /** Hands the task's bookkeeping to `record` once every range was read to its end, if the batch changed it. */
+  /**
+   * Hands the task's bookkeeping to `record` once every range was read to its end, if the batch
+   * changed it.
+   */
   def finish(record: States => Unit): Unit = if (!finished) {
     finished = true
     val end = state
-    if (end.exists { case (s, st) => control.startStates.getOrElse(s, SspControlState.empty) != st }) record(end)
+    if (
+      end.exists { case (s, st) => control.startStates.getOrElse(s, SspControlState.empty) != st }
+    ) record(end)
   }
 
   private def computeWatermark(): Long =
-    (WatermarkSummary.of(channels.valuesIterator.map(_.state).toSeq) ++ control.others).watermark.getOrElse(-1L)
+    (WatermarkSummary.of(
+      channels.valuesIterator.map(_.state).toSeq
+    ) ++ control.others).watermark.getOrElse(-1L)
 
   /** One intermediate SSP of the task. */
   private final class Channel(ssp: SSP, initial: SspControlState) extends EnvelopeDecoder {
@@ -69,7 +85,8 @@ final class TaskControlReader private (val control: TaskControl, intermediate: I
         e.skipValueBytes(IntermediateMessage.PayloadOffset)
         true
       } else {
-        state = state(IntermediateMessage.decodeControl(ssp, e.offset, e.value), ssp, e.offset).state
+        state =
+          state(IntermediateMessage.decodeControl(ssp, e.offset, e.value), ssp, e.offset).state
         messages += 1
         rowWatermark = computeWatermark()
         false
@@ -78,15 +95,21 @@ final class TaskControlReader private (val control: TaskControl, intermediate: I
 }
 
 object TaskControlReader {
+
   /** The control of a task reading `ranges`; `None` when it reads no intermediate stream. */
-  def apply(task: TaskName, ranges: Seq[SspRange], control: Option[TaskControl], intermediateStreams: Set[String]): Option[TaskControlReader] = {
+  def apply(
+      task: TaskName,
+      ranges: Seq[SspRange],
+      control: Option[TaskControl],
+      intermediateStreams: Set[String]
+  ): Option[TaskControlReader] = {
     val ssps = ranges.map(_.ssp).filter(s => intermediateStreams.contains(s.stream)).distinct
     if (ssps.isEmpty) None
     else control match {
       case Some(c) => Some(new TaskControlReader(c, ssps))
       // Reading framed records without bookkeeping would lose control messages for good.
       case None => throw StreamctlException(s"Task '$task' reads intermediate SSPs " +
-        s"${ssps.sorted.mkString(", ")} but was planned without a control start state")
+          s"${ssps.sorted.mkString(", ")} but was planned without a control start state")
     }
   }
 }

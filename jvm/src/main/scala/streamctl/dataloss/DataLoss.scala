@@ -9,11 +9,10 @@ import streamctl.plan.StateCodec
 import streamctl.system.{SSP, SkippedRange}
 
 /**
- * Records a query skipped because they were gone, kept in the source's offset (state
- * `dataLoss`): the totals since the query's checkpoint began, and what the batch
- * ending at that offset skipped when it was planned. Being in the offset log, the ranges say
- * why a batch began where it did, a replay neither repeats nor forgets them, and the totals
- * survive restarts.
+ * Records a query skipped because they were gone, kept in the source's offset (state `dataLoss`):
+ * the totals since the query's checkpoint began, and what the batch ending at that offset skipped
+ * when it was planned. Being in the offset log, the ranges say why a batch began where it did, a
+ * replay neither repeats nor forgets them, and the totals survive restarts.
  *
  * {{{
  * {"recordsSkipped":500,"streamsRecreated":1,
@@ -21,17 +20,29 @@ import streamctl.system.{SSP, SkippedRange}
  *  "recreated":[{"stream":"orders","before":"Rk7Hz...","now":"a0P9q..."}]}
  * }}}
  */
-final case class DataLoss(recordsSkipped: Long, streamsRecreated: Long, skipped: Seq[SkippedRange], recreated: Seq[Recreation]) {
-  def isEmpty: Boolean = recordsSkipped == 0 && streamsRecreated == 0 && skipped.isEmpty && recreated.isEmpty
+final case class DataLoss(
+    recordsSkipped: Long,
+    streamsRecreated: Long,
+    skipped: Seq[SkippedRange],
+    recreated: Seq[Recreation]
+) {
+  def isEmpty: Boolean =
+    recordsSkipped == 0 && streamsRecreated == 0 && skipped.isEmpty && recreated.isEmpty
 
   /** The totals, for the next batch: what this one skipped is its own. */
   def carried: DataLoss = copy(skipped = Nil, recreated = Nil)
 
   /** Ranges the planner moves past in this batch. */
   def skip(ranges: Seq[SkippedRange]): DataLoss =
-    copy(recordsSkipped = recordsSkipped + ranges.iterator.map(_.records).sum, skipped = skipped ++ ranges)
+    copy(
+      recordsSkipped = recordsSkipped + ranges.iterator.map(_.records).sum,
+      skipped = skipped ++ ranges
+    )
 
-  /** Ranges readers found gone while reading an earlier batch: counted, already logged where they were found. */
+  /**
+   * Ranges readers found gone while reading an earlier batch: counted, already logged where they
+   * were found.
+   */
   def skippedWhileReading(ranges: Seq[SkippedRange]): DataLoss =
     copy(recordsSkipped = recordsSkipped + ranges.iterator.map(_.records).sum)
 
@@ -44,8 +55,8 @@ object DataLoss {
   val empty: DataLoss = DataLoss(0, 0, Nil, Nil)
 
   /**
-   * For each SSP whose position is before the oldest offset still on the broker, the offsets
-   * in between. `positions` holds the least position of each SSP over the tasks reading it.
+   * For each SSP whose position is before the oldest offset still on the broker, the offsets in
+   * between. `positions` holds the least position of each SSP over the tasks reading it.
    */
   def gaps(positions: Map[SSP, Long], oldest: Map[SSP, Long]): Seq[SkippedRange] =
     positions.toSeq.sortBy(_._1).flatMap { case (ssp, at) =>
@@ -62,11 +73,15 @@ object DataLoss {
       root.put("streamsRecreated", d.streamsRecreated)
       if (d.skipped.nonEmpty) {
         val s = root.putArray("skipped")
-        d.skipped.sortBy(r => (r.ssp, r.from)).foreach(r => s.addObject().put("ssp", r.ssp.key).put("from", r.from).put("until", r.until))
+        d.skipped.sortBy(r => (r.ssp, r.from)).foreach(r =>
+          s.addObject().put("ssp", r.ssp.key).put("from", r.from).put("until", r.until)
+        )
       }
       if (d.recreated.nonEmpty) {
         val c = root.putArray("recreated")
-        d.recreated.sortBy(_.stream).foreach(r => c.addObject().put("stream", r.stream).put("before", r.before).put("now", r.now))
+        d.recreated.sortBy(_.stream).foreach(r =>
+          c.addObject().put("stream", r.stream).put("before", r.before).put("now", r.now)
+        )
       }
       root
     }
@@ -76,10 +91,21 @@ object DataLoss {
       DataLoss(
         Json.field(node, "recordsSkipped", what).asLong(),
         Json.field(node, "streamsRecreated", what).asLong(),
-        list("skipped").map(r => SkippedRange(SSP.parse(Json.field(r, "ssp", what).asText()),
-          Json.field(r, "from", what).asLong(), Json.field(r, "until", what).asLong())),
-        list("recreated").map(r => Recreation(Json.field(r, "stream", what).asText(),
-          Json.field(r, "before", what).asText(), Json.field(r, "now", what).asText())))
+        list("skipped").map(r =>
+          SkippedRange(
+            SSP.parse(Json.field(r, "ssp", what).asText()),
+            Json.field(r, "from", what).asLong(),
+            Json.field(r, "until", what).asLong()
+          )
+        ),
+        list("recreated").map(r =>
+          Recreation(
+            Json.field(r, "stream", what).asText(),
+            Json.field(r, "before", what).asText(),
+            Json.field(r, "now", what).asText()
+          )
+        )
+      )
     }
   }
 }

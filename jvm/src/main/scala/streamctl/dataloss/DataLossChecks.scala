@@ -8,32 +8,31 @@ import streamctl.plan.{BatchPlan, PlanningContext, PlanningStep, SourcePosition}
 import streamctl.system.{SSP, SkippedRange, StreamDescription, SystemAdmin}
 
 /**
- * Planning for records that are gone from the broker: nothing is lost silently. Three steps,
- * in the planner's order:
+ * Planning for records that are gone from the broker: nothing is lost silently. Three steps, in the
+ * planner's order:
  *
- *  1. [[recreations]], first, whenever the planner asked Kafka about the streams (every
- *     `partition.check.interval`, at the first planning after a (re)start, and when a
- *     partition's end is behind the query's position): a stream whose Kafka topic ID is not
- *     the one recorded in the offset was deleted and created again. With
- *     `failOnDataLoss=true` (the default) the query fails naming the stream and both IDs;
- *     otherwise every task reading it starts over at the new topic's first offset. The IDs
- *     are recorded in the offset ([[StreamIds]]) from the query's first offset on; a
- *     checkpoint written without them gets them at its first check.
- *  2. [[gaps]], after startpoints, with `failOnDataLoss=false` only: an SSP that would
- *     begin before the oldest offset still on the broker (retention) begins there instead.
- *     With `failOnDataLoss=true` the reader fails on the missing records itself, so the
- *     default costs no extra request per batch.
- *  3. [[truncation]], once the heads are known: a head behind a task's position, in a topic
- *     that was not recreated (told by its topic ID, before this), means the partition was
- *     truncated (e.g. an unclean leader election): records the query counted on are gone, and
- *     the offsets it read will be reused. It fails, or with `failOnDataLoss=false` says so
- *     and continues from the broker's end ([[BatchPlan.end]]).
+ *   1. [[recreations]], first, whenever the planner asked Kafka about the streams (every
+ *      `partition.check.interval`, at the first planning after a (re)start, and when a partition's
+ *      end is behind the query's position): a stream whose Kafka topic ID is not the one recorded
+ *      in the offset was deleted and created again. With `failOnDataLoss=true` (the default) the
+ *      query fails naming the stream and both IDs; otherwise every task reading it starts over at
+ *      the new topic's first offset. The IDs are recorded in the offset ([[StreamIds]]) from the
+ *      query's first offset on; a checkpoint written without them gets them at its first check.
+ *   2. [[gaps]], after startpoints, with `failOnDataLoss=false` only: an SSP that would begin
+ *      before the oldest offset still on the broker (retention) begins there instead. With
+ *      `failOnDataLoss=true` the reader fails on the missing records itself, so the default costs
+ *      no extra request per batch.
+ *   3. [[truncation]], once the heads are known: a head behind a task's position, in a topic that
+ *      was not recreated (told by its topic ID, before this), means the partition was truncated
+ *      (e.g. an unclean leader election): records the query counted on are gone, and the offsets it
+ *      read will be reused. It fails, or with `failOnDataLoss=false` says so and continues from the
+ *      broker's end ([[BatchPlan.end]]).
  *
- * What a batch skipped goes into its end offset ([[DataLoss]], with running totals), is
- * logged once at WARN when the batch is planned ([[planned]]), and is counted in the
- * progress metrics `recordsSkipped` and `streamsRecreated`. Records a reader finds gone
- * between planning and reading are logged by the reader and reach the totals through the
- * readers' reports (`ctx.skippedWhileReading`).
+ * What a batch skipped goes into its end offset ([[DataLoss]], with running totals), is logged once
+ * at WARN when the batch is planned ([[planned]]), and is counted in the progress metrics
+ * `recordsSkipped` and `streamsRecreated`. Records a reader finds gone between planning and reading
+ * are logged by the reader and reach the totals through the readers' reports
+ * (`ctx.skippedWhileReading`).
  *
  * {{{
  * val step = new DataLossChecks(admin, failOnDataLoss = false)
@@ -64,7 +63,8 @@ final class DataLossChecks(admin: SystemAdmin, failOnDataLoss: Boolean) {
       else if (failOnDataLoss) throw StreamctlException(
         s"${recreated.map(_.describe).mkString("; ")}: the query's checkpoint holds offsets of the old topic, and the records " +
           "it had not read yet are gone. Set option 'failOnDataLoss' to false to read the new topic from its first offset, " +
-          "or start the query with a new checkpoint")
+          "or start the query with a new checkpoint"
+      )
       else startOver(withIds, recreated, now, loss)
     }
   }
@@ -73,17 +73,24 @@ final class DataLossChecks(admin: SystemAdmin, failOnDataLoss: Boolean) {
   // gone: that reader's WARN named the whole range (one WARN per range), so they are only counted.
   private var continued: Set[SkippedRange] = Set.empty
 
-  /** With `failOnDataLoss=false`: SSPs that would begin before the broker's oldest offset begin there. */
+  /**
+   * With `failOnDataLoss=false`: SSPs that would begin before the broker's oldest offset begin
+   * there.
+   */
   val gaps: PlanningStep = (plan: BatchPlan, ctx: PlanningContext) =>
     if (failOnDataLoss || plan.ssps.isEmpty) plan
     else {
       val oldest = admin.oldestOffsets(plan.ssps)
       val skipped = DataLoss.gaps(plan.minBegins, oldest)
-      continued = skipped.filter(g => ctx.skippedWhileReading.exists(r => r.ssp == g.ssp && r.until == g.from)).toSet
+      continued = skipped.filter(g =>
+        ctx.skippedWhileReading.exists(r => r.ssp == g.ssp && r.until == g.from)
+      ).toSet
       if (skipped.isEmpty) plan
       else {
         val moved = plan.begins.foldLeft(plan) { case (p, (task, ssps)) =>
-          ssps.foldLeft(p) { case (q, (ssp, begin)) => oldest.get(ssp).filter(_ > begin).fold(q)(q.begin(task, ssp, _)) }
+          ssps.foldLeft(p) { case (q, (ssp, begin)) =>
+            oldest.get(ssp).filter(_ > begin).fold(q)(q.begin(task, ssp, _))
+          }
         }
         moved.withState(s => s.updated(DataLoss.Codec, s(DataLoss.Codec).skip(skipped)))
       }
@@ -97,50 +104,89 @@ final class DataLossChecks(admin: SystemAdmin, failOnDataLoss: Boolean) {
         s"stream '${s.stream}' partition ${s.partition}: checkpoint at offset $o, broker ends at ${plan.heads(s)}"
       }.mkString("; ")
       if (failOnDataLoss)
-        throw StreamctlException(s"Kafka holds fewer records than the checkpoint has read ($what); the topic was truncated " +
-          "(or recreated before streamctl recorded topic IDs). Set option 'failOnDataLoss' to false to continue from the broker's end")
-      log.warn(s"Kafka holds fewer records than the checkpoint has read ($what); continuing from the " +
-        "broker's end, because option 'failOnDataLoss' is false")
+        throw StreamctlException(
+          s"Kafka holds fewer records than the checkpoint has read ($what); the topic was truncated " +
+            "(or recreated before streamctl recorded topic IDs). Set option 'failOnDataLoss' to false to continue from the broker's end"
+        )
+      log.warn(
+        s"Kafka holds fewer records than the checkpoint has read ($what); continuing from the " +
+          "broker's end, because option 'failOnDataLoss' is false"
+      )
     }
     plan
   }
 
-  /** A batch ending at `next` was planned: says what it skips, once (a logged batch is never planned again). */
+  /**
+   * A batch ending at `next` was planned: says what it skips, once (a logged batch is never planned
+   * again).
+   */
   def planned(next: SourcePosition): Unit = {
     val loss = next.state(DataLoss.Codec)
-    loss.recreated.foreach(r => log.warn(s"${r.describe}; reading it again from its first offset, because option " +
-      "'failOnDataLoss' is false. Records of the old topic the query had not read are lost"))
+    loss.recreated.foreach(r =>
+      log.warn(s"${r.describe}; reading it again from its first offset, because option " +
+        "'failOnDataLoss' is false. Records of the old topic the query had not read are lost")
+    )
     loss.skipped.filterNot(continued).foreach(r => log.warn(r.describe))
     continued = Set.empty
   }
 
-  /** `recordsSkipped` and `streamsRecreated` since the query's checkpoint began, up to the batch ending at `consumed`. */
-  def metrics(consumed: SourcePosition, skippedWhileReading: Seq[SkippedRange]): Map[String, String] = {
+  /**
+   * `recordsSkipped` and `streamsRecreated` since the query's checkpoint began, up to the batch
+   * ending at `consumed`.
+   */
+  def metrics(
+      consumed: SourcePosition,
+      skippedWhileReading: Seq[SkippedRange]
+  ): Map[String, String] = {
     val loss = consumed.state(DataLoss.Codec).skippedWhileReading(skippedWhileReading)
-    Map("recordsSkipped" -> loss.recordsSkipped.toString, "streamsRecreated" -> loss.streamsRecreated.toString)
+    Map(
+      "recordsSkipped" -> loss.recordsSkipped.toString,
+      "streamsRecreated" -> loss.streamsRecreated.toString
+    )
   }
 
-  private def startOver(plan: BatchPlan, recreated: Seq[Recreation], now: Map[String, StreamDescription],
-                        loss: DataLoss): BatchPlan = {
+  private def startOver(
+      plan: BatchPlan,
+      recreated: Seq[Recreation],
+      now: Map[String, StreamDescription],
+      loss: DataLoss
+  ): BatchPlan = {
     val streams = recreated.map(_.stream).toSet
     val ssps = plan.ssps.filter(s => streams.contains(s.stream))
     recreated.foreach { r =>
-      val reads = ssps.iterator.filter(_.stream == r.stream).map(_.partition + 1).maxOption.getOrElse(0)
+      val reads =
+        ssps.iterator.filter(_.stream == r.stream).map(_.partition + 1).maxOption.getOrElse(0)
       val has = now(r.stream).partitions
-      if (has < reads) throw StreamctlException(s"${r.describe} with $has partition(s), fewer than the $reads the query " +
-        "reads; a query cannot read fewer partitions of a stream. Start it with a new checkpoint")
+      if (has < reads) throw StreamctlException(
+        s"${r.describe} with $has partition(s), fewer than the $reads the query " +
+          "reads; a query cannot read fewer partitions of a stream. Start it with a new checkpoint"
+      )
     }
     val oldest = admin.oldestOffsets(ssps)
     val moved = plan.begins.foldLeft(plan) { case (p, (task, positions)) =>
       positions.keys.filter(ssps.contains).foldLeft(p) { (q, ssp) =>
-        q.begin(task, ssp, oldest.getOrElse(ssp, throw StreamctlException(
-          s"Kafka returned no first offset for stream '${ssp.stream}' partition ${ssp.partition}")))
+        q.begin(
+          task,
+          ssp,
+          oldest.getOrElse(
+            ssp,
+            throw StreamctlException(
+              s"Kafka returned no first offset for stream '${ssp.stream}' partition ${ssp.partition}"
+            )
+          )
+        )
       }
     }
-    // Partitions held back by an expansion wait for offsets of the old topic, which mean nothing in the new one.
+    /* Partitions held back by an expansion wait for offsets of the old topic, which mean nothing in
+     * the new one. */
     moved.withState { s =>
       val grouping = s(GroupingState.Codec)
-      s.updated(GroupingState.Codec, grouping.copy(holds = grouping.holds.filter { case (held, _) => !streams.contains(held.stream) }))
+      s.updated(
+        GroupingState.Codec,
+        grouping.copy(holds = grouping.holds.filter { case (held, _) =>
+          !streams.contains(held.stream)
+        })
+      )
         .updated(DataLoss.Codec, loss.recreate(recreated))
     }
   }
@@ -151,5 +197,7 @@ object DataLossChecks {
 
   /** SSPs whose head is behind a task's position in `plan`, with the furthest such position. */
   def behind(plan: BatchPlan): Map[SSP, Long] =
-    plan.begins.values.flatten.groupMapReduce(_._1)(_._2)(math.max).filter { case (s, o) => plan.heads.get(s).exists(_ < o) }
+    plan.begins.values.flatten.groupMapReduce(_._1)(_._2)(math.max).filter { case (s, o) =>
+      plan.heads.get(s).exists(_ < o)
+    }
 }

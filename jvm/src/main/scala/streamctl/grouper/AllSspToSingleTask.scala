@@ -3,10 +3,10 @@ package streamctl.grouper
 import streamctl.system.{SSP, TaskName}
 
 /**
- * Grouper `single`: every SSP in one task, `Task 0`, for jobs that need to see everything in
- * one place (a global order, a small reference join). SSPs already in `previous` stay where
- * they are, so switching an existing job to this grouper moves no SSP; only SSPs new to the
- * job land in `Task 0`.
+ * Grouper `single`: every SSP in one task, `Task 0`, for jobs that need to see everything in one
+ * place (a global order, a small reference join). SSPs already in `previous` stay where they are,
+ * so switching an existing job to this grouper moves no SSP; only SSPs new to the job land in
+ * `Task 0`.
  *
  * {{{
  * new AllSspToSingleTask().group(Map.empty, Set(SSP.kafka("a", 0), SSP.kafka("b", 1)))

@@ -3,10 +3,10 @@ package streamctl.grouper
 import streamctl.system.{SSP, TaskName}
 
 /**
- * Grouper `partition` (the default, as in Samza): SSPs with the same partition number form
- * task `Partition N`, so streams partitioned alike are read together (joins by partition).
- * SSPs already in `previous` stay on their task, which is how expanded partitions stay with
- * their origin partition's task.
+ * Grouper `partition` (the default, as in Samza): SSPs with the same partition number form task
+ * `Partition N`, so streams partitioned alike are read together (joins by partition). SSPs already
+ * in `previous` stay on their task, which is how expanded partitions stay with their origin
+ * partition's task.
  *
  * {{{
  * new GroupByPartition().group(Map.empty, Set(SSP.kafka("a", 0), SSP.kafka("b", 0), SSP.kafka("a", 1)))

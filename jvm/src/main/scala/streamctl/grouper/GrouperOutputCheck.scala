@@ -4,19 +4,31 @@ import streamctl.StreamctlException
 import streamctl.system.{SSP, TaskName}
 
 /**
- * Verifies what a grouper returned before anything relies on it. Built-in groupers cannot
- * fail these checks; a user grouper can, and a silent mistake here would move keys between
- * tasks or drop a partition, which nobody would notice until the counts were wrong.
+ * Verifies what a grouper returned before anything relies on it. Built-in groupers cannot fail
+ * these checks; a user grouper can, and a silent mistake here would move keys between tasks or drop
+ * a partition, which nobody would notice until the counts were wrong.
  */
 private[grouper] object GrouperOutputCheck {
   // Exact classes, not subtypes: a user subclass may override `group`.
   private val builtIns: Set[Class[_]] =
-    Set(classOf[GroupByPartition], classOf[GroupBySystemStreamPartition], classOf[AllSspToSingleTask])
+    Set(
+      classOf[GroupByPartition],
+      classOf[GroupBySystemStreamPartition],
+      classOf[AllSspToSingleTask]
+    )
 
-  /** Built-in groupers keep `previous` by construction; checking them would only cost time at 100,000 SSPs. */
+  /**
+   * Built-in groupers keep `previous` by construction; checking them would only cost time at
+   * 100,000 SSPs.
+   */
   def needed(grouper: SystemStreamPartitionGrouper): Boolean = !builtIns.contains(grouper.getClass)
 
-  def apply(grouperName: String, fixed: Map[SSP, TaskName], ssps: Set[SSP], result: Map[TaskName, Set[SSP]]): Unit = {
+  def apply(
+      grouperName: String,
+      fixed: Map[SSP, TaskName],
+      ssps: Set[SSP],
+      result: Map[TaskName, Set[SSP]]
+  ): Unit = {
     def fail(msg: String): Nothing =
       throw StreamctlException(s"Grouper '$grouperName' returned an invalid grouping: $msg")
 
@@ -26,13 +38,16 @@ private[grouper] object GrouperOutputCheck {
       if (task == null || task.name == null || task.name.isEmpty) fail("a task has no name")
       if (group == null) fail(s"task '$task' has a null SSP set")
       for (ssp <- group) {
-        if (!ssps.contains(ssp)) fail(s"task '$task' has SSP ${ssp.key}, which it was not asked to group")
+        if (!ssps.contains(ssp))
+          fail(s"task '$task' has SSP ${ssp.key}, which it was not asked to group")
         val other = seen.put(ssp, task)
         if (other != null) fail(s"SSP ${ssp.key} is in two tasks, '$other' and '$task'")
         fixed.get(ssp) match {
           case Some(kept) if kept != task =>
-            fail(s"SSP ${ssp.key} moved from task '$kept' to '$task'; a grouper must keep every SSP of " +
-              "the previous mapping on its task")
+            fail(
+              s"SSP ${ssp.key} moved from task '$kept' to '$task'; a grouper must keep every SSP of " +
+                "the previous mapping on its task"
+            )
           case _ =>
         }
       }

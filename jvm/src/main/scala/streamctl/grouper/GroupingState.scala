@@ -9,27 +9,32 @@ import streamctl.plan.StateCodec
 import streamctl.system.SSP
 
 /**
- * What grouping keeps in the source's Offset (`state.grouper`), beside the positions that
- * already say which task reads which SSP:
+ * What grouping keeps in the source's Offset (`state.grouper`), beside the positions that already
+ * say which task reads which SSP:
  *
- *  - `initialPartitionCounts`: per stream, the count the job first saw; expansion maps new
- *    partitions relative to it, so it must survive every restart;
- *  - `holds`: new partitions of an expanded stream that are not read yet, each with the
- *    offsets its task's older partitions of the same stream must reach first (their heads
- *    when the growth was seen). See [[ExpansionHolds]].
+ *   - `initialPartitionCounts`: per stream, the count the job first saw; expansion maps new
+ *     partitions relative to it, so it must survive every restart;
+ *   - `holds`: new partitions of an expanded stream that are not read yet, each with the offsets
+ *     its task's older partitions of the same stream must reach first (their heads when the growth
+ *     was seen). See [[ExpansionHolds]].
  *
- * Small by construction: the mapping itself is not repeated (it is the key set of the
- * Offset's tasks), and holds exist only between an expansion and the batch that releases them.
+ * Small by construction: the mapping itself is not repeated (it is the key set of the Offset's
+ * tasks), and holds exist only between an expansion and the batch that releases them.
  *
  * {{{
- * {"initialPartitionCounts":{"orders":2},"holds":{"kafka/orders/2":{"kafka/orders/0":1200}}}
+ * {"initialPartitionCounts":{"orders":2},"holds":{"kafka/orders/2":{"kafka/orders/0":1200
+ * }}}
  * }}}
  */
-final case class GroupingState(initialPartitionCounts: Map[String, Int], holds: Map[SSP, Map[SSP, Long]]) {
+final case class GroupingState(
+    initialPartitionCounts: Map[String, Int],
+    holds: Map[SSP, Map[SSP, Long]]
+) {
   def isEmpty: Boolean = initialPartitionCounts.isEmpty && holds.isEmpty
 }
 
 object GroupingState {
+
   /** What an offset written before grouping kept state carries: the counts are then its own. */
   val empty: GroupingState = GroupingState(Map.empty, Map.empty)
 
@@ -40,7 +45,9 @@ object GroupingState {
     def write(s: GroupingState): JsonNode = {
       val root = Json.obj()
       val counts = root.putObject("initialPartitionCounts")
-      s.initialPartitionCounts.toSeq.sortBy(_._1).foreach { case (stream, n) => counts.put(stream, n) }
+      s.initialPartitionCounts.toSeq.sortBy(_._1).foreach { case (stream, n) =>
+        counts.put(stream, n)
+      }
       if (s.holds.nonEmpty) {
         val h = root.putObject("holds")
         s.holds.toSeq.sortBy(_._1).foreach { case (ssp, until) =>
@@ -55,12 +62,14 @@ object GroupingState {
       def fail(msg: String): Nothing = throw StreamctlException(s"Malformed $what: $msg")
       if (!node.isObject) fail("expected a JSON object")
       val counts = Json.field(node, "initialPartitionCounts", what).properties().asScala.map { e =>
-        if (!e.getValue.isInt || e.getValue.intValue <= 0) fail(s"initialPartitionCounts.'${e.getKey}' is not a positive integer")
+        if (!e.getValue.isInt || e.getValue.intValue <= 0)
+          fail(s"initialPartitionCounts.'${e.getKey}' is not a positive integer")
         e.getKey -> e.getValue.intValue
       }.toMap
       val holds = Option(node.get("holds")).map(_.properties().asScala.map { e =>
         SSP.parse(e.getKey) -> e.getValue.properties().asScala.map { u =>
-          if (!u.getValue.canConvertToLong) fail(s"holds.'${e.getKey}'.'${u.getKey}' is not an offset")
+          if (!u.getValue.canConvertToLong)
+            fail(s"holds.'${e.getKey}'.'${u.getKey}' is not an offset")
           SSP.parse(u.getKey) -> u.getValue.asLong()
         }.toMap
       }.toMap).getOrElse(Map.empty)

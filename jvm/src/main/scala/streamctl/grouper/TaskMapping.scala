@@ -3,14 +3,14 @@ package streamctl.grouper
 import streamctl.system.{SSP, TaskName}
 
 /**
- * The SSP -> task mapping in force: the single source of truth for task names, recorded in
- * the metadata store and in the source's Offset each time it is computed.
+ * The SSP -> task mapping in force: the single source of truth for task names, recorded in the
+ * metadata store and in the source's Offset each time it is computed.
  *
  * A broadcast SSP maps to every task; any other SSP maps to exactly one task.
- * `initialPartitionCounts` remembers, per stream, the partition count the job first saw:
- * expansion maps new partitions relative to it, so it must survive every restart.
- * The task list is the key set of `taskSsps` (a task without SSPs does not exist), which
- * keeps the two from ever disagreeing.
+ * `initialPartitionCounts` remembers, per stream, the partition count the job first saw: expansion
+ * maps new partitions relative to it, so it must survive every restart. The task list is the key
+ * set of `taskSsps` (a task without SSPs does not exist), which keeps the two from ever
+ * disagreeing.
  *
  * {{{
  * val m = TaskMapping(Map("orders" -> 2),
@@ -21,7 +21,10 @@ import streamctl.system.{SSP, TaskName}
  * TaskMapping.fromJson(m.toJson, "example") == m
  * }}}
  */
-final case class TaskMapping(initialPartitionCounts: Map[String, Int], taskSsps: Map[TaskName, Set[SSP]]) {
+final case class TaskMapping(
+    initialPartitionCounts: Map[String, Int],
+    taskSsps: Map[TaskName, Set[SSP]]
+) {
 
   /** Every task, in [[TaskOrder]] (`Partition 2` before `Partition 10`). */
   lazy val tasks: IndexedSeq[TaskName] = taskSsps.keysIterator.toIndexedSeq.sorted(TaskOrder)
@@ -44,7 +47,8 @@ final case class TaskMapping(initialPartitionCounts: Map[String, Int], taskSsps:
     if (simple.size == occurrences) simple
     else {
       val merged = scala.collection.mutable.HashMap.empty[SSP, Set[TaskName]]
-      for ((t, ssps) <- taskSsps; ssp <- ssps) merged.update(ssp, merged.getOrElse(ssp, Set.empty[TaskName]) + t)
+      for ((t, ssps) <- taskSsps; ssp <- ssps)
+        merged.update(ssp, merged.getOrElse(ssp, Set.empty[TaskName]) + t)
       merged.toMap
     }
   }
@@ -65,8 +69,8 @@ final case class TaskMapping(initialPartitionCounts: Map[String, Int], taskSsps:
   def partitionCount(stream: String): Int = partitionCounts.getOrElse(stream, 0)
 
   /**
-   * SSPs mapped here and not in `previous`: the planner starts them from their beginning,
-   * which is what keeps records written to a new partition right after expansion.
+   * SSPs mapped here and not in `previous`: the planner starts them from their beginning, which is
+   * what keeps records written to a new partition right after expansion.
    */
   def addedSince(previous: Option[TaskMapping]): Set[SSP] = previous match {
     case Some(p) => ssps.filterNot(p.sspTasks.contains)
@@ -79,6 +83,8 @@ final case class TaskMapping(initialPartitionCounts: Map[String, Int], taskSsps:
 object TaskMapping {
   val empty: TaskMapping = TaskMapping(Map.empty, Map.empty)
 
-  /** Reads what [[TaskMapping.toJson]] wrote; `what` names the origin (store key, batch) in errors. */
+  /**
+   * Reads what [[TaskMapping.toJson]] wrote; `what` names the origin (store key, batch) in errors.
+   */
   def fromJson(text: String, what: String): TaskMapping = TaskMappingJson.read(text, what)
 }

@@ -15,11 +15,12 @@ import scala.jdk.CollectionConverters._
  *  "tasks":{"Partition 0":["kafka/orders/0","kafka/orders/2"],"Partition 1":["kafka/orders/1","kafka/orders/3"]}}
  * }}}
  *
- * Task-keyed rather than SSP-keyed because that is both smaller and how a broadcast SSP
- * (listed under every task) reads naturally. Output is fully sorted: Spark compares
- * offsets as text, so the same mapping must always produce the same bytes.
+ * Task-keyed rather than SSP-keyed because that is both smaller and how a broadcast SSP (listed
+ * under every task) reads naturally. Output is fully sorted: Spark compares offsets as text, so the
+ * same mapping must always produce the same bytes.
  */
 object TaskMappingJson {
+
   /** The format version written; a reader refuses anything newer rather than guess. */
   val Version = 1
 
@@ -66,9 +67,13 @@ object TaskMappingJson {
         if (!el.isTextual) fail(s"tasks.'${task.name}'[$i] is not a string: $el")
         val ssp =
           try SSP.parse(el.textValue)
-          catch { case ex: StreamctlException => fail(s"tasks.'${task.name}'[$i]: ${ex.getMessage}") }
+          catch {
+            case ex: StreamctlException => fail(s"tasks.'${task.name}'[$i]: ${ex.getMessage}")
+          }
         if (!counts.contains(ssp.stream))
-          fail(s"tasks.'${task.name}'[$i] is SSP ${ssp.key}, but initialPartitionCounts has no stream '${ssp.stream}'")
+          fail(
+            s"tasks.'${task.name}'[$i] is SSP ${ssp.key}, but initialPartitionCounts has no stream '${ssp.stream}'"
+          )
         ssps += ssp
         i += 1
       }
@@ -77,7 +82,12 @@ object TaskMappingJson {
     TaskMapping(counts, tasks.result())
   }
 
-  private def objectField(root: JsonNode, name: String, where: String, fail: String => Nothing): JsonNode = {
+  private def objectField(
+      root: JsonNode,
+      name: String,
+      where: String,
+      fail: String => Nothing
+  ): JsonNode = {
     val n = Json.field(root, name, where)
     if (!n.isObject) fail(s"field '$name' is not a JSON object")
     n

@@ -3,10 +3,10 @@ package streamctl.grouper
 import streamctl.system.TaskName
 
 /**
- * Orders task names with digit runs compared as numbers, so a task list reads
- * `Partition 2` before `Partition 10`. The order is total and stable (names equal as numbers,
- * like `Partition 02` and `Partition 2`, fall back to plain string order), because the task
- * list ends up in offset logs that Spark compares as text.
+ * Orders task names with digit runs compared as numbers, so a task list reads `Partition 2` before
+ * `Partition 10`. The order is total and stable (names equal as numbers, like `Partition 02` and
+ * `Partition 2`, fall back to plain string order), because the task list ends up in offset logs
+ * that Spark compares as text.
  *
  * {{{
  * Seq(TaskName("Partition 10"), TaskName("Partition 2")).sorted(TaskOrder) // Partition 2, Partition 10

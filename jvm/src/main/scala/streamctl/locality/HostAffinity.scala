@@ -6,18 +6,19 @@ import streamctl.system.TaskName
 
 /**
  * Host affinity at batch planning: each batch, the tasks are assigned to the live executors,
- * sticking to the previous assignment (kept in the metadata store), and each task's input
- * partition prefers its executor. With `host.affinity=false` nothing is assigned or stored
- * and no task has a preferred location.
+ * sticking to the previous assignment (kept in the metadata store), and each task's input partition
+ * prefers its executor. With `host.affinity=false` nothing is assigned or stored and no task has a
+ * preferred location.
  *
- * It also turns the readers' reports ([[ReaderReports]]) into progress metrics, of the last batch planned:
- * `consumersCreated` and `consumersReused` always; with host affinity also `executors` (live,
- * the driver excluded), `tasksMoved` (tasks whose executor changed when the batch was planned)
- * and `tasksOffAssignedExecutor` (tasks Spark ran elsewhere, e.g. after `spark.locality.wait`).
+ * It also turns the readers' reports ([[ReaderReports]]) into progress metrics, of the last batch
+ * planned: `consumersCreated` and `consumersReused` always; with host affinity also `executors`
+ * (live, the driver excluded), `tasksMoved` (tasks whose executor changed when the batch was
+ * planned) and `tasksOffAssignedExecutor` (tasks Spark ran elsewhere, e.g. after
+ * `spark.locality.wait`).
  *
- * Spark plans a batch's partitions again for every action on it (`foreachBatch` may run
- * several), so a batch is known by its end offset: planning it again re-assigns (executors may
- * have changed meanwhile) and adds to its moves and runs instead of starting afresh.
+ * Spark plans a batch's partitions again for every action on it (`foreachBatch` may run several),
+ * so a batch is known by its end offset: planning it again re-assigns (executors may have changed
+ * meanwhile) and adds to its moves and runs instead of starting afresh.
  *
  * {{{
  * val affinity = new HostAffinity(enabled = true, () => registry.live, () => localityStore, reports)
@@ -30,11 +31,13 @@ final class HostAffinity(
     enabled: Boolean,
     executors: () => Seq[ExecutorId],
     store: () => TaskLocalityStore,
-    reports: ReaderReports) {
+    reports: ReaderReports
+) {
 
   // Only this source writes its key, so the last saved assignment is the stored one.
   @volatile private var saved: Option[TaskLocality] = None
-  @volatile private var last = HostAffinity.Planned("", TaskLocality.empty, executors = 0, moved = 0)
+  @volatile private var last =
+    HostAffinity.Planned("", TaskLocality.empty, executors = 0, moved = 0)
 
   /**
    * Assigns `tasks` (every task of the batch, idle ones too, so they keep their place) for the
@@ -61,7 +64,8 @@ final class HostAffinity(
     val done = reports.runs
     val consumers = Map(
       "consumersCreated" -> done.count(!_.consumerReused).toString,
-      "consumersReused" -> done.count(_.consumerReused).toString)
+      "consumersReused" -> done.count(_.consumerReused).toString
+    )
     if (!enabled) consumers
     else {
       val planned = last
@@ -69,15 +73,25 @@ final class HostAffinity(
       consumers ++ Map(
         "executors" -> planned.executors.toString,
         "tasksMoved" -> planned.moved.toString,
-        "tasksOffAssignedExecutor" -> off.toString)
+        "tasksOffAssignedExecutor" -> off.toString
+      )
     }
   }
 }
 
 object HostAffinity {
-  /** Option `host.affinity`. */
-  val Enabled: OptionSpec[Boolean] = OptionSpec.bool("host.affinity",
-    "keep each task on the executor it ran on before", default = true)
 
-  private final case class Planned(batch: String, locality: TaskLocality, executors: Int, moved: Int)
+  /** Option `host.affinity`. */
+  val Enabled: OptionSpec[Boolean] = OptionSpec.bool(
+    "host.affinity",
+    "keep each task on the executor it ran on before",
+    default = true
+  )
+
+  private final case class Planned(
+      batch: String,
+      locality: TaskLocality,
+      executors: Int,
+      moved: Int
+  )
 }

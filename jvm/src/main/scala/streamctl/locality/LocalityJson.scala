@@ -8,8 +8,8 @@ import streamctl.{Json, StreamctlException}
 
 /**
  * The stored form of a [[TaskLocality]]:
- * `{"version":1,"placement":{"Partition 0":{"id":"1","host":"h"}},"homes":{...}}`.
- * Task names are object keys, so they are unique by construction.
+ * `{"version":1,"placement":{"Partition 0":{"id":"1","host":"h"}},"homes":{...}}`. Task names are
+ * object keys, so they are unique by construction.
  */
 private[locality] object LocalityJson {
   val Version = 1
@@ -38,7 +38,8 @@ private[locality] object LocalityJson {
 
   private def readTasks(root: JsonNode, name: String, what: String): Map[TaskName, ExecutorId] = {
     val node = Json.field(root, name, what)
-    if (!node.isObject) throw StreamctlException(s"Malformed $what: '$name' must map task names to executors")
+    if (!node.isObject)
+      throw StreamctlException(s"Malformed $what: '$name' must map task names to executors")
     node.properties().asScala.map { entry =>
       val where = s"$what, $name of task '${entry.getKey}'"
       TaskName(entry.getKey) -> executor(entry.getValue, where)
@@ -51,9 +52,13 @@ private[locality] object LocalityJson {
       if (!f.isTextual) throw StreamctlException(s"Malformed $where: '$field' must be a string")
       f.asText
     }
-    if (!node.isObject) throw StreamctlException(s"Malformed $where: expected {\"id\":...,\"host\":...}")
+    if (!node.isObject)
+      throw StreamctlException(s"Malformed $where: expected {\"id\":...,\"host\":...}")
     val (id, host) = (text("id"), text("host"))
     try ExecutorId(id, host)
-    catch { case e: StreamctlException => throw StreamctlException(s"Malformed $where: ${e.getMessage}", e) }
+    catch {
+      case e: StreamctlException =>
+        throw StreamctlException(s"Malformed $where: ${e.getMessage}", e)
+    }
   }
 }

@@ -15,11 +15,17 @@ import streamctl.metadata.{MetadataStore, StoreLayout}
  * }}}
  */
 object LocalityListing {
-  /** Every source's task -> executor assignment in the store at `storeUri`, sorted by source and task. */
+
+  /**
+   * Every source's task -> executor assignment in the store at `storeUri`, sorted by source and
+   * task.
+   */
   def rows(storeUri: String, hadoopConf: Configuration): Seq[LocalityRow] = {
     val store = MetadataStore.open(storeUri, hadoopConf)
     try {
-      store.keys(StoreLayout.LocalityNamespace).flatMap(k => StoreLayout.localitySource(k).map(_ -> k)).flatMap { case (source, key) =>
+      store.keys(StoreLayout.LocalityNamespace).flatMap(k =>
+        StoreLayout.localitySource(k).map(_ -> k)
+      ).flatMap { case (source, key) =>
         val locality: TaskLocality = new TaskLocalityStore(store, key).load()
         locality.placement.toSeq.sortBy(_._1).map { case (task, e) =>
           LocalityRow(source, task.name, e.id, e.host, e.location)

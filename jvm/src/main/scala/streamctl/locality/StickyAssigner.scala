@@ -7,16 +7,16 @@ import streamctl.system.TaskName
 /**
  * Sticky task -> executor assignment, in the spirit of Samza's locality-aware grouping.
  *
- * With T tasks on E live executors every executor ends with floor(T/E) or ceil(T/E) tasks, and
- * the number of moves is the smallest that allows it:
- *  1. A task stays on its previous executor while that executor lives.
- *  1. Each executor gets a capacity of floor or ceil; the T mod E ceil slots go to the executors
- *     holding the most tasks already, because only there does an extra slot save a move.
- *  1. An executor over its capacity releases exactly its surplus: first tasks that can go back
- *     to a returned executor, then tasks that came from a lost one, so its own tasks stay.
- *  1. Released tasks, tasks of lost executors and new tasks are then placed: first back on the
- *     executor they remember from a loss (see [[TaskLocality.homes]]) if it is live and has room,
- *     then each on the least-loaded executor with room.
+ * With T tasks on E live executors every executor ends with floor(T/E) or ceil(T/E) tasks, and the
+ * number of moves is the smallest that allows it:
+ *   1. A task stays on its previous executor while that executor lives.
+ *   1. Each executor gets a capacity of floor or ceil; the T mod E ceil slots go to the executors
+ *      holding the most tasks already, because only there does an extra slot save a move.
+ *   1. An executor over its capacity releases exactly its surplus: first tasks that can go back to
+ *      a returned executor, then tasks that came from a lost one, so its own tasks stay.
+ *   1. Released tasks, tasks of lost executors and new tasks are then placed: first back on the
+ *      executor they remember from a loss (see [[TaskLocality.homes]]) if it is live and has room,
+ *      then each on the least-loaded executor with room.
  *
  * Every choice is broken by task name and executor (host, id), after sorting the inputs, so the
  * result depends only on the sets given, never on their order. With no live executor (driver-only
@@ -32,14 +32,23 @@ import streamctl.system.TaskName
  */
 object StickyAssigner {
 
-  def assign(previous: TaskLocality, tasks: Seq[TaskName], liveExecutors: Seq[ExecutorId]): Assignment = {
+  def assign(
+      previous: TaskLocality,
+      tasks: Seq[TaskName],
+      liveExecutors: Seq[ExecutorId]
+  ): Assignment = {
     val taskList = tasks.distinct.sorted
     val executors = liveExecutors.distinct.sorted
-    val placement = if (executors.isEmpty) Map.empty[TaskName, ExecutorId] else place(previous, taskList, executors)
+    val placement = if (executors.isEmpty) Map.empty[TaskName, ExecutorId]
+    else place(previous, taskList, executors)
     result(previous, taskList, executors.toSet, placement)
   }
 
-  private def place(previous: TaskLocality, tasks: Seq[TaskName], executors: Seq[ExecutorId]): Map[TaskName, ExecutorId] = {
+  private def place(
+      previous: TaskLocality,
+      tasks: Seq[TaskName],
+      executors: Seq[ExecutorId]
+  ): Map[TaskName, ExecutorId] = {
     val live = executors.toSet
     val (staying, orphans) = tasks.partition(t => previous.executorOf(t).exists(live))
     val kept: Map[ExecutorId, Seq[TaskName]] =
@@ -52,7 +61,8 @@ object StickyAssigner {
       .map { case (e, rank) => e -> (if (rank < ceilSlots) floor + 1 else floor) }.toMap
 
     val room: Map[ExecutorId, Int] = executors.map(e => e -> (capacity(e) - kept(e).size)).toMap
-    def wantsToGoHome(t: TaskName): Boolean = previous.homes.get(t).exists(h => room.getOrElse(h, 0) > 0)
+    def wantsToGoHome(t: TaskName): Boolean =
+      previous.homes.get(t).exists(h => room.getOrElse(h, 0) > 0)
 
     val assigned = mutable.Map.empty[TaskName, ExecutorId]
     val load = mutable.Map.empty[ExecutorId, Int]
@@ -80,20 +90,26 @@ object StickyAssigner {
       }
     }
     homeless.foreach { t =>
-      val leastLoaded = executors.filter(hasRoom).minBy(e => load(e)) // minBy keeps the first of equals
+      val leastLoaded =
+        executors.filter(hasRoom).minBy(e => load(e)) // minBy keeps the first of equals
       put(t, leastLoaded)
     }
     assigned.toMap
   }
 
-  private def result(previous: TaskLocality, tasks: Seq[TaskName], live: Set[ExecutorId],
-                     placement: Map[TaskName, ExecutorId]): Assignment = {
+  private def result(
+      previous: TaskLocality,
+      tasks: Seq[TaskName],
+      live: Set[ExecutorId],
+      placement: Map[TaskName, ExecutorId]
+  ): Assignment = {
     val homes = tasks.flatMap { t =>
       // A task leaving a lost executor remembers it; otherwise it keeps what it remembered.
       val lostFrom = previous.executorOf(t).filterNot(live)
       lostFrom.orElse(previous.homes.get(t)).filterNot(placement.get(t).contains).map(t -> _)
     }.toMap
-    val moved = tasks.filter(t => previous.executorOf(t).exists(p => placement.get(t).exists(_ != p))).toSet
+    val moved =
+      tasks.filter(t => previous.executorOf(t).exists(p => placement.get(t).exists(_ != p))).toSet
     Assignment(TaskLocality(placement, homes), moved)
   }
 }

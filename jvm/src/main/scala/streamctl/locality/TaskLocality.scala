@@ -6,10 +6,10 @@ import streamctl.system.TaskName
  * Where each task runs: task -> executor, as computed by [[StickyAssigner]] and kept in the
  * metadata store between batches and across restarts.
  *
- * `homes` is the assigner's memory of lost executors: a task that had to leave an executor
- * because it was lost remembers it here, and when an executor with the same id and host is
- * live again the task goes back to it the next time balancing moves tasks anyway. An entry
- * is dropped once the task is back home; there is at most one per task, so it stays small.
+ * `homes` is the assigner's memory of lost executors: a task that had to leave an executor because
+ * it was lost remembers it here, and when an executor with the same id and host is live again the
+ * task goes back to it the next time balancing moves tasks anyway. An entry is dropped once the
+ * task is back home; there is at most one per task, so it stays small.
  *
  * {{{
  * val a = ExecutorId("1", "host-a")
@@ -20,12 +20,17 @@ import streamctl.system.TaskName
  */
 final case class TaskLocality(
     placement: Map[TaskName, ExecutorId],
-    homes: Map[TaskName, ExecutorId] = Map.empty) {
+    homes: Map[TaskName, ExecutorId] = Map.empty
+) {
 
   def executorOf(task: TaskName): Option[ExecutorId] = placement.get(task)
 
-  /** What an input partition returns from `preferredLocations()`; empty when the task has no executor. */
-  def preferredLocations(task: TaskName): Array[String] = placement.get(task).map(_.location).toArray
+  /**
+   * What an input partition returns from `preferredLocations()`; empty when the task has no
+   * executor.
+   */
+  def preferredLocations(task: TaskName): Array[String] =
+    placement.get(task).map(_.location).toArray
 
   /** Number of tasks on each executor that has at least one. */
   def loads: Map[ExecutorId, Int] = placement.groupBy(_._2).view.mapValues(_.size).toMap
@@ -37,6 +42,8 @@ final case class TaskLocality(
 object TaskLocality {
   val empty: TaskLocality = TaskLocality(Map.empty, Map.empty)
 
-  /** Reads [[TaskLocality.toJson]] output; `key` (the metadata store key) is named in every error. */
+  /**
+   * Reads [[TaskLocality.toJson]] output; `key` (the metadata store key) is named in every error.
+   */
   def fromJson(text: String, key: String): TaskLocality = LocalityJson.read(text, key)
 }

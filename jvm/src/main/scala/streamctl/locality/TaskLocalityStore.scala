@@ -3,8 +3,8 @@ package streamctl.locality
 import streamctl.metadata.{MetadataStore, StoreLayout}
 
 /**
- * Keeps one query's [[TaskLocality]] in its metadata store, as one value, so a reader never
- * sees half of an assignment.
+ * Keeps one query's [[TaskLocality]] in its metadata store, as one value, so a reader never sees
+ * half of an assignment.
  *
  * {{{
  * val locality = new TaskLocalityStore(store, StoreLayout.Source("0").localityKey)
@@ -13,12 +13,13 @@ import streamctl.metadata.{MetadataStore, StoreLayout}
  * }}}
  */
 final class TaskLocalityStore(store: MetadataStore, key: String) {
+
   /** The stored locality, or an empty one for a query that never had one. */
   def load(): TaskLocality =
     store.get(StoreLayout.LocalityNamespace, key)
       .map(TaskLocality.fromJson(_, s"${StoreLayout.LocalityNamespace}/$key"))
       .getOrElse(TaskLocality.empty)
 
-  def save(locality: TaskLocality): Unit = store.put(StoreLayout.LocalityNamespace, key, locality.toJson)
+  def save(locality: TaskLocality): Unit =
+    store.put(StoreLayout.LocalityNamespace, key, locality.toJson)
 }
-

@@ -10,17 +10,17 @@ import org.apache.hadoop.fs.Path
 import streamctl.StreamctlException
 
 /**
- * The default [[MetadataStore]]: one small JSON file per key on any Hadoop file system URI
- * (a local path, `file:`, `hdfs:`, `s3a:` ...), laid out as
- * `<root>/<namespace>/<encoded key>.json`, keys encoded by [[StoreKeys.encode]].
+ * The default [[MetadataStore]]: one small JSON file per key on any Hadoop file system URI (a local
+ * path, `file:`, `hdfs:`, `s3a:` ...), laid out as `<root>/<namespace>/<encoded key>.json`, keys
+ * encoded by [[StoreKeys.encode]].
  *
- * A write goes to a temp file `.<uuid>.tmp` in the namespace directory, then is renamed over
- * the target, so a reader sees the old value or the new one, never a torn file (on local
- * disk and HDFS the rename is atomic; see [[LocalStoreFiles]], [[HadoopStoreFiles]]).
- * Temp files left by a crash are never listed as keys.
+ * A write goes to a temp file `.<uuid>.tmp` in the namespace directory, then is renamed over the
+ * target, so a reader sees the old value or the new one, never a torn file (on local disk and HDFS
+ * the rename is atomic; see [[LocalStoreFiles]], [[HadoopStoreFiles]]). Temp files left by a crash
+ * are never listed as keys.
  *
- * Nothing is created until the first write, so read-only tools can open a store freely;
- * call [[ensureWritable]] to fail fast when a store must be written (a query start).
+ * Nothing is created until the first write, so read-only tools can open a store freely; call
+ * [[ensureWritable]] to fail fast when a store must be written (a query start).
  *
  * {{{
  * val store = new FileSystemMetadataStore("hdfs:///checkpoints/q1/streamctl", spark.sparkContext.hadoopConfiguration)
@@ -31,7 +31,8 @@ import streamctl.StreamctlException
 class FileSystemMetadataStore private[metadata] (files: StoreFiles) extends MetadataStore {
   import FileSystemMetadataStore._
 
-  def this(rootUri: String, hadoopConf: Configuration) = this(FileSystemMetadataStore.filesAt(rootUri, hadoopConf))
+  def this(rootUri: String, hadoopConf: Configuration) =
+    this(FileSystemMetadataStore.filesAt(rootUri, hadoopConf))
 
   /** The qualified root, e.g. `file:///tmp/q1/streamctl/`. */
   def location: String = files.root
@@ -57,7 +58,9 @@ class FileSystemMetadataStore private[metadata] (files: StoreFiles) extends Meta
 
   override def put(namespace: String, key: String, value: String): Unit = {
     val file = fileName(namespace, key)
-    if (value == null) throw StreamctlException(s"Null value for metadata store key '$key' in namespace '$namespace'")
+    if (value == null) throw StreamctlException(
+      s"Null value for metadata store key '$key' in namespace '$namespace'"
+    )
     io(s"cannot write key '$key' of namespace '$namespace' at ${files.describe(namespace, file)}") {
       files.writeAtomically(namespace, file, value.getBytes(StandardCharsets.UTF_8))
     }
@@ -65,7 +68,9 @@ class FileSystemMetadataStore private[metadata] (files: StoreFiles) extends Meta
 
   override def delete(namespace: String, key: String): Unit = {
     val file = fileName(namespace, key)
-    io(s"cannot delete key '$key' of namespace '$namespace' at ${files.describe(namespace, file)}") {
+    io(
+      s"cannot delete key '$key' of namespace '$namespace' at ${files.describe(namespace, file)}"
+    ) {
       files.delete(namespace, file)
     }
   }
@@ -81,7 +86,8 @@ class FileSystemMetadataStore private[metadata] (files: StoreFiles) extends Meta
     }
   }
 
-  override def describe(namespace: String, key: String): String = files.describe(namespace, fileName(namespace, key))
+  override def describe(namespace: String, key: String): String =
+    files.describe(namespace, fileName(namespace, key))
 
   override def toString: String = s"FileSystemMetadataStore(${files.root})"
 
@@ -92,9 +98,13 @@ class FileSystemMetadataStore private[metadata] (files: StoreFiles) extends Meta
   }
 
   private def io[T](what: String)(body: => T): T =
-    try body catch {
+    try body
+    catch {
       case e @ (_: IOException | _: UncheckedIOException) =>
-        throw StreamctlException(s"Metadata store: $what (${e.getClass.getSimpleName}: ${firstLine(e.getMessage)})", e)
+        throw StreamctlException(
+          s"Metadata store: $what (${e.getClass.getSimpleName}: ${firstLine(e.getMessage)})",
+          e
+        )
     }
 }
 
@@ -103,7 +113,8 @@ object FileSystemMetadataStore {
   private[metadata] val TempSuffix = ".tmp"
 
   private def filesAt(rootUri: String, hadoopConf: Configuration): StoreFiles = {
-    if (rootUri == null || rootUri.trim.isEmpty) throw StreamctlException("Metadata store path is empty")
+    if (rootUri == null || rootUri.trim.isEmpty)
+      throw StreamctlException("Metadata store path is empty")
     try {
       val path = new Path(rootUri)
       val fs = path.getFileSystem(hadoopConf)
@@ -112,9 +123,13 @@ object FileSystemMetadataStore {
       else HadoopStoreFiles(qualified, fs, hadoopConf)
     } catch {
       case e @ (_: IOException | _: IllegalArgumentException) =>
-        throw StreamctlException(s"Cannot open metadata store at '$rootUri': ${firstLine(e.getMessage)}", e)
+        throw StreamctlException(
+          s"Cannot open metadata store at '$rootUri': ${firstLine(e.getMessage)}",
+          e
+        )
     }
   }
 
-  private def firstLine(s: String): String = Option(s).flatMap(_.linesIterator.nextOption()).getOrElse("")
+  private def firstLine(s: String): String =
+    Option(s).flatMap(_.linesIterator.nextOption()).getOrElse("")
 }

@@ -1,9 +1,9 @@
 package streamctl.metadata
 
 /**
- * A small key-value store for startpoints, the SSP -> task mapping and task locality.
- * Values are JSON strings; keys live in namespaces (`startpoints`, `grouper`, `locality`, ...).
- * Writes are atomic: a reader sees the old value or the new one, never a torn one.
+ * A small key-value store for startpoints, the SSP -> task mapping and task locality. Values are
+ * JSON strings; keys live in namespaces (`startpoints`, `grouper`, `locality`, ...). Writes are
+ * atomic: a reader sees the old value or the new one, never a torn one.
  *
  * {{{
  * store.put("startpoints", "kafka/orders/3", """{"type":"oldest"}""")
@@ -14,10 +14,13 @@ trait MetadataStore extends AutoCloseable {
   def get(namespace: String, key: String): Option[String]
   def put(namespace: String, key: String, value: String): Unit
   def delete(namespace: String, key: String): Unit
+
   /** Keys of a namespace, sorted. */
   def keys(namespace: String): Seq[String]
+
   /** Where the value of `key` lives, for messages (a file path for the default store). */
-  def describe(namespace: String, key: String): String = s"key '$key' of metadata store namespace '$namespace'"
+  def describe(namespace: String, key: String): String =
+    s"key '$key' of metadata store namespace '$namespace'"
   override def close(): Unit = ()
 }
 
@@ -29,6 +32,7 @@ trait MetadataStore extends AutoCloseable {
  * }}}
  */
 object MetadataStore {
+
   /** A [[FileSystemMetadataStore]] at `uri`; nothing is written until the first put. */
   def open(uri: String, hadoopConf: org.apache.hadoop.conf.Configuration): FileSystemMetadataStore =
     new FileSystemMetadataStore(uri, hadoopConf)

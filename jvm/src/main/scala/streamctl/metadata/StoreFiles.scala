@@ -1,12 +1,13 @@
 package streamctl.metadata
 
 /**
- * The file operations [[FileSystemMetadataStore]] needs, on names relative to the store
- * root (`namespace`, `namespace/file`). Two implementations: plain java.nio for local disk,
- * Hadoop for every other scheme. Implementations throw IOException; the store turns it
- * into an error naming the key and path.
+ * The file operations [[FileSystemMetadataStore]] needs, on names relative to the store root
+ * (`namespace`, `namespace/file`). Two implementations: plain java.nio for local disk, Hadoop for
+ * every other scheme. Implementations throw IOException; the store turns it into an error naming
+ * the key and path.
  */
 private[metadata] trait StoreFiles {
+
   /** The qualified root, for messages and `location`. */
   def root: String
 

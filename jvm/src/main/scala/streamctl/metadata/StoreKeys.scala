@@ -5,12 +5,12 @@ import java.nio.charset.StandardCharsets
 import streamctl.StreamctlException
 
 /**
- * The rules every [[MetadataStore]] applies to namespaces and keys, and the reversible
- * file-name encoding of keys used by the file system store.
+ * The rules every [[MetadataStore]] applies to namespaces and keys, and the reversible file-name
+ * encoding of keys used by the file system store.
  *
- * A namespace is one plain name (`startpoints`, `grouper`); a key is any non-empty text
- * without control characters (`kafka/orders/3/Partition 3` is fine). The in-memory store
- * applies the same rules so that a key accepted in a unit test is accepted on HDFS too.
+ * A namespace is one plain name (`startpoints`, `grouper`); a key is any non-empty text without
+ * control characters (`kafka/orders/3/Partition 3` is fine). The in-memory store applies the same
+ * rules so that a key accepted in a unit test is accepted on HDFS too.
  *
  * {{{
  * StoreKeys.encode("kafka/orders/3/Partition 3") // "kafka%2Forders%2F3%2FPartition%203"
@@ -25,21 +25,33 @@ object StoreKeys {
   // Plain loops rather than a regex: every store operation validates, and fan-out of a
   // broadcast stream does hundreds of thousands of operations.
   def validateNamespace(namespace: String): Unit =
-    if (namespace == null || namespace.isEmpty || namespace.length > 100 || namespace.charAt(0) == '_' || namespace.charAt(0) == '-' ||
-        !namespace.forall(isSafe))
+    if (
+      namespace == null || namespace.isEmpty || namespace.length > 100 || namespace.charAt(
+        0
+      ) == '_' || namespace.charAt(0) == '-' ||
+      !namespace.forall(isSafe)
+    )
       throw StreamctlException(
-        s"Invalid metadata store namespace '$namespace': use 1 to 100 letters, digits, '_' or '-', starting with a letter or digit")
+        s"Invalid metadata store namespace '$namespace': use 1 to 100 letters, digits, '_' or '-', starting with a letter or digit"
+      )
 
   def validateKey(namespace: String, key: String): Unit = {
     if (key == null || key.isEmpty)
-      throw StreamctlException(s"Invalid metadata store key in namespace '$namespace': the key is empty")
+      throw StreamctlException(
+        s"Invalid metadata store key in namespace '$namespace': the key is empty"
+      )
     if (key.exists(Character.isISOControl))
-      throw StreamctlException(s"Invalid metadata store key '${printable(key)}' in namespace '$namespace': it contains control characters")
+      throw StreamctlException(
+        s"Invalid metadata store key '${printable(key)}' in namespace '$namespace': it contains control characters"
+      )
     if (hasLoneSurrogate(key))
-      throw StreamctlException(s"Invalid metadata store key '${printable(key)}' in namespace '$namespace': it is not valid Unicode (lone surrogate)")
+      throw StreamctlException(
+        s"Invalid metadata store key '${printable(key)}' in namespace '$namespace': it is not valid Unicode (lone surrogate)"
+      )
     if (encodedLength(key) > MaxEncodedKeyLength)
       throw StreamctlException(
-        s"Invalid metadata store key '$key' in namespace '$namespace': too long (at most $MaxEncodedKeyLength characters once encoded)")
+        s"Invalid metadata store key '$key' in namespace '$namespace': too long (at most $MaxEncodedKeyLength characters once encoded)"
+      )
   }
 
   /** `encode(key).length`, without building the string. */
@@ -48,7 +60,8 @@ object StoreKeys {
     var i = 0
     while (i < key.length) {
       val c = key.charAt(i)
-      n += (if (isSafe(c)) 1 else if (c < 0x80) 3 else if (c < 0x800) 6 else if (Character.isSurrogate(c)) 6 else 9)
+      n += (if (isSafe(c)) 1
+            else if (c < 0x80) 3 else if (c < 0x800) 6 else if (Character.isSurrogate(c)) 6 else 9)
       i += 1
     }
     n
@@ -59,7 +72,11 @@ object StoreKeys {
     var i = 0
     while (i < key.length) {
       val c = key.charAt(i)
-      if (Character.isHighSurrogate(c) && i + 1 < key.length && Character.isLowSurrogate(key.charAt(i + 1))) i += 2
+      if (
+        Character.isHighSurrogate(c) && i + 1 < key.length && Character.isLowSurrogate(
+          key.charAt(i + 1)
+        )
+      ) i += 2
       else if (Character.isSurrogate(c)) return true
       else i += 1
     }
@@ -70,10 +87,10 @@ object StoreKeys {
     (c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z') || (c >= '0' && c <= '9') || c == '_' || c == '-'
 
   /**
-   * Percent-encodes every byte except ASCII letters, digits, '_' and '-'. Stricter than
-   * URLEncoder on purpose: no '+' for space (ambiguous when decoded by other tools), no '.'
-   * (a key "." or ".x" must not become a hidden or temp-looking file name), no ':' (Hadoop
-   * `Path` would read it as a URI scheme).
+   * Percent-encodes every byte except ASCII letters, digits, '_' and '-'. Stricter than URLEncoder
+   * on purpose: no '+' for space (ambiguous when decoded by other tools), no '.' (a key "." or ".x"
+   * must not become a hidden or temp-looking file name), no ':' (Hadoop `Path` would read it as a
+   * URI scheme).
    */
   def encode(key: String): String = {
     val sb = new java.lang.StringBuilder(key.length + 8)
@@ -112,5 +129,8 @@ object StoreKeys {
   private val Hex = "0123456789ABCDEF".toCharArray
 
   private def printable(s: String): String =
-    s.flatMap(c => if (Character.isISOControl(c) || Character.isSurrogate(c)) f"\\u${c.toInt}%04x" else c.toString)
+    s.flatMap(c =>
+      if (Character.isISOControl(c) || Character.isSurrogate(c)) f"\\u${c.toInt}%04x"
+      else c.toString
+    )
 }

@@ -3,8 +3,8 @@ package streamctl.metadata
 import org.apache.hadoop.fs.Path
 
 /**
- * Where a query's metadata store is, and how everything in it is named: the one place that
- * knows the layout, for the source that writes it and for the tools that read it.
+ * Where a query's metadata store is, and how everything in it is named: the one place that knows
+ * the layout, for the source that writes it and for the tools that read it.
  *
  * {{{
  * <query checkpoint>/streamctl/                 the store (or option metadata.store.path)
@@ -16,9 +16,9 @@ import org.apache.hadoop.fs.Path
  * <query checkpoint>/sources/<source>/          what Spark hands the source: its checkpoint
  *   streamctl/initial-offset                    the query's first offset
  * }}}
- * `<source>` is the source's index in its query (`sources/<n>`), so two streamctl sources of
- * one query keep apart. Keeping the store inside the checkpoint means that copying or deleting
- * a checkpoint takes its startpoints, task mapping and locality along.
+ * `<source>` is the source's index in its query (`sources/<n>`), so two streamctl sources of one
+ * query keep apart. Keeping the store inside the checkpoint means that copying or deleting a
+ * checkpoint takes its startpoints, task mapping and locality along.
  *
  * {{{
  * StoreLayout.ofQuery("/chk/q1")                        // "/chk/q1/streamctl"
@@ -27,7 +27,10 @@ import org.apache.hadoop.fs.Path
  * }}}
  */
 object StoreLayout {
-  /** Subdirectory of the query checkpoint holding the store; Spark ignores unknown entries there. */
+
+  /**
+   * Subdirectory of the query checkpoint holding the store; Spark ignores unknown entries there.
+   */
   val CheckpointSubdir = "streamctl"
 
   val StartpointsNamespace = "startpoints"
@@ -39,7 +42,8 @@ object StoreLayout {
   private val LocalityPrefix = "assignment-"
 
   /** The store of a query with this checkpoint location. */
-  def ofQuery(checkpointLocation: String): String = checkpointLocation.stripSuffix("/") + "/" + CheckpointSubdir
+  def ofQuery(checkpointLocation: String): String =
+    checkpointLocation.stripSuffix("/") + "/" + CheckpointSubdir
 
   /** The store of a source: `metadata.store.path` when given, else its query's ([[ofQuery]]). */
   def ofSource(metadataStorePath: Option[String], sourceCheckpoint: String): String =
@@ -50,7 +54,8 @@ object StoreLayout {
 
   private def queryCheckpoint(sourceCheckpoint: String): String = {
     val p = new Path(sourceCheckpoint)
-    if (p.getParent != null && p.getParent.getName == "sources") p.getParent.getParent.toString else p.toString
+    if (p.getParent != null && p.getParent.getName == "sources") p.getParent.getParent.toString
+    else p.toString
   }
 
   /** The keys one source writes. */
@@ -58,25 +63,43 @@ object StoreLayout {
     def mappingKey: String = MappingPrefix + id
     def localityKey: String = LocalityPrefix + id
     def controlNamespace: String = s"control-$id"
+
     /** The progress history's entry of one batch (zero-padded, so keys sort by batch). */
     def progressKey(batchId: Long): String = f"history-$id/$batchId%019d"
+
     /** The batch whose entry `key` is, if it is one of this source's. */
     def progressBatch(key: String): Option[Long] =
-      Some(key).filter(_.startsWith(s"history-$id/")).flatMap(_.stripPrefix(s"history-$id/").toLongOption)
+      Some(
+        key
+      ).filter(_.startsWith(s"history-$id/")).flatMap(_.stripPrefix(s"history-$id/").toLongOption)
+
     /** Where streamctl kept a source's whole history in one value before. */
     def legacyProgressKey: String = s"history-$id"
   }
 
-  /** The source whose mapping is stored under `key` (namespace [[MappingNamespace]]), if it is one. */
-  def mappingSource(key: String): Option[String] = Some(key).filter(_.startsWith(MappingPrefix)).map(_.stripPrefix(MappingPrefix))
+  /**
+   * The source whose mapping is stored under `key` (namespace [[MappingNamespace]]), if it is one.
+   */
+  def mappingSource(key: String): Option[String] =
+    Some(key).filter(_.startsWith(MappingPrefix)).map(_.stripPrefix(MappingPrefix))
 
-  /** The source whose progress history is stored under `key` (namespace [[ProgressNamespace]]), if it is one. */
+  /**
+   * The source whose progress history is stored under `key` (namespace [[ProgressNamespace]]), if
+   * it is one.
+   */
   def progressSource(key: String): Option[String] =
     Some(key).filter(_.startsWith("history-")).map(_.stripPrefix("history-").takeWhile(_ != '/'))
 
-  /** The source whose locality is stored under `key` (namespace [[LocalityNamespace]]), if it is one. */
-  def localitySource(key: String): Option[String] = Some(key).filter(_.startsWith(LocalityPrefix)).map(_.stripPrefix(LocalityPrefix))
+  /**
+   * The source whose locality is stored under `key` (namespace [[LocalityNamespace]]), if it is
+   * one.
+   */
+  def localitySource(key: String): Option[String] =
+    Some(key).filter(_.startsWith(LocalityPrefix)).map(_.stripPrefix(LocalityPrefix))
 
-  /** Where the first offset of a source is kept: (namespace, key) in a store rooted at the source's checkpoint. */
+  /**
+   * Where the first offset of a source is kept: (namespace, key) in a store rooted at the source's
+   * checkpoint.
+   */
   val InitialOffset: (String, String) = ("streamctl", "initial-offset")
 }

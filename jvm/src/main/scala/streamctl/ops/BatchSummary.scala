@@ -10,12 +10,12 @@ import streamctl.startpoint.AppliedStartpoints
 import streamctl.system.SSP
 
 /**
- * What streamctl decided in one batch of one source, from what the query's progress report
- * holds (start and end offsets, the broker's heads, the source's metrics): records admitted
- * per stream, lag per SSP, the query's own event-time watermark, the upstream watermark and
- * end-of-stream of its intermediate streams, the startpoints the batch applied and the tasks
- * host affinity moved. It is both the driver's one INFO line per batch ([[line]]) and an entry
- * of the bounded progress history `streamctl report` draws ([[ProgressHistory]]).
+ * What streamctl decided in one batch of one source, from what the query's progress report holds
+ * (start and end offsets, the broker's heads, the source's metrics): records admitted per stream,
+ * lag per SSP, the query's own event-time watermark, the upstream watermark and end-of-stream of
+ * its intermediate streams, the startpoints the batch applied and the tasks host affinity moved. It
+ * is both the driver's one INFO line per batch ([[line]]) and an entry of the bounded progress
+ * history `streamctl report` draws ([[ProgressHistory]]).
  *
  * {{{
  * val s = BatchSummary.of(batchId = 7, timestampMs, start, end, heads, ownWatermarkMs = None, metrics)
@@ -34,19 +34,27 @@ final case class BatchSummary(
     tasksMoved: Int,
     /** The intermediate SSPs (`orders-0`) whose producers have all sent end-of-stream. */
     ended: Seq[String] = Nil,
-    /** Where the batch ended per SSP (the least position of the tasks reading it); not kept in the history. */
-    positions: Map[SSP, Long] = Map.empty) {
+    /**
+     * Where the batch ended per SSP (the least position of the tasks reading it); not kept in the
+     * history.
+     */
+    positions: Map[SSP, Long] = Map.empty
+) {
 
   /** The concise log line: only what streamctl decided, nothing about Spark's own work. */
   def line: String = {
     val parts = Seq(
-      Some(s"admitted ${if (admitted.isEmpty) "nothing" else admitted.toSeq.sorted.map { case (s, n) => s"$s=$n" }.mkString(" ")}"),
+      Some(s"admitted ${if (admitted.isEmpty) "nothing"
+        else admitted.toSeq.sorted.map { case (s, n) => s"$s=$n" }.mkString(" ")}"),
       Some(if (lag.isEmpty) "lag unknown" else s"lag max ${lag.values.max}"),
       ownWatermarkMs.map(w => s"watermark ${java.time.Instant.ofEpochMilli(w)}"),
       upstreamWatermarkMs.map(w => s"upstream watermark ${java.time.Instant.ofEpochMilli(w)}"),
-      if (endOfStream) Some("end-of-stream") else if (ended.nonEmpty) Some(s"ended: ${ended.mkString(", ")}") else None,
-      if (startpoints.isEmpty) None else Some(s"startpoints applied: ${startpoints.mkString(", ")}"),
-      if (tasksMoved > 0) Some(s"$tasksMoved task(s) moved") else None).flatten
+      if (endOfStream) Some("end-of-stream")
+      else if (ended.nonEmpty) Some(s"ended: ${ended.mkString(", ")}") else None,
+      if (startpoints.isEmpty) None
+      else Some(s"startpoints applied: ${startpoints.mkString(", ")}"),
+      if (tasksMoved > 0) Some(s"$tasksMoved task(s) moved") else None
+    ).flatten
     s"batch $batchId: ${parts.mkString("; ")}"
   }
 
@@ -70,35 +78,64 @@ final case class BatchSummary(
 }
 
 object BatchSummary {
+
   /**
-   * @param start the batch's start offset (None for the first batch of a query)
-   * @param heads the broker's head per SSP as the planner last saw them (progress `latestOffset`)
-   * @param metrics the source's progress metrics (`admitted`, `watermark`, `endOfStream`, `tasksMoved`); without
-   *                `admitted`, what each stream admitted is taken from the positions
+   * @param start
+   *   the batch's start offset (None for the first batch of a query)
+   * @param heads
+   *   the broker's head per SSP as the planner last saw them (progress `latestOffset`)
+   * @param metrics
+   *   the source's progress metrics (`admitted`, `watermark`, `endOfStream`, `tasksMoved`); without
+   *   `admitted`, what each stream admitted is taken from the positions
    */
-  def of(batchId: Long, timestampMs: Long, start: Option[SourcePosition], end: SourcePosition, heads: Map[SSP, Long],
-      ownWatermarkMs: Option[Long], metrics: Map[String, String]): BatchSummary = {
+  def of(
+      batchId: Long,
+      timestampMs: Long,
+      start: Option[SourcePosition],
+      end: SourcePosition,
+      heads: Map[SSP, Long],
+      ownWatermarkMs: Option[Long],
+      metrics: Map[String, String]
+  ): BatchSummary = {
     val reported = metrics.get("admitted").map(Json.parse(_, "metric 'admitted'"))
       .map(_.properties().asScala.map(e => e.getKey -> e.getValue.asLong).toMap)
     val admitted = reported.getOrElse(end.tasks.toSeq.flatMap { case (task, ps) =>
       ps.map { case (ssp, until) =>
-        val from = start.flatMap(s => end.startOf(s, task, ssp)).orElse(end.starts.get(task).flatMap(_.get(ssp))).getOrElse(until)
+        val from = start.flatMap(s => end.startOf(s, task, ssp)).orElse(end.starts.get(
+          task
+        ).flatMap(_.get(ssp))).getOrElse(until)
         ssp.stream -> math.max(0L, until - from)
       }
     }.groupMapReduce(_._1)(_._2)(_ + _))
-    val lag = end.minPositions.collect { case (ssp, o) if heads.contains(ssp) => ssp -> math.max(0L, heads(ssp) - o) }
-    val applied = end.state(AppliedStartpoints.Codec).applied.toSeq.sortBy(_._1._1).map { case ((ssp, task), r) =>
-      s"$ssp (${task.name}) ${r.startpoint.describe} -> offset ${r.offset}"
+    val lag = end.minPositions.collect {
+      case (ssp, o) if heads.contains(ssp) => ssp -> math.max(0L, heads(ssp) - o)
     }
-    BatchSummary(batchId, timestampMs, admitted, lag, ownWatermarkMs, metrics.get("watermark").flatMap(_.toLongOption),
-      metrics.get("endOfStream").contains("true"), applied, metrics.get("tasksMoved").flatMap(_.toIntOption).getOrElse(0),
-      ended(metrics.get("control")), end.minPositions)
+    val applied = end.state(AppliedStartpoints.Codec).applied.toSeq.sortBy(_._1._1).map {
+      case ((ssp, task), r) =>
+        s"$ssp (${task.name}) ${r.startpoint.describe} -> offset ${r.offset}"
+    }
+    BatchSummary(
+      batchId,
+      timestampMs,
+      admitted,
+      lag,
+      ownWatermarkMs,
+      metrics.get("watermark").flatMap(_.toLongOption),
+      metrics.get("endOfStream").contains("true"),
+      applied,
+      metrics.get("tasksMoved").flatMap(_.toIntOption).getOrElse(0),
+      ended(metrics.get("control")),
+      end.minPositions
+    )
   }
 
   // The `control` metric: per intermediate SSP its producer count and how many sent end-of-stream.
   private def ended(control: Option[String]): Seq[String] =
     control.map(Json.parse(_, "metric 'control'")).toSeq.flatMap(_.properties().asScala).collect {
-      case e if e.getValue.path("taskCount").asInt(0) > 0 && e.getValue.path("endOfStream").asInt(0) == e.getValue.path("taskCount").asInt(0) =>
+      case e
+          if e.getValue.path("taskCount").asInt(0) > 0 && e.getValue.path("endOfStream").asInt(
+            0
+          ) == e.getValue.path("taskCount").asInt(0) =>
         e.getKey
     }.sorted
 
@@ -106,5 +143,7 @@ object BatchSummary {
   def heads(json: String): Map[SSP, Long] =
     Option(json).filter(_.trim.startsWith("{")).map(Json.parse(_, "a streamctl latestOffset"))
       .flatMap(n => Option(n.get("heads")))
-      .map(_.properties().asScala.map(e => SSP.parse(e.getKey) -> e.getValue.asLong).toMap).getOrElse(Map.empty)
+      .map(_.properties().asScala.map(e =>
+        SSP.parse(e.getKey) -> e.getValue.asLong
+      ).toMap).getOrElse(Map.empty)
 }

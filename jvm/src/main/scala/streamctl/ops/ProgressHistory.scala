@@ -11,13 +11,13 @@ import streamctl.system.SspValues
 
 /**
  * The last [[ProgressHistory.Limit]] batch summaries of one source, kept in its metadata store so
- * that `streamctl report` can draw recent lag and watermarks without the query running. Each
- * batch is one small value of its own (`progress/history-<source>/<batch>`, lag as
+ * that `streamctl report` can draw recent lag and watermarks without the query running. Each batch
+ * is one small value of its own (`progress/history-<source>/<batch>`, lag as
  * [[streamctl.system.SspValues]]), written once, and the batch [[ProgressHistory.Limit]] before it
  * is deleted: what a batch writes depends on its partitions, never on how long the query ran (a
  * single value rewritten per batch grew to megabytes at a thousand partitions). A replayed batch
- * overwrites its own entry. A history written whole by streamctl before (`history-<source>`)
- * still reads, and goes at the first sweep ([[ProgressHistory.SweepEvery]] batches).
+ * overwrites its own entry. A history written whole by streamctl before (`history-<source>`) still
+ * reads, and goes at the first sweep ([[ProgressHistory.SweepEvery]] batches).
  *
  * {{{
  * val history = new ProgressHistory(store, StoreLayout.Source("0"))
@@ -28,7 +28,8 @@ import streamctl.system.SspValues
 final class ProgressHistory(store: MetadataStore, source: StoreLayout.Source) {
   import ProgressHistory._
 
-  private def what(key: String) = s"the progress history in ${store.describe(StoreLayout.ProgressNamespace, key)}"
+  private def what(key: String) =
+    s"the progress history in ${store.describe(StoreLayout.ProgressNamespace, key)}"
 
   def append(summary: BatchSummary): Unit = {
     val entry = summary.toJson
@@ -37,27 +38,36 @@ final class ProgressHistory(store: MetadataStore, source: StoreLayout.Source) {
     store.put(StoreLayout.ProgressNamespace, source.progressKey(summary.batchId), Json.write(entry))
     val old = summary.batchId - Limit
     if (old >= 0) store.delete(StoreLayout.ProgressNamespace, source.progressKey(old))
-    // Entries a restart or a skipped batch left behind, and a history of the old form, go now and then.
+    /* Entries a restart or a skipped batch left behind, and a history of the old form, go now and
+     * then. */
     if (summary.batchId % SweepEvery == 0) {
       store.delete(StoreLayout.ProgressNamespace, source.legacyProgressKey)
-      batchKeys.filter(_._1 <= old).foreach { case (_, k) => store.delete(StoreLayout.ProgressNamespace, k) }
+      batchKeys.filter(_._1 <= old).foreach { case (_, k) =>
+        store.delete(StoreLayout.ProgressNamespace, k)
+      }
     }
   }
 
-  /** The entries, oldest first, lag by SSP key (`{"kafka/orders/0": 12}`) as `streamctl report` reads them. */
+  /**
+   * The entries, oldest first, lag by SSP key (`{"kafka/orders/0": 12}`) as `streamctl report`
+   * reads them.
+   */
   def load(): Seq[JsonNode] = {
-    val legacy = store.get(StoreLayout.ProgressNamespace, source.legacyProgressKey).toSeq.flatMap { text =>
-      val root = Json.parse(text, what(source.legacyProgressKey))
-      Json.version(root, 1, what(source.legacyProgressKey))
-      Json.field(root, "batches", what(source.legacyProgressKey)).elements().asScala.toSeq
-    }
+    val legacy =
+      store.get(StoreLayout.ProgressNamespace, source.legacyProgressKey).toSeq.flatMap { text =>
+        val root = Json.parse(text, what(source.legacyProgressKey))
+        Json.version(root, 1, what(source.legacyProgressKey))
+        Json.field(root, "batches", what(source.legacyProgressKey)).elements().asScala.toSeq
+      }
     val entries = batchKeys.flatMap { case (_, key) =>
       store.get(StoreLayout.ProgressNamespace, key).map { text =>
         val e = Json.parse(text, what(key)).asInstanceOf[ObjectNode]
         Json.version(e, Version, what(key))
         e.remove("version")
         val lag = Json.obj()
-        SspValues.read(Json.field(e, "lag", what(key)), what(key)).toSeq.sortBy(_._1).foreach { case (s, n) => lag.put(s.key, n) }
+        SspValues.read(Json.field(e, "lag", what(key)), what(key)).toSeq.sortBy(_._1).foreach {
+          case (s, n) => lag.put(s.key, n)
+        }
         e.set[JsonNode]("lag", lag)
         e: JsonNode
       }
@@ -69,13 +79,17 @@ final class ProgressHistory(store: MetadataStore, source: StoreLayout.Source) {
 
   // This source's per-batch keys, by batch.
   private def batchKeys: Seq[(Long, String)] =
-    store.keys(StoreLayout.ProgressNamespace).flatMap(k => source.progressBatch(k).map(_ -> k)).sortBy(_._1)
+    store.keys(StoreLayout.ProgressNamespace).flatMap(k =>
+      source.progressBatch(k).map(_ -> k)
+    ).sortBy(_._1)
 }
 
 object ProgressHistory {
   val Version = 2
+
   /** Batches kept per source: enough for a picture of the recent past. */
   val Limit = 240
+
   /** Every this many batches, entries left behind by restarts are swept (one listing). */
   val SweepEvery = 64
 }

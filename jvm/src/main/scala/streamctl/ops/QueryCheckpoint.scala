@@ -18,10 +18,10 @@ import streamctl.planner.SourceStates
  * streamctl's offset), the query's event-time watermark for the next batch, and a planned batch
  * that has not committed yet.
  *
- * Spark's offset log file `offsets/<batch>` is `v1`, a metadata JSON line
- * (`batchWatermarkMs`, `batchTimestampMs`, `conf`), then one line per source of the query in
- * source order (`-` for a source with no offset); `commits/<batch>` exists once the batch
- * committed. A source line that is not a streamctl offset (another connector) is skipped.
+ * Spark's offset log file `offsets/<batch>` is `v1`, a metadata JSON line (`batchWatermarkMs`,
+ * `batchTimestampMs`, `conf`), then one line per source of the query in source order (`-` for a
+ * source with no offset); `commits/<batch>` exists once the batch committed. A source line that is
+ * not a streamctl offset (another connector) is skipped.
  *
  * {{{
  * val ck = QueryCheckpoint.read("/chk/q1", new Configuration())
@@ -29,15 +29,25 @@ import streamctl.planner.SourceStates
  * ck.committed.get.sources("0").tasks      // Map(TaskName("Partition 0") -> Map(kafka/orders/0 -> 42))
  * }}}
  */
-final case class QueryCheckpoint(location: String, committed: Option[QueryCheckpoint.Batch], pending: Option[QueryCheckpoint.Batch])
+final case class QueryCheckpoint(
+    location: String,
+    committed: Option[QueryCheckpoint.Batch],
+    pending: Option[QueryCheckpoint.Batch]
+)
 
 object QueryCheckpoint {
+
   /** One batch of the offset log: its end positions per streamctl source id (`sources/<id>`). */
-  final case class Batch(batchId: Long, timestampMs: Long, watermarkMs: Long, sources: Map[String, SourcePosition])
+  final case class Batch(
+      batchId: Long,
+      timestampMs: Long,
+      watermarkMs: Long,
+      sources: Map[String, SourcePosition]
+  )
 
   /**
-   * Reads the checkpoint at `location`. A path that holds no query checkpoint (no offset log)
-   * is an error saying so, unless `allowEmpty` (a query that has not run its first batch).
+   * Reads the checkpoint at `location`. A path that holds no query checkpoint (no offset log) is an
+   * error saying so, unless `allowEmpty` (a query that has not run its first batch).
    */
   def read(location: String, hadoopConf: Configuration): QueryCheckpoint = {
     val root = new Path(location)
@@ -46,7 +56,8 @@ object QueryCheckpoint {
     val commits = batches(fs, new Path(root, "commits")).toSet
     val committedId = offsets.filter(commits.contains).maxOption
     val pendingId = offsets.maxOption.filter(id => !committedId.contains(id))
-    def batch(id: Long): Batch = parseBatch(readText(fs, new Path(root, s"offsets/$id")), s"$location/offsets/$id", id)
+    def batch(id: Long): Batch =
+      parseBatch(readText(fs, new Path(root, s"offsets/$id")), s"$location/offsets/$id", id)
     QueryCheckpoint(location, committedId.map(batch), pendingId.map(batch))
   }
 
@@ -58,7 +69,8 @@ object QueryCheckpoint {
     val path = new Path(new Path(location), "metadata")
     val fs = path.getFileSystem(hadoopConf)
     if (!fs.exists(path)) throw StreamctlException(
-      s"No Spark query checkpoint at $location: it has no metadata file (give the query's checkpointLocation)")
+      s"No Spark query checkpoint at $location: it has no metadata file (give the query's checkpointLocation)"
+    )
     Json.field(Json.parse(readText(fs, path).linesIterator.next(), s"$path"), "id", s"$path").asText
   }
 
@@ -74,17 +86,20 @@ object QueryCheckpoint {
     if (lines.isEmpty || !lines.head.startsWith("v"))
       throw StreamctlException(s"$what is not a Spark offset log file (no version line)")
     val meta = lines.lift(1).map(Json.parse(_, s"the metadata line of $what"))
-    def metaLong(name: String): Long = meta.flatMap(m => Option(m.get(name))).map(_.asLong).getOrElse(0L)
+    def metaLong(name: String): Long =
+      meta.flatMap(m => Option(m.get(name))).map(_.asLong).getOrElse(0L)
     val sources = lines.drop(2).zipWithIndex.collect {
       case (line, i) if isStreamctl(line) => i.toString -> SourceStates.parse(line)
     }.toMap
     Batch(batchId, metaLong("batchTimestampMs"), metaLong("batchWatermarkMs"), sources)
   }
 
-  // A streamctl offset is an object with a numeric "version" and its positions; Kafka's is a map of topics.
+  /* A streamctl offset is an object with a numeric "version" and its positions; Kafka's is a map of
+   * topics. */
   private def isStreamctl(line: String): Boolean =
     line.trim.startsWith("{") && Try(Json.parse(line, "an offset")).toOption.exists(n =>
-      n.path("version").isIntegralNumber && (n.has("tasks") || n.has("next") || n.has("state")))
+      n.path("version").isIntegralNumber && (n.has("tasks") || n.has("next") || n.has("state"))
+    )
 
   private def batches(fs: FileSystem, dir: Path): Seq[Long] =
     if (!fs.exists(dir)) Seq.empty
@@ -92,6 +107,7 @@ object QueryCheckpoint {
 
   private def readText(fs: FileSystem, path: Path): String = {
     val in = fs.open(path)
-    try new String(in.readAllBytes(), StandardCharsets.UTF_8) finally in.close()
+    try new String(in.readAllBytes(), StandardCharsets.UTF_8)
+    finally in.close()
   }
 }

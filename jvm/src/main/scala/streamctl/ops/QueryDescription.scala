@@ -4,7 +4,13 @@ import com.fasterxml.jackson.databind.node.ObjectNode
 import org.apache.hadoop.conf.Configuration
 
 import streamctl.{Json, StreamctlException}
-import streamctl.control.{ControlState, ControlResults, SspControlState, SspControlStates, WatermarkSummary}
+import streamctl.control.{
+  ControlState,
+  ControlResults,
+  SspControlState,
+  SspControlStates,
+  WatermarkSummary
+}
 import streamctl.grouper.TaskOrder
 import streamctl.locality.TaskLocalityStore
 import streamctl.metadata.{MetadataStore, StoreLayout}
@@ -12,14 +18,14 @@ import streamctl.startpoint.{StartpointManager, StoredStartpoint}
 import streamctl.system.{SSP, SystemAdmin, TaskName}
 
 /**
- * `streamctl describe`: what a query has done and where it stands, from its checkpoint (the
- * offset and commit logs, [[QueryCheckpoint]]), its metadata store (pending startpoints, task
- * locality, control results) and, when it answers, the broker (log-end offsets, lag). One row
- * per (source, task, SSP), as JSON for the CLI and Python to format.
+ * `streamctl describe`: what a query has done and where it stands, from its checkpoint (the offset
+ * and commit logs, [[QueryCheckpoint]]), its metadata store (pending startpoints, task locality,
+ * control results) and, when it answers, the broker (log-end offsets, lag). One row per (source,
+ * task, SSP), as JSON for the CLI and Python to format.
  *
- * The control states shown are the reconciled ones after the last committed batch: the
- * offset's states merged with the readers' results of that batch
- * ([[ControlResults.statesAfter]]), exactly what the next batch is planned from.
+ * The control states shown are the reconciled ones after the last committed batch: the offset's
+ * states merged with the readers' results of that batch ([[ControlResults.statesAfter]]), exactly
+ * what the next batch is planned from.
  *
  * {{{
  * QueryDescription.describe(checkpoint = "/chk/q1", storePath = None, admin = Some(kafkaAdmin), conf)
@@ -28,7 +34,12 @@ import streamctl.system.{SSP, SystemAdmin, TaskName}
  */
 object QueryDescription {
 
-  def describe(checkpoint: String, storePath: Option[String], admin: => Option[SystemAdmin], conf: Configuration): ObjectNode = {
+  def describe(
+      checkpoint: String,
+      storePath: Option[String],
+      admin: => Option[SystemAdmin],
+      conf: Configuration
+  ): ObjectNode = {
     val location = storePath.getOrElse(StoreLayout.ofQuery(checkpoint))
     if (!QueryCheckpoint.exists(checkpoint, conf))
       throw StreamctlException(s"No streamctl query at $checkpoint: it holds no Spark checkpoint (no 'offsets' or 'metadata'). " +
@@ -38,7 +49,9 @@ object QueryDescription {
     try {
       val latest = ck.committed.orElse(ck.pending)
       if (latest.exists(_.sources.isEmpty))
-        throw StreamctlException(s"The query at $checkpoint has no streamctl source (its offset log holds no streamctl offset)")
+        throw StreamctlException(
+          s"The query at $checkpoint has no streamctl source (its offset log holds no streamctl offset)"
+        )
       val root = Json.obj()
       root.put("checkpoint", checkpoint)
       root.put("store", location)
@@ -49,19 +62,32 @@ object QueryDescription {
       }
       ck.pending.foreach(b => root.put("pendingBatch", b.batchId))
       val pending = pendingStartpoints(store)
-      val rows = latest.toSeq.flatMap(b => b.sources.toSeq.sortBy(_._1)).flatMap { case (source, position) =>
-        val keys = StoreLayout.Source(source)
-        val committed = ck.committed.flatMap(_.sources.get(source))
-        val ctl = committed.orElse(Some(position)).flatMap(_.state.get(ControlState.Codec))
-        val states = ctl.map(c => new ControlResults(store, keys.controlNamespace).statesAfter(c)).getOrElse(Map.empty)
-        val locality = new TaskLocalityStore(store, keys.localityKey).load()
-        position.tasks.toSeq.sortBy(_._1)(TaskOrder).flatMap { case (task, ssps) =>
-          ssps.keys.toSeq.sorted.map(ssp => Row(source, task, ssp, committed.flatMap(_.tasks.get(task)).flatMap(_.get(ssp)),
-            locality.executorOf(task).map(_.location), states.get(ssp)))
-        }
-      }.sortBy(r => (r.source, r.ssp))
+      val rows =
+        latest.toSeq.flatMap(b => b.sources.toSeq.sortBy(_._1)).flatMap { case (source, position) =>
+          val keys = StoreLayout.Source(source)
+          val committed = ck.committed.flatMap(_.sources.get(source))
+          val ctl = committed.orElse(Some(position)).flatMap(_.state.get(ControlState.Codec))
+          val states = ctl.map(c =>
+            new ControlResults(store, keys.controlNamespace).statesAfter(c)
+          ).getOrElse(Map.empty)
+          val locality = new TaskLocalityStore(store, keys.localityKey).load()
+          position.tasks.toSeq.sortBy(_._1)(TaskOrder).flatMap { case (task, ssps) =>
+            ssps.keys.toSeq.sorted.map(ssp =>
+              Row(
+                source,
+                task,
+                ssp,
+                committed.flatMap(_.tasks.get(task)).flatMap(_.get(ssp)),
+                locality.executorOf(task).map(_.location),
+                states.get(ssp)
+              )
+            )
+          }
+        }.sortBy(r => (r.source, r.ssp))
       val heads: Either[String, Map[SSP, Long]] =
-        try admin.map(a => Right(a.upcomingOffsets(rows.map(_.ssp).toSet))).getOrElse(Left("no bootstrap servers given"))
+        try admin.map(a => Right(a.upcomingOffsets(rows.map(_.ssp).toSet))).getOrElse(Left(
+            "no bootstrap servers given"
+          ))
         catch { case e: StreamctlException => Left(e.getMessage) }
       heads match {
         case Right(_) => root.put("broker", "reachable")
@@ -70,7 +96,10 @@ object QueryDescription {
       val arr = root.putArray("partitions")
       rows.foreach { r =>
         val n = arr.addObject()
-        n.put("source", r.source).put("stream", r.ssp.stream).put("partition", r.ssp.partition).put("task", r.task.name)
+        n.put(
+          "source",
+          r.source
+        ).put("stream", r.ssp.stream).put("partition", r.ssp.partition).put("task", r.task.name)
         r.executor.fold(n.putNull("executor"))(n.put("executor", _))
         r.committed.fold(n.putNull("committed"))(n.put("committed", _))
         heads.toOption.flatMap(_.get(r.ssp)) match {
@@ -80,7 +109,9 @@ object QueryDescription {
           case None => n.putNull("logEnd"); n.putNull("lag")
         }
         val sp = n.putArray("pendingStartpoints")
-        pending.filter(p => p.key.ssp == r.ssp && p.key.task.forall(_ == r.task)).foreach(p => sp.add(p.startpoint.describe))
+        pending.filter(p => p.key.ssp == r.ssp && p.key.task.forall(_ == r.task)).foreach(p =>
+          sp.add(p.startpoint.describe)
+        )
         r.control.foreach { s =>
           val c = n.putObject("control")
           c.put("producers", s.producerCount)
@@ -95,23 +126,41 @@ object QueryDescription {
       // Startpoints for SSPs the query does not read (yet): shown, not lost.
       val read = rows.map(_.ssp).toSet
       val other = root.putArray("otherStartpoints")
-      pending.filterNot(p => read.contains(p.key.ssp)).foreach(p => other.add(s"${p.key}: ${p.startpoint.describe}"))
+      pending.filterNot(p => read.contains(p.key.ssp)).foreach(p =>
+        other.add(s"${p.key}: ${p.startpoint.describe}")
+      )
       val controlled = rows.flatMap(_.control)
       if (controlled.nonEmpty) {
         val up = root.putObject("upstream")
-        WatermarkSummary.of(controlled).watermark.fold(up.putNull("watermarkMs"))(up.put("watermarkMs", _))
-        up.put("endOfStream", SspControlStates.allEndOfStream(rows.map(_.ssp), s => rows.find(_.ssp == s).flatMap(_.control)))
+        WatermarkSummary.of(controlled).watermark.fold(up.putNull("watermarkMs"))(up.put(
+          "watermarkMs",
+          _
+        ))
+        up.put(
+          "endOfStream",
+          SspControlStates.allEndOfStream(
+            rows.map(_.ssp),
+            s => rows.find(_.ssp == s).flatMap(_.control)
+          )
+        )
       }
       root
     } finally store.close()
   }
 
-  private final case class Row(source: String, task: TaskName, ssp: SSP, committed: Option[Long], executor: Option[String],
-      control: Option[SspControlState])
+  private final case class Row(
+      source: String,
+      task: TaskName,
+      ssp: SSP,
+      committed: Option[Long],
+      executor: Option[String],
+      control: Option[SspControlState]
+  )
 
   private def pendingStartpoints(store: MetadataStore): Seq[StoredStartpoint] =
     try new StartpointManager(store).list()
     catch {
-      case e: StreamctlException => throw StreamctlException(s"${e.getMessage} (delete it: streamctl startpoints delete)", e)
+      case e: StreamctlException =>
+        throw StreamctlException(s"${e.getMessage} (delete it: streamctl startpoints delete)", e)
     }
 }

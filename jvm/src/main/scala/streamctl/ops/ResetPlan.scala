@@ -15,8 +15,8 @@ import streamctl.system.{SSP, SystemAdmin, TaskName}
  * partitions ([[Target]]: a topic, some of its partitions, or every topic the query reads), where
  * to ([[To]]), and the plan that shows, per partition, the committed offset and where the query
  * would start. Nothing is written unless `execute`; then every startpoint is written through
- * [[StartpointCommands]] (the one writer, with its checks), and the query applies them when it
- * next starts.
+ * [[StartpointCommands]] (the one writer, with its checks), and the query applies them when it next
+ * starts.
  *
  * Relative moves (`--shift-by`, `--to-current`) and `--from-file` rows become `specific`
  * startpoints at the computed offset, clamped to what the broker still has (as
@@ -29,6 +29,7 @@ import streamctl.system.{SSP, SystemAdmin, TaskName}
  * }}}
  */
 object ResetPlan {
+
   /** A topic and its partitions (None: every partition). */
   final case class Target(topic: String, partitions: Option[Seq[Int]])
 
@@ -39,34 +40,56 @@ object ResetPlan {
     case object Latest extends To
     final case class Offset(offset: Long) extends To
     final case class Datetime(epochMs: Long) extends To
+
     /** Back by this much from now: `PT1H` (ISO-8601, as kafka-consumer-groups) or `1h`. */
     final case class ByDuration(text: String) extends To
     final case class ShiftBy(n: Long) extends To
     case object Current extends To
+
     /** Exact offsets per partition (from a CSV file). */
     final case class Offsets(offsets: Map[SSP, Long]) extends To
   }
 
   /** One partition of the plan: its committed offset, the startpoint and where it resolves. */
-  final case class Step(ssp: SSP, current: Option[Long], startpoint: Startpoint, target: Option[Long], note: String)
+  final case class Step(
+      ssp: SSP,
+      current: Option[Long],
+      startpoint: Startpoint,
+      target: Option[Long],
+      note: String
+  )
 
   def durationMs(text: String): Long =
     if (text.trim.toUpperCase(java.util.Locale.ROOT).startsWith("P") || text.trim.startsWith("-P"))
       try Duration.parse(text.trim).toMillis
-      catch { case _: DateTimeParseException => throw StreamctlException(s"--by-duration '$text' is not an ISO-8601 duration such as PT1H30M or P1D") }
+      catch {
+        case _: DateTimeParseException => throw StreamctlException(
+            s"--by-duration '$text' is not an ISO-8601 duration such as PT1H30M or P1D"
+          )
+      }
     else Parsers.durationMs("--by-duration", text)
 
   /**
    * The plan for `targets`. `committed`: the committed offset of each SSP the query reads (the
    * least over its tasks, or `task`'s own); `admin`: the broker, to list partitions and resolve.
    */
-  def plan(targets: Seq[Target], to: To, task: Option[TaskName], committed: Map[SSP, Long], admin: Option[SystemAdmin],
-      nowMs: Long = System.currentTimeMillis()): Seq[Step] = {
+  def plan(
+      targets: Seq[Target],
+      to: To,
+      task: Option[TaskName],
+      committed: Map[SSP, Long],
+      admin: Option[SystemAdmin],
+      nowMs: Long = System.currentTimeMillis()
+  ): Seq[Step] = {
     val ssps = partitionsOf(targets, to, committed, admin)
     // An exact offset (relative moves, files) stays a number until checked against the broker.
     val wanted: Seq[(SSP, Either[Long, Startpoint])] = ssps.map { ssp =>
-      def from(rel: String): Long = committed.getOrElse(ssp, throw StreamctlException(
-        s"$rel needs the committed offset of $ssp, but the query's checkpoint has none for it (has the query committed a batch reading it?)"))
+      def from(rel: String): Long = committed.getOrElse(
+        ssp,
+        throw StreamctlException(
+          s"$rel needs the committed offset of $ssp, but the query's checkpoint has none for it (has the query committed a batch reading it?)"
+        )
+      )
       ssp -> (to match {
         case To.Earliest => Right(Startpoint.oldest())
         case To.Latest => Right(Startpoint.upcoming())
@@ -89,27 +112,43 @@ object ResetPlan {
     val clamped: Seq[(SSP, Startpoint, String)] = wanted.map {
       case (ssp, Right(sp)) => (ssp, sp, "")
       case (ssp, Left(o)) =>
-        val c = bounds.fold(o) { case (oldest, upcoming) => math.max(oldest(ssp), math.min(upcoming(ssp), o)) }
-        if (c < 0) throw StreamctlException(s"$ssp: offset $c is negative; give --bootstrap-servers to clamp it to the oldest offset")
+        val c = bounds.fold(o) { case (oldest, upcoming) =>
+          math.max(oldest(ssp), math.min(upcoming(ssp), o))
+        }
+        if (c < 0) throw StreamctlException(
+          s"$ssp: offset $c is negative; give --bootstrap-servers to clamp it to the oldest offset"
+        )
         (ssp, Startpoint.specific(c), if (c == o) "" else s"clamped from $o")
     }
-    val resolved = admin.map(a => new StartpointResolver(a).resolve(clamped.map(c => c._1 -> c._2).toMap)).getOrElse(Map.empty)
+    val resolved = admin.map(a =>
+      new StartpointResolver(a).resolve(clamped.map(c => c._1 -> c._2).toMap)
+    ).getOrElse(Map.empty)
     clamped.map { case (ssp, sp, note) =>
       val r = resolved.get(ssp)
       val target = r.map(_.offset).orElse(sp match {
         case s: Startpoint.Specific => Some(s.offset)
         case _ => None
       })
-      val notes = Seq(note, if (r.exists(_.beyondData)) "end of the partition: no message at or after that time" else "").filter(_.nonEmpty)
+      val notes = Seq(
+        note,
+        if (r.exists(_.beyondData)) "end of the partition: no message at or after that time" else ""
+      ).filter(_.nonEmpty)
       Step(ssp, committed.get(ssp), sp, target, notes.mkString("; "))
     }
   }
 
   /** Writes the plan's startpoints through the one startpoint writer. */
   def execute(steps: Seq[Step], task: Option[TaskName], commands: StartpointCommands): Unit =
-    steps.foreach(s => commands.set(s.ssp.stream, Int.box(s.ssp.partition), task.map(_.name).orNull, s.startpoint))
+    steps.foreach(s =>
+      commands.set(s.ssp.stream, Int.box(s.ssp.partition), task.map(_.name).orNull, s.startpoint)
+    )
 
-  def json(steps: Seq[Step], task: Option[TaskName], executed: Boolean, location: String): ObjectNode = {
+  def json(
+      steps: Seq[Step],
+      task: Option[TaskName],
+      executed: Boolean,
+      location: String
+  ): ObjectNode = {
     val root = Json.obj()
     root.put("location", location)
     root.put("executed", executed)
@@ -126,7 +165,12 @@ object ResetPlan {
     root
   }
 
-  private def partitionsOf(targets: Seq[Target], to: To, committed: Map[SSP, Long], admin: Option[SystemAdmin]): Seq[SSP] = to match {
+  private def partitionsOf(
+      targets: Seq[Target],
+      to: To,
+      committed: Map[SSP, Long],
+      admin: Option[SystemAdmin]
+  ): Seq[SSP] = to match {
     case To.Offsets(m) =>
       m.keys.groupMap(_.stream)(_.partition).toSeq.sortBy(_._1).foreach { case (topic, ps) =>
         SystemAdmin.checkPartitions(admin, topic, ps.toSeq.sorted, "startpoints reset --from-file")
@@ -135,29 +179,47 @@ object ResetPlan {
     case _ => requested(targets, committed, admin)
   }
 
-  private def requested(targets: Seq[Target], committed: Map[SSP, Long], admin: Option[SystemAdmin]): Seq[SSP] = {
-    if (targets.isEmpty) throw StreamctlException("No topic to reset: give --topic, --all-topics or --from-file")
+  private def requested(
+      targets: Seq[Target],
+      committed: Map[SSP, Long],
+      admin: Option[SystemAdmin]
+  ): Seq[SSP] = {
+    if (targets.isEmpty)
+      throw StreamctlException("No topic to reset: give --topic, --all-topics or --from-file")
     targets.flatMap { t =>
       val partitions = t.partitions match {
         case Some(ps) => SystemAdmin.checkPartitions(admin, t.topic, ps, "startpoints reset")
         case None =>
-          val all = admin.fold(committed.keys.filter(_.stream == t.topic).map(_.partition).toSeq.sorted)(
-            _.partitionsOf(t.topic, None, "startpoints reset"))
+          val all =
+            admin.fold(committed.keys.filter(_.stream == t.topic).map(_.partition).toSeq.sorted)(
+              _.partitionsOf(t.topic, None, "startpoints reset")
+            )
           if (all.isEmpty) throw StreamctlException(
-            s"Which partitions of topic '${t.topic}'? The query's checkpoint has none of it: give its partitions (--topic ${t.topic}:0,1) or --bootstrap-servers")
+            s"Which partitions of topic '${t.topic}'? The query's checkpoint has none of it: give its partitions (--topic ${t.topic}:0,1) or --bootstrap-servers"
+          )
           all
       }
       partitions.map(SSP.kafka(t.topic, _))
     }.distinct.sorted
   }
 
-  /** `2024-05-01T10:00:00Z` or with an offset (`+02:00`); one without a zone is refused as ambiguous. */
+  /**
+   * `2024-05-01T10:00:00Z` or with an offset (`+02:00`); one without a zone is refused as
+   * ambiguous.
+   */
   def instantMs(text: String): Long = {
-    def attempt[T](f: => T): Option[T] = try Some(f) catch { case _: DateTimeParseException => None }
-    attempt(OffsetDateTime.parse(text.trim).toInstant.toEpochMilli).orElse(attempt(Instant.parse(text.trim).toEpochMilli)).getOrElse {
+    def attempt[T](f: => T): Option[T] =
+      try Some(f)
+      catch { case _: DateTimeParseException => None }
+    attempt(
+      OffsetDateTime.parse(text.trim).toInstant.toEpochMilli
+    ).orElse(attempt(Instant.parse(text.trim).toEpochMilli)).getOrElse {
       if (attempt(LocalDateTime.parse(text.trim)).isDefined) throw StreamctlException(
-        s"--to-datetime '$text' has no timezone, so the instant is ambiguous; add one, e.g. Z or +02:00")
-      throw StreamctlException(s"--to-datetime '$text' is not an ISO-8601 date-time such as 2024-05-01T10:00:00Z")
+        s"--to-datetime '$text' has no timezone, so the instant is ambiguous; add one, e.g. Z or +02:00"
+      )
+      throw StreamctlException(
+        s"--to-datetime '$text' is not an ISO-8601 date-time such as 2024-05-01T10:00:00Z"
+      )
     }
   }
 }

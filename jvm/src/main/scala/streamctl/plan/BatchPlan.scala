@@ -3,19 +3,21 @@ package streamctl.plan
 import streamctl.system.{SSP, TaskName}
 
 /**
- * The batch being planned, as the [[PlanningStep]]s pass it along: where each task's SSPs
- * begin, the state the end offset will carry, and, as the chain learns them, the broker's heads
- * and where each SSP ends. Starts as "every SSP begins where the previous batch ended, state
- * unchanged".
+ * The batch being planned, as the [[PlanningStep]]s pass it along: where each task's SSPs begin,
+ * the state the end offset will carry, and, as the chain learns them, the broker's heads and where
+ * each SSP ends. Starts as "every SSP begins where the previous batch ended, state unchanged".
  *
  * {{{
  * val plan = BatchPlan(previous).begin(TaskName("Partition 0"), ssp, 42L)
  * val end = plan.copy(heads = heads, ends = Map(ssp -> 142L)).end
  * }}}
  *
- * @param heads per SSP, the offset the next written record will get (the step that asks Kafka sets it)
- * @param held  SSPs that may not be read in this batch (partitions held by an expansion)
- * @param ends  per SSP, where the batch ends (admission sets it); an SSP without one reads nothing
+ * @param heads
+ *   per SSP, the offset the next written record will get (the step that asks Kafka sets it)
+ * @param held
+ *   SSPs that may not be read in this batch (partitions held by an expansion)
+ * @param ends
+ *   per SSP, where the batch ends (admission sets it); an SSP without one reads nothing
  */
 final case class BatchPlan(
     previous: SourcePosition,
@@ -23,7 +25,8 @@ final case class BatchPlan(
     state: SourceState,
     heads: Map[SSP, Long] = Map.empty,
     held: Set[SSP] = Set.empty,
-    ends: Map[SSP, Long] = Map.empty) {
+    ends: Map[SSP, Long] = Map.empty
+) {
 
   /** Makes `task` read `ssp` from `offset` in this batch (a new SSP, or a moved beginning). */
   def begin(task: TaskName, ssp: SSP, offset: Long): BatchPlan =
@@ -37,19 +40,20 @@ final case class BatchPlan(
   lazy val minBegins: Map[SSP, Long] = begins.values.flatten.groupMapReduce(_._1)(_._2)(math.min)
 
   /**
-   * What each SSP may be read up to in this batch before the budget is shared: its head, capped
-   * by the `Trigger.AvailableNow` target (an SSP missing from the target appeared after the
-   * query started: it had nothing to read then); a held SSP ends where it begins.
+   * What each SSP may be read up to in this batch before the budget is shared: its head, capped by
+   * the `Trigger.AvailableNow` target (an SSP missing from the target appeared after the query
+   * started: it had nothing to read then); a held SSP ends where it begins.
    */
-  def reachable(availableNowTarget: Option[Map[SSP, Long]]): Map[SSP, Long] = heads.map { case (s, h) =>
-    val capped = availableNowTarget.fold(h)(t => math.min(h, t.getOrElse(s, 0L)))
-    s -> (if (held.contains(s)) math.min(capped, minBegins.getOrElse(s, capped)) else capped)
-  }
+  def reachable(availableNowTarget: Option[Map[SSP, Long]]): Map[SSP, Long] =
+    heads.map { case (s, h) =>
+      val capped = availableNowTarget.fold(h)(t => math.min(h, t.getOrElse(s, 0L)))
+      s -> (if (held.contains(s)) math.min(capped, minBegins.getOrElse(s, capped)) else capped)
+    }
 
   /**
-   * The end offset: every task SSP ends at [[ends]] (never before it begins), except one whose
-   * head is behind its beginning (records gone, only with `failOnDataLoss=false`), which
-   * continues from the broker's end; and the beginnings that differ from `previous`.
+   * The end offset: every task SSP ends at [[ends]] (never before it begins), except one whose head
+   * is behind its beginning (records gone, only with `failOnDataLoss=false`), which continues from
+   * the broker's end; and the beginnings that differ from `previous`.
    */
   def end: SourcePosition = end { (_, ssp, begin) =>
     heads.get(ssp) match {
@@ -60,7 +64,9 @@ final case class BatchPlan(
 
   /** The end offset with each task SSP's end from `endOf(task, ssp, begin)`. */
   def end(endOf: (TaskName, SSP, Long) => Long): SourcePosition = {
-    val positions = begins.map { case (t, ps) => t -> ps.map { case (s, b) => s -> endOf(t, s, b) } }
+    val positions = begins.map { case (t, ps) =>
+      t -> ps.map { case (s, b) => s -> endOf(t, s, b) }
+    }
     val moved = begins.map { case (t, ps) =>
       t -> ps.filter { case (s, b) => !previous.tasks.get(t).flatMap(_.get(s)).contains(b) }
     }.filter(_._2.nonEmpty)
@@ -69,5 +75,6 @@ final case class BatchPlan(
 }
 
 object BatchPlan {
-  def apply(previous: SourcePosition): BatchPlan = BatchPlan(previous, previous.tasks, previous.state)
+  def apply(previous: SourcePosition): BatchPlan =
+    BatchPlan(previous, previous.tasks, previous.state)
 }

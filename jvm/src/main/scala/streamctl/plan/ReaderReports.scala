@@ -5,8 +5,8 @@ import streamctl.system.SkippedRange
 /**
  * What the readers of a source told the driver about the batches they read: where each task ran
  * (for host affinity's metrics) and the records they found gone and skipped (for the data loss
- * totals). In Spark, an accumulator (`spark.ReaderAccumulator`): a reader's reports arrive when
- * its reader attempt succeeds, so the driver reads a batch's reports once it has run.
+ * totals). In Spark, an accumulator (`spark.ReaderAccumulator`): a reader's reports arrive when its
+ * reader attempt succeeds, so the driver reads a batch's reports once it has run.
  *
  * {{{
  * reports.clear()     // as a new batch is planned
@@ -15,7 +15,11 @@ import streamctl.system.SkippedRange
  */
 trait ReaderReports {
   def runs: Seq[ReaderRun]
-  /** Ranges readers skipped, each once (Spark reads a batch again for every action a `foreachBatch` runs). */
+
+  /**
+   * Ranges readers skipped, each once (Spark reads a batch again for every action a `foreachBatch`
+   * runs).
+   */
   def skipped: Seq[SkippedRange]
   def clear(): Unit
 }

@@ -10,28 +10,28 @@ import streamctl.system.{SSP, SspValues, TaskName}
 
 /**
  * Where a streamctl source is: what Spark writes in the query's offset log for it (wrapped by
- * `spark.SourceOffset`). For every task, the next offset to read of each of its SSPs (so the
- * SSP -> task mapping in force is part of it), and every other piece of state that must survive
- * a crash together with those offsets ([[SourceState]]: control bookkeeping, applied
- * startpoints, ...). A batch replayed after a crash is planned from this alone, so it reads the
- * same records and reaches the same state.
+ * `spark.SourceOffset`). For every task, the next offset to read of each of its SSPs (so the SSP ->
+ * task mapping in force is part of it), and every other piece of state that must survive a crash
+ * together with those offsets ([[SourceState]]: control bookkeeping, applied startpoints, ...). A
+ * batch replayed after a crash is planned from this alone, so it reads the same records and reaches
+ * the same state.
  *
- * Positions are per task because one SSP can be read by several tasks (broadcast streams),
- * each from its own position (a task-level startpoint moves only that task).
+ * Positions are per task because one SSP can be read by several tasks (broadcast streams), each
+ * from its own position (a task-level startpoint moves only that task).
  *
- * `starts` holds, for the batch that ends at this position, where it begins for the task SSPs
- * whose beginning is not the previous position: a startpoint moved it, or the SSP is new
- * (partition expansion). Recording it here, in the batch's own end offset, is what makes a
- * replay after a crash read the same records.
+ * `starts` holds, for the batch that ends at this position, where it begins for the task SSPs whose
+ * beginning is not the previous position: a startpoint moved it, or the SSP is new (partition
+ * expansion). Recording it here, in the batch's own end offset, is what makes a replay after a
+ * crash read the same records.
  *
  * The JSON is deterministic (sorted keys): Spark decides "no new data" by comparing offsets, so
  * equal content gives equal text. It is written once per batch, so it stays small at thousands of
  * partitions (version 2): an SSP read by one task named after its partition (`Partition p`, or
  * `Partition p % k` after the stream grew from k partitions: the default grouper's tasks) is one
- * number in its stream's array under `next` ([[streamctl.system.SspValues]]), with the stream's
- * `k` under `modulo`; every other task SSP (other groupers, broadcast streams) is under `tasks`,
- * by task, as version 1 wrote every one. Version 1 offsets (up to streamctl 0.1.0 of 2026-11-26,
- * and `tests/data/checkpoint-08f2737`) still read.
+ * number in its stream's array under `next` ([[streamctl.system.SspValues]]), with the stream's `k`
+ * under `modulo`; every other task SSP (other groupers, broadcast streams) is under `tasks`, by
+ * task, as version 1 wrote every one. Version 1 offsets (up to streamctl 0.1.0 of 2026-11-26, and
+ * `tests/data/checkpoint-08f2737`) still read.
  *
  * {{{
  * {"version":2,"next":{"kafka/orders":[42,17]},"state":{}}
@@ -42,7 +42,8 @@ import streamctl.system.{SSP, SspValues, TaskName}
 final case class SourcePosition(
     tasks: Map[TaskName, Map[SSP, Long]],
     state: SourceState = SourceState.empty,
-    starts: Map[TaskName, Map[SSP, Long]] = Map.empty) {
+    starts: Map[TaskName, Map[SSP, Long]] = Map.empty
+) {
 
   lazy val json: String = {
     val root = Json.obj()
@@ -66,23 +67,31 @@ final case class SourcePosition(
 }
 
 object SourcePosition {
+
   /** The format version written; see [[StateCodec]] for how the states are versioned by it. */
   val Version = 2
 
-  /** Reads an offset this streamctl (or an older one) wrote, whose states `codecs` read (`planner.SourceStates`). */
+  /**
+   * Reads an offset this streamctl (or an older one) wrote, whose states `codecs` read
+   * (`planner.SourceStates`).
+   */
   def parse(json: String, codecs: Seq[StateCodec[_]]): SourcePosition = {
     val (root, tasks) = parseTasks(json)
     SourcePosition(
       tasks,
       Option(root.get("state")).fold(SourceState.empty)(SourceState.read(_, What, codecs)),
-      Option(root.get("starts")).map(positions).getOrElse(Map.empty))
+      Option(root.get("starts")).map(positions).getOrElse(Map.empty)
+    )
   }
 
   private val What = "the streamctl offset in the query checkpoint"
 
-  private def positions(node: JsonNode): Map[TaskName, Map[SSP, Long]] = node.properties().asScala.map { e =>
-    TaskName(e.getKey) -> e.getValue.properties().asScala.map(p => SSP.parse(p.getKey) -> p.getValue.asLong()).toMap
-  }.toMap
+  private def positions(node: JsonNode): Map[TaskName, Map[SSP, Long]] =
+    node.properties().asScala.map { e =>
+      TaskName(e.getKey) -> e.getValue.properties().asScala.map(p =>
+        SSP.parse(p.getKey) -> p.getValue.asLong()
+      ).toMap
+    }.toMap
 
   // The offset's root and the positions of each task, whichever form they were written in.
   private def parseTasks(json: String): (JsonNode, Map[TaskName, Map[SSP, Long]]) = {
@@ -90,12 +99,16 @@ object SourcePosition {
     val version = Json.version(root, Version, What)
     // Version 1 has every task SSP under `tasks`; version 2 only those `next` cannot hold.
     val explicit = if (version == 1) positions(Json.field(root, "tasks", What))
-      else Option(root.get("tasks")).map(positions).getOrElse(Map.empty[TaskName, Map[SSP, Long]])
-    val modulo = Option(root.get("modulo")).map(_.properties().asScala.map(e => e.getKey -> e.getValue.asInt).toMap)
+    else Option(root.get("tasks")).map(positions).getOrElse(Map.empty[TaskName, Map[SSP, Long]])
+    val modulo = Option(root.get("modulo")).map(_.properties().asScala.map(e =>
+      e.getKey -> e.getValue.asInt
+    ).toMap)
       .getOrElse(Map.empty[String, Int])
-    val compact = Option(root.get("next")).map(SspValues.read(_, What)).getOrElse(Map.empty).toSeq.map { case (ssp, o) =>
-      (taskOf(ssp, modulo.get(SspValues.streamKey(ssp.system, ssp.stream))), ssp, o)
-    }
+    val compact =
+      Option(root.get("next")).map(SspValues.read(_, What)).getOrElse(Map.empty).toSeq.map {
+        case (ssp, o) =>
+          (taskOf(ssp, modulo.get(SspValues.streamKey(ssp.system, ssp.stream))), ssp, o)
+      }
     val tasks = compact.foldLeft(explicit) { case (acc, (task, ssp, o)) =>
       acc.updated(task, acc.getOrElse(task, Map.empty[SSP, Long]).updated(ssp, o))
     }
@@ -103,8 +116,8 @@ object SourcePosition {
   }
 
   /**
-   * The positions of an offset by task (`{"Partition 0":{"kafka/orders/0":42}}`), whichever form
-   * it was written in: for tools that show them (the demo), so no second reader of the format exists.
+   * The positions of an offset by task (`{"Partition 0":{"kafka/orders/0":42}}`), whichever form it
+   * was written in: for tools that show them (the demo), so no second reader of the format exists.
    */
   def positionsByTask(json: String): String = {
     val root = Json.obj()
@@ -112,11 +125,16 @@ object SourcePosition {
     Json.write(root.get("tasks"))
   }
 
-  // The default grouper's task of a partition: `Partition p`, or `Partition p % k` after the stream grew from k.
+  /* The default grouper's task of a partition: `Partition p`, or `Partition p % k` after the stream
+   * grew from k. */
   private def taskOf(ssp: SSP, modulo: Option[Int]): TaskName =
     TaskName.ofPartition(modulo.fold(ssp.partition)(ssp.partition % _))
 
-  private def writePositions(name: String, of: Map[TaskName, Map[SSP, Long]], root: ObjectNode): Unit = {
+  private def writePositions(
+      name: String,
+      of: Map[TaskName, Map[SSP, Long]],
+      root: ObjectNode
+  ): Unit = {
     val t = root.putObject(name)
     of.toSeq.sortBy(_._1).foreach { case (task, ps) =>
       val p = t.putObject(task.name)
@@ -130,20 +148,36 @@ object SourcePosition {
    * rest to `tasks` in full.
    */
   private def writeTasks(tasks: Map[TaskName, Map[SSP, Long]], root: ObjectNode): Unit = {
-    val readers = tasks.iterator.flatMap { case (t, ps) => ps.iterator.map { case (s, o) => (s, t, o) } }.toSeq.groupBy(_._1)
+    val readers = tasks.iterator.flatMap { case (t, ps) =>
+      ps.iterator.map { case (s, o) => (s, t, o) }
+    }.toSeq.groupBy(_._1)
     val single = readers.collect { case (s, Seq((_, t, o))) => s -> (t, o) }
-    // Per stream, the modulus its single-task SSPs follow: none while every one is in `Partition p`,
-    // else the first partition that is not (a stream that grew from k partitions puts partition k in `Partition 0`).
-    val modulo: Map[(String, String), Int] = single.groupBy { case (s, _) => (s.system, s.stream) }.flatMap { case (stream, ssps) =>
-      ssps.toSeq.filter { case (s, (t, _)) => t != TaskName.ofPartition(s.partition) }.map(_._1.partition)
+    /* Per stream, the modulus its single-task SSPs follow: none while every one is in `Partition
+     * p`, */
+    /* else the first partition that is not (a stream that grew from k partitions puts partition k
+     * in `Partition 0`). */
+    val modulo: Map[(String, String), Int] = single.groupBy { case (s, _) =>
+      (s.system, s.stream)
+    }.flatMap { case (stream, ssps) =>
+      ssps.toSeq.filter { case (s, (t, _)) => t != TaskName.ofPartition(s.partition) }.map(
+        _._1.partition
+      )
         .minOption.filter(_ > 0).map(stream -> _)
     }
-    val compact = single.collect { case (s, (t, o)) if t == taskOf(s, modulo.get((s.system, s.stream))) => s -> o }
-    val rest = tasks.map { case (t, ps) => t -> ps.filter { case (s, _) => !compact.contains(s) } }.filter(_._2.nonEmpty)
-    val usedModulo = modulo.filter { case (stream, _) => compact.keys.exists(s => (s.system, s.stream) == stream) }
+    val compact = single.collect {
+      case (s, (t, o)) if t == taskOf(s, modulo.get((s.system, s.stream))) => s -> o
+    }
+    val rest = tasks.map { case (t, ps) =>
+      t -> ps.filter { case (s, _) => !compact.contains(s) }
+    }.filter(_._2.nonEmpty)
+    val usedModulo = modulo.filter { case (stream, _) =>
+      compact.keys.exists(s => (s.system, s.stream) == stream)
+    }
     if (usedModulo.nonEmpty) {
       val m = root.putObject("modulo")
-      usedModulo.toSeq.sorted.foreach { case ((system, stream), k) => m.put(SspValues.streamKey(system, stream), k) }
+      usedModulo.toSeq.sorted.foreach { case ((system, stream), k) =>
+        m.put(SspValues.streamKey(system, stream), k)
+      }
     }
     if (compact.nonEmpty) SspValues.write(compact, root.putObject("next"))
     if (rest.nonEmpty) writePositions("tasks", rest, root)

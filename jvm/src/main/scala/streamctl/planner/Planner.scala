@@ -13,11 +13,11 @@ import streamctl.system.{SSP, SspRange, StreamCheck, SystemAdmin, TaskName}
 
 /**
  * Plans a streamctl source's micro-batches from broker offsets: the whole of what Spark's
- * `MicroBatchStream` does on the driver, without Spark (`spark.StreamctlMicroBatchStream`
- * only converts Spark's types). The driver never sees record contents: it decides per task and
- * SSP where each batch begins and ends and hands the executors exact offset ranges. Everything
- * a replay needs is in the positions Spark logs ([[SourcePosition]]); the planner keeps no state
- * a restart would need.
+ * `MicroBatchStream` does on the driver, without Spark (`spark.StreamctlMicroBatchStream` only
+ * converts Spark's types). The driver never sees record contents: it decides per task and SSP where
+ * each batch begins and ends and hands the executors exact offset ranges. Everything a replay needs
+ * is in the positions Spark logs ([[SourcePosition]]); the planner keeps no state a restart would
+ * need.
  *
  * A batch is planned as one chain of [[PlanningStep]]s ([[latestOffset]]):
  * {{{
@@ -34,10 +34,14 @@ import streamctl.system.{SSP, SspRange, StreamCheck, SystemAdmin, TaskName}
  * planner.commit(next)
  * }}}
  *
- * @param executors the live executors, for host affinity (empty: no preferred locations)
- * @param reports   what the readers of earlier batches reported
- * @param query     the query's in-band control, when the source runs in a streaming query
- * @param clockMs   a monotonic clock (ms) for how often Kafka is asked about the streams
+ * @param executors
+ *   the live executors, for host affinity (empty: no preferred locations)
+ * @param reports
+ *   what the readers of earlier batches reported
+ * @param query
+ *   the query's in-band control, when the source runs in a streaming query
+ * @param clockMs
+ *   a monotonic clock (ms) for how often Kafka is asked about the streams
  */
 final class Planner(
     options: SourceOptions,
@@ -49,37 +53,58 @@ final class Planner(
     executors: () => Seq[ExecutorId],
     reports: ReaderReports,
     query: Option[ControlledQuery],
-    clockMs: () => Long = () => System.nanoTime() / 1000000L) {
+    clockMs: () => Long = () => System.nanoTime() / 1000000L
+) {
 
-  private val streamCheck = new StreamCheck(admin, options.subscription, options.grouping.checkIntervalMs, clockMs)
+  private val streamCheck =
+    new StreamCheck(admin, options.subscription, options.grouping.checkIntervalMs, clockMs)
   private val dataLoss = new DataLossChecks(admin, options.failOnDataLoss)
-  private val grouping = new GroupingStep(options.grouping, admin, store, keys.mappingKey, options.subscription.only)
-  private val startpoints = new StartpointStep(() => store, admin, options.streams, storeLocation, options.startpointResolvers)
+  private val grouping =
+    new GroupingStep(options.grouping, admin, store, keys.mappingKey, options.subscription.only)
+  private val startpoints = new StartpointStep(
+    () => store,
+    admin,
+    options.streams,
+    storeLocation,
+    options.startpointResolvers
+  )
   // The heads of the SSPs the batch starts from, asked before the streams are described so both
   // requests are in flight together ([[askHeads]]); SSPs the planning added meanwhile (a grown
   // stream, a new topic, an SSP Kafka did not know) are asked for here.
   @volatile private var askedHeads: (Set[SSP], () => Map[SSP, Long]) = (Set.empty, () => Map.empty)
-  private val heads: PlanningStep = (plan: BatchPlan, _: PlanningContext) => plan.copy(heads = headsOf(plan.ssps, askedHeads))
+  private val heads: PlanningStep =
+    (plan: BatchPlan, _: PlanningContext) => plan.copy(heads = headsOf(plan.ssps, askedHeads))
 
   private def headsOf(ssps: Set[SSP], heads: (Set[SSP], () => Map[SSP, Long])): Map[SSP, Long] = {
     val (asked, answer) = heads
-    val known = if (ssps.exists(asked.contains)) answer().filter { case (s, _) => ssps.contains(s) } else Map.empty[SSP, Long]
+    val known = if (ssps.exists(asked.contains)) answer().filter { case (s, _) => ssps.contains(s) }
+    else Map.empty[SSP, Long]
     val missing = ssps -- known.keySet
     if (missing.isEmpty) known else known ++ admin.upcomingOffsets(missing)
   }
   private val admission = new AdmissionStep(options.chooser, admin)
-  private val control = new SourceControl(options.intermediateStreams, options.stopOnEndOfStream, store, keys.controlNamespace, query)
+  private val control = new SourceControl(
+    options.intermediateStreams,
+    options.stopOnEndOfStream,
+    store,
+    keys.controlNamespace,
+    query
+  )
   private lazy val localityStore = new TaskLocalityStore(store, keys.localityKey)
-  private val locality = new HostAffinity(options.hostAffinity, executors, () => localityStore, reports)
+  private val locality =
+    new HostAffinity(options.hostAffinity, executors, () => localityStore, reports)
 
   /** Where each SSP begins: the steps that may move a beginning, then the broker's heads. */
-  private val moves: Seq[PlanningStep] = Seq(dataLoss.recreations, grouping, startpoints, dataLoss.gaps)
+  private val moves: Seq[PlanningStep] =
+    Seq(dataLoss.recreations, grouping, startpoints, dataLoss.gaps)
   private val begins: Seq[PlanningStep] = moves :+ heads
+
   /** Where each SSP ends, and what the end offset carries. */
   private val ends: Seq[PlanningStep] = Seq(dataLoss.truncation, admission, control.step)
 
   @volatile private var availableNowTarget: Option[Map[SSP, Long]] = None
-  // The heads the last planning asked for; a real-time batch takes them only when asked (metrics()).
+  /* The heads the last planning asked for; a real-time batch takes them only when asked
+   * (metrics()). */
   @volatile private var lastHeads: () => Map[SSP, Long] = () => Map.empty
   // Records (offsets) each stream admitted into the batch last planned for reading.
   @volatile private var lastAdmitted: Map[String, Long] = Map.empty
@@ -87,19 +112,24 @@ final class Planner(
   // Real-time batches planned by this run ([[beginRealTime]] runs once per batch).
   private var realTimeBatches = 0L
 
-  /** The query's first position: read back if an earlier run of batch 0 wrote it, else from the broker now. */
+  /**
+   * The query's first position: read back if an earlier run of batch 0 wrote it, else from the
+   * broker now.
+   */
   def initialPosition(): SourcePosition = initialOffset.getOrCreate {
-    // Not counted as the planner's check: the first planning of every run asks again (see latestOffset).
+    /* Not counted as the planner's check: the first planning of every run asks again (see
+     * latestOffset). */
     val described = streamCheck.describe()
     val mapping = grouping.initial(described)
-    val start = options.starting(batch = false).resolve(admin, mapping.ssps, options.noTimestampMatchIsLatest)
+    val start =
+      options.starting(batch = false).resolve(admin, mapping.ssps, options.noTimestampMatchIsLatest)
     control.initialize(dataLoss.initialize(grouping.initialPosition(mapping, start), described))
   }
 
   /**
-   * Plans the batch that begins at `previous` (the previous batch's end, already in the offset
-   * log) with the record budget `budget`; returns `previous` itself when there is nothing new
-   * (no batch). Beginnings that differ from `previous`'s positions go into the end's `starts`.
+   * Plans the batch that begins at `previous` (the previous batch's end, already in the offset log)
+   * with the record budget `budget`; returns `previous` itself when there is nothing new (no
+   * batch). Beginnings that differ from `previous`'s positions go into the end's `starts`.
    */
   def latestOffset(previous: SourcePosition, budget: Option[Long]): SourcePosition = {
     if (control.holdsBack(previous) || waitsForMore(previous)) return previous
@@ -107,14 +137,16 @@ final class Planner(
     // Always Some at the first planning of a run, so a run's one-shot steps (startpoints) never
     // see the planning repeated below.
     val described = streamCheck.ifDue()
-    def begin(d: Option[Map[String, streamctl.system.StreamDescription]]): (BatchPlan, PlanningContext) = {
+    def begin(d: Option[Map[String, streamctl.system.StreamDescription]])
+        : (BatchPlan, PlanningContext) = {
       val ctx = PlanningContext(d, availableNowTarget, budget, reports.skipped)
       (chain(begins, BatchPlan(previous), ctx), ctx)
     }
     val (begun, ctx) = begin(described) match {
       // A partition that ends before our position lost records we counted on: ask Kafka about
       // the streams now, so a recreated topic is told from a truncated one in this batch.
-      case (plan, _) if described.isEmpty && DataLossChecks.behind(plan).nonEmpty => begin(Some(streamCheck.now()))
+      case (plan, _) if described.isEmpty && DataLossChecks.behind(plan).nonEmpty =>
+        begin(Some(streamCheck.now()))
       case done => done
     }
     lastHeads = () => begun.heads
@@ -129,8 +161,8 @@ final class Planner(
 
   /**
    * Asks the broker's heads of the SSPs `previous` reads, to be answered in the heads step: the
-   * request travels together with the streams' description (asked every
-   * `partition.check.interval`, so at every real-time batch boundary), instead of after it.
+   * request travels together with the streams' description (asked every `partition.check.interval`,
+   * so at every real-time batch boundary), instead of after it.
    */
   private def askHeads(previous: SourcePosition): Unit = {
     val ssps = previous.ssps
@@ -139,25 +171,33 @@ final class Planner(
 
   /**
    * `minOffsetsPerTrigger`: fewer records than that are waiting and the last batch is less than
-   * `maxTriggerDelay` ago, so no batch yet. Decided before any step runs, so a step with a
-   * one-shot effect (startpoints) is never planned into a batch that is then dropped.
-   * `Trigger.AvailableNow` reads what is there without waiting, as Spark's source does.
+   * `maxTriggerDelay` ago, so no batch yet. Decided before any step runs, so a step with a one-shot
+   * effect (startpoints) is never planned into a batch that is then dropped. `Trigger.AvailableNow`
+   * reads what is there without waiting, as Spark's source does.
    */
-  private def waitsForMore(previous: SourcePosition): Boolean = options.minRecordsPerBatch.exists { min =>
-    availableNowTarget.isEmpty && clockMs() - lastBatchMs < options.maxTriggerDelayMs && {
-      val positions = previous.minPositions
-      val heads = admin.upcomingOffsets(positions.keySet)
-      positions.iterator.map { case (ssp, o) => math.max(0L, heads.getOrElse(ssp, o) - o) }.sum < min
-    }
+  private def waitsForMore(previous: SourcePosition): Boolean = options.minRecordsPerBatch.exists {
+    min =>
+      availableNowTarget.isEmpty && clockMs() - lastBatchMs < options.maxTriggerDelayMs && {
+        val positions = previous.minPositions
+        val heads = admin.upcomingOffsets(positions.keySet)
+        positions.iterator.map { case (ssp, o) =>
+          math.max(0L, heads.getOrElse(ssp, o) - o)
+        }.sum < min
+      }
   }
 
-  /** The broker's heads as the last planning saw them (query progress shows them as `latestOffset`). */
+  /**
+   * The broker's heads as the last planning saw them (query progress shows them as `latestOffset`).
+   */
   def reportedHeads: Map[SSP, Long] = lastHeads()
 
   /** `Trigger.AvailableNow`: the batches of this run read up to the offsets current now. */
   def prepareForTriggerAvailableNow(): Unit =
     availableNowTarget = Some(admin.upcomingOffsets(
-      streamCheck.describe().toSeq.flatMap { case (s, d) => (0 until d.partitions).map(p => SSP.kafka(s, p)) }.toSet))
+      streamCheck.describe().toSeq.flatMap { case (s, d) =>
+        (0 until d.partitions).map(p => SSP.kafka(s, p))
+      }.toSet
+    ))
 
   /** What each task reads in the batch from `start` to `end`, with where it would like to run. */
   def planReads(start: SourcePosition, end: SourcePosition): Seq[TaskRead] = {
@@ -170,8 +210,14 @@ final class Planner(
         SspRange(ssp, math.min(from, until), until)
       }.filter(_.size > 0)
       if (ranges.isEmpty) None
-      else Some(TaskRead(task, ranges, placement.preferredLocations(task),
-        bootstrapHeads.filter(h => ranges.exists(_.ssp == h._1)), control.forTask(end, task), idsOf(end, ranges)))
+      else Some(TaskRead(
+        task,
+        ranges,
+        placement.preferredLocations(task),
+        bootstrapHeads.filter(h => ranges.exists(_.ssp == h._1)),
+        control.forTask(end, task),
+        idsOf(end, ranges)
+      ))
     }
     lastAdmitted = (end.ssps.map(_.stream).map(_ -> 0L).toMap ++
       reads.flatMap(_.ranges).groupMapReduce(_.ssp.stream)(_.size)(_ + _))
@@ -181,10 +227,10 @@ final class Planner(
   /**
    * Real-time mode: plans the batch that begins at `previous` (the previous batch's end). Its
    * beginnings come from the same steps as a micro-batch's (recreated streams, grouping and
-   * partition growth, startpoints, retention gaps, broker heads), so each takes effect at a
-   * batch boundary; there is no end to plan: each task reads open-ended until Spark ends the
-   * batch, and its readers' positions make the end ([[endRealTime]]). After
-   * `end_of_stream(query)` the batch reads nothing.
+   * partition growth, startpoints, retention gaps, broker heads), so each takes effect at a batch
+   * boundary; there is no end to plan: each task reads open-ended until Spark ends the batch, and
+   * its readers' positions make the end ([[endRealTime]]). After `end_of_stream(query)` the batch
+   * reads nothing.
    */
   def beginRealTime(previous: SourcePosition): RealTimeBatch = {
     if (control.holdsBack(previous)) return RealTimeBatch(previous, BatchPlan(previous), Seq.empty)
@@ -194,7 +240,8 @@ final class Planner(
     // (the head its chooser reads to); otherwise they are for the batch's metrics alone, taken
     // when Spark asks for those after the batch, and the batch starts without waiting for Kafka.
     val bootstrapping = options.chooser.bootstrapStreams.nonEmpty
-    val begun = control.beginRealTime(chain(if (bootstrapping) begins else moves, BatchPlan(previous), ctx))
+    val begun =
+      control.beginRealTime(chain(if (bootstrapping) begins else moves, BatchPlan(previous), ctx))
     lastHeads =
       if (bootstrapping) () => begun.heads
       else {
@@ -203,40 +250,57 @@ final class Planner(
         // not fail the query (its readers meet the outage themselves).
         lazy val answer =
           try headsOf(begun.ssps, asked)
-          catch { case e: StreamctlException => Planner.log.warn(s"Lag metrics left out: ${e.getMessage}"); Map.empty[SSP, Long] }
+          catch {
+            case e: StreamctlException =>
+              Planner.log.warn(s"Lag metrics left out: ${e.getMessage}"); Map.empty[SSP, Long]
+          }
         () => answer
       }
     val start = begun.end
     dataLoss.planned(start)
     val bootstrap = start.state(ChooserState.Codec).bootstrapHeads ++
-      begun.heads.filter { case (s, _) => options.chooser.isBootstrap(s.stream) && !start.state(ChooserState.Codec).bootstrapHeads.contains(s) }
+      begun.heads.filter { case (s, _) =>
+        options.chooser.isBootstrap(s.stream) && !start.state(
+          ChooserState.Codec
+        ).bootstrapHeads.contains(s)
+      }
     // Known by its number, not its start: real-time batches that read nothing all begin at the
     // same position, and each is a batch of its own for the readers' metrics.
     realTimeBatches += 1
     val placement = locality.plan(s"real-time batch $realTimeBatches", start.tasks.keys.toSeq)
-    // A partition held by an expansion is not read; its task reports nothing for it and it ends where it begins.
+    /* A partition held by an expansion is not read; its task reports nothing for it and it ends
+     * where it begins. */
     val reads = start.tasks.toSeq.sortBy(_._1).flatMap { case (task, positions) =>
-      val ranges = positions.toSeq.sortBy(_._1).collect { case (ssp, from) if !begun.held.contains(ssp) =>
-        SspRange(ssp, from, Long.MaxValue)
+      val ranges = positions.toSeq.sortBy(_._1).collect {
+        case (ssp, from) if !begun.held.contains(ssp) =>
+          SspRange(ssp, from, Long.MaxValue)
       }
       if (ranges.isEmpty) None
-      else Some(TaskRead(task, ranges, placement.preferredLocations(task),
-        bootstrap.filter(h => positions.contains(h._1)), control.forTask(start, task), idsOf(start, ranges)))
+      else Some(TaskRead(
+        task,
+        ranges,
+        placement.preferredLocations(task),
+        bootstrap.filter(h => positions.contains(h._1)),
+        control.forTask(start, task),
+        idsOf(start, ranges)
+      ))
     }
     RealTimeBatch(previous, begun, reads)
   }
 
   /**
-   * Real-time mode: the end of `batch`, from where each task's reader stopped (`readers`, by
-   * task: the next offset of each SSP and, for intermediate SSPs, the control states reached).
-   * A task Spark did not report on ends where it began.
+   * Real-time mode: the end of `batch`, from where each task's reader stopped (`readers`, by task:
+   * the next offset of each SSP and, for intermediate SSPs, the control states reached). A task
+   * Spark did not report on ends where it began.
    */
   def endRealTime(batch: RealTimeBatch, readers: Map[TaskName, ReaderEnd]): SourcePosition = {
     // The next batch's check of the streams, asked while Spark logs this one.
     streamCheck.askAhead()
     if (batch.reads.isEmpty) batch.previous
     else {
-      val end = batch.plan.end((task, ssp, begin) => readers.get(task).flatMap(_.positions.get(ssp)).getOrElse(begin))
+      val end = batch.plan.end((task, ssp, begin) =>
+        readers.get(task).flatMap(_.positions.get(ssp)).getOrElse(begin)
+      )
       control.endRealTime(batch.previous, end, readers.values.flatMap(_.control))
     }
   }
@@ -257,7 +321,9 @@ final class Planner(
       val heads = lastHeads()
       if (heads.isEmpty) locality.metrics ++ loss
       else {
-        val behind = c.minPositions.map { case (ssp, o) => ssp -> math.max(0L, heads.getOrElse(ssp, o) - o) }
+        val behind = c.minPositions.map { case (ssp, o) =>
+          ssp -> math.max(0L, heads.getOrElse(ssp, o) - o)
+        }
         val perSsp = Json.obj()
         behind.toSeq.sortBy(_._1).foreach { case (ssp, b) => perSsp.put(ssp.toString, b) }
         Map(
@@ -265,7 +331,8 @@ final class Planner(
           "maxOffsetsBehindLatest" -> behind.values.max.toString,
           "avgOffsetsBehindLatest" -> (behind.values.sum.toDouble / behind.size).toString,
           "recordsBehindHead" -> Json.write(perSsp),
-          "admitted" -> Json.write(admittedJson)) ++ loss ++ locality.metrics ++ control.metrics(c)
+          "admitted" -> Json.write(admittedJson)
+        ) ++ loss ++ locality.metrics ++ control.metrics(c)
       }
   }
 

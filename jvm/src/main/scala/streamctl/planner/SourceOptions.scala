@@ -11,12 +11,12 @@ import streamctl.system.{BrokerWait, KafkaParams, Subscription}
 
 /**
  * The options of `spark.readStream.format("streamctl")` and `spark.read.format("streamctl")`,
- * checked once on the driver when the query starts: every option is declared once, by the
- * feature that reads it, and collected in [[SourceOptions.Registry]]; this class reads them
- * all, so a bad value or an unknown option fails the query at its start, naming the option.
- * Spark's Kafka source options keep Spark's names and meanings (`subscribe`,
- * `startingOffsets`, `maxOffsetsPerTrigger`, ...); streamctl's older names are aliases, and the
- * Spark options streamctl cannot honour are refused saying why ([[SourceOptions.Refused]]).
+ * checked once on the driver when the query starts: every option is declared once, by the feature
+ * that reads it, and collected in [[SourceOptions.Registry]]; this class reads them all, so a bad
+ * value or an unknown option fails the query at its start, naming the option. Spark's Kafka source
+ * options keep Spark's names and meanings (`subscribe`, `startingOffsets`, `maxOffsetsPerTrigger`,
+ * ...); streamctl's older names are aliases, and the Spark options streamctl cannot honour are
+ * refused saying why ([[SourceOptions.Refused]]).
  *
  * {{{
  * val o = SourceOptions(Map("kafka.bootstrap.servers" -> "h:9092", "subscribe" -> "orders,rates",
@@ -38,37 +38,57 @@ final case class SourceOptions(raw: Map[String, String]) {
   val kafka: KafkaParams = {
     val settings = options.withPrefix("kafka.")
     val isolation = org.apache.kafka.clients.consumer.ConsumerConfig.ISOLATION_LEVEL_CONFIG
-    if (!options.anyStreams(ControlOptions.Intermediate).values.exists(identity) || settings.contains(isolation)) KafkaParams(settings)
+    if (
+      !options.anyStreams(ControlOptions.Intermediate).values.exists(identity) || settings.contains(
+        isolation
+      )
+    ) KafkaParams(settings)
     else KafkaParams(settings + (isolation -> "read_committed"))
   }
 
   val subscription: Subscription = {
-    val named = Seq(options.get(Subscribe).map(Subscription.Topics),
-      options.get(SubscribePattern).map(Subscription.parsePattern(options.nameOf(SubscribePattern), _)),
-      options.get(Assign).map(Subscription.parseAssign(options.nameOf(Assign), _))).flatten
+    val named = Seq(
+      options.get(Subscribe).map(Subscription.Topics),
+      options.get(SubscribePattern).map(Subscription.parsePattern(
+        options.nameOf(SubscribePattern),
+        _
+      )),
+      options.get(Assign).map(Subscription.parseAssign(options.nameOf(Assign), _))
+    ).flatten
     named match {
       case Seq(Subscription.Topics(s)) =>
-        if (s.isEmpty) throw StreamctlException(s"Option '${options.nameOf(Subscribe)}' names no topic")
+        if (s.isEmpty)
+          throw StreamctlException(s"Option '${options.nameOf(Subscribe)}' names no topic")
         val dup = s.diff(s.distinct)
-        if (dup.nonEmpty) throw StreamctlException(s"Option '${options.nameOf(Subscribe)}' names ${dup.distinct.mkString(", ")} more than once")
+        if (dup.nonEmpty) throw StreamctlException(
+          s"Option '${options.nameOf(Subscribe)}' names ${dup.distinct.mkString(", ")} more than once"
+        )
         named.head
       case Seq(one) => one
-      case Nil => throw StreamctlException(s"One of the options '${options.nameOf(Subscribe)}' (a comma-separated list of topics; " +
-        s"streamctl's older name 'streams' means the same), '${options.nameOf(SubscribePattern)}' or '${options.nameOf(Assign)}' is required")
-      case _ => throw StreamctlException(s"Only one of the options '${options.nameOf(Subscribe)}', '${options.nameOf(SubscribePattern)}' and " +
-        s"'${options.nameOf(Assign)}' may be given")
+      case Nil => throw StreamctlException(
+          s"One of the options '${options.nameOf(Subscribe)}' (a comma-separated list of topics; " +
+            s"streamctl's older name 'streams' means the same), '${options.nameOf(SubscribePattern)}' or '${options.nameOf(Assign)}' is required"
+        )
+      case _ => throw StreamctlException(
+          s"Only one of the options '${options.nameOf(Subscribe)}', '${options.nameOf(SubscribePattern)}' and " +
+            s"'${options.nameOf(Assign)}' may be given"
+        )
     }
   }
 
   /**
    * The streams the options name: those of `subscribe` or `assign`; for a pattern, those that
-   * `stream.<name>.*` options name (each must match it). Per-stream options are checked against them.
+   * `stream.<name>.*` options name (each must match it). Per-stream options are checked against
+   * them.
    */
   val streams: Seq[String] = subscription match {
     case Subscription.Matching(pattern) =>
       val named = options.streamNames
-      named.find(!_.matches(pattern)).foreach(s => throw StreamctlException(
-        s"Option 'stream.$s.*' names stream '$s', which does not match option '${options.nameOf(SubscribePattern)}' ($pattern)"))
+      named.find(!_.matches(pattern)).foreach(s =>
+        throw StreamctlException(
+          s"Option 'stream.$s.*' names stream '$s', which does not match option '${options.nameOf(SubscribePattern)}' ($pattern)"
+        )
+      )
       named
     case s => s.named
   }
@@ -83,22 +103,31 @@ final case class SourceOptions(raw: Map[String, String]) {
    * silently would read more (or less) than the user asked per checkpoint interval.
    */
   def checkRealTime(): Unit =
-    Seq(MaxOffsetsPerTrigger, MinOffsetsPerTrigger, MaxTriggerDelay).find(s => options.isSet(s)).foreach { s =>
-      throw StreamctlException(s"Option '${options.nameOf(s)}' cannot apply in real-time mode (trigger(realTime=...)): " +
-        "its tasks read continuously until the batch duration ends; remove the option")
+    Seq(MaxOffsetsPerTrigger, MinOffsetsPerTrigger, MaxTriggerDelay).find(s =>
+      options.isSet(s)
+    ).foreach { s =>
+      throw StreamctlException(
+        s"Option '${options.nameOf(s)}' cannot apply in real-time mode (trigger(realTime=...)): " +
+          "its tasks read continuously until the batch duration ends; remove the option"
+      )
     }
   val metadataStorePath: Option[String] = options.get(MetadataStorePath)
 
   /**
    * `commitOffsets=true`: the consumer group (`kafka.group.id`) a streaming query commits its
    * positions to after each batch, for the monitoring tools that read group offsets
-   * ([[streamctl.system.GroupOffsetCommitter]]). Never read back: the checkpoint is where a query resumes.
+   * ([[streamctl.system.GroupOffsetCommitter]]). Never read back: the checkpoint is where a query
+   * resumes.
    */
   val commitOffsetsTo: Option[String] = Option.when(options(CommitOffsets)) {
-    kafka.user.getOrElse(org.apache.kafka.clients.consumer.ConsumerConfig.GROUP_ID_CONFIG, throw StreamctlException(
-      s"Option '${options.nameOf(CommitOffsets)}' commits the query's positions to the consumer group of option " +
-        "'kafka.group.id', which is not set: set it to the group your monitoring (kafka-consumer-groups, Burrow, " +
-        "lag exporters) should show"))
+    kafka.user.getOrElse(
+      org.apache.kafka.clients.consumer.ConsumerConfig.GROUP_ID_CONFIG,
+      throw StreamctlException(
+        s"Option '${options.nameOf(CommitOffsets)}' commits the query's positions to the consumer group of option " +
+          "'kafka.group.id', which is not set: set it to the group your monitoring (kafka-consumer-groups, Burrow, " +
+          "lag exporters) should show"
+      )
+    )
   }
   val failOnDataLoss: Boolean = options(FailOnDataLoss)
   val includeHeaders: Boolean = options(IncludeHeaders)
@@ -106,37 +135,63 @@ final case class SourceOptions(raw: Map[String, String]) {
 
   /** Where a query's first run (streaming) or a read (batch) starts; precedence as in Spark. */
   def starting(batch: Boolean): OffsetBound =
-    options.get(StartingTimestamp).map(ts => OffsetBound.Timestamps(options.nameOf(StartingTimestamp), Map.empty, Some(ts)))
-      .orElse(options.get(StartingOffsetsByTimestamp).map(OffsetBound.parseTimestamps(options.nameOf(StartingOffsetsByTimestamp), _)))
-      .orElse(options.get(StartingOffsets).map(OffsetBound.parseOffsets(options.nameOf(StartingOffsets), _, allowEarliest = true, allowLatest = !batch)))
+    options.get(StartingTimestamp).map(ts =>
+      OffsetBound.Timestamps(options.nameOf(StartingTimestamp), Map.empty, Some(ts))
+    )
+      .orElse(options.get(StartingOffsetsByTimestamp).map(OffsetBound.parseTimestamps(
+        options.nameOf(StartingOffsetsByTimestamp),
+        _
+      )))
+      .orElse(options.get(StartingOffsets).map(OffsetBound.parseOffsets(
+        options.nameOf(StartingOffsets),
+        _,
+        allowEarliest = true,
+        allowLatest = !batch
+      )))
       .getOrElse(OffsetBound.Named(StartingOffsets.name, latest = !batch))
 
   /** Where a batch read ends (latest by default); precedence as in Spark. */
   def ending: OffsetBound =
-    options.get(EndingTimestamp).map(ts => OffsetBound.Timestamps(options.nameOf(EndingTimestamp), Map.empty, Some(ts)))
-      .orElse(options.get(EndingOffsetsByTimestamp).map(OffsetBound.parseTimestamps(options.nameOf(EndingOffsetsByTimestamp), _)))
-      .orElse(options.get(EndingOffsets).map(OffsetBound.parseOffsets(options.nameOf(EndingOffsets), _, allowEarliest = false, allowLatest = true)))
+    options.get(EndingTimestamp).map(ts =>
+      OffsetBound.Timestamps(options.nameOf(EndingTimestamp), Map.empty, Some(ts))
+    )
+      .orElse(options.get(EndingOffsetsByTimestamp).map(OffsetBound.parseTimestamps(
+        options.nameOf(EndingOffsetsByTimestamp),
+        _
+      )))
+      .orElse(options.get(EndingOffsets).map(OffsetBound.parseOffsets(
+        options.nameOf(EndingOffsets),
+        _,
+        allowEarliest = false,
+        allowLatest = true
+      )))
       .getOrElse(OffsetBound.Named(EndingOffsets.name, latest = true))
 
   // Resolved now, so that a malformed value fails the query at its start whichever kind it is.
   starting(batch = false)
   ending
 
-  /** A streaming query cannot end: the `endingOffsets*` options are for batch reads, as in Spark. */
+  /**
+   * A streaming query cannot end: the `endingOffsets*` options are for batch reads, as in Spark.
+   */
   def checkStreaming(): Unit =
-    Seq(EndingOffsets, EndingOffsetsByTimestamp, EndingTimestamp).find(s => options.isSet(s)).foreach { s =>
+    Seq(EndingOffsets, EndingOffsetsByTimestamp, EndingTimestamp).find(s =>
+      options.isSet(s)
+    ).foreach { s =>
       throw StreamctlException(s"Option '${options.nameOf(s)}' is for batch reads (spark.read); a streaming query has no end " +
         "(use Trigger.AvailableNow to read what is there now and stop)")
     }
 
   /** Options that only a streaming query can act on, refused in a batch read (`spark.read`). */
   def checkBatch(): Unit =
-    if (options.isSet(CommitOffsets)) throw StreamctlException(s"Option '${options.nameOf(CommitOffsets)}' is for " +
-      "streaming queries, which commit their positions after each batch; a batch read (spark.read) has none to commit")
+    if (options.isSet(CommitOffsets)) throw StreamctlException(
+      s"Option '${options.nameOf(CommitOffsets)}' is for " +
+        "streaming queries, which commit their positions after each batch; a batch read (spark.read) has none to commit"
+    )
 
   /**
-   * How long a reader waits for records the broker should have: `kafkaConsumer.pollTimeoutMs`,
-   * by default the same wait as every other call to Kafka (`kafka.default.api.timeout.ms`).
+   * How long a reader waits for records the broker should have: `kafkaConsumer.pollTimeoutMs`, by
+   * default the same wait as every other call to Kafka (`kafka.default.api.timeout.ms`).
    */
   val readWait: BrokerWait = options.get(PollTimeoutMs) match {
     case Some(ms) => BrokerWait(kafka.bootstrapServers, ms, options.nameOf(PollTimeoutMs))
@@ -147,10 +202,12 @@ final case class SourceOptions(raw: Map[String, String]) {
   val chooser: ChooserConfig = ChooserConfig(options, streams)
   // Built here so that a chooser class that cannot be loaded fails the query at its start.
   ChooserFactory.validate(chooser)
-  val intermediateStreams: Set[String] = options.streams(ControlOptions.Intermediate, streams).collect { case (s, true) => s }.toSet
+  val intermediateStreams: Set[String] =
+    options.streams(ControlOptions.Intermediate, streams).collect { case (s, true) => s }.toSet
   val stopOnEndOfStream: Boolean = options(ControlOptions.StopOnEndOfStream)
   val hostAffinity: Boolean = options(HostAffinity.Enabled)
-  val startpointResolvers: Seq[CustomStartpointResolver] = StartpointResolver.customResolvers(options)
+  val startpointResolvers: Seq[CustomStartpointResolver] =
+    StartpointResolver.customResolvers(options)
 
   /** How the source names itself in query progress: its topics, or its pattern. */
   def describe: String = subscription match {
@@ -160,49 +217,95 @@ final case class SourceOptions(raw: Map[String, String]) {
 }
 
 object SourceOptions {
-  val Subscribe: OptionSpec[Seq[String]] = OptionSpec.list("subscribe", "a comma-separated list of Kafka topics to read")
-    .alias("streams")
-  val SubscribePattern: OptionSpec[String] = OptionSpec.string("subscribePattern",
-    "a Java regex: every topic whose name matches, also topics created while the query runs")
-  val Assign: OptionSpec[String] = OptionSpec.string("assign", """given partitions, JSON such as {"topicA":[0,1]}""")
-  val MaxOffsetsPerTrigger: OptionSpec[Long] = OptionSpec.positiveLong("maxOffsetsPerTrigger",
-    "per-batch budget of offsets (control messages count, as in Spark), shared between partitions by the chooser")
+  val Subscribe: OptionSpec[Seq[String]] =
+    OptionSpec.list("subscribe", "a comma-separated list of Kafka topics to read")
+      .alias("streams")
+  val SubscribePattern: OptionSpec[String] = OptionSpec.string(
+    "subscribePattern",
+    "a Java regex: every topic whose name matches, also topics created while the query runs"
+  )
+  val Assign: OptionSpec[String] =
+    OptionSpec.string("assign", """given partitions, JSON such as {"topicA":[0,1]}""")
+  val MaxOffsetsPerTrigger: OptionSpec[Long] = OptionSpec.positiveLong(
+    "maxOffsetsPerTrigger",
+    "per-batch budget of offsets (control messages count, as in Spark), shared between partitions by the chooser"
+  )
     .alias("max.records.per.batch")
-  val MinOffsetsPerTrigger: OptionSpec[Long] = OptionSpec.positiveLong("minOffsetsPerTrigger",
-    "a batch waits until this many records are there, or maxTriggerDelay passed")
-  val MaxTriggerDelay: OptionSpec[Long] = OptionSpec.duration("maxTriggerDelay",
-    "the longest a batch waits for minOffsetsPerTrigger records", default = Some(15 * 60 * 1000L))
-  val MetadataStorePath: OptionSpec[String] = OptionSpec.string("metadata.store.path",
-    "where startpoints, task mapping and locality are kept (default <checkpoint>/streamctl)")
-  val StartingOffsets: OptionSpec[String] = OptionSpec.string("startingOffsets",
-    "where a query's first run starts: earliest, latest or per-partition JSON").alias("starting.offsets")
-  val StartingOffsetsByTimestamp: OptionSpec[String] = OptionSpec.string("startingOffsetsByTimestamp",
-    "a query's first run starts at these per-partition timestamps (JSON)")
-  val StartingTimestamp: OptionSpec[Long] = OptionSpec("startingTimestamp", Parsers.nonNegativeLong,
-    "a query's first run starts at this timestamp (epoch ms) in every partition")
-  val StartingOffsetsByTimestampStrategy: OptionSpec[String] = OptionSpec.oneOf("startingOffsetsByTimestampStrategy",
-    "strategy", Seq("error", "latest"), "a partition without a record at or after the starting timestamp: fail, or start at its end",
-    default = Some("error"))
-  val EndingOffsets: OptionSpec[String] = OptionSpec.string("endingOffsets", "where a batch read ends: latest or per-partition JSON")
-  val EndingOffsetsByTimestamp: OptionSpec[String] = OptionSpec.string("endingOffsetsByTimestamp",
-    "a batch read ends at these per-partition timestamps (JSON)")
-  val EndingTimestamp: OptionSpec[Long] = OptionSpec("endingTimestamp", Parsers.nonNegativeLong,
-    "a batch read ends at this timestamp (epoch ms) in every partition")
-  val FailOnDataLoss: OptionSpec[Boolean] = OptionSpec.bool("failOnDataLoss",
-    "fail when records the query has not read are gone from the broker", default = true).alias("fail.on.data.loss")
-  val CommitOffsets: OptionSpec[Boolean] = OptionSpec.bool("commitOffsets",
+  val MinOffsetsPerTrigger: OptionSpec[Long] = OptionSpec.positiveLong(
+    "minOffsetsPerTrigger",
+    "a batch waits until this many records are there, or maxTriggerDelay passed"
+  )
+  val MaxTriggerDelay: OptionSpec[Long] = OptionSpec.duration(
+    "maxTriggerDelay",
+    "the longest a batch waits for minOffsetsPerTrigger records",
+    default = Some(15 * 60 * 1000L)
+  )
+  val MetadataStorePath: OptionSpec[String] = OptionSpec.string(
+    "metadata.store.path",
+    "where startpoints, task mapping and locality are kept (default <checkpoint>/streamctl)"
+  )
+  val StartingOffsets: OptionSpec[String] = OptionSpec.string(
+    "startingOffsets",
+    "where a query's first run starts: earliest, latest or per-partition JSON"
+  ).alias("starting.offsets")
+  val StartingOffsetsByTimestamp: OptionSpec[String] = OptionSpec.string(
+    "startingOffsetsByTimestamp",
+    "a query's first run starts at these per-partition timestamps (JSON)"
+  )
+  val StartingTimestamp: OptionSpec[Long] = OptionSpec(
+    "startingTimestamp",
+    Parsers.nonNegativeLong,
+    "a query's first run starts at this timestamp (epoch ms) in every partition"
+  )
+  val StartingOffsetsByTimestampStrategy: OptionSpec[String] = OptionSpec.oneOf(
+    "startingOffsetsByTimestampStrategy",
+    "strategy",
+    Seq("error", "latest"),
+    "a partition without a record at or after the starting timestamp: fail, or start at its end",
+    default = Some("error")
+  )
+  val EndingOffsets: OptionSpec[String] =
+    OptionSpec.string("endingOffsets", "where a batch read ends: latest or per-partition JSON")
+  val EndingOffsetsByTimestamp: OptionSpec[String] = OptionSpec.string(
+    "endingOffsetsByTimestamp",
+    "a batch read ends at these per-partition timestamps (JSON)"
+  )
+  val EndingTimestamp: OptionSpec[Long] = OptionSpec(
+    "endingTimestamp",
+    Parsers.nonNegativeLong,
+    "a batch read ends at this timestamp (epoch ms) in every partition"
+  )
+  val FailOnDataLoss: OptionSpec[Boolean] = OptionSpec.bool(
+    "failOnDataLoss",
+    "fail when records the query has not read are gone from the broker",
+    default = true
+  ).alias("fail.on.data.loss")
+  val CommitOffsets: OptionSpec[Boolean] = OptionSpec.bool(
+    "commitOffsets",
     "after each batch, commit the query's positions to consumer group 'kafka.group.id', for monitoring only",
-    default = false)
-  val IncludeHeaders: OptionSpec[Boolean] = OptionSpec.bool("includeHeaders", "add the records' headers as column 'headers'",
-    default = false)
-  val PollTimeoutMs: OptionSpec[Long] = OptionSpec.positiveLong("kafkaConsumer.pollTimeoutMs",
-    "how long a reader waits for records the broker should have (default kafka.default.api.timeout.ms)").alias("poll.timeout.ms")
+    default = false
+  )
+  val IncludeHeaders: OptionSpec[Boolean] = OptionSpec.bool(
+    "includeHeaders",
+    "add the records' headers as column 'headers'",
+    default = false
+  )
+  val PollTimeoutMs: OptionSpec[Long] = OptionSpec.positiveLong(
+    "kafkaConsumer.pollTimeoutMs",
+    "how long a reader waits for records the broker should have (default kafka.default.api.timeout.ms)"
+  ).alias("poll.timeout.ms")
   // Spark retries its offset requests itself; streamctl's admin requests wait (and Kafka's client
   // retries them) up to kafka.default.api.timeout.ms. Accepted so that Spark jobs run unchanged.
-  val FetchOffsetNumRetries: OptionSpec[Int] = OptionSpec("fetchOffset.numRetries", Parsers.int,
-    "accepted for Spark compatibility; offset requests wait up to kafka.default.api.timeout.ms instead")
-  val FetchOffsetRetryIntervalMs: OptionSpec[Long] = OptionSpec("fetchOffset.retryIntervalMs", Parsers.nonNegativeLong,
-    "accepted for Spark compatibility; offset requests wait up to kafka.default.api.timeout.ms instead")
+  val FetchOffsetNumRetries: OptionSpec[Int] = OptionSpec(
+    "fetchOffset.numRetries",
+    Parsers.int,
+    "accepted for Spark compatibility; offset requests wait up to kafka.default.api.timeout.ms instead"
+  )
+  val FetchOffsetRetryIntervalMs: OptionSpec[Long] = OptionSpec(
+    "fetchOffset.retryIntervalMs",
+    Parsers.nonNegativeLong,
+    "accepted for Spark compatibility; offset requests wait up to kafka.default.api.timeout.ms instead"
+  )
 
   /** Spark Kafka source options streamctl refuses: why, and what to use instead. */
   val Refused: Map[String, String] = Map(
@@ -212,19 +315,44 @@ object SourceOptions {
     "maxRecordsPerPartition" -> ("streamctl reads each Kafka partition in exactly one task and never splits it; " +
       "bound a batch with 'maxOffsetsPerTrigger' instead"),
     "groupIdPrefix" -> ("streamctl joins no consumer group (it assigns partitions itself and keeps offsets in the " +
-      "checkpoint), so there is no generated group id to prefix; set 'kafka.group.id' if your brokers authorize reads by group"))
+      "checkpoint), so there is no generated group id to prefix; set 'kafka.group.id' if your brokers authorize reads by group")
+  )
 
   /** Every option of the source, from every feature. */
-  val Registry: OptionSet = new OptionSet("format(\"streamctl\")",
-    Seq(Subscribe, SubscribePattern, Assign, CommitOffsets, MaxOffsetsPerTrigger, MinOffsetsPerTrigger, MaxTriggerDelay, MetadataStorePath,
-      StartingOffsets, StartingOffsetsByTimestamp, StartingTimestamp, StartingOffsetsByTimestampStrategy,
-      EndingOffsets, EndingOffsetsByTimestamp, EndingTimestamp, FailOnDataLoss, IncludeHeaders, PollTimeoutMs,
-      FetchOffsetNumRetries, FetchOffsetRetryIntervalMs,
-      ControlOptions.StopOnEndOfStream, HostAffinity.Enabled, StartpointResolver.Resolvers) ++
+  val Registry: OptionSet = new OptionSet(
+    "format(\"streamctl\")",
+    Seq(
+      Subscribe,
+      SubscribePattern,
+      Assign,
+      CommitOffsets,
+      MaxOffsetsPerTrigger,
+      MinOffsetsPerTrigger,
+      MaxTriggerDelay,
+      MetadataStorePath,
+      StartingOffsets,
+      StartingOffsetsByTimestamp,
+      StartingTimestamp,
+      StartingOffsetsByTimestampStrategy,
+      EndingOffsets,
+      EndingOffsetsByTimestamp,
+      EndingTimestamp,
+      FailOnDataLoss,
+      IncludeHeaders,
+      PollTimeoutMs,
+      FetchOffsetNumRetries,
+      FetchOffsetRetryIntervalMs,
+      ControlOptions.StopOnEndOfStream,
+      HostAffinity.Enabled,
+      StartpointResolver.Resolvers
+    ) ++
       GrouperConfig.Registry.specs ++ ChooserConfig.Registry.specs,
-    Seq(ControlOptions.Intermediate) ++ GrouperConfig.Registry.streamProperties ++ ChooserConfig.Registry.streamProperties,
+    Seq(
+      ControlOptions.Intermediate
+    ) ++ GrouperConfig.Registry.streamProperties ++ ChooserConfig.Registry.streamProperties,
     GrouperConfig.Registry.userClasses ++ ChooserConfig.Registry.userClasses,
     passThrough = Seq("kafka."),
     ignored = Set("path"),
-    refused = Refused)
+    refused = Refused
+  )
 }

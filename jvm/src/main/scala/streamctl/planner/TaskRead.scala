@@ -4,11 +4,11 @@ import streamctl.control.TaskControl
 import streamctl.system.{SSP, SspRange, TaskName}
 
 /**
- * One task's read in one batch, as the planner hands it to an executor: the SSP ranges it
- * reads, where it would like to run, the start-time head of each bootstrap SSP it reads (for its
- * chooser), its in-band control start, and the Kafka topic ID the planner knows for each stream
- * it reads (records a reader kept from an earlier batch serve only the same incarnation of a
- * topic: a topic deleted and created again reuses its offsets).
+ * One task's read in one batch, as the planner hands it to an executor: the SSP ranges it reads,
+ * where it would like to run, the start-time head of each bootstrap SSP it reads (for its chooser),
+ * its in-band control start, and the Kafka topic ID the planner knows for each stream it reads
+ * (records a reader kept from an earlier batch serve only the same incarnation of a topic: a topic
+ * deleted and created again reuses its offsets).
  */
 final case class TaskRead(
     task: TaskName,
@@ -16,4 +16,5 @@ final case class TaskRead(
     locations: Array[String],
     bootstrapHeads: Map[SSP, Long] = Map.empty,
     control: Option[TaskControl] = None,
-    streamIds: Map[String, String] = Map.empty)
+    streamIds: Map[String, String] = Map.empty
+)

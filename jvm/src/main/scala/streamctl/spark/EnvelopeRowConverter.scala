@@ -8,10 +8,10 @@ import streamctl.system.{Envelope, TaskName}
 
 /**
  * Turns envelopes into rows of [[SourceSchema]], the last step of the reader path: the bytes go
- * straight from the Kafka consumer's arrays into the row (an intermediate stream's value from
- * after its framing byte), through one reused `UnsafeRowWriter`, so a record costs no
- * allocation here (a record with headers pays for its header names). One per reader; the row
- * returned is valid until the next call, as Spark expects of a `PartitionReader`.
+ * straight from the Kafka consumer's arrays into the row (an intermediate stream's value from after
+ * its framing byte), through one reused `UnsafeRowWriter`, so a record costs no allocation here (a
+ * record with headers pays for its header names). One per reader; the row returned is valid until
+ * the next call, as Spark expects of a `PartitionReader`.
  *
  * {{{
  * val converter = new EnvelopeRowConverter(TaskName("Partition 0"), includeHeaders = false)
@@ -19,8 +19,12 @@ import streamctl.system.{Envelope, TaskName}
  * }}}
  */
 final class EnvelopeRowConverter(task: TaskName, includeHeaders: Boolean) {
-  private val row = new UnsafeRowWriter(if (includeHeaders) SourceSchema.FieldCountWithHeaders else SourceSchema.FieldCount, 256)
-  // array<struct<key:string,value:binary>>: an element is the (offset, size) of its struct, 8 bytes.
+  private val row = new UnsafeRowWriter(
+    if (includeHeaders) SourceSchema.FieldCountWithHeaders else SourceSchema.FieldCount,
+    256
+  )
+  /* array<struct<key:string,value:binary>>: an element is the (offset, size) of its struct, 8
+   * bytes. */
   private val headers = new UnsafeArrayWriter(row, 8)
   private val header = new UnsafeRowWriter(headers, 2)
   private val taskName = UTF8String.fromString(task.name)
@@ -51,7 +55,8 @@ final class EnvelopeRowConverter(task: TaskName, includeHeaders: Boolean) {
     row.write(6, e.timestampType)
     if (includeHeaders) writeHeaders(e)
     row.write(taskField, taskName)
-    if (watermarkMs >= 0) row.write(taskField + 1, watermarkMs * 1000L) else row.setNullAt(taskField + 1)
+    if (watermarkMs >= 0) row.write(taskField + 1, watermarkMs * 1000L)
+    else row.setNullAt(taskField + 1)
     row.getRow
   }
 

@@ -10,10 +10,10 @@ import org.apache.spark.sql.streaming.StreamingQuery
 import org.apache.spark.streamctl.SparkQueries
 
 /**
- * The few facts about the running query that the DataSource V2 API does not hand a source
- * or sink, taken from public APIs: which query the current driver thread runs (Spark sets
- * the query id as a local property of its query thread), the query object itself, and its
- * event-time watermark (only published in progress reports).
+ * The few facts about the running query that the DataSource V2 API does not hand a source or sink,
+ * taken from public APIs: which query the current driver thread runs (Spark sets the query id as a
+ * local property of its query thread), the query object itself, and its event-time watermark (only
+ * published in progress reports).
  *
  * {{{
  * QueryLookup.currentQueryId          // Some("5f0c...") on a query's thread, None elsewhere
@@ -21,7 +21,8 @@ import org.apache.spark.streamctl.SparkQueries
  * }}}
  */
 object QueryLookup {
-  // StreamExecution.QUERY_ID_KEY; the class is internal, the property value is stable since Spark 2.
+  /* StreamExecution.QUERY_ID_KEY; the class is internal, the property value is stable since Spark
+   * 2. */
   private val QueryIdProperty = "sql.streaming.queryId"
 
   // MicroBatchExecution.BATCH_ID_KEY, set on the query thread before each batch runs.
@@ -31,28 +32,32 @@ object QueryLookup {
 
   def currentBatchId: Option[Long] = localProperty(BatchIdProperty).flatMap(_.toLongOption)
 
-  // Local properties are per thread; the session only leads to the SparkContext (never creates one).
+  /* Local properties are per thread; the session only leads to the SparkContext (never creates
+   * one). */
   private def localProperty(name: String): Option[String] =
     (SparkSession.getActiveSession.toSeq ++ SparkSession.getDefaultSession.toSeq).headOption
       .flatMap(s => Option(s.sparkContext.getLocalProperty(name)))
 
   /**
-   * The query with this id, from whichever session runs it: the active one, the default one, or
-   * one that streamctl is used in ([[QueryListeners]]; under Spark Connect each client has its own).
+   * The query with this id, from whichever session runs it: the active one, the default one, or one
+   * that streamctl is used in ([[QueryListeners]]; under Spark Connect each client has its own).
    */
   def find(id: String): Option[StreamingQuery] = {
     val uuid = Try(UUID.fromString(id)).toOption
-    val sessions = (SparkSession.getActiveSession.toSeq ++ SparkSession.getDefaultSession.toSeq).iterator.map(_.streams)
+    val sessions =
+      (SparkSession.getActiveSession.toSeq ++ SparkSession.getDefaultSession.toSeq).iterator.map(
+        _.streams
+      )
     val managers = sessions ++ QueryListeners.knownManagers.iterator
     uuid.flatMap(u => managers.flatMap(m => Try(Option(m.get(u))).toOption.flatten).nextOption())
   }
 
   /**
-   * The query's event-time watermark: `None` when the query has no `withWatermark` (its
-   * progress reports carry none), `Some(None)` while it is not known yet (no report and no
-   * watermark applied, or Spark's initial 0), `Some(Some(ms))` otherwise. While batch `running` runs, the value Spark applies
-   * in it ([[org.apache.spark.streamctl.SparkQueries]]); else the latest report's, which lags
-   * by a batch (on the safe side for a watermark).
+   * The query's event-time watermark: `None` when the query has no `withWatermark` (its progress
+   * reports carry none), `Some(None)` while it is not known yet (no report and no watermark
+   * applied, or Spark's initial 0), `Some(Some(ms))` otherwise. While batch `running` runs, the
+   * value Spark applies in it ([[org.apache.spark.streamctl.SparkQueries]]); else the latest
+   * report's, which lags by a batch (on the safe side for a watermark).
    */
   def sparkWatermark(query: StreamingQuery, running: Option[Long] = None): Option[Option[Long]] =
     Option(query.lastProgress) match {

@@ -10,8 +10,9 @@ import streamctl.system.{SkippedRange, TaskName}
 
 /**
  * Carries the readers' reports ([[ReaderRun]]s and [[SkippedRange]]s) back to the driver with a
- * Spark accumulator: the public way for code on executors to report facts to the driver. Spark merges
- * a reader attempt's additions when it succeeds (failed attempts are dropped), before the batch ends.
+ * Spark accumulator: the public way for code on executors to report facts to the driver. Spark
+ * merges a reader attempt's additions when it succeeds (failed attempts are dropped), before the
+ * batch ends.
  *
  * {{{
  * val reports = ReaderAccumulator.register(spark.sparkContext) // on the driver; ships inside the reader factory
@@ -19,10 +20,12 @@ import streamctl.system.{SkippedRange, TaskName}
  * reports.runs                                                 // on the driver, after the batch ran
  * }}}
  */
-final class ReaderAccumulator private (accumulator: CollectionAccumulator[AnyRef]) extends ReaderReports with Serializable {
+final class ReaderAccumulator private (accumulator: CollectionAccumulator[AnyRef])
+    extends ReaderReports with Serializable {
 
   /** Called by a reader: `task` runs on this executor. */
-  def ran(task: TaskName, reused: Boolean): Unit = accumulator.add(ReaderRun(task, SparkEnv.get.executorId, reused))
+  def ran(task: TaskName, reused: Boolean): Unit =
+    accumulator.add(ReaderRun(task, SparkEnv.get.executorId, reused))
 
   /** Called by a reader: it skipped records gone from the broker. */
   def skip(range: SkippedRange): Unit = accumulator.add(range)

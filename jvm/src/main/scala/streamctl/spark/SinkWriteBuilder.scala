@@ -13,29 +13,34 @@ import streamctl.system.{KafkaSystemAdmin, TransactionalIds}
 
 /**
  * The streaming write of `writeStream.format("streamctl")` (batch writes: [[BatchWriter]]).
- * Delivery is at-least-once, as with Spark's Kafka sink: a batch retried after a failure may
- * write some records twice. With `intermediate=true` the query also sends its control
- * messages (watermarks, end-of-stream) to the stream it writes; a plain sink sends none.
- * Output modes Append and Update (real-time mode's) both just append records.
+ * Delivery is at-least-once, as with Spark's Kafka sink: a batch retried after a failure may write
+ * some records twice. With `intermediate=true` the query also sends its control messages
+ * (watermarks, end-of-stream) to the stream it writes; a plain sink sends none. Output modes Append
+ * and Update (real-time mode's) both just append records.
  */
 final class SinkWriteBuilder(info: LogicalWriteInfo) extends WriteBuilder with UpdateAsAppend {
   private val raw = info.options().asCaseSensitiveMap().asScala.toMap
   private val prepared = SinkWrite.prepare(raw, info.schema())
 
   override def build(): Write = new Write {
-    // Control messages of the query go out from the driver, through its control.RunControl: an active
+    /* Control messages of the query go out from the driver, through its control.RunControl: an
+     * active */
     // message before the writers start (after an idle spell), watermarks and end-of-stream after
     // the writers committed. Only an intermediate stream carries them.
     override def toStreaming: StreamingWrite = new StreamingWrite {
       prepared.checkTopic()
       private val transactions = prepared.queryTransactions()
-      private val query = if (prepared.options.intermediate) QueryControlRegistry.current().map(_.run) else None
+      private val query =
+        if (prepared.options.intermediate) QueryControlRegistry.current().map(_.run) else None
       private val sink = query.flatMap(_.addSinkFor(prepared.options))
-      override def createStreamingWriterFactory(info: PhysicalWriteInfo): StreamingDataWriterFactory = {
+      override def createStreamingWriterFactory(info: PhysicalWriteInfo)
+          : StreamingDataWriterFactory = {
         query.foreach(_.batchStarted(QueryLookup.currentBatchId.getOrElse(-1L)))
         // The writers write the partitions the query's control messages of this batch go to, asked
         // over the sink's open connection: Spark builds this write at every batch.
-        sink.fold(prepared.factory(transactions))(s => prepared.factory(s.batchPartitionCount(), transactions))
+        sink.fold(prepared.factory(transactions))(s =>
+          prepared.factory(s.batchPartitionCount(), transactions)
+        )
       }
       // Spark's commit coordinator lets one attempt per partition commit, which matters for a sink
       // whose commit publishes output; here a writer's records are sent as it writes (at least
@@ -46,39 +51,54 @@ final class SinkWriteBuilder(info: LogicalWriteInfo) extends WriteBuilder with U
       // refused a commit, which Spark logs as an ERROR; Spark drops a killed task's answer anyway.
       override def useCommitCoordinator(): Boolean = false
       override def commit(epochId: Long, messages: Array[WriterCommitMessage]): Unit =
-        query.foreach(_.batchCommitted(epochId, wroteData = messages.exists {
-          case m: SinkCommitMessage => m.records > 0
-          case _ => false
-        }))
-      override def abort(epochId: Long, messages: Array[WriterCommitMessage]): Unit = query.foreach(_.batchAborted(epochId))
+        query.foreach(_.batchCommitted(
+          epochId,
+          wroteData = messages.exists {
+            case m: SinkCommitMessage => m.records > 0
+            case _ => false
+          }
+        ))
+      override def abort(epochId: Long, messages: Array[WriterCommitMessage]): Unit =
+        query.foreach(_.batchAborted(epochId))
     }
   }
 }
 
 /** A write's checked options and input columns, streaming or batch. */
 final case class SinkWrite(options: SinkOptions, layout: RowLayout) {
-  /**
-   * The writers' factory; an intermediate stream's partition count is asked for here, on the
-   * driver, with an admin client of its own (a batch write, or a streaming one outside a query's control).
-   */
-  def factory(transactions: Option[TransactionalIds]): SinkWriterFactory = factory({
-    val admin = KafkaSystemAdmin(options.kafka)
-    try admin.partitionCountOf(options.stream, s"option '${options.topicOption}' of the sink") finally admin.close()
-  }, transactions)
 
   /**
-   * A transactional streaming write's ids, derived from the query's id (kept in its checkpoint:
-   * a restarted query fences its previous run's writers), checked once per query against the
-   * query's trigger and the broker.
+   * The writers' factory; an intermediate stream's partition count is asked for here, on the
+   * driver, with an admin client of its own (a batch write, or a streaming one outside a query's
+   * control).
+   */
+  def factory(transactions: Option[TransactionalIds]): SinkWriterFactory = factory(
+    {
+      val admin = KafkaSystemAdmin(options.kafka)
+      try admin.partitionCountOf(options.stream, s"option '${options.topicOption}' of the sink")
+      finally admin.close()
+    },
+    transactions
+  )
+
+  /**
+   * A transactional streaming write's ids, derived from the query's id (kept in its checkpoint: a
+   * restarted query fences its previous run's writers), checked once per query against the query's
+   * trigger and the broker.
    */
   def queryTransactions(): Option[TransactionalIds] = Option.when(options.transactional) {
     val queryId = QueryLookup.currentQueryId.getOrElse(throw new IllegalStateException(
-      "A streaming write outside a query's thread: Spark sets the query id there"))
-    if (SinkWrite.checked.add(s"$queryId\u0001transactions")) checkTransactions(QueryLookup.find(queryId).flatMap(SparkQueries.trigger))
+      "A streaming write outside a query's thread: Spark sets the query id there"
+    ))
+    if (SinkWrite.checked.add(s"$queryId\u0001transactions"))
+      checkTransactions(QueryLookup.find(queryId).flatMap(SparkQueries.trigger))
     TransactionalIds(options.transactionalIdPrefix, queryId, sinkName)
   }
 
-  /** A transactional batch write's ids: its own, so that retried attempts of its Spark tasks fence each other. */
+  /**
+   * A transactional batch write's ids: its own, so that retried attempts of its Spark tasks fence
+   * each other.
+   */
   def writeTransactions(): Option[TransactionalIds] = Option.when(options.transactional) {
     TransactionalIds(options.transactionalIdPrefix, java.util.UUID.randomUUID().toString, sinkName)
   }
@@ -86,8 +106,8 @@ final case class SinkWrite(options: SinkOptions, layout: RowLayout) {
   private def sinkName: String = options.topic.getOrElse("rows")
 
   /**
-   * A transaction that the broker ends before its batch commits loses nothing (the batch fails
-   * and runs again) but never succeeds either: a transaction lasts up to a batch, so
+   * A transaction that the broker ends before its batch commits loses nothing (the batch fails and
+   * runs again) but never succeeds either: a transaction lasts up to a batch, so
    * `transaction.timeout.ms` must exceed the trigger interval and stay within the broker's
    * `transaction.max.timeout.ms`. Real-time mode writes records as they come for a whole long
    * batch, which one transaction would hide from `read_committed` readers until the batch ends.
@@ -97,26 +117,33 @@ final case class SinkWrite(options: SinkOptions, layout: RowLayout) {
     val timeoutMs = options.kafka.transactionTimeoutMs
     trigger match {
       case Some(QueryTrigger.RealTime(_)) => throw StreamctlException(
-        s"Option '$transactional=true' is not supported in real-time mode (trigger(realTime=...)): a real-time batch writes " +
-          "its records as they come, for the whole batch, and one transaction per batch would hide them from read_committed " +
-          s"readers until it ends; use a processing-time trigger for exactly-once writes, or '$transactional=false'")
+          s"Option '$transactional=true' is not supported in real-time mode (trigger(realTime=...)): a real-time batch writes " +
+            "its records as they come, for the whole batch, and one transaction per batch would hide them from read_committed " +
+            s"readers until it ends; use a processing-time trigger for exactly-once writes, or '$transactional=false'"
+        )
       case Some(QueryTrigger.Every(intervalMs)) if intervalMs >= timeoutMs =>
-        val max = brokerMaxTimeout().fold("")(m => s"; the broker allows at most $m ms (transaction.max.timeout.ms)")
+        val max = brokerMaxTimeout().fold("")(m =>
+          s"; the broker allows at most $m ms (transaction.max.timeout.ms)"
+        )
         throw StreamctlException(s"Option 'kafka.transaction.timeout.ms' ($timeoutMs ms${
-          if (options.kafka.user.contains("transaction.timeout.ms")) "" else ", Kafka's default"}) must be longer than " +
+            if (options.kafka.user.contains("transaction.timeout.ms")) "" else ", Kafka's default"
+          }) must be longer than " +
           s"the trigger interval ($intervalMs ms): a transaction lasts up to a batch, and the broker would abort it before " +
           s"the batch commits$max")
       case _ =>
     }
     brokerMaxTimeout().filter(_ < timeoutMs).foreach { max =>
-      throw StreamctlException(s"Option 'kafka.transaction.timeout.ms' ($timeoutMs ms) is longer than the broker allows " +
-        s"($max ms, its transaction.max.timeout.ms): Kafka would refuse the sink's transactions")
+      throw StreamctlException(
+        s"Option 'kafka.transaction.timeout.ms' ($timeoutMs ms) is longer than the broker allows " +
+          s"($max ms, its transaction.max.timeout.ms): Kafka would refuse the sink's transactions"
+      )
     }
   }
 
   private def brokerMaxTimeout(): Option[Long] = {
     val admin = KafkaSystemAdmin(options.kafka)
-    try admin.brokerSetting("transaction.max.timeout.ms").flatMap(_.trim.toLongOption) finally admin.close()
+    try admin.brokerSetting("transaction.max.timeout.ms").flatMap(_.trim.toLongOption)
+    finally admin.close()
   }
 
   /**
@@ -129,15 +156,26 @@ final case class SinkWrite(options: SinkOptions, layout: RowLayout) {
     val key = options.kafka.cacheKey + "\u0001" + t
     if (!SinkWrite.checked.contains(key)) {
       val admin = KafkaSystemAdmin(options.kafka)
-      try admin.checkWritable(t, s"option '${options.topicOption}' of the sink") finally admin.close()
+      try admin.checkWritable(t, s"option '${options.topicOption}' of the sink")
+      finally admin.close()
       SinkWrite.checked.add(key)
     }
   }
 
-  /** The writers' factory, given how to ask the intermediate stream's partition count (not asked for a plain sink). */
+  /**
+   * The writers' factory, given how to ask the intermediate stream's partition count (not asked for
+   * a plain sink).
+   */
   def factory(partitionCount: => Int, transactions: Option[TransactionalIds]): SinkWriterFactory =
-    SinkWriterFactory(options.kafka, options.topic, options.topicOption, options.intermediate,
-      if (options.intermediate) partitionCount else 0, layout, transactions)
+    SinkWriterFactory(
+      options.kafka,
+      options.topic,
+      options.topicOption,
+      options.intermediate,
+      if (options.intermediate) partitionCount else 0,
+      layout,
+      transactions
+    )
 }
 
 object SinkWrite {
@@ -152,34 +190,51 @@ object SinkWrite {
 }
 
 /**
- * Where the sink's columns are in the input rows, checked once on the driver, as Spark's Kafka
- * sink checks them: `value` (string or binary) is required; `key` (string or binary),
- * `topic` (string; required without option `topic`), `partition` (int) and `headers`
+ * Where the sink's columns are in the input rows, checked once on the driver, as Spark's Kafka sink
+ * checks them: `value` (string or binary) is required; `key` (string or binary), `topic` (string;
+ * required without option `topic`), `partition` (int) and `headers`
  * (array<struct<key:string,value:binary>>) are optional; other columns are ignored.
  */
-final case class RowLayout(key: Int, keyIsString: Boolean, value: Int, valueIsString: Boolean, partition: Int,
-                           topic: Int, headers: Int)
+final case class RowLayout(
+    key: Int,
+    keyIsString: Boolean,
+    value: Int,
+    valueIsString: Boolean,
+    partition: Int,
+    topic: Int,
+    headers: Int
+)
 
 object RowLayout {
   private val HeadersType = ArrayType(SourceSchema.HeaderType)
 
   def apply(schema: StructType, options: SinkOptions): RowLayout = {
     val target = options.topic.fold("Kafka")(t => s"topic '$t'")
-    def find(name: String, allowed: Seq[DataType], required: Boolean, why: String = ""): (Int, Boolean) =
+    def find(
+        name: String,
+        allowed: Seq[DataType],
+        required: Boolean,
+        why: String = ""
+    ): (Int, Boolean) =
       schema.fields.indexWhere(_.name.equalsIgnoreCase(name)) match {
-        case -1 if required => throw StreamctlException(
-          s"Writing to $target needs a '$name' column$why; the input has ${schema.fieldNames.mkString(", ")}")
+        case -1 if required =>
+          throw StreamctlException(
+            s"Writing to $target needs a '$name' column$why; the input has ${schema.fieldNames.mkString(", ")}"
+          )
         case -1 => (-1, false)
         case i =>
           val t = schema.fields(i).dataType
-          if (!allowed.exists(a => DataType.equalsIgnoreNullability(a, t))) throw StreamctlException(
-            s"Column '$name' written to $target must be ${allowed.map(_.simpleString).mkString(" or ")}, not ${t.simpleString}")
+          if (!allowed.exists(a => DataType.equalsIgnoreNullability(a, t)))
+            throw StreamctlException(
+              s"Column '$name' written to $target must be ${allowed.map(_.simpleString).mkString(" or ")}, not ${t.simpleString}"
+            )
           (i, t == StringType)
       }
     val (k, ks) = find("key", Seq(BinaryType, StringType), required = false)
     val (v, vs) = find("value", Seq(BinaryType, StringType), required = true)
     val (p, _) = find("partition", Seq(IntegerType), required = false)
-    val (t, _) = find("topic", Seq(StringType), required = options.topic.isEmpty, " (or option 'topic')")
+    val (t, _) =
+      find("topic", Seq(StringType), required = options.topic.isEmpty, " (or option 'topic')")
     val (h, _) = find("headers", Seq(HeadersType), required = false)
     RowLayout(k, ks, v, vs, p, if (options.topic.isDefined) -1 else t, h)
   }

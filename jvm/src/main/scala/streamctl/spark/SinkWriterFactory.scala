@@ -13,23 +13,39 @@ import org.apache.spark.unsafe.Platform
 
 import streamctl.StreamctlException
 import streamctl.control.IntermediateMessage
-import streamctl.system.{KafkaParams, KafkaSystemAdmin, ProducerPool, SystemAdmin, TransactionalIds, TransactionalProducers}
+import streamctl.system.{
+  KafkaParams,
+  KafkaSystemAdmin,
+  ProducerPool,
+  SystemAdmin,
+  TransactionalIds,
+  TransactionalProducers
+}
 
 /**
- * Makes the sink's writers on executors. `topic`: option `topic` (else each row's `topic`
- * column), `topicOption` its name as the user wrote it; `partitions`: the intermediate stream's
- * partition count (0 for a plain sink); `transactions`: the transactional ids of a
- * `transactional=true` sink.
+ * Makes the sink's writers on executors. `topic`: option `topic` (else each row's `topic` column),
+ * `topicOption` its name as the user wrote it; `partitions`: the intermediate stream's partition
+ * count (0 for a plain sink); `transactions`: the transactional ids of a `transactional=true` sink.
  */
-final case class SinkWriterFactory(kafka: KafkaParams, topic: Option[String], topicOption: String, intermediate: Boolean,
-                                   partitions: Int, layout: RowLayout, transactions: Option[TransactionalIds] = None)
-  extends DataWriterFactory with StreamingDataWriterFactory {
+final case class SinkWriterFactory(
+    kafka: KafkaParams,
+    topic: Option[String],
+    topicOption: String,
+    intermediate: Boolean,
+    partitions: Int,
+    layout: RowLayout,
+    transactions: Option[TransactionalIds] = None
+) extends DataWriterFactory with StreamingDataWriterFactory {
 
   // A batch write is one "batch" of its own transactional ids.
   override def createWriter(writerPartition: Int, attemptId: Long): DataWriter[InternalRow] =
     new SinkDataWriter(this, writerPartition, 0L)
 
-  override def createWriter(writerPartition: Int, attemptId: Long, epochId: Long): DataWriter[InternalRow] =
+  override def createWriter(
+      writerPartition: Int,
+      attemptId: Long,
+      epochId: Long
+  ): DataWriter[InternalRow] =
     new SinkDataWriter(this, writerPartition, epochId)
 }
 
@@ -40,25 +56,29 @@ final case class SinkWriterFactory(kafka: KafkaParams, topic: Option[String], to
 final case class SinkCommitMessage(records: Long) extends WriterCommitMessage
 
 /**
- * Sends records asynchronously and makes `commit` the point of truth: it flushes and fails the
- * task if any send failed, so Spark never commits a batch whose records did not reach Kafka.
+ * Sends records asynchronously and makes `commit` the point of truth: it flushes and fails the task
+ * if any send failed, so Spark never commits a batch whose records did not reach Kafka.
  *
  * A plain record is what `format("kafka")` writes: the value bytes as given (a null value is a
- * tombstone), the key, the headers, the row's topic and partition (else the producer's
- * partitioner decides). An intermediate stream's value is framed ([[IntermediateMessage]]) and
- * a keyed record's partition is computed here (murmur2, as Kafka's default partitioner), so
- * that it is known and stable.
+ * tombstone), the key, the headers, the row's topic and partition (else the producer's partitioner
+ * decides). An intermediate stream's value is framed ([[IntermediateMessage]]) and a keyed record's
+ * partition is computed here (murmur2, as Kafka's default partitioner), so that it is known and
+ * stable.
  *
- * A transactional sink writes writer partition `writerPartition`'s records of batch `batch` in
- * one Kafka transaction, committed by `commit` ([[TransactionalProducers]]); when an earlier
- * attempt already committed them, this one reads its rows and writes nothing.
+ * A transactional sink writes writer partition `writerPartition`'s records of batch `batch` in one
+ * Kafka transaction, committed by `commit` ([[TransactionalProducers]]); when an earlier attempt
+ * already committed them, this one reads its rows and writes nothing.
  */
-final class SinkDataWriter(f: SinkWriterFactory, writerPartition: Int, batch: Long) extends DataWriter[InternalRow] {
-  private val transaction = f.transactions.map(ids => TransactionalProducers.acquire(f.kafka, ids.of(writerPartition)))
+final class SinkDataWriter(f: SinkWriterFactory, writerPartition: Int, batch: Long)
+    extends DataWriter[InternalRow] {
+  private val transaction =
+    f.transactions.map(ids => TransactionalProducers.acquire(f.kafka, ids.of(writerPartition)))
   private val producer = transaction.fold(ProducerPool.acquire(f.kafka))(_.producer)
-  // This batch's records of this writer partition are in Kafka already, from an attempt that committed them.
+  /* This batch's records of this writer partition are in Kafka already, from an attempt that
+   * committed them. */
   private val written = transaction.exists(_.committedBatch >= batch)
-  // A stream this transaction wrote to: its group offset (the record of the batch) is kept under it.
+  /* A stream this transaction wrote to: its group offset (the record of the batch) is kept under
+   * it. */
   private var transactionTopic: String = _
   @volatile private var failure: Exception = _
   // Where the first failed send went, as Kafka reports it (its partition is -1 when the record
@@ -80,12 +100,12 @@ final class SinkDataWriter(f: SinkWriterFactory, writerPartition: Int, batch: Lo
   private var killed = false
 
   /**
-   * A query stopped while its tasks run (always so in real-time mode, where a task reads and
-   * writes for the whole batch) kills them by interrupting their threads, and the Kafka client
-   * blocked there, the source's poll in the same task or this writer's send, throws. That is the
-   * stop, not a failure: Spark logs any exception leaving here as an ERROR ("Aborting task"), so
-   * the writer ends quietly instead. Spark never delivers the result of a killed task (it checks
-   * the kill after the task returns), so nothing is committed: the batch runs again after a restart.
+   * A query stopped while its tasks run (always so in real-time mode, where a task reads and writes
+   * for the whole batch) kills them by interrupting their threads, and the Kafka client blocked
+   * there, the source's poll in the same task or this writer's send, throws. That is the stop, not
+   * a failure: Spark logs any exception leaving here as an ERROR ("Aborting task"), so the writer
+   * ends quietly instead. Spark never delivers the result of a killed task (it checks the kill
+   * after the task returns), so nothing is committed: the batch runs again after a restart.
    */
   override def writeAll(rows: java.util.Iterator[InternalRow]): Unit =
     try super.writeAll(rows)
@@ -101,18 +121,26 @@ final class SinkDataWriter(f: SinkWriterFactory, writerPartition: Int, batch: Lo
       else if (l.keyIsString) row.getUTF8String(l.key).getBytes else row.getBinary(l.key)
     val topic = f.topic.getOrElse {
       if (row.isNullAt(l.topic)) throw StreamctlException(
-        "A row has a null 'topic' column: give every row a topic, or set option 'topic' for all of them")
+        "A row has a null 'topic' column: give every row a topic, or set option 'topic' for all of them"
+      )
       row.getUTF8String(l.topic).toString
     }
     records += 1
     val record =
       if (f.intermediate) {
         val partition = intermediatePartition(row, key)
-        new ProducerRecord[Array[Byte], Array[Byte]](topic, if (partition >= 0) Integer.valueOf(partition) else null, key,
-          framedValue(row), headers(row))
+        new ProducerRecord[Array[Byte], Array[Byte]](
+          topic,
+          if (partition >= 0) Integer.valueOf(partition) else null,
+          key,
+          framedValue(row),
+          headers(row)
+        )
       } else {
-        val partition = if (l.partition < 0 || row.isNullAt(l.partition)) null else Integer.valueOf(row.getInt(l.partition))
-        val value = if (row.isNullAt(l.value)) null else if (l.valueIsString) row.getUTF8String(l.value).getBytes else row.getBinary(l.value)
+        val partition = if (l.partition < 0 || row.isNullAt(l.partition)) null
+        else Integer.valueOf(row.getInt(l.partition))
+        val value = if (row.isNullAt(l.value)) null
+        else if (l.valueIsString) row.getUTF8String(l.value).getBytes else row.getBinary(l.value)
         new ProducerRecord[Array[Byte], Array[Byte]](topic, partition, key, value, headers(row))
       }
     transaction.foreach { t =>
@@ -140,7 +168,10 @@ final class SinkDataWriter(f: SinkWriterFactory, writerPartition: Int, batch: Lo
       var i = 0
       while (i < array.numElements()) {
         val h = array.getStruct(i, 2)
-        out.add(new RecordHeader(h.getUTF8String(0).toString, if (h.isNullAt(1)) null else h.getBinary(1)))
+        out.add(new RecordHeader(
+          h.getUTF8String(0).toString,
+          if (h.isNullAt(1)) null else h.getBinary(1)
+        ))
         i += 1
       }
       out
@@ -150,13 +181,19 @@ final class SinkDataWriter(f: SinkWriterFactory, writerPartition: Int, batch: Lo
     if (l.partition >= 0 && !row.isNullAt(l.partition)) {
       val p = row.getInt(l.partition)
       if (!SystemAdmin.exists(p, f.partitions))
-        throw SystemAdmin.noSuchPartition(f.topic.getOrElse(""), p, Some(f.partitions), "column 'partition' of a row")
+        throw SystemAdmin.noSuchPartition(
+          f.topic.getOrElse(""),
+          p,
+          Some(f.partitions),
+          "column 'partition' of a row"
+        )
       p
     } else if (key != null) Utils.toPositive(Utils.murmur2(key)) % f.partitions
     else -1
 
   override def commit(): WriterCommitMessage = {
-    // Killed (see writeAll): a flush on the interrupted thread would only throw; Spark drops this answer.
+    /* Killed (see writeAll): a flush on the interrupted thread would only throw; Spark drops this
+     * answer. */
     if (killed) return SinkCommitMessage(0)
     producer.flush()
     if (failure != null) throw sendFailed()
@@ -176,7 +213,8 @@ final class SinkDataWriter(f: SinkWriterFactory, writerPartition: Int, batch: Lo
   }
 
   private def fencedSend: Boolean = failure match {
-    case _: org.apache.kafka.common.errors.ProducerFencedException | _: org.apache.kafka.common.errors.InvalidProducerEpochException => true
+    case _: org.apache.kafka.common.errors.ProducerFencedException | _: org.apache.kafka.common.errors.InvalidProducerEpochException =>
+      true
     case _ => false
   }
 
@@ -188,12 +226,20 @@ final class SinkDataWriter(f: SinkWriterFactory, writerPartition: Int, batch: Lo
     // The producer waited max.block.ms for a topic that is not there and says only "not present
     // in metadata": the broker, asked once, says whether it exists.
     val missing = (failure, topic) match {
-      case (t: org.apache.kafka.common.errors.TimeoutException, Some(name)) if String.valueOf(t.getMessage).contains("not present in metadata") =>
-        KafkaSystemAdmin.missingAfterTimeout(f.kafka, name,
-          if (f.topic.isDefined) s"option '${f.topicOption}' of the sink" else "column 'topic' of a row", t)
+      case (t: org.apache.kafka.common.errors.TimeoutException, Some(name))
+          if String.valueOf(t.getMessage).contains("not present in metadata") =>
+        KafkaSystemAdmin.missingAfterTimeout(
+          f.kafka,
+          name,
+          if (f.topic.isDefined) s"option '${f.topicOption}' of the sink"
+          else "column 'topic' of a row",
+          t
+        )
       case _ => None
     }
-    missing.orElse(transaction.collect { case t if fencedSend => t.fenced(s"writing to $stream$partition", failure) })
+    missing.orElse(transaction.collect {
+      case t if fencedSend => t.fenced(s"writing to $stream$partition", failure)
+    })
       .getOrElse(f.kafka.sendFailed(s"writing to $stream$partition", failure))
   }
 }

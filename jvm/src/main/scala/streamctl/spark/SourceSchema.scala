@@ -31,11 +31,15 @@ object SourceSchema {
     .add("watermark", TimestampType, nullable = true)
 
   val withoutHeaders: StructType = streamctl(base)
-  val withHeaders: StructType = streamctl(base.add("headers", ArrayType(HeaderType), nullable = true))
+  val withHeaders: StructType =
+    streamctl(base.add("headers", ArrayType(HeaderType), nullable = true))
 
-  def apply(includeHeaders: Boolean): StructType = if (includeHeaders) withHeaders else withoutHeaders
+  def apply(includeHeaders: Boolean): StructType =
+    if (includeHeaders) withHeaders else withoutHeaders
 
-  /** How many columns a row has (constants, so that row writers need not load Spark's type classes). */
+  /**
+   * How many columns a row has (constants, so that row writers need not load Spark's type classes).
+   */
   final val FieldCount = 9
   final val FieldCountWithHeaders = 10
   require(withoutHeaders.length == FieldCount && withHeaders.length == FieldCountWithHeaders)

@@ -12,19 +12,27 @@ import streamctl.locality.ExecutorId
 import streamctl.metadata.{FileSystemMetadataStore, MetadataStore, StoreLayout}
 import streamctl.ops.ProgressHistory
 import streamctl.plan.SourcePosition
-import streamctl.planner.{InitialOffset, Planner, ReaderConfig, RealTimeBatch, SourceOptions, SourceStates}
+import streamctl.planner.{
+  InitialOffset,
+  Planner,
+  ReaderConfig,
+  RealTimeBatch,
+  SourceOptions,
+  SourceStates
+}
 import streamctl.system.{GroupOffsetCommitter, KafkaSystemAdmin}
 
 /**
- * Spark's `MicroBatchStream` for a streamctl source: converts Spark's types around the
- * [[Planner]], which plans every batch, and connects it to what only Spark has (executors,
- * the readers' accumulator, the query's control, the Hadoop configuration readers need).
+ * Spark's `MicroBatchStream` for a streamctl source: converts Spark's types around the [[Planner]],
+ * which plans every batch, and connects it to what only Spark has (executors, the readers'
+ * accumulator, the query's control, the Hadoop configuration readers need).
  */
 class StreamctlMicroBatchStream(
     options: SourceOptions,
     sourceCheckpoint: String,
-    hadoopConf: Configuration)
-  extends MicroBatchStream with SupportsTriggerAvailableNow with RealTimeStream with ReportsSourceMetrics {
+    hadoopConf: Configuration
+) extends MicroBatchStream with SupportsTriggerAvailableNow with RealTimeStream
+    with ReportsSourceMetrics {
 
   private val sc = SparkSession.active.sparkContext
   private val admin = KafkaSystemAdmin(options.kafka)
@@ -36,23 +44,41 @@ class StreamctlMicroBatchStream(
   // Readers record their control results in the store, with the driver's Hadoop settings.
   private lazy val readerConf = sc.broadcast(new SerializableConfiguration(hadoopConf))
   private val control = QueryControlRegistry.current()
-  private val planner = new Planner(options, admin, store, storePath, keys,
+  private val planner = new Planner(
+    options,
+    admin,
+    store,
+    storePath,
+    keys,
     new InitialOffset(() => new FileSystemMetadataStore(sourceCheckpoint, hadoopConf)),
-    () => executors.fold(Seq.empty[ExecutorId])(_.live), reports, control.map(_.run))
+    () => executors.fold(Seq.empty[ExecutorId])(_.live),
+    reports,
+    control.map(_.run)
+  )
   // Option commitOffsets: the batch's positions go to the group once it committed (its progress
   // report comes after its commit), for monitoring only. Spark tells a source of a commit only when
   // it plans the next batch, so the last batch of a run would never be committed there.
   private val groupOffsets =
-    options.commitOffsetsTo.map(new GroupOffsetCommitter(options.kafka, _, s"the query reading ${options.describe}"))
-  // The listener hands each batch's summary here, possibly after this source stopped: its own store.
-  control.foreach(_.addProgressRecorder(toString, summary => {
-    groupOffsets.foreach(_.committed(summary.positions))
-    val history = MetadataStore.open(storePath, hadoopConf)
-    try new ProgressHistory(history, keys).append(summary) finally history.close()
-  }))
+    options.commitOffsetsTo.map(new GroupOffsetCommitter(
+      options.kafka,
+      _,
+      s"the query reading ${options.describe}"
+    ))
+  /* The listener hands each batch's summary here, possibly after this source stopped: its own
+   * store. */
+  control.foreach(_.addProgressRecorder(
+    toString,
+    summary => {
+      groupOffsets.foreach(_.committed(summary.positions))
+      val history = MetadataStore.open(storePath, hadoopConf)
+      try new ProgressHistory(history, keys).append(summary)
+      finally history.close()
+    }
+  ))
 
   @volatile private var realTime = false
-  // Real-time mode: the batch planned from its start (Spark plans the partitions more than once per batch).
+  /* Real-time mode: the batch planned from its start (Spark plans the partitions more than once per
+   * batch). */
   private var realTimeBatch: Option[RealTimeBatch] = None
 
   override def initialOffset(): Offset = SourceOffset(planner.initialPosition())
@@ -61,10 +87,13 @@ class StreamctlMicroBatchStream(
     options.maxRecordsPerBatch.map(n => ReadLimit.maxRows(n)).getOrElse(ReadLimit.allAvailable())
 
   override def latestOffset(): Offset =
-    throw new UnsupportedOperationException("streamctl plans batches with latestOffset(start, limit)")
+    throw new UnsupportedOperationException(
+      "streamctl plans batches with latestOffset(start, limit)"
+    )
 
   override def latestOffset(start: Offset, limit: ReadLimit): Offset = {
-    // Real-time mode ignores the answer: a batch always runs, planned in planInputPartitions(start).
+    /* Real-time mode ignores the answer: a batch always runs, planned in
+     * planInputPartitions(start). */
     if (realTime) return start
     val previous = position(start)
     val budget = limit match {
@@ -83,7 +112,10 @@ class StreamctlMicroBatchStream(
   override def planInputPartitions(start: Offset, end: Offset): Array[InputPartition] =
     planner.planReads(position(start), position(end)).map(TaskInputPartition(_)).toArray
 
-  /** `trigger(realTime=...)`: from now on batches are planned open-ended ([[Planner.beginRealTime]]). */
+  /**
+   * `trigger(realTime=...)`: from now on batches are planned open-ended
+   * ([[Planner.beginRealTime]]).
+   */
   override def prepareForRealTimeMode(): Unit = {
     options.checkRealTime()
     realTime = true
@@ -101,7 +133,9 @@ class StreamctlMicroBatchStream(
   }
 
   override def mergeOffsets(offsets: Array[PartitionOffset]): Offset = synchronized {
-    val batch = realTimeBatch.getOrElse(throw new IllegalStateException("mergeOffsets before planInputPartitions"))
+    val batch = realTimeBatch.getOrElse(
+      throw new IllegalStateException("mergeOffsets before planInputPartitions")
+    )
     realTimeBatch = None
     val readers = offsets.toSeq.map {
       case t: TaskPartitionOffset => t.task -> t.readerEnd
@@ -117,8 +151,10 @@ class StreamctlMicroBatchStream(
 
   override def commit(end: Offset): Unit = planner.commit(position(end))
 
-  override def metrics(latestConsumedOffset: java.util.Optional[Offset]): java.util.Map[String, String] =
-    planner.metrics(if (latestConsumedOffset.isPresent) Some(position(latestConsumedOffset.get)) else None).asJava
+  override def metrics(latestConsumedOffset: java.util.Optional[Offset])
+      : java.util.Map[String, String] =
+    planner.metrics(if (latestConsumedOffset.isPresent) Some(position(latestConsumedOffset.get))
+    else None).asJava
 
   override def stop(): Unit = {
     planner.stop()
@@ -128,7 +164,8 @@ class StreamctlMicroBatchStream(
     store.close()
   }
 
-  override def toString: String = s"${StreamctlMicroBatchStream.DescriptionPrefix}${options.describe}]"
+  override def toString: String =
+    s"${StreamctlMicroBatchStream.DescriptionPrefix}${options.describe}]"
 
   private def position(o: Offset): SourcePosition = o match {
     case s: SourceOffset => s.position
@@ -137,6 +174,7 @@ class StreamctlMicroBatchStream(
 }
 
 object StreamctlMicroBatchStream {
+
   /** How a streamctl source describes itself in query progress: `streamctl[orders,rates]`. */
   val DescriptionPrefix = "streamctl["
 }

@@ -15,8 +15,8 @@ import streamctl.control.SinkOptions
 import streamctl.planner.SourceOptions
 
 /**
- * `format("streamctl")`: a Kafka source and sink with the options, columns and records of
- * Spark's `format("kafka")`, plus Samza-style stream control.
+ * `format("streamctl")`: a Kafka source and sink with the options, columns and records of Spark's
+ * `format("kafka")`, plus Samza-style stream control.
  *
  * {{{
  * spark.readStream.format("streamctl")
@@ -25,7 +25,8 @@ import streamctl.planner.SourceOptions
  *   .load()
  * }}}
  */
-class StreamctlProvider extends TableProvider with CreatableRelationProvider with DataSourceRegister {
+class StreamctlProvider extends TableProvider with CreatableRelationProvider
+    with DataSourceRegister {
   override def shortName(): String = "streamctl"
 
   // Set when Spark resolves a source: it asks a provider's schema only on read paths, on the
@@ -37,7 +38,8 @@ class StreamctlProvider extends TableProvider with CreatableRelationProvider wit
     SourceSchema(StreamctlTable.includeHeaders(options.asCaseSensitiveMap().asScala.toMap))
   }
 
-  // The sink's getTable then receives the query's input schema, so its columns are checked at start().
+  /* The sink's getTable then receives the query's input schema, so its columns are checked at
+   * start(). */
   override def supportsExternalMetadata(): Boolean = true
 
   /**
@@ -45,7 +47,11 @@ class StreamctlProvider extends TableProvider with CreatableRelationProvider wit
    * resolved, before any query starts: options are checked here, so a bad one fails that call,
    * naming the option, as Spark's Kafka source does, rather than the query later.
    */
-  override def getTable(schema: StructType, partitioning: Array[Transform], properties: java.util.Map[String, String]): Table = {
+  override def getTable(
+      schema: StructType,
+      partitioning: Array[Transform],
+      properties: java.util.Map[String, String]
+  ): Table = {
     val options = properties.asScala.toMap
     StreamctlProvider.check(options, schema, readPath)
     QueryListeners.ensureRegistered(SparkSession.active)
@@ -54,7 +60,12 @@ class StreamctlProvider extends TableProvider with CreatableRelationProvider wit
   }
 
   /** `df.write.format("streamctl").save()` ([[BatchWriter]]). */
-  override def createRelation(context: SQLContext, mode: SaveMode, parameters: Map[String, String], data: DataFrame): BaseRelation = {
+  override def createRelation(
+      context: SQLContext,
+      mode: SaveMode,
+      parameters: Map[String, String],
+      data: DataFrame
+  ): BaseRelation = {
     KafkaClientsShutdown.ensureRegistered(context.sparkContext)
     BatchWriter.write(data, mode, parameters)
     new BaseRelation {
@@ -65,20 +76,33 @@ class StreamctlProvider extends TableProvider with CreatableRelationProvider wit
 }
 
 object StreamctlProvider {
+
   /**
    * Checks a source's or a sink's options against their registries (SourceOptions.Registry,
    * SinkOptions.Registry), and a sink's input columns. A source is what Spark asked a schema of
    * (`readPath`), or what names what to read (`subscribe`, `subscribePattern`, `assign`) but no
-   * `topic` to write, as a source read with a user-given schema does: streamctl's schema is
-   * fixed, so that is an error too.
+   * `topic` to write, as a source read with a user-given schema does: streamctl's schema is fixed,
+   * so that is an error too.
    */
-  private[spark] def check(options: Map[String, String], schema: StructType, readPath: Boolean): Unit = {
+  private[spark] def check(
+      options: Map[String, String],
+      schema: StructType,
+      readPath: Boolean
+  ): Unit = {
     val keys = options.keySet.map(OptionSet.canonical)
-    val reads = Seq(SourceOptions.Subscribe, SourceOptions.SubscribePattern, SourceOptions.Assign).flatMap(_.names)
-    if (readPath || (reads.exists(keys.contains) && !SinkOptions.Topic.names.exists(keys.contains))) {
+    val reads = Seq(
+      SourceOptions.Subscribe,
+      SourceOptions.SubscribePattern,
+      SourceOptions.Assign
+    ).flatMap(_.names)
+    if (
+      readPath || (reads.exists(keys.contains) && !SinkOptions.Topic.names.exists(keys.contains))
+    ) {
       val parsed = SourceOptions(options)
       if (!readPath && schema != SourceSchema(parsed.includeHeaders))
-        throw StreamctlException("format(\"streamctl\") has a fixed schema: do not give the source one with .schema(...)")
+        throw StreamctlException(
+          "format(\"streamctl\") has a fixed schema: do not give the source one with .schema(...)"
+        )
     } else SinkWrite.prepare(options, schema)
   }
 }

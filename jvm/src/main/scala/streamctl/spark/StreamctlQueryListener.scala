@@ -7,7 +7,13 @@ import scala.jdk.CollectionConverters._
 import scala.util.Try
 import scala.util.control.NonFatal
 
-import org.apache.spark.sql.streaming.{SourceProgress, StreamingQuery, StreamingQueryListener, StreamingQueryManager, StreamingQueryProgress}
+import org.apache.spark.sql.streaming.{
+  SourceProgress,
+  StreamingQuery,
+  StreamingQueryListener,
+  StreamingQueryManager,
+  StreamingQueryProgress
+}
 import org.apache.spark.sql.streaming.StreamingQueryListener._
 import org.slf4j.LoggerFactory
 
@@ -16,16 +22,16 @@ import streamctl.planner.SourceStates
 
 /**
  * Registered on every session that uses streamctl ([[QueryListeners]]; also accepted from
- * `spark.sql.streaming.streamingQueryListeners`, then adopted rather than doubled). It sets up
- * the in-band control of a query writing a streamctl sink as the query starts
- * (Spark delivers that event on the query's thread, before the first batch, so a run that
- * executes no batch still knows where its end-of-stream goes), ends it when the query
- * terminates, and stops a query whose inputs all reached end-of-stream ([[EndOfStreamStopper]]).
+ * `spark.sql.streaming.streamingQueryListeners`, then adopted rather than doubled). It sets up the
+ * in-band control of a query writing a streamctl sink as the query starts (Spark delivers that
+ * event on the query's thread, before the first batch, so a run that executes no batch still knows
+ * where its end-of-stream goes), ends it when the query terminates, and stops a query whose inputs
+ * all reached end-of-stream ([[EndOfStreamStopper]]).
  *
- * Per batch and streamctl source it summarizes what streamctl decided ([[BatchSummary]]): one
- * INFO line on logger `streamctl.batch` (quiet at Spark's default WARN; enable it with
- * `logger.streamctl_batch.name = streamctl.batch` and `.level = info` in log4j2.properties),
- * and an entry in the source's bounded progress history, which `streamctl report` draws.
+ * Per batch and streamctl source it summarizes what streamctl decided ([[BatchSummary]]): one INFO
+ * line on logger `streamctl.batch` (quiet at Spark's default WARN; enable it with
+ * `logger.streamctl_batch.name = streamctl.batch` and `.level = info` in log4j2.properties), and an
+ * entry in the source's bounded progress history, which `streamctl report` draws.
  */
 class StreamctlQueryListener extends StreamingQueryListener {
   private val log = LoggerFactory.getLogger(StreamctlQueryListener.BatchLogger)
@@ -36,22 +42,30 @@ class StreamctlQueryListener extends StreamingQueryListener {
   private[spark] def attach(manager: StreamingQueryManager): Unit = queries = Some(manager)
 
   private def find(id: String): Option[StreamingQuery] =
-    queries.flatMap(m => Try(Option(m.get(UUID.fromString(id)))).toOption.flatten).orElse(QueryLookup.find(id))
+    queries.flatMap(m => Try(Option(m.get(UUID.fromString(id)))).toOption.flatten).orElse(
+      QueryLookup.find(id)
+    )
 
-  override def onQueryStarted(event: QueryStartedEvent): Unit = QueryControlRegistry.queryStarted(event.id.toString)
+  override def onQueryStarted(event: QueryStartedEvent): Unit =
+    QueryControlRegistry.queryStarted(event.id.toString)
 
   override def onQueryProgress(event: QueryProgressEvent): Unit = {
     val p = event.progress
-    val ours = p.sources.filter(_.description.startsWith(StreamctlMicroBatchStream.DescriptionPrefix))
+    val ours =
+      p.sources.filter(_.description.startsWith(StreamctlMicroBatchStream.DescriptionPrefix))
     ours.groupBy(_.description).foreach { case (description, sources) =>
-      val recorders = QueryControlRegistry.get(p.id.toString).toSeq.flatMap(_.progressRecorders(description))
+      val recorders =
+        QueryControlRegistry.get(p.id.toString).toSeq.flatMap(_.progressRecorders(description))
       sources.zipWithIndex.foreach { case (s, i) =>
         summarize(p, s).foreach { summary =>
           log.info(s"query ${Option(p.name).getOrElse(p.id)} ${s.description} ${summary.line}")
           recorders.lift(i).foreach { record =>
             // The history is a picture for people; a failure to keep it must not fail the query.
             try record(summary)
-            catch { case NonFatal(e) => log.warn(s"Could not keep the progress history of ${s.description}: $e") }
+            catch {
+              case NonFatal(e) =>
+                log.warn(s"Could not keep the progress history of ${s.description}: $e")
+            }
           }
         }
       }
@@ -62,18 +76,30 @@ class StreamctlQueryListener extends StreamingQueryListener {
   override def onQueryTerminated(event: QueryTerminatedEvent): Unit =
     QueryControlRegistry.queryTerminated(event.id.toString, event.runId.toString)
 
-  /** None for a report of no batch: nothing planned yet, or a no-data report (the offsets did not move). */
+  /**
+   * None for a report of no batch: nothing planned yet, or a no-data report (the offsets did not
+   * move).
+   */
   private def summarize(p: StreamingQueryProgress, s: SourceProgress): Option[BatchSummary] =
     Option(s.endOffset).filter(e => e.trim.startsWith("{") && e != s.startOffset).map { end =>
-      def position(json: String) = Option(json).filter(_.trim.startsWith("{")).map(SourceStates.parse)
-      BatchSummary.of(p.batchId, Try(Instant.parse(p.timestamp).toEpochMilli).getOrElse(System.currentTimeMillis()),
-        position(s.startOffset), SourceStates.parse(end), BatchSummary.heads(s.latestOffset),
-        Option(p.eventTime.get("watermark")).flatMap(w => Try(Instant.parse(w).toEpochMilli).toOption).filter(_ > 0),
-        s.metrics.asScala.toMap)
+      def position(json: String) =
+        Option(json).filter(_.trim.startsWith("{")).map(SourceStates.parse)
+      BatchSummary.of(
+        p.batchId,
+        Try(Instant.parse(p.timestamp).toEpochMilli).getOrElse(System.currentTimeMillis()),
+        position(s.startOffset),
+        SourceStates.parse(end),
+        BatchSummary.heads(s.latestOffset),
+        Option(p.eventTime.get("watermark")).flatMap(w =>
+          Try(Instant.parse(w).toEpochMilli).toOption
+        ).filter(_ > 0),
+        s.metrics.asScala.toMap
+      )
     }
 }
 
 object StreamctlQueryListener {
+
   /** The logger of the one line per batch and streamctl source. */
   val BatchLogger = "streamctl.batch"
 }

@@ -5,7 +5,13 @@ import scala.jdk.CollectionConverters._
 import org.apache.spark.sql.SparkSession
 import org.apache.spark.sql.connector.catalog.{SupportsRead, SupportsWrite, TableCapability}
 import org.apache.spark.sql.connector.catalog.TableCapability._
-import org.apache.spark.sql.connector.read.{Batch, InputPartition, PartitionReaderFactory, Scan, ScanBuilder}
+import org.apache.spark.sql.connector.read.{
+  Batch,
+  InputPartition,
+  PartitionReaderFactory,
+  Scan,
+  ScanBuilder
+}
 import org.apache.spark.sql.connector.read.streaming.MicroBatchStream
 import org.apache.spark.sql.connector.write.{LogicalWriteInfo, WriteBuilder}
 import org.apache.spark.sql.types.StructType
@@ -15,9 +21,9 @@ import streamctl.planner.{BatchRead, ReaderConfig, SourceOptions}
 import streamctl.system.KafkaSystemAdmin
 
 /**
- * `format("streamctl")` as a table. `options` are the options it was created with: for a
- * sink, the `writeStream` options, which is how a query's in-band control finds the sink's
- * stream and producer settings before any batch builds its write ([[QueryControl]]).
+ * `format("streamctl")` as a table. `options` are the options it was created with: for a sink, the
+ * `writeStream` options, which is how a query's in-band control finds the sink's stream and
+ * producer settings before any batch builds its write ([[QueryControl]]).
  *
  * No `BATCH_WRITE`: batch writes go through the provider's `CreatableRelationProvider`
  * ([[BatchWriter]]), which, like Spark's Kafka sink, needs no `.mode("append")`.
@@ -30,39 +36,53 @@ class StreamctlTable(val options: Map[String, String]) extends SupportsRead with
   override def capabilities(): java.util.Set[TableCapability] =
     Set(MICRO_BATCH_READ, BATCH_READ, STREAMING_WRITE, ACCEPT_ANY_SCHEMA).asJava
 
-  override def newScanBuilder(options: CaseInsensitiveStringMap): ScanBuilder = () => new Scan {
-    // Validated here, before any batch, so a bad option fails the query at its start.
-    private val parsed = SourceOptions(options.asCaseSensitiveMap().asScala.toMap)
+  override def newScanBuilder(options: CaseInsensitiveStringMap): ScanBuilder = () =>
+    new Scan {
+      // Validated here, before any batch, so a bad option fails the query at its start.
+      private val parsed = SourceOptions(options.asCaseSensitiveMap().asScala.toMap)
 
-    override def readSchema(): StructType = SourceSchema(parsed.includeHeaders)
+      override def readSchema(): StructType = SourceSchema(parsed.includeHeaders)
 
-    override def description(): String = s"${StreamctlMicroBatchStream.DescriptionPrefix}${parsed.describe}]"
+      override def description(): String =
+        s"${StreamctlMicroBatchStream.DescriptionPrefix}${parsed.describe}]"
 
-    override def toMicroBatchStream(checkpointLocation: String): MicroBatchStream = {
-      parsed.checkStreaming()
-      new StreamctlMicroBatchStream(parsed, checkpointLocation, SparkSession.active.sparkContext.hadoopConfiguration)
-    }
-
-    override def toBatch: Batch = new Batch {
-      // Planned once per scan, on the driver, when Spark asks: the offsets are fixed from then on.
-      private lazy val reads = {
-        parsed.checkBatch()
-        val admin = KafkaSystemAdmin(parsed.kafka)
-        try BatchRead.plan(parsed, admin) finally admin.close()
+      override def toMicroBatchStream(checkpointLocation: String): MicroBatchStream = {
+        parsed.checkStreaming()
+        new StreamctlMicroBatchStream(
+          parsed,
+          checkpointLocation,
+          SparkSession.active.sparkContext.hadoopConfiguration
+        )
       }
-      override def planInputPartitions(): Array[InputPartition] = reads.map(TaskInputPartition(_)).toArray
-      override def createReaderFactory(): PartitionReaderFactory =
-        BatchReaderFactory(ReaderConfig(parsed), ReaderAccumulator.register(SparkSession.active.sparkContext))
+
+      override def toBatch: Batch = new Batch {
+        /* Planned once per scan, on the driver, when Spark asks: the offsets are fixed from then
+         * on. */
+        private lazy val reads = {
+          parsed.checkBatch()
+          val admin = KafkaSystemAdmin(parsed.kafka)
+          try BatchRead.plan(parsed, admin)
+          finally admin.close()
+        }
+        override def planInputPartitions(): Array[InputPartition] =
+          reads.map(TaskInputPartition(_)).toArray
+        override def createReaderFactory(): PartitionReaderFactory =
+          BatchReaderFactory(
+            ReaderConfig(parsed),
+            ReaderAccumulator.register(SparkSession.active.sparkContext)
+          )
+      }
     }
-  }
 
   override def newWriteBuilder(info: LogicalWriteInfo): WriteBuilder = new SinkWriteBuilder(info)
 }
 
 object StreamctlTable {
+
   /** `includeHeaders`, read before the options are checked: Spark asks for the schema first. */
   def includeHeaders(options: Map[String, String]): Boolean =
-    options.collectFirst { case (k, v) if k.equalsIgnoreCase(SourceOptions.IncludeHeaders.name) =>
-      SourceOptions.IncludeHeaders.parse(k, v)
+    options.collectFirst {
+      case (k, v) if k.equalsIgnoreCase(SourceOptions.IncludeHeaders.name) =>
+        SourceOptions.IncludeHeaders.parse(k, v)
     }.getOrElse(false)
 }

@@ -4,40 +4,61 @@ import org.apache.spark.sql.catalyst.InternalRow
 import org.apache.spark.sql.connector.read.streaming.PartitionOffset
 
 import streamctl.chooser.ChooserFactory
-import streamctl.control.{ControlResults, ControlStatePublisher, SspControlStates, TaskControlReader}
+import streamctl.control.{
+  ControlResults,
+  ControlStatePublisher,
+  SspControlStates,
+  TaskControlReader
+}
 import streamctl.planner.{ReaderConfig, TaskRead}
 import streamctl.system.{ConsumerPool, Envelope, EnvelopeDecoder, KafkaTaskReader}
 
 /**
- * Reads one task of one batch on an executor, one way: Kafka reader -> control decoding ->
- * chooser -> row. The consumer comes from the executor's [[ConsumerPool]] (preferably one
- * assigned to the task's partitions already) and goes back there after a clean read; after a
- * failure it is closed, since its state is unknown. A batch read
- * (`spark.read`) keeps no control bookkeeping: `controlResults` is None.
+ * Reads one task of one batch on an executor, one way: Kafka reader -> control decoding -> chooser
+ * -> row. The consumer comes from the executor's [[ConsumerPool]] (preferably one assigned to the
+ * task's partitions already) and goes back there after a clean read; after a failure it is closed,
+ * since its state is unknown. A batch read (`spark.read`) keeps no control bookkeeping:
+ * `controlResults` is None.
  *
  * Micro-batch mode calls [[next]] until the task's ranges are read. Real-time mode calls
  * [[readWithin]] (Spark's `nextWithTimeout`, through the Spark line's [[RealTimeReader]]) on
- * open-ended ranges until Spark ends the batch, then takes [[getOffset]] as the task's end. In real-time mode a reader of intermediate streams records
- * its control states in the metadata store whenever a control message changed them (the
- * driver's sink sends the upstream watermark on from there, see `control.SourceControl`), after
- * flushing the query's streamctl writers of this Spark task ([[TaskWriters]]), so that a
- * watermark never goes downstream ahead of rows written before it; and once every SSP of the
- * task is at end-of-stream it ends its batch at once (nothing more can come).
+ * open-ended ranges until Spark ends the batch, then takes [[getOffset]] as the task's end. In
+ * real-time mode a reader of intermediate streams records its control states in the metadata store
+ * whenever a control message changed them (the driver's sink sends the upstream watermark on from
+ * there, see `control.SourceControl`), after flushing the query's streamctl writers of this Spark
+ * task ([[TaskWriters]]), so that a watermark never goes downstream ahead of rows written before
+ * it; and once every SSP of the task is at end-of-stream it ends its batch at once (nothing more
+ * can come).
  */
-final class TaskPartitionReader(read: TaskRead, config: ReaderConfig, reports: ReaderAccumulator,
-                                controlResults: Option[() => ControlResults])
-  extends RealTimeReader {
+final class TaskPartitionReader(
+    read: TaskRead,
+    config: ReaderConfig,
+    reports: ReaderAccumulator,
+    controlResults: Option[() => ControlResults]
+) extends RealTimeReader {
   ConsumerPoolSettings.applied
   private val lease = ConsumerPool.acquire(config.kafka, read.task, read.ranges.map(_.ssp))
   private val consumer = lease.consumer
   reports.ran(read.task, lease.reused) // where the task ran, for host affinity's metrics
   private var healthy = false
-  private val control = TaskControlReader(read.task, read.ranges, read.control, config.intermediateStreams)
+  private val control =
+    TaskControlReader(read.task, read.ranges, read.control, config.intermediateStreams)
   private val reader =
-    try new KafkaTaskReader(read.ranges, consumer, ChooserFactory.forReader(config.chooser,
-        read.ranges.filter(_.size > 0).map(r => r.ssp -> r.from).toMap, read.bootstrapHeads),
-      config.readWait, config.failOnDataLoss,
-      ssp => control.fold(EnvelopeDecoder.Identity)(_.decoderFor(ssp)), reports.skip, lease.prefetched, read.streamIds)
+    try new KafkaTaskReader(
+        read.ranges,
+        consumer,
+        ChooserFactory.forReader(
+          config.chooser,
+          read.ranges.filter(_.size > 0).map(r => r.ssp -> r.from).toMap,
+          read.bootstrapHeads
+        ),
+        config.readWait,
+        config.failOnDataLoss,
+        ssp => control.fold(EnvelopeDecoder.Identity)(_.decoderFor(ssp)),
+        reports.skip,
+        lease.prefetched,
+        read.streamIds
+      )
     catch { case e: Throwable => ConsumerPool.closeQuietly(consumer); throw e }
   private val converter = new EnvelopeRowConverter(read.task, config.includeHeaders)
   private var current: InternalRow = _
@@ -46,7 +67,8 @@ final class TaskPartitionReader(read: TaskRead, config: ReaderConfig, reports: R
   private lazy val publisher = results.map(new ControlStatePublisher(_, read.task))
   private var published = 0L
   // Only intermediate SSPs: a plain stream never ends, so such a task never ends its batch early.
-  private val endsOnEndOfStream = control.isDefined && read.ranges.forall(r => config.intermediateStreams.contains(r.ssp.stream))
+  private val endsOnEndOfStream =
+    control.isDefined && read.ranges.forall(r => config.intermediateStreams.contains(r.ssp.stream))
   // Whether every SSP is at end-of-stream; changes only with a control message (publishControl).
   private var ended = endsOnEndOfStream && control.get.atEndOfStream
 
@@ -86,7 +108,11 @@ final class TaskPartitionReader(read: TaskRead, config: ReaderConfig, reports: R
   }
 
   override def getOffset: PartitionOffset =
-    TaskPartitionOffset(read.task, reader.positions, control.map(c => SspControlStates.write(c.state)))
+    TaskPartitionOffset(
+      read.task,
+      reader.positions,
+      control.map(c => SspControlStates.write(c.state))
+    )
 
   override def get(): InternalRow = current
 
@@ -104,7 +130,8 @@ final class TaskPartitionReader(read: TaskRead, config: ReaderConfig, reports: R
     }
   }
 
-  private def emit(e: Envelope): Unit = current = converter.toRow(e, control.fold(-1L)(_.watermarkMs(e.ssp)))
+  private def emit(e: Envelope): Unit =
+    current = converter.toRow(e, control.fold(-1L)(_.watermarkMs(e.ssp)))
 
   /** Real-time mode: records the task's control states once control messages changed them. */
   private def publishControl(): Unit = control.foreach { c =>

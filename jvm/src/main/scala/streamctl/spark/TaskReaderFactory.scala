@@ -10,23 +10,34 @@ import streamctl.metadata.FileSystemMetadataStore
 import streamctl.planner.ReaderConfig
 
 /**
- * Makes the reader of each task, on its executor. `storePath`, `controlNamespace` and
- * `hadoopConf` say where a reader of intermediate streams records its control results.
+ * Makes the reader of each task, on its executor. `storePath`, `controlNamespace` and `hadoopConf`
+ * say where a reader of intermediate streams records its control results.
  */
 final case class TaskReaderFactory(
     config: ReaderConfig,
     reports: ReaderAccumulator,
     storePath: String,
     controlNamespace: String,
-    hadoopConf: Broadcast[SerializableConfiguration]) extends PartitionReaderFactory {
+    hadoopConf: Broadcast[SerializableConfiguration]
+) extends PartitionReaderFactory {
 
   override def createReader(partition: InputPartition): PartitionReader[InternalRow] =
-    new TaskPartitionReader(partition.asInstanceOf[TaskInputPartition].read, config, reports,
-      Some(() => new ControlResults(new FileSystemMetadataStore(storePath, hadoopConf.value.value), controlNamespace)))
+    new TaskPartitionReader(
+      partition.asInstanceOf[TaskInputPartition].read,
+      config,
+      reports,
+      Some(() =>
+        new ControlResults(
+          new FileSystemMetadataStore(storePath, hadoopConf.value.value),
+          controlNamespace
+        )
+      )
+    )
 }
 
 /** Makes the reader of each task of a batch read (`spark.read`), which keeps no bookkeeping. */
-final case class BatchReaderFactory(config: ReaderConfig, reports: ReaderAccumulator) extends PartitionReaderFactory {
+final case class BatchReaderFactory(config: ReaderConfig, reports: ReaderAccumulator)
+    extends PartitionReaderFactory {
   override def createReader(partition: InputPartition): PartitionReader[InternalRow] =
     new TaskPartitionReader(partition.asInstanceOf[TaskInputPartition].read, config, reports, None)
 }

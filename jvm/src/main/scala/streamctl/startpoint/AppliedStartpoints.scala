@@ -29,7 +29,9 @@ final case class AppliedStartpoints(applied: Map[(SSP, TaskName), Resolution]) {
   def isEmpty: Boolean = applied.isEmpty
 
   /** What each (SSP, task) applied, as [[StartpointManager.removeFannedOut]] takes it. */
-  def startpoints: Map[(SSP, TaskName), Startpoint] = applied.map { case (k, r) => k -> r.startpoint }
+  def startpoints: Map[(SSP, TaskName), Startpoint] = applied.map { case (k, r) =>
+    k -> r.startpoint
+  }
 }
 
 object AppliedStartpoints {
@@ -45,7 +47,9 @@ object AppliedStartpoints {
       val root = Json.obj()
       root.put("version", AppliedStartpoints.Version)
       val list = root.putArray("applied")
-      val byStartpoint = s.applied.toSeq.groupBy(_._2.startpoint).toSeq.sortBy { case (sp, _) => (sp.creationTimeMs, StartpointJson.write(sp)) }
+      val byStartpoint = s.applied.toSeq.groupBy(_._2.startpoint).toSeq.sortBy { case (sp, _) =>
+        (sp.creationTimeMs, StartpointJson.write(sp))
+      }
       byStartpoint.foreach { case (sp, entries) =>
         val e = list.addObject()
         e.set[JsonNode]("startpoint", Json.parse(StartpointJson.write(sp), "a startpoint"))
@@ -69,7 +73,12 @@ object AppliedStartpoints {
         Json.field(e, "ssps", what).properties().asScala.flatMap { p =>
           val ssp = SSP.parse(p.getKey)
           val v = p.getValue
-          val r = Resolution(ssp, sp, Json.field(v, "offset", what).asLong(), Option(v.get("endOfPartition")).exists(_.asBoolean()))
+          val r = Resolution(
+            ssp,
+            sp,
+            Json.field(v, "offset", what).asLong(),
+            Option(v.get("endOfPartition")).exists(_.asBoolean())
+          )
           Json.field(v, "tasks", what).elements().asScala.map(t => (ssp, TaskName(t.asText())) -> r)
         }
       }

@@ -5,9 +5,9 @@ import streamctl.system.SSP
 /**
  * The offset a startpoint resolved to for one SSP.
  *
- * `beyondData` is true when a timestamp startpoint found no message at or after its time
- * (a future timestamp, or an empty partition) and so resolved to the end: callers say so
- * rather than let a user wonder why nothing was re-read.
+ * `beyondData` is true when a timestamp startpoint found no message at or after its time (a future
+ * timestamp, or an empty partition) and so resolved to the end: callers say so rather than let a
+ * user wonder why nothing was re-read.
  *
  * {{{
  * r.offset   // 120

@@ -5,9 +5,9 @@ import java.time.Instant
 import streamctl.StreamctlException
 
 /**
- * A requested start position for an SSP, or for one task's view of an SSP. It takes
- * precedence over the checkpointed offset the next time the query starts.
- * `creationTimeMs` records when it was requested (shown by `list`, kept in the store).
+ * A requested start position for an SSP, or for one task's view of an SSP. It takes precedence over
+ * the checkpointed offset the next time the query starts. `creationTimeMs` records when it was
+ * requested (shown by `list`, kept in the store).
  *
  * {{{
  * val rewind = Startpoint.timestamp(System.currentTimeMillis() - 3600000L)
@@ -22,16 +22,21 @@ sealed trait Startpoint extends Product with Serializable {
 }
 
 object Startpoint {
+
   /** Start at exactly this offset; it must lie in the partition's [oldest, upcoming]. */
   final case class Specific(offset: Long, creationTimeMs: Long) extends Startpoint {
-    if (offset < 0) throw StreamctlException(s"Invalid specific startpoint: offset $offset is negative (offsets start at 0)")
+    if (offset < 0) throw StreamctlException(
+      s"Invalid specific startpoint: offset $offset is negative (offsets start at 0)"
+    )
     override def describe: String = s"offset $offset"
   }
 
   /** Start at the first message whose timestamp is >= `epochMs` (the end when none is). */
   final case class Timestamp(epochMs: Long, creationTimeMs: Long) extends Startpoint {
     if (epochMs < 0)
-      throw StreamctlException(s"Invalid timestamp startpoint: $epochMs ms is negative (before 1970-01-01T00:00:00Z)")
+      throw StreamctlException(
+        s"Invalid timestamp startpoint: $epochMs ms is negative (before 1970-01-01T00:00:00Z)"
+      )
     override def describe: String = s"timestamp ${Instant.ofEpochMilli(epochMs)}"
   }
 
@@ -46,14 +51,17 @@ object Startpoint {
   }
 
   /**
-   * A system-specific position, resolved when the query starts by the
-   * [[CustomStartpointResolver]] of its `kind` (option `startpoint.resolvers` names them).
-   * `payload` is opaque to streamctl (often JSON) and stored verbatim.
+   * A system-specific position, resolved when the query starts by the [[CustomStartpointResolver]]
+   * of its `kind` (option `startpoint.resolvers` names them). `payload` is opaque to streamctl
+   * (often JSON) and stored verbatim.
    */
   final case class Custom(kind: String, payload: String, creationTimeMs: Long) extends Startpoint {
     if (kind == null || !KindPattern.matches(kind))
-      throw StreamctlException(s"Invalid custom startpoint kind '$kind': use letters, digits, '.', '_' or '-'")
-    if (payload == null) throw StreamctlException(s"Invalid custom startpoint of kind '$kind': payload is null")
+      throw StreamctlException(
+        s"Invalid custom startpoint kind '$kind': use letters, digits, '.', '_' or '-'"
+      )
+    if (payload == null)
+      throw StreamctlException(s"Invalid custom startpoint of kind '$kind': payload is null")
     override def describe: String = s"custom $kind"
   }
 
@@ -61,25 +69,36 @@ object Startpoint {
 
   private def now(): Long = System.currentTimeMillis()
 
-  /** The type names of the stored form and of `CALL streamctl.system.set_startpoint(type => ...)`. */
+  /**
+   * The type names of the stored form and of `CALL streamctl.system.set_startpoint(type => ...)`.
+   */
   val TypeNames: Seq[String] = Seq("specific", "timestamp", "oldest", "upcoming", "custom")
 
   /**
-   * A new startpoint of type `typeName` (one of [[TypeNames]]) from the fields that type uses
-   * (null when not given): `offset` for specific, `timestampMs` for timestamp, `kind` and
-   * `payload` for custom. A missing field or an unknown type is an error naming it.
+   * A new startpoint of type `typeName` (one of [[TypeNames]]) from the fields that type uses (null
+   * when not given): `offset` for specific, `timestampMs` for timestamp, `kind` and `payload` for
+   * custom. A missing field or an unknown type is an error naming it.
    */
-  def of(typeName: String, offset: java.lang.Long, timestampMs: java.lang.Long, kind: String, payload: String): Startpoint = {
+  def of(
+      typeName: String,
+      offset: java.lang.Long,
+      timestampMs: java.lang.Long,
+      kind: String,
+      payload: String
+  ): Startpoint = {
     // Typed AnyRef: a Scala Long expected here would turn a null java.lang.Long into 0.
     def need[T <: AnyRef](value: T, field: String): T =
-      if (value == null) throw StreamctlException(s"A '$typeName' startpoint needs '$field'") else value
+      if (value == null) throw StreamctlException(s"A '$typeName' startpoint needs '$field'")
+      else value
     Option(typeName).map(_.trim.toLowerCase(java.util.Locale.ROOT)).getOrElse("") match {
-      case "specific"  => specific(need(offset, "offset").longValue)
+      case "specific" => specific(need(offset, "offset").longValue)
       case "timestamp" => timestamp(need(timestampMs, "timestamp").longValue)
-      case "oldest"    => oldest()
-      case "upcoming"  => upcoming()
-      case "custom"    => custom(need(kind, "kind"), need(payload, "payload"))
-      case _ => throw StreamctlException(s"Unknown startpoint type '$typeName' (known: ${TypeNames.mkString(", ")})")
+      case "oldest" => oldest()
+      case "upcoming" => upcoming()
+      case "custom" => custom(need(kind, "kind"), need(payload, "payload"))
+      case _ => throw StreamctlException(
+          s"Unknown startpoint type '$typeName' (known: ${TypeNames.mkString(", ")})"
+        )
     }
   }
 

@@ -6,14 +6,14 @@ import streamctl.system.{SSP, SystemAdmin, TaskName}
 
 /**
  * What the Python API, the CLI and SQL (`CALL streamctl.system.set_startpoint(...)`, see
- * `spark.StreamctlCatalog`) do with startpoints, in the JVM so that the stored JSON,
- * validation and resolution exist once. Arguments are plain types (a null partition means
- * every partition, a null task means the SSP-only key); results are [[StartpointEntry]]s.
+ * `spark.StreamctlCatalog`) do with startpoints, in the JVM so that the stored JSON, validation and
+ * resolution exist once. Arguments are plain types (a null partition means every partition, a null
+ * task means the SSP-only key); results are [[StartpointEntry]]s.
  *
- * `admin` is optional: without it nothing is resolved (resolution happens when the query
- * restarts); with it, `set` first resolves what it writes, so an offset beyond the end or a
- * partition that does not exist fails now rather than at the query's next start. A custom
- * startpoint is only resolved by the query (its resolvers are the query's option).
+ * `admin` is optional: without it nothing is resolved (resolution happens when the query restarts);
+ * with it, `set` first resolves what it writes, so an offset beyond the end or a partition that
+ * does not exist fails now rather than at the query's next start. A custom startpoint is only
+ * resolved by the query (its resolvers are the query's option).
  *
  * {{{
  * val commands = new StartpointCommands(store, Some(kafkaAdmin), "/chk/q1/streamctl")
@@ -22,11 +22,20 @@ import streamctl.system.{SSP, SystemAdmin, TaskName}
  * commands.delete("orders", null, null)                 // every startpoint of stream orders
  * }}}
  */
-class StartpointCommands(store: MetadataStore, admin: Option[SystemAdmin], location: String) extends AutoCloseable {
+class StartpointCommands(store: MetadataStore, admin: Option[SystemAdmin], location: String)
+    extends AutoCloseable {
   private val manager = new StartpointManager(store)
 
-  /** Writes `startpoint` for the stream's partition (every partition when null), optionally for one task. */
-  def set(stream: String, partition: java.lang.Integer, task: String, startpoint: Startpoint): Seq[StartpointEntry] = {
+  /**
+   * Writes `startpoint` for the stream's partition (every partition when null), optionally for one
+   * task.
+   */
+  def set(
+      stream: String,
+      partition: java.lang.Integer,
+      task: String,
+      startpoint: Startpoint
+  ): Seq[StartpointEntry] = {
     val (keys, resolved) = planned(stream, partition, task, startpoint)
     store match {
       case fs: FileSystemMetadataStore => fs.ensureWritable()
@@ -36,8 +45,16 @@ class StartpointCommands(store: MetadataStore, admin: Option[SystemAdmin], locat
     keys.map(k => StartpointEntry(k, Right(startpoint), resolved.get(k.ssp)))
   }
 
-  /** What `set` would write and, when an admin is known, where each partition would start. Writes nothing. */
-  def preview(stream: String, partition: java.lang.Integer, task: String, startpoint: Startpoint): Seq[StartpointEntry] = {
+  /**
+   * What `set` would write and, when an admin is known, where each partition would start. Writes
+   * nothing.
+   */
+  def preview(
+      stream: String,
+      partition: java.lang.Integer,
+      task: String,
+      startpoint: Startpoint
+  ): Seq[StartpointEntry] = {
     val (keys, resolved) = planned(stream, partition, task, startpoint)
     keys.map(k => StartpointEntry(k, Right(startpoint), resolved.get(k.ssp)))
   }
@@ -50,20 +67,22 @@ class StartpointCommands(store: MetadataStore, admin: Option[SystemAdmin], locat
 
   /**
    * Every stored startpoint, SSP-only and task-level. A corrupt value is listed with a null
-   * startpoint and the parse error as its description, so that it can be seen and deleted
-   * (the query refuses to start until it is).
+   * startpoint and the parse error as its description, so that it can be seen and deleted (the
+   * query refuses to start until it is).
    */
   def list(): Seq[StartpointEntry] = stored().map { case (k, sp) => StartpointEntry(k, sp, None) }
 
   /**
-   * Deletes every stored startpoint of `stream` matching the filters (null: any partition,
-   * any task; a task name: only that task's), corrupt ones included, and returns them.
+   * Deletes every stored startpoint of `stream` matching the filters (null: any partition, any
+   * task; a task name: only that task's), corrupt ones included, and returns them.
    */
   def delete(stream: String, partition: java.lang.Integer, task: String): Seq[StartpointEntry] = {
-    Option(partition).foreach(p => SystemAdmin.checkPartitions(stream, Seq(p.intValue), None, "deleting startpoints"))
+    Option(partition).foreach(p =>
+      SystemAdmin.checkPartitions(stream, Seq(p.intValue), None, "deleting startpoints")
+    )
     val matching = stored().filter { case (k, _) =>
       k.ssp.stream == stream && (partition == null || k.ssp.partition == partition.intValue) &&
-        (task == null || k.task.exists(_.name == task))
+      (task == null || k.task.exists(_.name == task))
     }
     matching.foreach { case (k, _) => manager.delete(k) }
     matching.map { case (k, sp) => StartpointEntry(k, sp, None) }
@@ -74,30 +93,47 @@ class StartpointCommands(store: MetadataStore, admin: Option[SystemAdmin], locat
 
   /** Closes the store and the admin (its connections). */
   override def close(): Unit =
-    try store.close() finally admin.foreach {
-      case c: AutoCloseable => c.close()
-      case _ =>
-    }
+    try store.close()
+    finally admin.foreach {
+        case c: AutoCloseable => c.close()
+        case _ =>
+      }
 
-  private def planned(stream: String, partition: java.lang.Integer, task: String, startpoint: Startpoint): (Seq[StartpointKey], Map[SSP, Resolution]) = {
+  private def planned(
+      stream: String,
+      partition: java.lang.Integer,
+      task: String,
+      startpoint: Startpoint
+  ): (Seq[StartpointKey], Map[SSP, Resolution]) = {
     if (startpoint == null) throw StreamctlException("No startpoint given")
     val keys = keysFor(stream, partition, task)
-    // A custom startpoint is resolved by the query's own resolvers (option startpoint.resolvers), when it starts.
+    /* A custom startpoint is resolved by the query's own resolvers (option startpoint.resolvers),
+     * when it starts. */
     val resolved = startpoint match {
       case _: Startpoint.Custom => Map.empty[SSP, Resolution]
-      case _ => admin.map(a => new StartpointResolver(a).resolve(keys.map(_.ssp -> startpoint).toMap)).getOrElse(Map.empty)
+      case _ => admin.map(a =>
+          new StartpointResolver(a).resolve(keys.map(_.ssp -> startpoint).toMap)
+        ).getOrElse(Map.empty)
     }
     (keys, resolved)
   }
 
-  private def keysFor(stream: String, partition: java.lang.Integer, task: String): Seq[StartpointKey] = {
+  private def keysFor(
+      stream: String,
+      partition: java.lang.Integer,
+      task: String
+  ): Seq[StartpointKey] = {
     if (stream == null || stream.isEmpty) throw StreamctlException("No stream given")
-    if (task != null && task.isEmpty) throw StreamctlException(s"Empty task name for stream '$stream': omit it for every task reading the partition")
+    if (task != null && task.isEmpty) throw StreamctlException(
+      s"Empty task name for stream '$stream': omit it for every task reading the partition"
+    )
     val partitions = (Option(partition), admin) match {
       case (None, Some(a)) => a.partitionsOf(stream, None, "setting a startpoint")
       case (None, None) => throw StreamctlException(
-        s"Which partitions of stream '$stream'? Give a partition, or the Kafka bootstrap servers so that every partition can be listed")
-      case (Some(p), _) => SystemAdmin.checkPartitions(admin, stream, Seq(p.intValue), "setting a startpoint")
+          s"Which partitions of stream '$stream'? Give a partition, or the Kafka bootstrap servers so that every partition can be listed"
+        )
+      case (Some(p), _) =>
+        SystemAdmin.checkPartitions(admin, stream, Seq(p.intValue), "setting a startpoint")
     }
     partitions.map(p => StartpointKey(SSP.kafka(stream, p), Option(task).map(TaskName(_))))
   }

@@ -6,8 +6,8 @@ import streamctl.{Json, StreamctlException}
 import streamctl.startpoint.Startpoint._
 
 /**
- * The stored form of a startpoint: a JSON object with `type`, `creationTime` (epoch ms),
- * `version` and the type's own fields.
+ * The stored form of a startpoint: a JSON object with `type`, `creationTime` (epoch ms), `version`
+ * and the type's own fields.
  *
  * {{{
  * StartpointJson.write(Startpoint.Specific(42, 1700000000000L))
@@ -15,8 +15,8 @@ import streamctl.startpoint.Startpoint._
  * StartpointJson.read(text, what = "metadata store key 'kafka/orders/3'")
  * }}}
  *
- * Reading is strict: an unknown type, a newer version, a missing or mistyped field is an
- * error naming `what`, never a guess, because a wrong guess moves a query's offsets.
+ * Reading is strict: an unknown type, a newer version, a missing or mistyped field is an error
+ * naming `what`, never a guess, because a wrong guess moves a query's offsets.
  */
 object StartpointJson {
   val Version = 1
@@ -38,22 +38,27 @@ object StartpointJson {
   /** Parses a stored startpoint; `what` names its origin (a store key) in every error. */
   def read(text: String, what: String): Startpoint = {
     val node = Json.parse(text, what)
-    if (!node.isObject) throw StreamctlException(s"Corrupt startpoint in $what: expected a JSON object, got '${abbreviate(text)}'")
+    if (!node.isObject) throw StreamctlException(
+      s"Corrupt startpoint in $what: expected a JSON object, got '${abbreviate(text)}'"
+    )
     try {
       Json.version(node, Version, what)
       val created = long(node, "creationTime", what)
       string(node, "type", what) match {
-        case "specific"  => Specific(long(node, "offset", what), created)
+        case "specific" => Specific(long(node, "offset", what), created)
         case "timestamp" => Timestamp(long(node, "timestamp", what), created)
-        case "oldest"    => Oldest(created)
-        case "upcoming"  => Upcoming(created)
-        case "custom"    => Custom(string(node, "kind", what), string(node, "payload", what), created)
+        case "oldest" => Oldest(created)
+        case "upcoming" => Upcoming(created)
+        case "custom" => Custom(string(node, "kind", what), string(node, "payload", what), created)
         case other =>
-          throw StreamctlException(s"Unknown startpoint type '$other' in $what (known: ${TypeNames.mkString(", ")})")
+          throw StreamctlException(
+            s"Unknown startpoint type '$other' in $what (known: ${TypeNames.mkString(", ")})"
+          )
       }
     } catch {
       // A field that parses but breaks a constructor rule (negative offset) is corruption too.
-      case e: StreamctlException if !e.getMessage.contains(what) => throw StreamctlException(s"Corrupt startpoint in $what: ${e.getMessage}", e)
+      case e: StreamctlException if !e.getMessage.contains(what) =>
+        throw StreamctlException(s"Corrupt startpoint in $what: ${e.getMessage}", e)
     }
   }
 
@@ -68,13 +73,17 @@ object StartpointJson {
   private def long(node: JsonNode, name: String, what: String): Long = {
     val f = Json.field(node, name, what)
     if (!f.isIntegralNumber || !f.canConvertToLong)
-      throw StreamctlException(s"Corrupt startpoint in $what: field '$name' must be a whole number, got ${f.toString}")
+      throw StreamctlException(
+        s"Corrupt startpoint in $what: field '$name' must be a whole number, got ${f.toString}"
+      )
     f.asLong
   }
 
   private def string(node: JsonNode, name: String, what: String): String = {
     val f = Json.field(node, name, what)
-    if (!f.isTextual) throw StreamctlException(s"Corrupt startpoint in $what: field '$name' must be a string, got ${f.toString}")
+    if (!f.isTextual) throw StreamctlException(
+      s"Corrupt startpoint in $what: field '$name' must be a string, got ${f.toString}"
+    )
     f.asText
   }
 

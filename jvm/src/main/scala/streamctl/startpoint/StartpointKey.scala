@@ -4,25 +4,24 @@ import streamctl.StreamctlException
 import streamctl.system.{SSP, TaskName}
 
 /**
- * Where a startpoint is stored: for an SSP (all tasks reading it) or for one task's view
- * of an SSP.
+ * Where a startpoint is stored: for an SSP (all tasks reading it) or for one task's view of an SSP.
  *
- * Store key encoding: the SSP key `system/stream/partition`, then for a task-level
- * startpoint `/` and the task name verbatim:
+ * Store key encoding: the SSP key `system/stream/partition`, then for a task-level startpoint `/`
+ * and the task name verbatim:
  * {{{
  * StartpointKey(SSP.kafka("orders", 3), None).storeKey                         // "kafka/orders/3"
  * StartpointKey(SSP.kafka("orders", 3), Some(TaskName("Partition 3"))).storeKey // "kafka/orders/3/Partition 3"
  * StartpointKey.parse("kafka/orders/3/a/b")  // task "a/b"
  * }}}
- * It is unambiguous because system and stream never contain `/` (Kafka topic names cannot)
- * and the partition is all digits: the first three `/` end the SSP, everything after the
- * third is the task name, which may hold spaces or `/`. Task names must be non-empty.
+ * It is unambiguous because system and stream never contain `/` (Kafka topic names cannot) and the
+ * partition is all digits: the first three `/` end the SSP, everything after the third is the task
+ * name, which may hold spaces or `/`. Task names must be non-empty.
  */
 final case class StartpointKey(ssp: SSP, task: Option[TaskName]) {
   StartpointKey.validate(ssp, task)
 
   def storeKey: String = task match {
-    case None    => ssp.key
+    case None => ssp.key
     case Some(t) => ssp.key + "/" + t.name
   }
 
@@ -35,26 +34,41 @@ object StartpointKey {
 
   /** Inverse of [[StartpointKey.storeKey]]; an error naming the key when it is not one. */
   def parse(storeKey: String): StartpointKey = storeKey.split("/", 4) match {
-    case Array(system, stream, partition) => StartpointKey(sspOf(system, stream, partition, storeKey), None)
+    case Array(system, stream, partition) =>
+      StartpointKey(sspOf(system, stream, partition, storeKey), None)
     case Array(system, stream, partition, task) if task.nonEmpty =>
       StartpointKey(sspOf(system, stream, partition, storeKey), Some(TaskName(task)))
     case _ => throw bad(storeKey)
   }
 
   private def sspOf(system: String, stream: String, partition: String, storeKey: String): SSP =
-    if (system.isEmpty || stream.isEmpty || partition.isEmpty || !partition.forall(c => c >= '0' && c <= '9') || partition.length > 9)
+    if (
+      system.isEmpty || stream.isEmpty || partition.isEmpty || !partition.forall(c =>
+        c >= '0' && c <= '9'
+      ) || partition.length > 9
+    )
       throw bad(storeKey)
     else SSP(system, stream, partition.toInt)
 
   private def bad(storeKey: String) = StreamctlException(
-    s"Not a startpoint key: '$storeKey' (expected system/stream/partition or system/stream/partition/task name)")
+    s"Not a startpoint key: '$storeKey' (expected system/stream/partition or system/stream/partition/task name)"
+  )
 
   private def validate(ssp: SSP, task: Option[TaskName]): Unit = {
-    if (ssp.system.isEmpty || ssp.system.contains('/') || ssp.stream.isEmpty || ssp.stream.contains('/'))
-      throw StreamctlException(s"Cannot store a startpoint for system '${ssp.system}', stream '${ssp.stream}': names must be non-empty and free of '/'")
-    if (ssp.partition < 0) throw StreamctlException(s"Cannot store a startpoint for $ssp: partition ${ssp.partition} is negative")
+    if (
+      ssp.system.isEmpty || ssp.system.contains('/') || ssp.stream.isEmpty || ssp.stream.contains(
+        '/'
+      )
+    )
+      throw StreamctlException(
+        s"Cannot store a startpoint for system '${ssp.system}', stream '${ssp.stream}': names must be non-empty and free of '/'"
+      )
+    if (ssp.partition < 0) throw StreamctlException(
+      s"Cannot store a startpoint for $ssp: partition ${ssp.partition} is negative"
+    )
     task.foreach { t =>
-      if (t.name == null || t.name.isEmpty) throw StreamctlException(s"Cannot store a startpoint for $ssp: the task name is empty")
+      if (t.name == null || t.name.isEmpty)
+        throw StreamctlException(s"Cannot store a startpoint for $ssp: the task name is empty")
     }
   }
 }

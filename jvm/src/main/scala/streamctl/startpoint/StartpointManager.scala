@@ -9,12 +9,12 @@ import streamctl.system.{SSP, TaskName}
  * Reads and writes startpoints in the metadata store (namespace `startpoints`, keys as in
  * [[StartpointKey]], values as in [[StartpointJson]]) and carries out their life cycle:
  *
- *  1. a user (CLI, Python) writes a startpoint for an SSP or for an SSP and a task;
- *  2. at query start, [[fanOut]] copies each SSP-only startpoint to every task reading the
- *     SSP, keeping task-level ones already there, then removes the SSP-only key;
- *  3. the query resolves and applies the task-level startpoints in its next batch;
- *  4. once that batch has committed, [[removeFannedOut]] deletes them. A crash before the
- *     commit leaves them in place, so the replayed batch applies them again.
+ *   1. a user (CLI, Python) writes a startpoint for an SSP or for an SSP and a task;
+ *   2. at query start, [[fanOut]] copies each SSP-only startpoint to every task reading the SSP,
+ *      keeping task-level ones already there, then removes the SSP-only key;
+ *   3. the query resolves and applies the task-level startpoints in its next batch;
+ *   4. once that batch has committed, [[removeFannedOut]] deletes them. A crash before the commit
+ *      leaves them in place, so the replayed batch applies them again.
  *
  * {{{
  * val manager = new StartpointManager(store)
@@ -28,8 +28,10 @@ class StartpointManager(store: MetadataStore) {
   private val Namespace = StoreLayout.StartpointsNamespace
 
   def write(ssp: SSP, startpoint: Startpoint): Unit = write(StartpointKey(ssp), startpoint)
-  def write(ssp: SSP, task: TaskName, startpoint: Startpoint): Unit = write(StartpointKey(ssp, task), startpoint)
-  def write(key: StartpointKey, startpoint: Startpoint): Unit = store.put(Namespace, key.storeKey, StartpointJson.write(startpoint))
+  def write(ssp: SSP, task: TaskName, startpoint: Startpoint): Unit =
+    write(StartpointKey(ssp, task), startpoint)
+  def write(key: StartpointKey, startpoint: Startpoint): Unit =
+    store.put(Namespace, key.storeKey, StartpointJson.write(startpoint))
 
   def read(ssp: SSP): Option[Startpoint] = read(StartpointKey(ssp))
   def read(ssp: SSP, task: TaskName): Option[Startpoint] = read(StartpointKey(ssp, task))
@@ -43,23 +45,26 @@ class StartpointManager(store: MetadataStore) {
   def list(): Seq[StoredStartpoint] = readAll().map(_._2)
 
   /**
-   * Step 2 of the life cycle, for the query's current SSP -> task mapping (given as the
-   * grouper's task -> SSPs): [[planFanOut]], then [[applyFanOut]]. Idempotent and crash-safe:
-   * each SSP's task-level copies are written before its SSP-only key is deleted, and an
-   * existing task-level key is never overwritten, so a run interrupted anywhere and run again
-   * ends in the same state with the same result.
+   * Step 2 of the life cycle, for the query's current SSP -> task mapping (given as the grouper's
+   * task -> SSPs): [[planFanOut]], then [[applyFanOut]]. Idempotent and crash-safe: each SSP's
+   * task-level copies are written before its SSP-only key is deleted, and an existing task-level
+   * key is never overwritten, so a run interrupted anywhere and run again ends in the same state
+   * with the same result.
    */
-  def fanOut(taskToSsps: Map[TaskName, Set[SSP]]): FanOutResult = applyFanOut(planFanOut(taskToSsps))
+  def fanOut(taskToSsps: Map[TaskName, Set[SSP]]): FanOutResult =
+    applyFanOut(planFanOut(taskToSsps))
 
   /**
    * What [[fanOut]] would write and return, computed without writing anything: every stored
-   * startpoint is read and parsed first, so a corrupt one fails with nothing moved, and a
-   * caller can check (resolve) the outcome before the store changes.
+   * startpoint is read and parsed first, so a corrupt one fails with nothing moved, and a caller
+   * can check (resolve) the outcome before the store changes.
    */
   def planFanOut(taskToSsps: Map[TaskName, Set[SSP]]): FanOutPlan = {
     val readers = readersOf(taskToSsps)
     val stored = readAll()
-    val taskLevel = stored.iterator.collect { case (_, StoredStartpoint(StartpointKey(ssp, Some(t)), _)) => (ssp, t) }.toSet
+    val taskLevel = stored.iterator.collect {
+      case (_, StoredStartpoint(StartpointKey(ssp, Some(t)), _)) => (ssp, t)
+    }.toSet
     val fresh = Map.newBuilder[(SSP, TaskName), Startpoint]
     val origins = Map.newBuilder[(SSP, TaskName), StartpointKey]
     val copies = Vector.newBuilder[FanOutPlan.Copy]
@@ -81,12 +86,23 @@ class StartpointManager(store: MetadataStore) {
     }
 
     val existing = taskLevelOf(stored, readers)
-    existing.startpoints.keysIterator.foreach { case k @ (ssp, task) => origins += k -> StartpointKey(ssp, task) }
-    FanOutPlan(FanOutResult(fresh.result() ++ existing.startpoints, unassigned.result() ++ existing.unassigned),
-      origins.result(), copies.result())
+    existing.startpoints.keysIterator.foreach { case k @ (ssp, task) =>
+      origins += k -> StartpointKey(ssp, task)
+    }
+    FanOutPlan(
+      FanOutResult(
+        fresh.result() ++ existing.startpoints,
+        unassigned.result() ++ existing.unassigned
+      ),
+      origins.result(),
+      copies.result()
+    )
   }
 
-  /** Writes what `plan` planned: each SSP-only startpoint's task-level copies, then its key's deletion. */
+  /**
+   * Writes what `plan` planned: each SSP-only startpoint's task-level copies, then its key's
+   * deletion.
+   */
   def applyFanOut(plan: FanOutPlan): FanOutResult = {
     plan.copies.foreach { c =>
       // The stored text verbatim: the copy keeps the user's creation time.
@@ -97,9 +113,9 @@ class StartpointManager(store: MetadataStore) {
   }
 
   /**
-   * Step 4: deletes the task-level startpoints a committed batch applied. A key whose
-   * startpoint changed since (a user wrote a new one meanwhile) is kept, so the new request
-   * is not lost; those keys are returned.
+   * Step 4: deletes the task-level startpoints a committed batch applied. A key whose startpoint
+   * changed since (a user wrote a new one meanwhile) is kept, so the new request is not lost; those
+   * keys are returned.
    */
   def removeFannedOut(applied: Map[(SSP, TaskName), Startpoint]): Set[(SSP, TaskName)] = {
     val changed = Set.newBuilder[(SSP, TaskName)]
@@ -108,19 +124,23 @@ class StartpointManager(store: MetadataStore) {
       val key = StartpointKey(ssp, task)
       store.get(Namespace, key.storeKey).map(parse(key.storeKey, _)) match {
         case Some(`startpoint`) => store.delete(Namespace, key.storeKey)
-        case Some(_)            => changed += ((ssp, task))
-        case None               =>
+        case Some(_) => changed += ((ssp, task))
+        case None =>
       }
     }
     changed.result()
   }
 
   private def readStoreKey(storeKey: String): Option[Startpoint] =
-    store.get(Namespace, storeKey).map(text => StartpointJson.read(text, StartpointManager.describeKey(storeKey)))
+    store.get(Namespace, storeKey).map(text =>
+      StartpointJson.read(text, StartpointManager.describeKey(storeKey))
+    )
 
   private def readersOf(taskToSsps: Map[TaskName, Set[SSP]]): Map[SSP, Seq[TaskName]] = {
     val readers = mutable.HashMap.empty[SSP, mutable.ArrayBuffer[TaskName]]
-    taskToSsps.foreach { case (task, ssps) => ssps.foreach(ssp => readers.getOrElseUpdate(ssp, mutable.ArrayBuffer.empty) += task) }
+    taskToSsps.foreach { case (task, ssps) =>
+      ssps.foreach(ssp => readers.getOrElseUpdate(ssp, mutable.ArrayBuffer.empty) += task)
+    }
     readers.iterator.map { case (ssp, tasks) => ssp -> tasks.sorted.toSeq }.toMap
   }
 
@@ -133,8 +153,13 @@ class StartpointManager(store: MetadataStore) {
     }
   }
 
-  private def taskLevelOf(stored: Seq[(String, StoredStartpoint)], readers: Map[SSP, Seq[TaskName]]): FanOutResult = {
-    lazy val current = readers.iterator.flatMap { case (ssp, tasks) => tasks.iterator.map(t => (ssp, t)) }.toSet
+  private def taskLevelOf(
+      stored: Seq[(String, StoredStartpoint)],
+      readers: Map[SSP, Seq[TaskName]]
+  ): FanOutResult = {
+    lazy val current = readers.iterator.flatMap { case (ssp, tasks) =>
+      tasks.iterator.map(t => (ssp, t))
+    }.toSet
     val found = Map.newBuilder[(SSP, TaskName), Startpoint]
     val unassigned = Vector.newBuilder[StoredStartpoint]
     stored.foreach {
@@ -146,13 +171,16 @@ class StartpointManager(store: MetadataStore) {
   }
 
   /**
-   * Parses stored JSON, once per distinct text: a broadcast SSP's copies for hundreds of
-   * tasks share one text, and parsing dominates fan-out time otherwise.
+   * Parses stored JSON, once per distinct text: a broadcast SSP's copies for hundreds of tasks
+   * share one text, and parsing dominates fan-out time otherwise.
    */
   private final class Parser {
     private val cache = mutable.HashMap.empty[String, Startpoint]
     def apply(storeKey: String, text: String): Startpoint =
-      cache.getOrElseUpdate(text, StartpointJson.read(text, StartpointManager.describeKey(storeKey)))
+      cache.getOrElseUpdate(
+        text,
+        StartpointJson.read(text, StartpointManager.describeKey(storeKey))
+      )
   }
 }
 

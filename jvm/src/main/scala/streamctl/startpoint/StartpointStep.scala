@@ -8,25 +8,25 @@ import streamctl.plan.{BatchPlan, PlanningContext, PlanningStep, SourcePosition}
 import streamctl.system.{SSP, SystemAdmin, TaskName}
 
 /**
- * Planning step: startpoints. One instance lives as long as the query run (Spark builds
- * a new source, hence a new step, at every start), which is what "at the first planning
- * after a (re)start" means here.
+ * Planning step: startpoints. One instance lives as long as the query run (Spark builds a new
+ * source, hence a new step, at every start), which is what "at the first planning after a
+ * (re)start" means here.
  *
  * At the first planning:
- *  1. the startpoints the previous batch (`start`, already committed) applied are deleted,
- *     unless rewritten since: this is how a restart after a crash between planning and
- *     commit recognises that the replayed batch already applied them;
- *  2. every stored startpoint must belong to the query and resolve (else the query does
- *     not start, and the store is left as it was); then SSP-only startpoints are fanned out
- *     to every task reading the SSP (task-level ones win);
- *  3. each task's SSP begins at its resolved offset ([[BatchPlan.begin]], so the offset
- *     log's `starts` makes a replay read the same records), and the batch's end offset
- *     records what it applied ([[AppliedStartpoints]]).
- * Later plannings only drop that record from the next offset. Startpoints written while
- * the query runs wait for the next restart: the store is read once per run, never per batch.
+ *   1. the startpoints the previous batch (`start`, already committed) applied are deleted, unless
+ *      rewritten since: this is how a restart after a crash between planning and commit recognises
+ *      that the replayed batch already applied them;
+ *   2. every stored startpoint must belong to the query and resolve (else the query does not start,
+ *      and the store is left as it was); then SSP-only startpoints are fanned out to every task
+ *      reading the SSP (task-level ones win);
+ *   3. each task's SSP begins at its resolved offset ([[BatchPlan.begin]], so the offset log's
+ *      `starts` makes a replay read the same records), and the batch's end offset records what it
+ *      applied ([[AppliedStartpoints]]).
+ * Later plannings only drop that record from the next offset. Startpoints written while the query
+ * runs wait for the next restart: the store is read once per run, never per batch.
  *
- * Deletion happens after the applying batch committed: in [[committed]] (Spark's
- * `commit(end)`) and again, idempotently, when the next batch is planned from it.
+ * Deletion happens after the applying batch committed: in [[committed]] (Spark's `commit(end)`) and
+ * again, idempotently, when the next batch is planned from it.
  *
  * {{{
  * val step = new StartpointStep(() => store, admin, options.streams, storePath)
@@ -34,8 +34,13 @@ import streamctl.system.{SSP, SystemAdmin, TaskName}
  * step.committed(end)                       // in commit(end)
  * }}}
  */
-final class StartpointStep(store: () => MetadataStore, admin: SystemAdmin, streams: Seq[String], storeLocation: String,
-                           customResolvers: Seq[CustomStartpointResolver] = Nil) extends PlanningStep {
+final class StartpointStep(
+    store: () => MetadataStore,
+    admin: SystemAdmin,
+    streams: Seq[String],
+    storeLocation: String,
+    customResolvers: Seq[CustomStartpointResolver] = Nil
+) extends PlanningStep {
   import StartpointStep._
 
   private var firstPlanningDone = false
@@ -48,7 +53,8 @@ final class StartpointStep(store: () => MetadataStore, admin: SystemAdmin, strea
     val cleared = plan.withState(_.updated(AppliedStartpoints.Codec, AppliedStartpoints.empty))
     if (firstPlanningDone) return cleared
     store() match {
-      case fs: FileSystemMetadataStore => fs.ensureWritable() // fail at start, not when deleting after the first batch
+      case fs: FileSystemMetadataStore =>
+        fs.ensureWritable() // fail at start, not when deleting after the first batch
       case _ =>
     }
     val grouping = cleared.begins.map { case (task, ssps) => task -> ssps.keySet }
@@ -56,13 +62,20 @@ final class StartpointStep(store: () => MetadataStore, admin: SystemAdmin, strea
     val fanOut = explained("cannot be read")(manager.planFanOut(grouping))
     // Resolved before fan-out writes anything, so a refused startpoint leaves the store exactly as
     // the user wrote it, and the error names the key they wrote.
-    val resolved = explained("cannot be resolved")(new StartpointResolver(admin, customResolvers).resolveForTasks(
-      fanOut.result.startpoints, k => s"key '${fanOut.origin(k).storeKey}'"))
+    val resolved = explained("cannot be resolved")(new StartpointResolver(
+      admin,
+      customResolvers
+    ).resolveForTasks(
+      fanOut.result.startpoints,
+      k => s"key '${fanOut.origin(k).storeKey}'"
+    ))
     explained("cannot be written")(manager.applyFanOut(fanOut))
     firstPlanningDone = true
     if (resolved.isEmpty) return cleared
     report(resolved)
-    val moved = resolved.foldLeft(cleared) { case (p, ((ssp, task), r)) => p.begin(task, ssp, r.offset) }
+    val moved = resolved.foldLeft(cleared) { case (p, ((ssp, task), r)) =>
+      p.begin(task, ssp, r.offset)
+    }
     moved.withState(_.updated(AppliedStartpoints.Codec, AppliedStartpoints(resolved)))
   }
 
@@ -84,14 +97,19 @@ final class StartpointStep(store: () => MetadataStore, admin: SystemAdmin, strea
         cleaned = Some(applied)
       } catch {
         case e: StreamctlException if !failOnError =>
-          log.warn(s"Could not delete applied startpoints from the metadata store at $storeLocation yet (retried at the next batch): ${e.getMessage}")
+          log.warn(
+            s"Could not delete applied startpoints from the metadata store at $storeLocation yet (retried at the next batch): ${e.getMessage}"
+          )
       }
     }
 
   private def explained[T](what: String)(body: => T): T =
-    try body catch {
+    try body
+    catch {
       case e: StreamctlException => throw StreamctlException(
-        s"The startpoints in the metadata store at $storeLocation $what, so the query does not start. ${e.getMessage}\n$Fix", e)
+          s"The startpoints in the metadata store at $storeLocation $what, so the query does not start. ${e.getMessage}\n$Fix",
+          e
+        )
     }
 
   /**
@@ -100,39 +118,60 @@ final class StartpointStep(store: () => MetadataStore, admin: SystemAdmin, strea
    * leaves the store exactly as the user wrote it.
    */
   private def checkAllAssigned(grouping: Map[TaskName, Set[SSP]], ctx: PlanningContext): Unit = {
-    val readers: Map[SSP, Set[TaskName]] = grouping.toSeq.flatMap { case (t, ssps) => ssps.map(_ -> t) }.groupMap(_._1)(_._2).map {
+    val readers: Map[SSP, Set[TaskName]] = grouping.toSeq.flatMap { case (t, ssps) =>
+      ssps.map(_ -> t)
+    }.groupMap(_._1)(_._2).map {
       case (ssp, tasks) => ssp -> tasks.toSet
     }
-    val unassigned = explained("cannot be read")(store().keys(StoreLayout.StartpointsNamespace).map(StartpointKey.parse)).filter {
-      case StartpointKey(ssp, None)       => !readers.contains(ssp)
+    val unassigned = explained("cannot be read")(
+      store().keys(StoreLayout.StartpointsNamespace).map(StartpointKey.parse)
+    ).filter {
+      case StartpointKey(ssp, None) => !readers.contains(ssp)
       case StartpointKey(ssp, Some(task)) => !readers.get(ssp).exists(_.contains(task))
     }
     if (unassigned.nonEmpty) {
       val read = grouping.values.flatten.groupMap(_.stream)(_.partition)
       // What Kafka has (the first planning asked it); a partition it has may still be one no
       // task reads (option 'assign', or an expansion not yet grouped).
-      lazy val counts: Map[String, Int] = ctx.described.map(_.map { case (s, d) => s -> d.partitions }).getOrElse(
-        try admin.partitionCounts(unassigned.map(_.ssp.stream).filter(streams.contains).toSet) catch { case _: Exception => Map.empty[String, Int] })
+      lazy val counts: Map[String, Int] = ctx.described.map(_.map { case (s, d) =>
+        s -> d.partitions
+      }).getOrElse(
+        try admin.partitionCounts(unassigned.map(_.ssp.stream).filter(streams.contains).toSet)
+        catch { case _: Exception => Map.empty[String, Int] }
+      )
       def why(key: StartpointKey): String = {
         val ssp = key.ssp
         val reason =
-          if (!streams.contains(ssp.stream)) s"this query does not read stream '${ssp.stream}' (it reads ${streams.map(n => s"'$n'").mkString(", ")})"
+          if (!streams.contains(ssp.stream))
+            s"this query does not read stream '${ssp.stream}' (it reads ${streams.map(n => s"'$n'").mkString(", ")})"
           else readers.get(ssp) match {
             case None =>
               val count = counts.get(ssp.stream)
-              if (!SystemAdmin.exists(ssp.partition, count)) SystemAdmin.noSuchPartition(ssp.stream, ssp.partition, count, "a stored startpoint").getMessage
-              else s"no task of this query reads partition ${ssp.partition} of stream '${ssp.stream}' " +
-                s"(it reads ${read.get(ssp.stream).fold("none")(_.toSeq.sorted.mkString(", "))})"
+              if (!SystemAdmin.exists(ssp.partition, count)) SystemAdmin.noSuchPartition(
+                ssp.stream,
+                ssp.partition,
+                count,
+                "a stored startpoint"
+              ).getMessage
+              else
+                s"no task of this query reads partition ${ssp.partition} of stream '${ssp.stream}' " +
+                  s"(it reads ${read.get(ssp.stream).fold("none")(_.toSeq.sorted.mkString(", "))})"
             case Some(tasks) =>
-              s"task '${key.task.map(_.name).getOrElse("")}' does not read it (read by ${tasks.toSeq.sorted.map(t => s"'$t'").mkString(", ")})"
+              s"task '${key.task.map(_.name).getOrElse(
+                  ""
+                )}' does not read it (read by ${tasks.toSeq.sorted.map(t => s"'$t'").mkString(", ")})"
           }
-        val what = try manager.read(key).fold("deleted meanwhile")(_.describe) catch { case _: StreamctlException => "corrupt" }
+        val what =
+          try manager.read(key).fold("deleted meanwhile")(_.describe)
+          catch { case _: StreamctlException => "corrupt" }
         s"key '${key.storeKey}' ($what): $reason"
       }
       throw StreamctlException(
         s"The metadata store at $storeLocation holds startpoints this query cannot apply, so it does not start:\n  " +
           unassigned.take(MaxListed).map(why).mkString("\n  ") +
-          (if (unassigned.size > MaxListed) s"\n  ... and ${unassigned.size - MaxListed} more" else "") + s"\n$Fix")
+          (if (unassigned.size > MaxListed) s"\n  ... and ${unassigned.size - MaxListed} more"
+           else "") + s"\n$Fix"
+      )
     }
   }
 
@@ -142,13 +181,15 @@ final class StartpointStep(store: () => MetadataStore, admin: SystemAdmin, strea
       val line = s"Startpoint applied for task '$task': ${r.describe}"
       if (r.beyondData) log.warn(line) else log.info(line)
     }
-    if (sorted.size > MaxListed) log.info(s"... and ${sorted.size - MaxListed} more startpoints applied")
+    if (sorted.size > MaxListed)
+      log.info(s"... and ${sorted.size - MaxListed} more startpoints applied")
   }
 }
 
 object StartpointStep {
   private val log = LoggerFactory.getLogger(classOf[StartpointStep])
   private val MaxListed = 20
-  private val Fix = "See them with 'python -m streamctl startpoints list --checkpoint <query checkpoint>'; " +
-    "replace one with 'startpoints set', remove one with 'startpoints delete'"
+  private val Fix =
+    "See them with 'python -m streamctl startpoints list --checkpoint <query checkpoint>'; " +
+      "replace one with 'startpoints set', remove one with 'startpoints delete'"
 }

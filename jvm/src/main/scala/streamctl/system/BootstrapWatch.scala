@@ -11,9 +11,9 @@ import org.slf4j.LoggerFactory
 /**
  * One WARN when, [[BootstrapWatch.DelayMs]] after a client's first call to Kafka, nothing has
  * answered and no bootstrap server accepts a connection: a wrong port (nothing listening) would
- * otherwise look like a hang for the whole wait, `kafka.default.api.timeout.ms` (60 s), before
- * its error. The wait itself is kept: a query restarted during a real outage must still
- * survive one that ends within it.
+ * otherwise look like a hang for the whole wait, `kafka.default.api.timeout.ms` (60 s), before its
+ * error. The wait itself is kept: a query restarted during a real outage must still survive one
+ * that ends within it.
  *
  * {{{
  * val watch = new BootstrapWatch(params.bootstrapServers, params.apiWait)
@@ -22,14 +22,19 @@ import org.slf4j.LoggerFactory
  * watch.cancel()     // the client is closed
  * }}}
  */
-final class BootstrapWatch(servers: String, wait: BrokerWait, delayMs: Long = BootstrapWatch.DelayMs) {
+final class BootstrapWatch(
+    servers: String,
+    wait: BrokerWait,
+    delayMs: Long = BootstrapWatch.DelayMs
+) {
   import BootstrapWatch._
 
   @volatile private var done = false
   private var scheduled: ScheduledFuture[_] = _
 
   def start(): Unit = synchronized {
-    if (scheduled == null && !done && wait.ms > delayMs) scheduled = timer.schedule((() => check()): Runnable, delayMs, TimeUnit.MILLISECONDS)
+    if (scheduled == null && !done && wait.ms > delayMs)
+      scheduled = timer.schedule((() => check()): Runnable, delayMs, TimeUnit.MILLISECONDS)
   }
 
   def answered(): Unit = if (!done) cancel()
@@ -40,11 +45,13 @@ final class BootstrapWatch(servers: String, wait: BrokerWait, delayMs: Long = Bo
   }
 
   private def check(): Unit = if (!done) {
-    val refused = servers.split(',').map(_.trim).filter(_.nonEmpty).toSeq.map(a => a -> connectError(a))
+    val refused =
+      servers.split(',').map(_.trim).filter(_.nonEmpty).toSeq.map(a => a -> connectError(a))
     if (!done && refused.forall(_._2.isDefined)) log.warn(
       s"No Kafka bootstrap server accepted a connection in ${delayMs / 1000} s: " +
         refused.map { case (a, why) => s"$a (${why.get})" }.mkString(", ") +
-        s"; check option 'kafka.bootstrap.servers'. Still waiting, up to ${wait.ms} ms in all (option '${wait.option}'), before failing")
+        s"; check option 'kafka.bootstrap.servers'. Still waiting, up to ${wait.ms} ms in all (option '${wait.option}'), before failing"
+    )
   }
 }
 

@@ -12,23 +12,23 @@ import org.slf4j.LoggerFactory
 import streamctl.DaemonThreads
 
 /**
- * Kafka consumers kept warm on an executor between batches, keyed by client settings and task,
- * each with what its last reader fetched past its end ([[Prefetched]]). A task that runs on the
- * same executor again gets its consumer back, with its connections, its position and those
- * records, which is what host affinity pays off for; a later query reading the same streams (a
- * scheduled `Trigger.AvailableNow` run) finds the consumers of the one before.
+ * Kafka consumers kept warm on an executor between batches, keyed by client settings and task, each
+ * with what its last reader fetched past its end ([[Prefetched]]). A task that runs on the same
+ * executor again gets its consumer back, with its connections, its position and those records,
+ * which is what host affinity pays off for; a later query reading the same streams (a scheduled
+ * `Trigger.AvailableNow` run) finds the consumers of the one before.
  *
  * A key may hold several idle consumers, and a reader takes the one already assigned to its
- * partitions when there is one: every query's first task is `Partition 0`, and the queries of
- * one application (a pipeline) read side by side. With one consumer per task name, the second
- * query's release closed the first one's consumer.
+ * partitions when there is one: every query's first task is `Partition 0`, and the queries of one
+ * application (a pipeline) read side by side. With one consumer per task name, the second query's
+ * release closed the first one's consumer.
  *
  * Sized by what the executor's tasks need, not by a fixed count: a consumer idle for
  * [[idleTimeoutMs]] (5 min, as Spark's own consumer cache) is closed, so the pool holds the
  * consumers of the tasks that ran here recently, one per task. [[maxIdle]] only guards the
- * executor's memory and file handles (a consumer holds a socket per broker it reads from and
- * up to a poll's records): beyond it the least recently released is closed, and the first such
- * eviction logs a WARN naming the setting. Both come from the Spark settings
+ * executor's memory and file handles (a consumer holds a socket per broker it reads from and up to
+ * a poll's records): beyond it the least recently released is closed, and the first such eviction
+ * logs a WARN naming the setting. Both come from the Spark settings
  * `spark.streamctl.consumerPool.idleTimeout` and `spark.streamctl.consumerPool.maxIdle`
  * (`spark.TaskReaderFactory`). Emptied when the JVM shuts down.
  *
@@ -41,13 +41,25 @@ import streamctl.DaemonThreads
 object ConsumerPool {
   type Consumer = KafkaConsumer[Array[Byte], Array[Byte]]
 
-  /** A consumer for one reader, whether it came from the pool, and what its last reader left fetched. */
-  final case class Lease(consumer: Consumer, reused: Boolean, prefetched: java.util.Map[TopicPartition, Prefetched])
+  /**
+   * A consumer for one reader, whether it came from the pool, and what its last reader left
+   * fetched.
+   */
+  final case class Lease(
+      consumer: Consumer,
+      reused: Boolean,
+      prefetched: java.util.Map[TopicPartition, Prefetched]
+  )
 
-  private final case class Idle(key: String, prefetched: java.util.Map[TopicPartition, Prefetched], sinceNs: Long)
+  private final case class Idle(
+      key: String,
+      prefetched: java.util.Map[TopicPartition, Prefetched],
+      sinceNs: Long
+  )
 
   /** The most idle consumers kept; beyond it the least recently released is closed. */
   @volatile var maxIdle: Int = 10000
+
   /** How long a consumer may stay idle before it is closed. */
   @volatile var idleTimeoutMs: Long = 5 * 60 * 1000L
 
@@ -57,7 +69,8 @@ object ConsumerPool {
   private val idle = new java.util.LinkedHashMap[Consumer, Idle]()
   // Closes consumers that outlived the idle timeout when no reader comes by to do it.
   private lazy val sweeper = {
-    val s = Executors.newSingleThreadScheduledExecutor(DaemonThreads.named("streamctl-consumer-pool"))
+    val s =
+      Executors.newSingleThreadScheduledExecutor(DaemonThreads.named("streamctl-consumer-pool"))
     s.scheduleWithFixedDelay(() => closeAll(expired(System.nanoTime())), 10, 10, TimeUnit.SECONDS)
     s
   }
@@ -78,22 +91,35 @@ object ConsumerPool {
         }
       }
       val chosen = if (assigned != null) assigned else newest
-      (if (chosen != null) Option(idle.remove(chosen)).map(chosen -> _.prefetched) else None, expired(System.nanoTime()))
+      (
+        if (chosen != null) Option(idle.remove(chosen)).map(chosen -> _.prefetched) else None,
+        expired(System.nanoTime())
+      )
     }
     closeAll(stale)
     cached match {
       case Some((c, prefetched)) => Lease(c, reused = true, prefetched)
-      case None => Lease(params.newClient("consumer")(new KafkaConsumer[Array[Byte], Array[Byte]](params.consumer)),
-        reused = false, java.util.Map.of())
+      case None => Lease(
+          params.newClient("consumer")(new KafkaConsumer[
+            Array[Byte],
+            Array[Byte]
+          ](params.consumer)),
+          reused = false,
+          java.util.Map.of()
+        )
     }
   }
 
   /**
-   * Gives a healthy consumer back, with what its reader fetched and did not hand on (for the
-   * next reader of those partitions); one that failed must be closed by the caller instead.
+   * Gives a healthy consumer back, with what its reader fetched and did not hand on (for the next
+   * reader of those partitions); one that failed must be closed by the caller instead.
    */
-  def release(params: KafkaParams, task: TaskName, consumer: Consumer,
-      prefetched: java.util.Map[TopicPartition, Prefetched] = java.util.Map.of()): Unit = {
+  def release(
+      params: KafkaParams,
+      task: TaskName,
+      consumer: Consumer,
+      prefetched: java.util.Map[TopicPartition, Prefetched] = java.util.Map.of()
+  ): Unit = {
     sweeper
     val now = System.nanoTime()
     val evicted = idle.synchronized {
@@ -105,8 +131,10 @@ object ConsumerPool {
       while (idle.size() > maxIdle && it.hasNext) { out.add(it.next()); it.remove(); full += 1 }
       if (full > 0 && !warnedFull) {
         warnedFull = true
-        log.warn(s"More than $maxIdle Kafka consumers idle on this executor: the least recently used are closed, and " +
-          "their tasks create new ones next time. Raise spark.streamctl.consumerPool.maxIdle if the executor can hold them")
+        log.warn(
+          s"More than $maxIdle Kafka consumers idle on this executor: the least recently used are closed, and " +
+            "their tasks create new ones next time. Raise spark.streamctl.consumerPool.maxIdle if the executor can hold them"
+        )
       }
       out
     }
@@ -122,12 +150,15 @@ object ConsumerPool {
     closeAll(all)
   }
 
-  // close(CloseOptions), which kafka-clients 4.1 prefers, is not in 3.9, which the jar also runs with.
+  /* close(CloseOptions), which kafka-clients 4.1 prefers, is not in 3.9, which the jar also runs
+   * with. */
   @nowarn("cat=deprecation")
   def closeQuietly(c: Consumer): Unit =
-    try c.close(java.time.Duration.ofSeconds(2)) catch { case _: Exception => () }
+    try c.close(java.time.Duration.ofSeconds(2))
+    catch { case _: Exception => () }
 
-  // Under the lock: removes and returns the consumers idle longer than the timeout (the oldest come first).
+  /* Under the lock: removes and returns the consumers idle longer than the timeout (the oldest come
+   * first). */
   private def expired(now: Long): java.util.ArrayList[Consumer] = idle.synchronized {
     val out = new java.util.ArrayList[Consumer]()
     val it = idle.entrySet().iterator()
@@ -140,7 +171,9 @@ object ConsumerPool {
     out
   }
 
-  private def closeAll(consumers: java.util.List[Consumer]): Unit = consumers.forEach(c => closeQuietly(c))
+  private def closeAll(consumers: java.util.List[Consumer]): Unit =
+    consumers.forEach(c => closeQuietly(c))
 
-  private def key(params: KafkaParams, task: TaskName): String = params.cacheKey + "\u0001" + task.name
+  private def key(params: KafkaParams, task: TaskName): String =
+    params.cacheKey + "\u0001" + task.name
 }

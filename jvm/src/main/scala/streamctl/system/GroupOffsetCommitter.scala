@@ -8,18 +8,17 @@ import org.slf4j.LoggerFactory
 import streamctl.StreamctlException
 
 /**
- * Commits a streaming query's positions to a consumer group after each batch, so that the
- * tools a Kafka team already runs (`kafka-consumer-groups --describe`, Burrow, lag exporters,
- * vendors' consoles) show its lag. For monitoring only: the query never reads the group back
- * (its checkpoint is where it resumes), and joins no group.
+ * Commits a streaming query's positions to a consumer group after each batch, so that the tools a
+ * Kafka team already runs (`kafka-consumer-groups --describe`, Burrow, lag exporters, vendors'
+ * consoles) show its lag. For monitoring only: the query never reads the group back (its checkpoint
+ * is where it resumes), and joins no group.
  *
- * `committed` is called once a batch committed (never ahead of the offset log) with, per
- * partition, the next offset to read: the batch's end, which is past any transaction marker and
- * control message, so a query that caught up shows 0 behind. The commit goes out on a thread of
- * its own, latest positions first (an older set still waiting is dropped), so a slow broker never
- * holds up a batch. A failure (no ACL for the group, a group with live members) is one WARN
- * naming the group and the reason, repeated only when the reason changes; the next batch
- * commits again.
+ * `committed` is called once a batch committed (never ahead of the offset log) with, per partition,
+ * the next offset to read: the batch's end, which is past any transaction marker and control
+ * message, so a query that caught up shows 0 behind. The commit goes out on a thread of its own,
+ * latest positions first (an older set still waiting is dropped), so a slow broker never holds up a
+ * batch. A failure (no ACL for the group, a group with live members) is one WARN naming the group
+ * and the reason, repeated only when the reason changes; the next batch commits again.
  *
  * {{{
  * val committer = new GroupOffsetCommitter(params, "orders-etl", "query 'etl'")
@@ -27,7 +26,8 @@ import streamctl.StreamctlException
  * committer.close()
  * }}}
  */
-final class GroupOffsetCommitter(params: KafkaParams, val group: String, who: String) extends AutoCloseable {
+final class GroupOffsetCommitter(params: KafkaParams, val group: String, who: String)
+    extends AutoCloseable {
   private val log = LoggerFactory.getLogger(classOf[GroupOffsetCommitter])
   // Opened on first use; after close, a late commit (the last batch's report may come after the
   // source stopped) opens one of its own for that commit.
@@ -52,19 +52,25 @@ final class GroupOffsetCommitter(params: KafkaParams, val group: String, who: St
     try {
       if (closed) {
         val once = KafkaSystemAdmin(params)
-        try once.commitGroupOffsets(group, next) finally once.close()
+        try once.commitGroupOffsets(group, next)
+        finally once.close()
       } else synchronized {
         if (adminRef == null) adminRef = KafkaSystemAdmin(params)
         adminRef.commitGroupOffsets(group, next)
       }
-      if (failing.isDefined) log.info(s"The positions of $who are committed to consumer group '$group' again")
+      if (failing.isDefined)
+        log.info(s"The positions of $who are committed to consumer group '$group' again")
       failing = None
     } catch {
       case e: StreamctlException =>
-        val reason = Option(e.getCause).map(c => s"${c.getClass.getSimpleName}: ${c.getMessage}").getOrElse(e.getMessage)
-        if (!failing.contains(reason)) log.warn(s"Could not commit the positions of $who to consumer group '$group' " +
-          s"(option 'commitOffsets'), so monitoring shows them behind: $reason. The query goes on and commits again after " +
-          "its next batch; the group is for monitoring only (the query resumes from its checkpoint)")
+        val reason = Option(e.getCause).map(c =>
+          s"${c.getClass.getSimpleName}: ${c.getMessage}"
+        ).getOrElse(e.getMessage)
+        if (!failing.contains(reason)) log.warn(
+          s"Could not commit the positions of $who to consumer group '$group' " +
+            s"(option 'commitOffsets'), so monitoring shows them behind: $reason. The query goes on and commits again after " +
+            "its next batch; the group is for monitoring only (the query resumes from its checkpoint)"
+        )
         failing = Some(reason)
     }
   }

@@ -4,8 +4,14 @@ import java.util.concurrent.{ExecutionException, TimeUnit, TimeoutException}
 
 import scala.jdk.CollectionConverters._
 
-import org.apache.kafka.clients.admin.{Admin, ListConsumerGroupOffsetsOptions, ListConsumerGroupOffsetsSpec, ListOffsetsOptions,
-  ListOffsetsResult, OffsetSpec}
+import org.apache.kafka.clients.admin.{
+  Admin,
+  ListConsumerGroupOffsetsOptions,
+  ListConsumerGroupOffsetsSpec,
+  ListOffsetsOptions,
+  ListOffsetsResult,
+  OffsetSpec
+}
 import org.apache.kafka.common.{TopicPartition, Uuid}
 import org.apache.kafka.common.config.ConfigResource
 import org.apache.kafka.common.errors.{AuthenticationException, UnknownTopicOrPartitionException}
@@ -13,9 +19,9 @@ import org.apache.kafka.common.errors.{AuthenticationException, UnknownTopicOrPa
 import streamctl.StreamctlException
 
 /**
- * The admin side of Kafka: partition counts and offsets, in bulk (one request per kind,
- * whatever the number of SSPs). Every call waits at most `kafka.default.api.timeout.ms`
- * and then fails naming the servers, so an unreachable broker never hangs a query.
+ * The admin side of Kafka: partition counts and offsets, in bulk (one request per kind, whatever
+ * the number of SSPs). Every call waits at most `kafka.default.api.timeout.ms` and then fails
+ * naming the servers, so an unreachable broker never hangs a query.
  *
  * {{{
  * val admin = KafkaSystemAdmin(KafkaParams(Map("bootstrap.servers" -> servers)))
@@ -53,17 +59,25 @@ class KafkaSystemAdmin(val params: KafkaParams) extends SystemAdmin with AutoClo
     }.toMap
   }
 
-  override def oldestOffsets(ssps: Set[SSP]): Map[SSP, Long] = listOffsets(ssps.map(_ -> OffsetSpec.earliest()).toMap)
+  override def oldestOffsets(ssps: Set[SSP]): Map[SSP, Long] =
+    listOffsets(ssps.map(_ -> OffsetSpec.earliest()).toMap)
 
-  override def upcomingOffsets(ssps: Set[SSP]): Map[SSP, Long] = listOffsets(ssps.map(_ -> OffsetSpec.latest()).toMap)
+  override def upcomingOffsets(ssps: Set[SSP]): Map[SSP, Long] =
+    listOffsets(ssps.map(_ -> OffsetSpec.latest()).toMap)
 
   override def upcomingOffsetsAsked(ssps: Set[SSP]): () => Map[SSP, Long] = {
     if (ssps.isEmpty) return () => Map.empty
-    val result = admin.listOffsets(ssps.map(s => topicPartition(s) -> OffsetSpec.latest()).toMap.asJava, listOptions)
+    val result = admin.listOffsets(
+      ssps.map(s => topicPartition(s) -> OffsetSpec.latest()).toMap.asJava,
+      listOptions
+    )
     lazy val what = s"listing offsets of ${describe(ssps)}"
     lazy val answer = ssps.flatMap { ssp =>
       try Some(ssp -> call(what)(result.partitionResult(topicPartition(ssp))).offset())
-      catch { case e: StreamctlException if e.getCause.isInstanceOf[UnknownTopicOrPartitionException] => None }
+      catch {
+        case e: StreamctlException if e.getCause.isInstanceOf[UnknownTopicOrPartitionException] =>
+          None
+      }
     }.toMap
     () => answer
   }
@@ -78,15 +92,17 @@ class KafkaSystemAdmin(val params: KafkaParams) extends SystemAdmin with AutoClo
 
   // Kafka answers -1 when no record has a timestamp >= ts.
   override def offsetsAtOrAfter(timestamps: Map[SSP, Long]): Map[SSP, Option[Long]] =
-    listOffsets(timestamps.map { case (ssp, ts) => ssp -> OffsetSpec.forTimestamp(ts) }).map { case (s, o) => s -> Some(o).filter(_ >= 0) }
+    listOffsets(timestamps.map { case (ssp, ts) => ssp -> OffsetSpec.forTimestamp(ts) }).map {
+      case (s, o) => s -> Some(o).filter(_ >= 0)
+    }
 
   /**
    * Fails, naming `stream`, the servers and `why` it is written, when a producer writing to it
-   * would wait `max.block.ms` (60 s) for a topic that never comes: it does not exist and the
-   * broker does not create topics at their first write (`auto.create.topics.enable=false`).
-   * When the broker's setting cannot be read (no DescribeConfigs right), the write goes ahead:
-   * a broker that does create it must keep working, and one that does not fails the first send
-   * with [[KafkaSystemAdmin.missingStream]].
+   * would wait `max.block.ms` (60 s) for a topic that never comes: it does not exist and the broker
+   * does not create topics at their first write (`auto.create.topics.enable=false`). When the
+   * broker's setting cannot be read (no DescribeConfigs right), the write goes ahead: a broker that
+   * does create it must keep working, and one that does not fails the first send with
+   * [[KafkaSystemAdmin.missingStream]].
    */
   def checkWritable(stream: String, why: String): Unit =
     if (!exists(stream)) autoCreatesStreams() match {
@@ -98,20 +114,38 @@ class KafkaSystemAdmin(val params: KafkaParams) extends SystemAdmin with AutoClo
   /** Whether `stream` exists; other failures (unreachable, refused) are errors as in every call. */
   def exists(stream: String): Boolean =
     try { describeStreams(Set(stream)); true }
-    catch { case e: StreamctlException if e.getCause.isInstanceOf[UnknownTopicOrPartitionException] => false }
+    catch {
+      case e: StreamctlException if e.getCause.isInstanceOf[UnknownTopicOrPartitionException] =>
+        false
+    }
 
   /** The broker's `auto.create.topics.enable`; None when these credentials may not read it. */
-  def autoCreatesStreams(): Option[Boolean] = brokerSetting(AutoCreateTopics).flatMap(_.trim.toBooleanOption)
+  def autoCreatesStreams(): Option[Boolean] =
+    brokerSetting(AutoCreateTopics).flatMap(_.trim.toBooleanOption)
 
-  /** The error for a write to `stream`, which does not exist; `autoCreates`: what the broker says of creating it. */
-  def missingStream(stream: String, why: String, autoCreates: Option[Boolean], cause: Throwable = null): StreamctlException = {
+  /**
+   * The error for a write to `stream`, which does not exist; `autoCreates`: what the broker says of
+   * creating it.
+   */
+  def missingStream(
+      stream: String,
+      why: String,
+      autoCreates: Option[Boolean],
+      cause: Throwable = null
+  ): StreamctlException = {
     val broker = autoCreates match {
-      case Some(false) => s"and the broker does not create topics at their first write ($AutoCreateTopics=false)"
-      case Some(true) => s"although the broker creates topics at their first write ($AutoCreateTopics=true), it did not create this one"
-      case None => s"and whether the broker creates topics at their first write ($AutoCreateTopics) could not be read"
+      case Some(false) =>
+        s"and the broker does not create topics at their first write ($AutoCreateTopics=false)"
+      case Some(true) =>
+        s"although the broker creates topics at their first write ($AutoCreateTopics=true), it did not create this one"
+      case None =>
+        s"and whether the broker creates topics at their first write ($AutoCreateTopics) could not be read"
     }
-    StreamctlException(s"Stream '$stream' does not exist on Kafka at ${params.bootstrapServers} ($why), $broker: " +
-      "create the topic first (kafka-topics --create), or write to one that exists", cause)
+    StreamctlException(
+      s"Stream '$stream' does not exist on Kafka at ${params.bootstrapServers} ($why), $broker: " +
+        "create the topic first (kafka-topics --create), or write to one that exists",
+      cause
+    )
   }
 
   override def listStreams(): Set[String] =
@@ -119,19 +153,27 @@ class KafkaSystemAdmin(val params: KafkaParams) extends SystemAdmin with AutoClo
 
   private def listOffsets(specs: Map[SSP, OffsetSpec]): Map[SSP, Long] = {
     if (specs.isEmpty) return Map.empty
-    val byTp = specs.map { case (ssp, spec) => new TopicPartition(ssp.stream, ssp.partition) -> spec }
+    val byTp = specs.map { case (ssp, spec) =>
+      new TopicPartition(ssp.stream, ssp.partition) -> spec
+    }
     val result: java.util.Map[TopicPartition, ListOffsetsResult.ListOffsetsResultInfo] =
-      call(s"listing offsets of ${describe(specs.keySet)}")(admin.listOffsets(byTp.asJava, listOptions).all())
+      call(s"listing offsets of ${describe(specs.keySet)}")(admin.listOffsets(
+        byTp.asJava,
+        listOptions
+      ).all())
     specs.keys.map { ssp =>
       val info = result.get(new TopicPartition(ssp.stream, ssp.partition))
-      if (info == null) throw StreamctlException(s"Kafka at ${params.bootstrapServers} returned no offset for stream '${ssp.stream}' partition ${ssp.partition}")
+      if (info == null) throw StreamctlException(
+        s"Kafka at ${params.bootstrapServers} returned no offset for stream '${ssp.stream}' partition ${ssp.partition}"
+      )
       ssp -> info.offset()
     }.toMap
   }
 
   private def topicPartition(ssp: SSP) = new TopicPartition(ssp.stream, ssp.partition)
 
-  // A read_committed reader can read up to the last stable offset only: its latest offsets are those.
+  /* A read_committed reader can read up to the last stable offset only: its latest offsets are
+   * those. */
   private def listOptions = new ListOffsetsOptions(params.isolationLevel)
 
   /**
@@ -139,64 +181,102 @@ class KafkaSystemAdmin(val params: KafkaParams) extends SystemAdmin with AutoClo
    * ended (`requireStable`): a transactional writer's record of the batches it committed
    * ([[TransactionalProducers]]). Empty for a group that never committed.
    */
-  def stableGroupOffsets(group: String): Map[TopicPartition, org.apache.kafka.clients.consumer.OffsetAndMetadata] = {
+  def stableGroupOffsets(group: String)
+      : Map[TopicPartition, org.apache.kafka.clients.consumer.OffsetAndMetadata] = {
     val spec = java.util.Map.of(group, new ListConsumerGroupOffsetsSpec())
     val answer = call(s"reading the committed offsets of consumer group '$group'")(
-      admin.listConsumerGroupOffsets(spec, new ListConsumerGroupOffsetsOptions().requireStable(true)).partitionsToOffsetAndMetadata(group))
+      admin.listConsumerGroupOffsets(
+        spec,
+        new ListConsumerGroupOffsetsOptions().requireStable(true)
+      ).partitionsToOffsetAndMetadata(group)
+    )
     answer.asScala.collect { case (tp, o) if o != null => tp -> o }.toMap
   }
 
   /**
-   * The transactions whose transactional id starts with `idPrefix`, as their coordinators
-   * describe them now (ended ones included: their state says so).
+   * The transactions whose transactional id starts with `idPrefix`, as their coordinators describe
+   * them now (ended ones included: their state says so).
    */
   def transactions(idPrefix: String): Seq[TransactionState] = {
-    val ids = call("listing transactions")(admin.listTransactions().all()).asScala.toSeq.map(_.transactionalId).filter(_.startsWith(idPrefix))
+    val ids = call("listing transactions")(
+      admin.listTransactions().all()
+    ).asScala.toSeq.map(_.transactionalId).filter(_.startsWith(idPrefix))
     if (ids.isEmpty) return Seq.empty
-    val described = call(s"describing transactions ${ids.sorted.mkString(", ")}")(admin.describeTransactions(ids.asJava).all())
+    val described = call(
+      s"describing transactions ${ids.sorted.mkString(", ")}"
+    )(admin.describeTransactions(ids.asJava).all())
     described.asScala.toSeq.sortBy(_._1).map { case (id, d) =>
       val started = d.transactionStartTimeMs()
-      TransactionState(id, d.state().toString, if (started.isPresent) Some(started.getAsLong) else None,
-        d.topicPartitions().asScala.toSeq.map(tp => SSP.kafka(tp.topic, tp.partition)).sorted)
+      TransactionState(
+        id,
+        d.state().toString,
+        if (started.isPresent) Some(started.getAsLong) else None,
+        d.topicPartitions().asScala.toSeq.map(tp => SSP.kafka(tp.topic, tp.partition)).sorted
+      )
     }
   }
 
-  /** Sets the committed offsets of consumer group `group` (which must have no live member) to `next`. */
+  /**
+   * Sets the committed offsets of consumer group `group` (which must have no live member) to
+   * `next`.
+   */
   def commitGroupOffsets(group: String, next: Map[SSP, Long]): Unit = if (next.nonEmpty) {
-    val offsets = next.map { case (ssp, o) => topicPartition(ssp) -> new org.apache.kafka.clients.consumer.OffsetAndMetadata(o) }
-    call(s"committing offsets to consumer group '$group'")(admin.alterConsumerGroupOffsets(group, offsets.asJava).all())
+    val offsets = next.map { case (ssp, o) =>
+      topicPartition(ssp) -> new org.apache.kafka.clients.consumer.OffsetAndMetadata(o)
+    }
+    call(s"committing offsets to consumer group '$group'")(admin.alterConsumerGroupOffsets(
+      group,
+      offsets.asJava
+    ).all())
   }
 
-  /** A setting of the broker (the first one the cluster lists); None when these credentials may not read it. */
+  /**
+   * A setting of the broker (the first one the cluster lists); None when these credentials may not
+   * read it.
+   */
   def brokerSetting(name: String): Option[String] =
     try {
-      val node = admin.describeCluster().nodes().get(params.apiTimeoutMs, TimeUnit.MILLISECONDS).asScala.headOption
+      val node = admin.describeCluster().nodes().get(
+        params.apiTimeoutMs,
+        TimeUnit.MILLISECONDS
+      ).asScala.headOption
       node.flatMap { n =>
         val broker = new ConfigResource(ConfigResource.Type.BROKER, n.idString)
-        val configs = admin.describeConfigs(java.util.List.of(broker)).all().get(params.apiTimeoutMs, TimeUnit.MILLISECONDS)
+        val configs = admin.describeConfigs(java.util.List.of(broker)).all().get(
+          params.apiTimeoutMs,
+          TimeUnit.MILLISECONDS
+        )
         Option(configs.get(broker)).flatMap(c => Option(c.get(name))).flatMap(e => Option(e.value))
       }
     } catch { case _: ExecutionException | _: TimeoutException => None }
 
   private def describe(ssps: Set[SSP]): String = {
     val sorted = ssps.toSeq.sorted
-    if (sorted.size <= 4) sorted.mkString(", ") else s"${sorted.take(4).mkString(", ")} and ${sorted.size - 4} more"
+    if (sorted.size <= 4) sorted.mkString(", ")
+    else s"${sorted.take(4).mkString(", ")} and ${sorted.size - 4} more"
   }
 
-  // `what` is only for an error: by name, since describing thousands of SSPs per partition asked is quadratic.
+  /* `what` is only for an error: by name, since describing thousands of SSPs per partition asked is
+   * quadratic. */
   private def call[T](what: => String)(f: => org.apache.kafka.common.KafkaFuture[T]): T =
     try { val answer = f.get(params.apiTimeoutMs, TimeUnit.MILLISECONDS); watch.answered(); answer }
     catch {
       // Our wait and the client's own timeout race; either way the broker did not answer.
       case _: TimeoutException => throw unreachable(what)
       case e: ExecutionException => e.getCause match {
-        case _: org.apache.kafka.common.errors.TimeoutException => throw unreachable(what)
-        case a: AuthenticationException => throw params.authenticationFailed(what, a)
-        case u: UnknownTopicOrPartitionException =>
-          throw StreamctlException(s"Kafka at ${params.bootstrapServers}: a stream does not exist while $what (${u.getMessage})", u)
-        case c =>
-          throw StreamctlException(s"Kafka at ${params.bootstrapServers} failed while $what: ${c.getClass.getSimpleName}: ${c.getMessage}", c)
-      }
+          case _: org.apache.kafka.common.errors.TimeoutException => throw unreachable(what)
+          case a: AuthenticationException => throw params.authenticationFailed(what, a)
+          case u: UnknownTopicOrPartitionException =>
+            throw StreamctlException(
+              s"Kafka at ${params.bootstrapServers}: a stream does not exist while $what (${u.getMessage})",
+              u
+            )
+          case c =>
+            throw StreamctlException(
+              s"Kafka at ${params.bootstrapServers} failed while $what: ${c.getClass.getSimpleName}: ${c.getMessage}",
+              c
+            )
+        }
     }
 
   private def unreachable(what: String) = params.apiWait.exceeded(what)
@@ -218,10 +298,19 @@ object KafkaSystemAdmin {
    * producer says only "not present in metadata" after `max.block.ms`): the error naming it and
    * `why` it was written. None when it exists or the broker does not answer in a few seconds.
    */
-  def missingAfterTimeout(params: KafkaParams, stream: String, why: String, cause: Throwable): Option[StreamctlException] = {
-    val admin = KafkaSystemAdmin(params.copy(user = params.user ++ Map(
-      org.apache.kafka.clients.CommonClientConfigs.DEFAULT_API_TIMEOUT_MS_CONFIG -> AfterFailureTimeoutMs)))
-    try if (admin.exists(stream)) None else Some(admin.missingStream(stream, why, admin.autoCreatesStreams(), cause))
+  def missingAfterTimeout(
+      params: KafkaParams,
+      stream: String,
+      why: String,
+      cause: Throwable
+  ): Option[StreamctlException] = {
+    val admin = KafkaSystemAdmin(params.copy(user =
+      params.user ++ Map(
+        org.apache.kafka.clients.CommonClientConfigs.DEFAULT_API_TIMEOUT_MS_CONFIG -> AfterFailureTimeoutMs
+      )
+    ))
+    try if (admin.exists(stream)) None
+      else Some(admin.missingStream(stream, why, admin.autoCreatesStreams(), cause))
     catch { case _: StreamctlException => None }
     finally admin.close()
   }
@@ -233,7 +322,13 @@ object KafkaSystemAdmin {
  * One Kafka transaction as its coordinator describes it: `state` in Kafka's words (`Ongoing`,
  * `CompleteCommit`, `PrepareAbort`, ...), when the open one started, and the SSPs it wrote.
  */
-final case class TransactionState(transactionalId: String, state: String, startedMs: Option[Long], ssps: Seq[SSP]) {
+final case class TransactionState(
+    transactionalId: String,
+    state: String,
+    startedMs: Option[Long],
+    ssps: Seq[SSP]
+) {
+
   /** Still open: its records hold back every read_committed reader of its partitions. */
   def open: Boolean = state == "Ongoing" || state.startsWith("Prepare")
 }

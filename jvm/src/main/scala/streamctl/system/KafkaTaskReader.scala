@@ -13,30 +13,28 @@ import streamctl.system.KafkaTaskReader.PeekIntervalNs
 /**
  * Reads exactly the records of a task's SSP ranges, in the order its chooser picks.
  *
- * Memory stays bounded whatever the backlog: each SSP holds at most one poll's worth of
- * records, and an SSP whose buffer is not empty is paused so polls only fetch for the
- * SSPs that need data. Before asking the chooser, every unfinished SSP has offered one
- * envelope, so the order depends on the chooser alone, not on fetch timing: a replayed
- * batch is read in the same order.
+ * Memory stays bounded whatever the backlog: each SSP holds at most one poll's worth of records,
+ * and an SSP whose buffer is not empty is paused so polls only fetch for the SSPs that need data.
+ * Before asking the chooser, every unfinished SSP has offered one envelope, so the order depends on
+ * the chooser alone, not on fetch timing: a replayed batch is read in the same order.
  *
  * The chooser, an [[EnvelopeOrder]], comes registered with the ranges' SSPs and started
  * (`chooser.ChooserFactory.forReader`). Each record goes through its SSP's decoder
  * ([[EnvelopeDecoder]]: the control decoding of intermediate streams) before the chooser sees it;
- * each SSP has one [[Envelope]], refilled in place. The reader
- * also tells the chooser how far an SSP got without an envelope (a range that ends, a record the
- * decoder consumed), which is what lets a bootstrap SSP count as caught up. A chooser that
- * returns nothing while envelopes are outstanding fails the read: committing the batch
- * would skip them.
+ * each SSP has one [[Envelope]], refilled in place. The reader also tells the chooser how far an
+ * SSP got without an envelope (a range that ends, a record the decoder consumed), which is what
+ * lets a bootstrap SSP count as caught up. A chooser that returns nothing while envelopes are
+ * outstanding fails the read: committing the batch would skip them.
  *
- * Offsets inside a range may be missing (compaction, transaction markers); the range ends
- * when the consumer's position reaches `until`. Records that are gone from the broker
- * fail the read naming the SSP and offsets, unless `failOnDataLoss` is false: then the reader
- * moves on to the oldest record still there, logs the skipped range at WARN and hands it to
- * `onSkipped` (the planner skips gaps it knows of before a batch starts; this is for records
- * deleted between planning and reading).
+ * Offsets inside a range may be missing (compaction, transaction markers); the range ends when the
+ * consumer's position reaches `until`. Records that are gone from the broker fail the read naming
+ * the SSP and offsets, unless `failOnDataLoss` is false: then the reader moves on to the oldest
+ * record still there, logs the skipped range at WARN and hands it to `onSkipped` (the planner skips
+ * gaps it knows of before a batch starts; this is for records deleted between planning and
+ * reading).
  *
- * A broker that returns nothing for `readWait.ms` fails the read with an error naming the
- * servers and the option that sets the wait.
+ * A broker that returns nothing for `readWait.ms` fails the read with an error naming the servers
+ * and the option that sets the wait.
  *
  * {{{
  * val wait = BrokerWait("127.0.0.1:9092", 60000, "kafka.default.api.timeout.ms")
@@ -53,7 +51,8 @@ final class KafkaTaskReader(
     decoders: SSP => EnvelopeDecoder = _ => EnvelopeDecoder.Identity,
     onSkipped: SkippedRange => Unit = _ => (),
     prefetched: java.util.Map[TopicPartition, Prefetched] = java.util.Map.of(),
-    streamIds: Map[String, String] = Map.empty) {
+    streamIds: Map[String, String] = Map.empty
+) {
 
   private val active = ranges.filter(_.size > 0).toArray
   private val n = active.length
@@ -101,8 +100,8 @@ final class KafkaTaskReader(
   }
 
   /**
-   * Per partition read, what the consumer fetched and was not handed on, for the next reader
-   * of this consumer ([[ConsumerPool.release]]). A partition whose position the consumer lost (a
+   * Per partition read, what the consumer fetched and was not handed on, for the next reader of
+   * this consumer ([[ConsumerPool.release]]). A partition whose position the consumer lost (a
    * data-loss error left it unpositioned) is left out: its next reader seeks.
    */
   def unread: java.util.Map[TopicPartition, Prefetched] = {
@@ -111,7 +110,14 @@ final class KafkaTaskReader(
     while (i < n) {
       try {
         val next = consumer.position(tps(i), java.time.Duration.ZERO)
-        out.put(tps(i), Prefetched(if (buffer(i) == null) java.util.List.of() else buffer(i), next, streamIds.get(tps(i).topic())))
+        out.put(
+          tps(i),
+          Prefetched(
+            if (buffer(i) == null) java.util.List.of() else buffer(i),
+            next,
+            streamIds.get(tps(i).topic())
+          )
+        )
       } catch { case _: Exception => () }
       i += 1
     }
@@ -127,7 +133,10 @@ final class KafkaTaskReader(
     byEnvelopeSsp.get(ssp).intValue()
   }
 
-  /** The next envelope in chooser order, or null when every range is read; valid until the next call. */
+  /**
+   * The next envelope in chooser order, or null when every range is read; valid until the next
+   * call.
+   */
   def next(): Envelope = {
     var waitingSince = -1L
     while (true) {
@@ -156,12 +165,12 @@ final class KafkaTaskReader(
 
   /**
    * Real-time mode, where ranges are open-ended (`until` = Long.MaxValue): the next envelope in
-   * chooser order among the records that have arrived, waiting up to `timeoutMs` for one;
-   * null when none came in time. Unlike [[next]], the chooser does not wait for every SSP to
-   * offer an envelope (an SSP may get no record for hours); an SSP that has none buffered is
-   * fetched for without blocking first, so a record already at the broker is not overtaken by
-   * one that is merely buffered. Returns null early, too, once a decoder consumed a record and
-   * no envelope is ready: the caller may have something to do about a control message.
+   * chooser order among the records that have arrived, waiting up to `timeoutMs` for one; null when
+   * none came in time. Unlike [[next]], the chooser does not wait for every SSP to offer an
+   * envelope (an SSP may get no record for hours); an SSP that has none buffered is fetched for
+   * without blocking first, so a record already at the broker is not overtaken by one that is
+   * merely buffered. Returns null early, too, once a decoder consumed a record and no envelope is
+   * ready: the caller may have something to do about a control message.
    */
   def nextWithin(timeoutMs: Long): Envelope = {
     val deadline = System.nanoTime() + timeoutMs * 1000000L
@@ -189,26 +198,39 @@ final class KafkaTaskReader(
     null
   }
 
-  /** Per SSP read, the offset of its first record not handed on yet: where a reader stopping now resumes. */
+  /**
+   * Per SSP read, the offset of its first record not handed on yet: where a reader stopping now
+   * resumes.
+   */
   def positions: Map[SSP, Long] = active.indices.map(i => active(i).ssp -> resumeAt(i)).toMap
 
   def close(): Unit = chooser.stop()
 
-  private def anyNeedsData: Boolean = { var i = 0; while (i < n) { if (!done(i) && !pending(i)) return true; i += 1 }; false }
+  private def anyNeedsData: Boolean = {
+    var i = 0; while (i < n) { if (!done(i) && !pending(i)) return true; i += 1 }; false
+  }
 
   private def stuck(): String = {
     val held = active.indices.filter(pending).map(i => active(i).ssp).mkString(", ")
     if (chooser.isBootstrapping) {
-      val behind = chooser.waitingFor.map(s => s"$s (read up to ${until(byEnvelopeSsp.get(s))} in this batch)").mkString(", ")
+      val behind = chooser.waitingFor.map(s =>
+        s"$s (read up to ${until(byEnvelopeSsp.get(s))} in this batch)"
+      ).mkString(", ")
       s"Bootstrap SSP(s) $behind did not reach the head they had when the query started, so the envelopes of " +
         s"$held cannot be processed in this batch; admission should not have planned them together"
-    } else s"The chooser returned nothing although every SSP of the task offered an envelope ($held); " +
-      "a chooser must not hold envelopes forever"
+    } else
+      s"The chooser returned nothing although every SSP of the task offered an envelope ($held); " +
+        "a chooser must not hold envelopes forever"
   }
 
-  private def anyPending: Boolean = { var i = 0; while (i < n) { if (pending(i)) return true; i += 1 }; false }
+  private def anyPending: Boolean = {
+    var i = 0; while (i < n) { if (pending(i)) return true; i += 1 }; false
+  }
 
-  /** Offers one envelope for every unfinished SSP that has none outstanding; returns how many SSPs need a poll. */
+  /**
+   * Offers one envelope for every unfinished SSP that has none outstanding; returns how many SSPs
+   * need a poll.
+   */
   private def offerAll(): Int = {
     var need = 0
     var i = 0
@@ -227,20 +249,29 @@ final class KafkaTaskReader(
       val r = buf.get(bufferPos(i))
       bufferPos(i) += 1
       if (r.offset() >= until(i)) { finish(i); return true }
-      val e = envelope(i).fill(r.offset(), r.timestamp(), r.timestampType().id, r.key(), r.value(), r.headers().toArray)
+      val e = envelope(i).fill(
+        r.offset(),
+        r.timestamp(),
+        r.timestampType().id,
+        r.key(),
+        r.value(),
+        r.headers().toArray
+      )
       // The last record of the range: nothing more will be offered for this SSP.
       val last = r.offset() + 1 >= until(i)
       if (decoder(i).accept(e)) {
         pending(i) = true
         chooser.update(e)
-        // Reported after the update, so that a bootstrap SSP catches up only once its last envelope is chosen.
+        /* Reported after the update, so that a bootstrap SSP catches up only once its last envelope
+         * is chosen. */
         if (last) finish(i)
         return true
       }
       resumeAt(i) = r.offset() + 1
       decoded += 1
       if (last) { finish(i); return true }
-      // Consumed without an envelope (a control message): the chooser may be waiting on this SSP's progress.
+      /* Consumed without an envelope (a control message): the chooser may be waiting on this SSP's
+       * progress. */
       chooser.advancedTo(active(i).ssp, r.offset() + 1)
     }
     buffer(i) = null
@@ -267,9 +298,11 @@ final class KafkaTaskReader(
     }
     if (!toPause.isEmpty) consumer.pause(toPause)
     if (!toResume.isEmpty) consumer.resume(toResume)
-    val records = try consumer.poll(java.time.Duration.ofMillis(timeoutMs)) catch {
-      case e: OffsetOutOfRangeException => onDataLoss(e); return
-    }
+    val records =
+      try consumer.poll(java.time.Duration.ofMillis(timeoutMs))
+      catch {
+        case e: OffsetOutOfRangeException => onDataLoss(e); return
+      }
     records.partitions().forEach { tp =>
       val j = index.get(tp).intValue()
       buffer(j) = records.records(tp)
@@ -278,7 +311,11 @@ final class KafkaTaskReader(
     // A range can end on a gap (compaction, transaction markers): the position tells.
     i = 0
     while (i < n) {
-      if (!done(i) && !pending(i) && !paused(i) && buffer(i) == null && consumer.position(tps(i)) >= until(i)) finish(i)
+      if (
+        !done(i) && !pending(i) && !paused(i) && buffer(i) == null && consumer.position(
+          tps(i)
+        ) >= until(i)
+      ) finish(i)
       i += 1
     }
   }
@@ -286,32 +323,48 @@ final class KafkaTaskReader(
   private def onDataLoss(e: OffsetOutOfRangeException): Unit = {
     val lost = e.offsetOutOfRangePartitions().asScala
     if (failOnDataLoss) {
-      val what = lost.map { case (tp, off) => s"stream '${tp.topic()}' partition ${tp.partition()} offset $off" }.mkString(", ")
-      throw StreamctlException(s"Records are no longer on the broker: $what (deleted by retention?). " +
-        "Set option 'failOnDataLoss' to false to skip to the oldest available record instead", e)
+      val what = lost.map { case (tp, off) =>
+        s"stream '${tp.topic()}' partition ${tp.partition()} offset $off"
+      }.mkString(", ")
+      throw StreamctlException(
+        s"Records are no longer on the broker: $what (deleted by retention?). " +
+          "Set option 'failOnDataLoss' to false to skip to the oldest available record instead",
+        e
+      )
     }
     val oldest =
-      try consumer.beginningOffsets(lost.keySet.asJava, java.time.Duration.ofMillis(readWait.ms)).asScala
+      try consumer.beginningOffsets(
+          lost.keySet.asJava,
+          java.time.Duration.ofMillis(readWait.ms)
+        ).asScala
       catch {
         case t: TimeoutException => throw readWait.exceeded(
-          s"finding the oldest records of ${lost.keys.map(tp => s"stream '${tp.topic()}' partition ${tp.partition()}").mkString(", ")}", t)
+            s"finding the oldest records of ${lost.keys.map(tp =>
+                s"stream '${tp.topic()}' partition ${tp.partition()}"
+              ).mkString(", ")}",
+            t
+          )
       }
     lost.foreach { case (tp, off) =>
       val j = index.get(tp).intValue()
       val first: Long = oldest(tp)
       if (first > off) {
-        // Only this range's share counts here: the rest belongs to later batches, which skip it themselves.
+        /* Only this range's share counts here: the rest belongs to later batches, which skip it
+         * themselves. */
         val skipped = SkippedRange(active(j).ssp, off, math.min(first, until(j)))
         // One WARN names the whole gone range: planning moves the next batch past the rest of
         // it without another (plan.DataLossChecks); only this batch's share is counted here.
         KafkaTaskReader.log.warn(skipped.copy(until = first).describe)
         onSkipped(skipped)
-      } else KafkaTaskReader.log.warn(s"Stream '${tp.topic()}' partition ${tp.partition()}: offsets $off to ${until(j) - 1} " +
-        "are past the broker's end (the partition was truncated after the batch was planned); the next batch continues " +
-        "from the broker's end, because option 'failOnDataLoss' is false")
+      } else KafkaTaskReader.log.warn(
+        s"Stream '${tp.topic()}' partition ${tp.partition()}: offsets $off to ${until(j) - 1} " +
+          "are past the broker's end (the partition was truncated after the batch was planned); the next batch continues " +
+          "from the broker's end, because option 'failOnDataLoss' is false"
+      )
       // Nothing of this SSP is outstanding: reading resumes past the records that are gone.
       if (first > off && resumeAt(j) >= off) resumeAt(j) = math.min(first, until(j))
-      // What was buffered is from before the gap: the next reader starts from the consumer's position.
+      /* What was buffered is from before the gap: the next reader starts from the consumer's
+       * position. */
       buffer(j) = null
       if (first > off && first < until(j)) consumer.seek(tp, first)
       else finish(j) // nothing of this range is left on the broker

@@ -3,14 +3,14 @@ package streamctl.system
 import org.apache.kafka.clients.consumer.ConsumerRecord
 
 /**
- * What a reader fetched of one partition and did not hand on, kept with its pooled consumer
- * for the next reader of that partition (usually the same task's next batch, which starts where
- * this one ended). `records` is the consumer's last poll for the partition, `next` the consumer's
- * position after it: every record of the broker's from the first of `records` up to `next` is in
- * `records` (gaps are offsets the broker does not have), so a reader starting anywhere in that
- * window needs neither a seek nor a fetch. `streamId` is the Kafka topic ID the planner knew when they
- * were read: a topic deleted and created again starts its offsets anew, so records of the old one
- * serve no reader of the new one.
+ * What a reader fetched of one partition and did not hand on, kept with its pooled consumer for the
+ * next reader of that partition (usually the same task's next batch, which starts where this one
+ * ended). `records` is the consumer's last poll for the partition, `next` the consumer's position
+ * after it: every record of the broker's from the first of `records` up to `next` is in `records`
+ * (gaps are offsets the broker does not have), so a reader starting anywhere in that window needs
+ * neither a seek nor a fetch. `streamId` is the Kafka topic ID the planner knew when they were
+ * read: a topic deleted and created again starts its offsets anew, so records of the old one serve
+ * no reader of the new one.
  *
  * Without it a reader seeks to its start, and the seek throws away both what was fetched and the
  * fetch the consumer already sent on from there, which the next poll then has to wait for: at the
@@ -23,11 +23,17 @@ import org.apache.kafka.clients.consumer.ConsumerRecord
  * left.indexOf(131L)   // None: not in the window; the reader seeks
  * }}}
  */
-final case class Prefetched(records: java.util.List[ConsumerRecord[Array[Byte], Array[Byte]]], next: Long,
-    streamId: Option[String] = None) {
+final case class Prefetched(
+    records: java.util.List[ConsumerRecord[Array[Byte], Array[Byte]]],
+    next: Long,
+    streamId: Option[String] = None
+) {
   private def first: Long = if (records.isEmpty) next else records.get(0).offset()
 
-  /** Where a read from `offset` begins in `records` (`records.size()` at `next`), when `offset` is in the window. */
+  /**
+   * Where a read from `offset` begins in `records` (`records.size()` at `next`), when `offset` is
+   * in the window.
+   */
   def indexOf(offset: Long): Option[Int] =
     if (offset < first || offset > next) None
     else {

@@ -10,7 +10,11 @@ package streamctl.system
  * }}}
  */
 final case class SSP(system: String, stream: String, partition: Int) {
-  /** Stable string form used in offsets and metadata store keys. `/` cannot occur in a Kafka topic name. */
+
+  /**
+   * Stable string form used in offsets and metadata store keys. `/` cannot occur in a Kafka topic
+   * name.
+   */
   def key: String = s"$system/$stream/$partition"
   override def toString: String = s"$stream-$partition"
 }
@@ -21,10 +25,12 @@ object SSP {
   def kafka(stream: String, partition: Int): SSP = SSP(KafkaSystem, stream, partition)
 
   def parse(key: String): SSP = key.split('/') match {
-    case Array(system, stream, p) if p.nonEmpty && p.forall(_.isDigit) => SSP(system, stream, p.toInt)
-    case _ => throw streamctl.StreamctlException(s"Not an SSP key: '$key' (expected system/stream/partition)")
+    case Array(system, stream, p) if p.nonEmpty && p.forall(_.isDigit) =>
+      SSP(system, stream, p.toInt)
+    case _ => throw streamctl.StreamctlException(
+        s"Not an SSP key: '$key' (expected system/stream/partition)"
+      )
   }
 
   implicit val ordering: Ordering[SSP] = Ordering.by((s: SSP) => (s.system, s.stream, s.partition))
 }
-

@@ -1,10 +1,10 @@
 package streamctl.system
 
 /**
- * Offsets `[from, until)` of an SSP that were gone from the broker (retention, deleted
- * records) when the query came to read them, and that it skipped because option
- * `failOnDataLoss` is false. Counted as records: Kafka numbers records by offset, so
- * only compaction or transaction markers could make the count an overestimate.
+ * Offsets `[from, until)` of an SSP that were gone from the broker (retention, deleted records)
+ * when the query came to read them, and that it skipped because option `failOnDataLoss` is false.
+ * Counted as records: Kafka numbers records by offset, so only compaction or transaction markers
+ * could make the count an overestimate.
  */
 final case class SkippedRange(ssp: SSP, from: Long, until: Long) {
   def records: Long = until - from

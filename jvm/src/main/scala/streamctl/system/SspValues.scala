@@ -9,9 +9,9 @@ import streamctl.{Json, StreamctlException}
 
 /**
  * The one compact JSON form of a number per SSP (offsets, lag), per stream: an array indexed by
- * partition when the stream's partitions are `0..n-1`, as they are for a subscribed topic, else
- * an object by partition number. What is written per batch then grows by a few bytes per
- * partition, not by the length of an SSP key.
+ * partition when the stream's partitions are `0..n-1`, as they are for a subscribed topic, else an
+ * object by partition number. What is written per batch then grows by a few bytes per partition,
+ * not by the length of an SSP key.
  *
  * {{{
  * val n = Json.obj()
@@ -21,40 +21,51 @@ import streamctl.{Json, StreamctlException}
  * }}}
  */
 object SspValues {
+
   /** How a stream is named as a field: `kafka/orders`. */
   def streamKey(system: String, stream: String): String = s"$system/$stream"
 
   /** Adds one field per stream (`system/stream`, sorted) to `into`. */
   def write(values: Map[SSP, Long], into: ObjectNode): Unit =
-    values.groupBy { case (s, _) => (s.system, s.stream) }.toSeq.sortBy(_._1).foreach { case ((system, stream), vs) =>
-      val byPartition = vs.map { case (s, v) => s.partition -> v }
-      val key = streamKey(system, stream)
-      if ((0 until byPartition.size).forall(byPartition.contains)) {
-        val arr = into.putArray(key)
-        (0 until byPartition.size).foreach(p => arr.add(byPartition(p)))
-      } else {
-        val obj = into.putObject(key)
-        byPartition.toSeq.sorted.foreach { case (p, v) => obj.put(p.toString, v) }
-      }
+    values.groupBy { case (s, _) => (s.system, s.stream) }.toSeq.sortBy(_._1).foreach {
+      case ((system, stream), vs) =>
+        val byPartition = vs.map { case (s, v) => s.partition -> v }
+        val key = streamKey(system, stream)
+        if ((0 until byPartition.size).forall(byPartition.contains)) {
+          val arr = into.putArray(key)
+          (0 until byPartition.size).foreach(p => arr.add(byPartition(p)))
+        } else {
+          val obj = into.putObject(key)
+          byPartition.toSeq.sorted.foreach { case (p, v) => obj.put(p.toString, v) }
+        }
     }
 
   /** Reads what [[write]] wrote; `what` names the origin in errors. */
-  def read(node: JsonNode, what: String): Map[SSP, Long] = node.properties().asScala.iterator.flatMap { e =>
-    val (system, stream) = e.getKey.split('/') match {
-      case Array(sys, st) => (sys, st)
-      case _ => throw StreamctlException(s"Not a stream key: '${e.getKey}' in $what (expected system/stream)")
-    }
-    val v = e.getValue
-    def number(n: JsonNode, at: String): Long =
-      if (n.isIntegralNumber) n.asLong else throw StreamctlException(s"Not a whole number at ${e.getKey} $at in $what: $n")
-    if (v.isArray) v.elements().asScala.zipWithIndex.map { case (n, p) => SSP(system, stream, p) -> number(n, s"partition $p") }
-    else if (v.isObject) v.properties().asScala.iterator.map { p =>
-      val partition = p.getKey.toIntOption.filter(_ >= 0)
-        .getOrElse(throw StreamctlException(s"Not a partition number: '${p.getKey}' of ${e.getKey} in $what"))
-      SSP(system, stream, partition) -> number(p.getValue, s"partition $partition")
-    }
-    else throw StreamctlException(s"Expected an array or object at ${e.getKey} in $what, found $v")
-  }.toMap
+  def read(node: JsonNode, what: String): Map[SSP, Long] =
+    node.properties().asScala.iterator.flatMap { e =>
+      val (system, stream) = e.getKey.split('/') match {
+        case Array(sys, st) => (sys, st)
+        case _ => throw StreamctlException(
+            s"Not a stream key: '${e.getKey}' in $what (expected system/stream)"
+          )
+      }
+      val v = e.getValue
+      def number(n: JsonNode, at: String): Long =
+        if (n.isIntegralNumber) n.asLong
+        else throw StreamctlException(s"Not a whole number at ${e.getKey} $at in $what: $n")
+      if (v.isArray) v.elements().asScala.zipWithIndex.map { case (n, p) =>
+        SSP(system, stream, p) -> number(n, s"partition $p")
+      }
+      else if (v.isObject) v.properties().asScala.iterator.map { p =>
+        val partition = p.getKey.toIntOption.filter(_ >= 0)
+          .getOrElse(throw StreamctlException(
+            s"Not a partition number: '${p.getKey}' of ${e.getKey} in $what"
+          ))
+        SSP(system, stream, partition) -> number(p.getValue, s"partition $partition")
+      }
+      else
+        throw StreamctlException(s"Expected an array or object at ${e.getKey} in $what, found $v")
+    }.toMap
 
   /** Convenience for a whole node of [[write]]'s fields. */
   def json(values: Map[SSP, Long]): ObjectNode = { val n = Json.obj(); write(values, n); n }

@@ -6,10 +6,10 @@ import streamctl.DaemonThreads
 
 /**
  * Asks the system about the streams a source reads (partition counts and identities, in one
- * request) at most every `intervalMs`, and always the first time: the first planning after
- * a (re)start sees the streams as they are now. Partition expansion, recreated topics and
- * (for `subscribePattern`) new matching topics are all detected from its answer, so watching
- * for them costs nothing per batch.
+ * request) at most every `intervalMs`, and always the first time: the first planning after a
+ * (re)start sees the streams as they are now. Partition expansion, recreated topics and (for
+ * `subscribePattern`) new matching topics are all detected from its answer, so watching for them
+ * costs nothing per batch.
  *
  * {{{
  * val check = new StreamCheck(admin, Subscription.Topics(Seq("orders")), intervalMs = 10000)
@@ -25,7 +25,8 @@ final class StreamCheck(
     admin: SystemAdmin,
     subscription: Subscription,
     intervalMs: Long,
-    nowMs: () => Long = () => System.nanoTime() / 1000000L) {
+    nowMs: () => Long = () => System.nanoTime() / 1000000L
+) {
 
   private var lastMs: Option[Long] = None
   // The answer [[askAhead]] asked for, and when it asked.
@@ -53,12 +54,13 @@ final class StreamCheck(
   /**
    * Real-time mode, as a batch ends: if a check is due, asks in the background, and the next
    * [[ifDue]] (the next batch's beginning) takes the answer. Between two real-time batches Spark
-   * writes its offset and commit logs, so the request is answered meanwhile instead of on the
-   * path every record waits on; a stream that grows in that moment is seen at the check after.
+   * writes its offset and commit logs, so the request is answered meanwhile instead of on the path
+   * every record waits on; a stream that grows in that moment is seen at the check after.
    */
   def askAhead(): Unit = synchronized {
     if (ahead.isEmpty && due)
-      ahead = Some(nowMs() -> CompletableFuture.supplyAsync(() => describe(), StreamCheck.background))
+      ahead =
+        Some(nowMs() -> CompletableFuture.supplyAsync(() => describe(), StreamCheck.background))
   }
 
   /** Asks now; the next [[ifDue]] is due an interval from now. */
@@ -69,17 +71,27 @@ final class StreamCheck(
     d
   }
 
-  /** Asks now, for a caller outside planning: the schedule, and so the next planning's check, stays as it was. */
+  /**
+   * Asks now, for a caller outside planning: the schedule, and so the next planning's check, stays
+   * as it was.
+   */
   def describe(): Map[String, StreamDescription] = subscription match {
     case Subscription.Matching(pattern) =>
       val streams = subscription.streams(admin)
       if (streams.isEmpty) throw streamctl.StreamctlException(
-        s"No Kafka topic matches option 'subscribePattern' ($pattern); create one first (streamctl reads the partitions it can plan)")
+        s"No Kafka topic matches option 'subscribePattern' ($pattern); create one first (streamctl reads the partitions it can plan)"
+      )
       admin.describeStreams(streams.toSet)
     case _ =>
       val described = admin.describeExisting(subscription.streams(admin), subscription.describe)
-      subscription.only.foreach(_.groupMap(_.stream)(_.partition).toSeq.sortBy(_._1).foreach { case (stream, ps) =>
-        SystemAdmin.checkPartitions(stream, ps.toSeq.sorted, Some(described(stream).partitions), subscription.describe)
+      subscription.only.foreach(_.groupMap(_.stream)(_.partition).toSeq.sortBy(_._1).foreach {
+        case (stream, ps) =>
+          SystemAdmin.checkPartitions(
+            stream,
+            ps.toSeq.sorted,
+            Some(described(stream).partitions),
+            subscription.describe
+          )
       })
       described
   }
@@ -88,5 +100,6 @@ final class StreamCheck(
 object StreamCheck {
   // Daemon threads for [[StreamCheck.askAhead]]: one metadata request per real-time batch per
   // query, so threads are few and idle ones go away.
-  private lazy val background: ExecutorService = Executors.newCachedThreadPool(DaemonThreads.named("streamctl-stream-check"))
+  private lazy val background: ExecutorService =
+    Executors.newCachedThreadPool(DaemonThreads.named("streamctl-stream-check"))
 }

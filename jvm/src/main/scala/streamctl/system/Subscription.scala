@@ -7,9 +7,9 @@ import scala.jdk.CollectionConverters._
 import streamctl.{Json, StreamctlException}
 
 /**
- * Which streams a source reads, as Spark's Kafka source names them: `subscribe` (a list of
- * topics), `subscribePattern` (every topic whose whole name matches a Java regex, also topics
- * created while the query runs) or `assign` (given partitions of given topics).
+ * Which streams a source reads, as Spark's Kafka source names them: `subscribe` (a list of topics),
+ * `subscribePattern` (every topic whose whole name matches a Java regex, also topics created while
+ * the query runs) or `assign` (given partitions of given topics).
  *
  * {{{
  * Subscription.Topics(Seq("orders")).streams(admin)          // Seq("orders")
@@ -18,7 +18,10 @@ import streamctl.{Json, StreamctlException}
  * }}}
  */
 sealed trait Subscription extends Serializable {
-  /** The streams read now (for a pattern: the matching topics Kafka has now), sorted for patterns. */
+
+  /**
+   * The streams read now (for a pattern: the matching topics Kafka has now), sorted for patterns.
+   */
   def streams(admin: SystemAdmin): Seq[String]
 
   /** The streams named in the options themselves (none for a pattern). */
@@ -49,13 +52,18 @@ object Subscription {
   final case class Assign(partitions: Map[String, Seq[Int]]) extends Subscription {
     override def streams(admin: SystemAdmin): Seq[String] = partitions.keys.toSeq.sorted
     override def named: Seq[String] = partitions.keys.toSeq.sorted
-    override def only: Option[Set[SSP]] = Some(partitions.flatMap { case (s, ps) => ps.map(SSP.kafka(s, _)) }.toSet)
+    override def only: Option[Set[SSP]] = Some(partitions.flatMap { case (s, ps) =>
+      ps.map(SSP.kafka(s, _))
+    }.toSet)
     override def describe: String = "option 'assign'"
   }
 
   def parsePattern(option: String, v: String): Matching = {
-    try Pattern.compile(v) catch {
-      case e: PatternSyntaxException => throw StreamctlException(s"Option '$option' is not a Java regular expression: ${e.getDescription} in '$v'")
+    try Pattern.compile(v)
+    catch {
+      case e: PatternSyntaxException => throw StreamctlException(
+          s"Option '$option' is not a Java regular expression: ${e.getDescription} in '$v'"
+        )
     }
     Matching(v)
   }
@@ -67,8 +75,14 @@ object Subscription {
     if (!node.isObject || node.size() == 0) throw StreamctlException(s"Malformed $what: '$v'")
     Assign(node.properties().asScala.map { e =>
       val ps = e.getValue
-      if (!ps.isArray || ps.size() == 0 || !ps.elements().asScala.forall(p => p.canConvertToInt && p.asInt() >= 0))
-        throw StreamctlException(s"Malformed $what: topic '${e.getKey}' needs a non-empty list of partition numbers")
+      if (
+        !ps.isArray || ps.size() == 0 || !ps.elements().asScala.forall(p =>
+          p.canConvertToInt && p.asInt() >= 0
+        )
+      )
+        throw StreamctlException(
+          s"Malformed $what: topic '${e.getKey}' needs a non-empty list of partition numbers"
+        )
       e.getKey -> ps.elements().asScala.map(_.asInt()).toSeq.distinct.sorted
     }.toMap)
   }

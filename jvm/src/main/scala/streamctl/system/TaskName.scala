@@ -1,6 +1,9 @@
 package streamctl.system
 
-/** The name of a task: a group of SSPs read together in one Spark input partition, e.g. `Partition 3`. */
+/**
+ * The name of a task: a group of SSPs read together in one Spark input partition, e.g.
+ * `Partition 3`.
+ */
 final case class TaskName(name: String) {
   override def toString: String = name
 }

@@ -11,8 +11,8 @@ import streamctl.StreamctlException
 
 /**
  * The transactional ids of one write: writer partition `p` writes as `prefix-writeId-sink-p`.
- * `writeId` is the query's id (kept in its checkpoint, so a restarted query fences the writers
- * of its previous run) or, for a batch write, one id per write.
+ * `writeId` is the query's id (kept in its checkpoint, so a restarted query fences the writers of
+ * its previous run) or, for a batch write, one id per write.
  *
  * {{{
  * TransactionalIds("streamctl", "5f0c0a52-...", "orders").of(3) // "streamctl-5f0c0a52-...-orders-3"
@@ -23,22 +23,22 @@ final case class TransactionalIds(prefix: String, writeId: String, sink: String)
 }
 
 /**
- * Transactional producers per transactional id per executor JVM, each lent to one writer at a
- * time: a writer partition's batch goes out in one Kafka transaction, which also commits, as
- * the offset of consumer group `<transactional id>`, the batch it belongs to.
+ * Transactional producers per transactional id per executor JVM, each lent to one writer at a time:
+ * a writer partition's batch goes out in one Kafka transaction, which also commits, as the offset
+ * of consumer group `<transactional id>`, the batch it belongs to.
  *
- * Why a group offset: Spark has no driver-side commit of executor transactions, so the
- * transaction itself must say which batch it wrote. A new producer's `initTransactions` fences
- * every older producer of its id (a retried or speculative Spark task attempt, or the previous
- * run of a restarted query: their commits fail) and ends their open transactions; only then is
- * that group read, with `requireStable`, so it is final. An attempt of a batch that is already
- * committed for its writer partition then writes nothing again. A pooled producer keeps what
- * it knows of its id's last committed batch: anything committed after its own start would have
- * fenced it, so its commit fails rather than write twice.
+ * Why a group offset: Spark has no driver-side commit of executor transactions, so the transaction
+ * itself must say which batch it wrote. A new producer's `initTransactions` fences every older
+ * producer of its id (a retried or speculative Spark task attempt, or the previous run of a
+ * restarted query: their commits fail) and ends their open transactions; only then is that group
+ * read, with `requireStable`, so it is final. An attempt of a batch that is already committed for
+ * its writer partition then writes nothing again. A pooled producer keeps what it knows of its id's
+ * last committed batch: anything committed after its own start would have fenced it, so its commit
+ * fails rather than write twice.
  *
- * A producer serves one transactional id, so an executor keeps one per writer partition it
- * wrote recently: one idle for [[IdleTimeoutMs]] (5 min, as the consumer pool's default) is
- * closed at the next acquire or release, and its writer partition's next batch starts a new one.
+ * A producer serves one transactional id, so an executor keeps one per writer partition it wrote
+ * recently: one idle for [[IdleTimeoutMs]] (5 min, as the consumer pool's default) is closed at the
+ * next acquire or release, and its writer partition's next batch starts a new one.
  *
  * {{{
  * val lease = TransactionalProducers.acquire(params, ids.of(partition))
@@ -53,58 +53,83 @@ object TransactionalProducers {
    * A producer of `transactionalId`, lent to one writer. `committedBatch`: the last batch this id
    * committed (-1 for none).
    */
-  final class Lease private[TransactionalProducers] (val params: KafkaParams, val transactionalId: String,
-                                                     val producer: Producer, @volatile var committedBatch: Long) {
+  final class Lease private[TransactionalProducers] (
+      val params: KafkaParams,
+      val transactionalId: String,
+      val producer: Producer,
+      @volatile var committedBatch: Long
+  ) {
     private var open = false
     @volatile private[TransactionalProducers] var idleSinceNs: Long = System.nanoTime()
 
     /** Whether a transaction is open (begun, neither committed nor aborted). */
     def inTransaction: Boolean = open
 
-    def begin(): Unit = if (!open) { guard("beginning a transaction")(producer.beginTransaction()); open = true }
+    def begin(): Unit =
+      if (!open) { guard("beginning a transaction")(producer.beginTransaction()); open = true }
 
     /**
      * Commits the open transaction (its records, flushed by the caller, and the record that it
      * holds `batch`); `topic`: a stream the transaction wrote to, whose partition 0 names the
      * group's offset (Kafka keeps group offsets per existing partition).
      */
-    // A group of its own, with no members: the group id alone says where the offset goes (kafka-clients
+    /* A group of its own, with no members: the group id alone says where the offset goes
+     * (kafka-clients */
     // 4.2 deprecates this constructor for members of a consumer group, which a writer is not).
     @nowarn("cat=deprecation")
     def commit(batch: Long, topic: String): Unit = if (open) {
-      val marker = java.util.Map.of(new TopicPartition(topic, 0), new OffsetAndMetadata(batch + 1, s"streamctl batch $batch"))
-      guard(s"committing batch $batch")(producer.sendOffsetsToTransaction(marker, new ConsumerGroupMetadata(transactionalId)))
+      val marker = java.util.Map.of(
+        new TopicPartition(topic, 0),
+        new OffsetAndMetadata(batch + 1, s"streamctl batch $batch")
+      )
+      guard(s"committing batch $batch")(producer.sendOffsetsToTransaction(
+        marker,
+        new ConsumerGroupMetadata(transactionalId)
+      ))
       guard(s"committing batch $batch")(producer.commitTransaction())
       open = false
       committedBatch = batch
     }
 
-    /** Ends the open transaction without its records; a producer that cannot (fenced, closed) leaves it to the next `initTransactions`. */
+    /**
+     * Ends the open transaction without its records; a producer that cannot (fenced, closed) leaves
+     * it to the next `initTransactions`.
+     */
     def abortQuietly(): Unit = if (open) {
       open = false
-      try producer.abortTransaction() catch { case _: Exception => () }
+      try producer.abortTransaction()
+      catch { case _: Exception => () }
     }
 
     private def guard[T](what: String)(f: => T): T =
-      try f catch {
-        case e @ (_: ProducerFencedException | _: InvalidProducerEpochException) => throw fenced(what, e)
+      try f
+      catch {
+        case e @ (_: ProducerFencedException | _: InvalidProducerEpochException) =>
+          throw fenced(what, e)
       }
 
     /** The error of a producer that a newer one with the same transactional id replaced. */
     def fenced(what: String, cause: Throwable): StreamctlException = StreamctlException(
       s"Kafka at ${params.bootstrapServers} refused $what under transactional id '$transactionalId': a newer writer " +
         "of the same id started (a retried or speculative attempt of this Spark task, or a restart of the query), and " +
-        "its records replace this attempt's, which were not committed", cause)
+        "its records replace this attempt's, which were not committed",
+      cause
+    )
   }
 
   val IdleTimeoutMs: Long = 5 * 60 * 1000L
 
   private val idle = new java.util.HashMap[String, Lease]()
-  private val open = java.util.Collections.newSetFromMap(new java.util.IdentityHashMap[Producer, java.lang.Boolean]())
+  private val open = java.util.Collections.newSetFromMap(new java.util.IdentityHashMap[
+    Producer,
+    java.lang.Boolean
+  ]())
 
   sys.addShutdownHook(synchronized(open.forEach(p => closeQuietly(p))))
 
-  /** A producer of `transactionalId` for the caller alone until it gives it back with [[release]]. */
+  /**
+   * A producer of `transactionalId` for the caller alone until it gives it back with [[release]].
+   */
   def acquire(params: KafkaParams, transactionalId: String): Lease = {
     val reused = synchronized(idle.remove(key(params, transactionalId)))
     closeIdleExpired()
@@ -129,7 +154,8 @@ object TransactionalProducers {
     closeIdleExpired()
   }
 
-  private def key(params: KafkaParams, transactionalId: String): String = params.cacheKey + "\u0001" + transactionalId
+  private def key(params: KafkaParams, transactionalId: String): String =
+    params.cacheKey + "\u0001" + transactionalId
 
   // One pass over the idle producers per second at most: an executor may keep thousands.
   private var sweptNs = System.nanoTime()
@@ -143,7 +169,9 @@ object TransactionalProducers {
       val it = if (due) idle.values().iterator() else java.util.Collections.emptyIterator[Lease]()
       while (it.hasNext) {
         val l = it.next()
-        if ((now - l.idleSinceNs) / 1000000L >= IdleTimeoutMs) { out.add(l.producer); open.remove(l.producer); it.remove() }
+        if ((now - l.idleSinceNs) / 1000000L >= IdleTimeoutMs) {
+          out.add(l.producer); open.remove(l.producer); it.remove()
+        }
       }
       out
     }
@@ -164,8 +192,8 @@ object TransactionalProducers {
 
   /**
    * Ends the open transaction of `transactionalId`, if any, the way a new writer would: a producer
-   * of that id starts (fencing the one that opened it) and closes. For operators: a query that
-   * died mid-batch leaves one open, holding back `read_committed` readers until it times out.
+   * of that id starts (fencing the one that opened it) and closes. For operators: a query that died
+   * mid-batch leaves one open, holding back `read_committed` readers until it times out.
    */
   def fence(params: KafkaParams, transactionalId: String): Unit = {
     val producer = initialized(params, transactionalId)
@@ -177,18 +205,25 @@ object TransactionalProducers {
     val settings = params.producer
     settings.put(ProducerConfig.TRANSACTIONAL_ID_CONFIG, transactionalId)
     settings.put(ProducerConfig.ENABLE_IDEMPOTENCE_CONFIG, "true")
-    val producer = params.newClient("transactional producer")(new KafkaProducer[Array[Byte], Array[Byte]](settings))
+    val producer = params.newClient("transactional producer")(new KafkaProducer[
+      Array[Byte],
+      Array[Byte]
+    ](settings))
     try producer.initTransactions()
     catch {
       case _: org.apache.kafka.common.errors.TimeoutException =>
         closeQuietly(producer)
-        throw params.apiWait.exceeded(s"starting transactions under transactional id '$transactionalId'")
+        throw params.apiWait.exceeded(
+          s"starting transactions under transactional id '$transactionalId'"
+        )
       case e: org.apache.kafka.common.KafkaException =>
         closeQuietly(producer)
         throw StreamctlException(
           s"Kafka at ${params.bootstrapServers} refused transactional id '$transactionalId': ${e.getMessage} " +
             "(a secured cluster must allow this principal WRITE and DESCRIBE on the transactional ids of option " +
-            "'transactionalIdPrefix', and READ on the consumer groups of the same names)", e)
+            "'transactionalIdPrefix', and READ on the consumer groups of the same names)",
+          e
+        )
     }
     producer
   }
@@ -198,8 +233,11 @@ object TransactionalProducers {
     synchronized(open.add(producer))
     try {
       val admin = KafkaSystemAdmin(params)
-      val committed = try admin.stableGroupOffsets(transactionalId).values.map(_.offset - 1).maxOption.getOrElse(-1L)
-      finally admin.close()
+      val committed =
+        try admin.stableGroupOffsets(
+            transactionalId
+          ).values.map(_.offset - 1).maxOption.getOrElse(-1L)
+        finally admin.close()
       new Lease(params, transactionalId, producer, committed)
     } catch {
       case e: Throwable =>
@@ -210,5 +248,6 @@ object TransactionalProducers {
   }
 
   private def closeQuietly(p: Producer): Unit =
-    try p.close(java.time.Duration.ZERO) catch { case _: Exception => () }
+    try p.close(java.time.Duration.ZERO)
+    catch { case _: Exception => () }
 }

@@ -8,13 +8,14 @@ import org.apache.spark.sql.types.StructType
 
 /**
  * Spark 4.0 binds a `CALL` to exactly the arguments given (it requires as many arguments as the
- * bound procedure has parameters, and checks that of a procedure that is already a
- * `BoundProcedure` before binding it; 4.1 fills in the defaults of those left out). So a
- * streamctl procedure is not a `BoundProcedure` here: a call is bound to the parameters it names,
- * and its row is widened to the procedure's full parameter list, NULL where left out (what every
- * optional streamctl parameter defaults to, or reads as: `dry_run` NULL is false).
+ * bound procedure has parameters, and checks that of a procedure that is already a `BoundProcedure`
+ * before binding it; 4.1 fills in the defaults of those left out). So a streamctl procedure is not
+ * a `BoundProcedure` here: a call is bound to the parameters it names, and its row is widened to
+ * the procedure's full parameter list, NULL where left out (what every optional streamctl parameter
+ * defaults to, or reads as: `dry_run` NULL is false).
  */
 private[spark] object ProcedureBinding {
+
   /** What [[StreamctlProcedure]] has of a `BoundProcedure`, without being one. */
   trait Bound {
     def name(): String
@@ -37,7 +38,8 @@ private[spark] object ProcedureBinding {
       override def parameters(): Array[ProcedureParameter] = passed.map(all(_)).toArray
       override def call(input: InternalRow): java.util.Iterator[Scan] = {
         val full = new GenericInternalRow(all.length)
-        for ((j, i) <- passed.zipWithIndex if i < input.numFields) full.update(j, input.get(i, all(j).dataType()))
+        for ((j, i) <- passed.zipWithIndex if i < input.numFields)
+          full.update(j, input.get(i, all(j).dataType()))
         procedure.call(full)
       }
     }

@@ -16,5 +16,6 @@ private[spark] trait RealTimeRecords {
 
   /** A row was read; `arrivalMs` is its Kafka timestamp, negative when it has none. */
   protected final def record(arrivalMs: Long): Status =
-    if (arrivalMs >= 0) RecordStatus.newStatusWithArrivalTimeMs(arrivalMs) else RecordStatus.newStatusWithoutArrivalTime(true)
+    if (arrivalMs >= 0) RecordStatus.newStatusWithArrivalTimeMs(arrivalMs)
+    else RecordStatus.newStatusWithoutArrivalTime(true)
 }

@@ -7,9 +7,13 @@ import streamctl.plan.{BatchPlan, PlanningContext, SourcePosition, SourceState}
 import streamctl.startpoint.FakeSystemAdmin
 import streamctl.system.{SSP, TaskName}
 
-/** The admission planning step over a system held in memory: chooser state in the offset, and the ends it plans. */
+/**
+ * The admission planning step over a system held in memory: chooser state in the offset, and the
+ * ends it plans.
+ */
 class AdmissionStepTest {
-  private val cur0 = SSP.kafka("cur", 0); private val cur1 = SSP.kafka("cur", 1); private val cur2 = SSP.kafka("cur", 2)
+  private val cur0 = SSP.kafka("cur", 0); private val cur1 = SSP.kafka("cur", 1);
+  private val cur2 = SSP.kafka("cur", 2)
   private val tx0 = SSP.kafka("tx", 0); private val tx1 = SSP.kafka("tx", 1)
 
   private def config(kv: (String, String)*) = ChooserConfig.parse(kv.toMap, Seq("cur", "tx"))
@@ -17,12 +21,23 @@ class AdmissionStepTest {
 
   /** Tasks by partition number, every SSP at `pos`. */
   private def at(pos: Map[SSP, Long]): BatchPlan =
-    BatchPlan(SourcePosition(pos.groupBy(_._1.partition).map { case (p, m) => TaskName(s"Partition $p") -> m }))
+    BatchPlan(SourcePosition(pos.groupBy(_._1.partition).map { case (p, m) =>
+      TaskName(s"Partition $p") -> m
+    }))
 
-  private def next(plan: BatchPlan, ends: Map[SSP, Long]): BatchPlan = BatchPlan(plan.end((_, s, b) => math.max(b, ends(s))))
+  private def next(plan: BatchPlan, ends: Map[SSP, Long]): BatchPlan =
+    BatchPlan(plan.end((_, s, b) => math.max(b, ends(s))))
 
-  /** Runs `step` on `plan` whose SSPs may be read up to `reachable`; the plan after it, and where each SSP ends. */
-  private def run(step: AdmissionStep, plan: BatchPlan, reachable: Map[SSP, Long], budget: Option[Long]): (BatchPlan, Map[SSP, Long]) = {
+  /**
+   * Runs `step` on `plan` whose SSPs may be read up to `reachable`; the plan after it, and where
+   * each SSP ends.
+   */
+  private def run(
+      step: AdmissionStep,
+      plan: BatchPlan,
+      reachable: Map[SSP, Long],
+      budget: Option[Long]
+  ): (BatchPlan, Map[SSP, Long]) = {
     val planned = step(plan.copy(heads = reachable), PlanningContext(budget = budget))
     (planned, planned.ends)
   }
@@ -30,15 +45,27 @@ class AdmissionStepTest {
   @Test def headsAreRecordedAtTheFirstPlanAndKeptWhileBootstrapComesFirst(): Unit = {
     val step = new AdmissionStep(bootstrap, new FakeSystemAdmin)
     val first = at(Map(cur0 -> 0L, cur1 -> 0L, cur2 -> 0L, tx0 -> 0L, tx1 -> 0L))
-    val (p1, e1) = run(step, first, Map(cur0 -> 10L, cur1 -> 5L, cur2 -> 0L, tx0 -> 100L, tx1 -> 100L), None)
+    val (p1, e1) =
+      run(step, first, Map(cur0 -> 10L, cur1 -> 5L, cur2 -> 0L, tx0 -> 100L, tx1 -> 100L), None)
     // The empty partition cur-2 does not hold anything back; tx waits.
     assertEquals(Map(cur0 -> 10L, cur1 -> 5L, cur2 -> 0L, tx0 -> 0L, tx1 -> 0L), e1)
-    assertEquals(Map(cur0 -> 10L, cur1 -> 5L, cur2 -> 0L), p1.state(ChooserState.Codec).bootstrapHeads)
+    assertEquals(
+      Map(cur0 -> 10L, cur1 -> 5L, cur2 -> 0L),
+      p1.state(ChooserState.Codec).bootstrapHeads
+    )
 
     // Currency grew after the start: its start-time heads stay, and bootstrapping is over.
-    val (p2, e2) = run(step, next(p1, e1), Map(cur0 -> 30L, cur1 -> 5L, cur2 -> 3L, tx0 -> 100L, tx1 -> 100L), None)
+    val (p2, e2) = run(
+      step,
+      next(p1, e1),
+      Map(cur0 -> 30L, cur1 -> 5L, cur2 -> 3L, tx0 -> 100L, tx1 -> 100L),
+      None
+    )
     assertEquals(Map(cur0 -> 30L, cur1 -> 5L, cur2 -> 3L, tx0 -> 100L, tx1 -> 100L), e2)
-    assertEquals(Map(cur0 -> 10L, cur1 -> 5L, cur2 -> 0L), p2.state(ChooserState.Codec).bootstrapHeads)
+    assertEquals(
+      Map(cur0 -> 10L, cur1 -> 5L, cur2 -> 0L),
+      p2.state(ChooserState.Codec).bootstrapHeads
+    )
   }
 
   @Test def bootstrapUnderABudgetTakesSeveralBatchesReadingOnlyBootstrapSsps(): Unit = {
@@ -66,7 +93,10 @@ class AdmissionStepTest {
   @Test def aHeadAboveWhatCanBeReadNowIsLowered(): Unit = {
     // The topic was truncated (fail.on.data.loss=false): head 50 will never be reached again.
     val step = new AdmissionStep(bootstrap, new FakeSystemAdmin)
-    val before = at(Map(cur0 -> 20L, tx0 -> 0L)).withState(_.updated(ChooserState.Codec, ChooserState(Map(cur0 -> 50L), None)))
+    val before = at(Map(cur0 -> 20L, tx0 -> 0L)).withState(_.updated(
+      ChooserState.Codec,
+      ChooserState(Map(cur0 -> 50L), None)
+    ))
     val (p, e) = run(step, before, Map(cur0 -> 20L, tx0 -> 10L), None)
     assertEquals(Map(cur0 -> 20L), p.state(ChooserState.Codec).bootstrapHeads)
     assertEquals(10L, e(tx0))
@@ -83,7 +113,11 @@ class AdmissionStepTest {
     val a = SSP.kafka("cur", 0); val b = SSP.kafka("tx", 0)
     val t0 = 1700000000000L
     // Even and odd milliseconds: every batch of 10 takes the next 10 instants of both streams.
-    val admin = new FakeSystemAdmin().add(a, 0, (0 until 100).map(i => t0 + 2 * i)).add(b, 0, (0 until 100).map(i => t0 + 2 * i + 1))
+    val admin = new FakeSystemAdmin().add(
+      a,
+      0,
+      (0 until 100).map(i => t0 + 2 * i)
+    ).add(b, 0, (0 until 100).map(i => t0 + 2 * i + 1))
     val step = new AdmissionStep(config("chooser" -> "time-aligned"), admin)
     val reachable = Map(a -> 100L, b -> 100L)
     val (p1, e1) = run(step, at(Map(a -> 0L, b -> 0L)), reachable, Some(10))
@@ -95,6 +129,9 @@ class AdmissionStepTest {
     assertEquals(Map(a -> 10L, b -> 10L), e2)
     assertEquals(Some(t0 + 20), p2.state(ChooserState.Codec).frontier)
     val secondSearch = admin.calls("offsetsForTimestamps") - firstSearch
-    assertTrue(secondSearch < firstSearch / 2, s"$secondSearch probes from the last frontier, $firstSearch without")
+    assertTrue(
+      secondSearch < firstSearch / 2,
+      s"$secondSearch probes from the last frontier, $firstSearch without"
+    )
   }
 }

@@ -8,14 +8,23 @@ import streamctl.chooser.ChooserFixtures._
 import streamctl.system.SSP
 
 class BootstrappingChooserTest {
-  private val cur0 = ssp("currency", 0); private val cur1 = ssp("currency", 1); private val tx0 = ssp("tx", 0)
-  private val config = ChooserConfig.parse(Map("stream.currency.bootstrap" -> "true"), Seq("currency", "tx"))
+  private val cur0 = ssp("currency", 0); private val cur1 = ssp("currency", 1);
+  private val tx0 = ssp("tx", 0)
+  private val config =
+    ChooserConfig.parse(Map("stream.currency.bootstrap" -> "true"), Seq("currency", "tx"))
 
   private def task(heads: Map[SSP, Long], starts: Map[SSP, Long] = Map.empty): TaskChooser =
-    ChooserFactory.forTask(config, Seq(cur0, cur1, tx0).map(s => s -> starts.getOrElse(s, 0L)).toMap, heads)
+    ChooserFactory.forTask(
+      config,
+      Seq(cur0, cur1, tx0).map(s => s -> starts.getOrElse(s, 0L)).toMap,
+      heads
+    )
 
   @Test def everyBootstrapRecordBeforeTheFirstOtherRecord(): Unit = {
-    val out = read(task(Map(cur0 -> 3L, cur1 -> 2L)), records(tx0, 4) ++ records(cur0, 3) ++ records(cur1, 2))
+    val out = read(
+      task(Map(cur0 -> 3L, cur1 -> 2L)),
+      records(tx0, 4) ++ records(cur0, 3) ++ records(cur1, 2)
+    )
     assertEquals("currency currency currency currency currency tx tx tx tx", streams(out))
   }
 
@@ -39,8 +48,20 @@ class BootstrappingChooserTest {
     // currency-0 had head 3 at start; offsets 3.. were written later and are ordinary records.
     val c = task(Map(cur0 -> 3L, cur1 -> 0L))
     val out = read(c, records(cur0, 6) ++ records(tx0, 3))
-    assertEquals(Seq("currency-0@0", "currency-0@1", "currency-0@2", "tx-0@0", "currency-0@3", "tx-0@1", "currency-0@4", "tx-0@2",
-      "currency-0@5"), sspOrder(out))
+    assertEquals(
+      Seq(
+        "currency-0@0",
+        "currency-0@1",
+        "currency-0@2",
+        "tx-0@0",
+        "currency-0@3",
+        "tx-0@1",
+        "currency-0@4",
+        "tx-0@2",
+        "currency-0@5"
+      ),
+      sspOrder(out)
+    )
   }
 
   @Test def waitsForABehindBootstrapSspWithNoEnvelopeAndSaysWhich(): Unit = {
@@ -92,10 +113,20 @@ class BootstrappingChooserTest {
   }
 
   @Test def bootstrapEnvelopesKeepTheirPriorityOrder(): Unit = {
-    val cfg = ChooserConfig.parse(Map("stream.currency.bootstrap" -> "true", "stream.rates.bootstrap" -> "true",
-      "stream.rates.priority" -> "1"), Seq("currency", "rates", "tx"))
+    val cfg = ChooserConfig.parse(
+      Map(
+        "stream.currency.bootstrap" -> "true",
+        "stream.rates.bootstrap" -> "true",
+        "stream.rates.priority" -> "1"
+      ),
+      Seq("currency", "rates", "tx")
+    )
     val rates0 = ssp("rates", 0)
-    val c = ChooserFactory.forTask(cfg, Map(cur0 -> 0L, rates0 -> 0L, tx0 -> 0L), Map(cur0 -> 2L, rates0 -> 2L))
+    val c = ChooserFactory.forTask(
+      cfg,
+      Map(cur0 -> 0L, rates0 -> 0L, tx0 -> 0L),
+      Map(cur0 -> 2L, rates0 -> 2L)
+    )
     val out = read(c, records(tx0, 1) ++ records(cur0, 2) ++ records(rates0, 2))
     assertEquals("rates rates currency currency tx", streams(out))
   }

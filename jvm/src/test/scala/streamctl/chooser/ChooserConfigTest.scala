@@ -14,13 +14,22 @@ class ChooserConfigTest {
     assertThrows(classOf[StreamctlException], () => parse(kv: _*)).getMessage
 
   @Test def defaults(): Unit = {
-    assertEquals(ChooserConfig.default.copy(options = Map("unrelated" -> "x")), parse("unrelated" -> "x"))
+    assertEquals(
+      ChooserConfig.default.copy(options = Map("unrelated" -> "x")),
+      parse("unrelated" -> "x")
+    )
     assertEquals(0, parse().priorityOf("orders"))
   }
 
   @Test def everyKey(): Unit = {
-    val c = parse("chooser" -> "time-aligned", "chooser.batch.size" -> " 8 ", "stream.orders.priority" -> "-2",
-      "stream.currency.bootstrap" -> "TRUE", "stream.orders.bootstrap" -> "false", "max.records.per.batch" -> "5000")
+    val c = parse(
+      "chooser" -> "time-aligned",
+      "chooser.batch.size" -> " 8 ",
+      "stream.orders.priority" -> "-2",
+      "stream.currency.bootstrap" -> "TRUE",
+      "stream.orders.bootstrap" -> "false",
+      "max.records.per.batch" -> "5000"
+    )
     assertTrue(c.timeAligned)
     assertEquals(Some(8), c.batchSize)
     assertEquals(-2, c.priorityOf("orders"))

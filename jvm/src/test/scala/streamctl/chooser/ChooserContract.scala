@@ -7,9 +7,9 @@ import streamctl.chooser.ChooserFixtures._
 import streamctl.system.{Envelope, SSP}
 
 /**
- * Samza's chooser contract, run against every built-in by a subclass per chooser:
- * nothing in → null out, an offered envelope comes out, no envelope comes out twice,
- * none is lost, and each SSP's envelopes keep their offset order.
+ * Samza's chooser contract, run against every built-in by a subclass per chooser: nothing in → null
+ * out, an offered envelope comes out, no envelope comes out twice, none is lost, and each SSP's
+ * envelopes keep their offset order.
  */
 abstract class ChooserContract {
   val a0: SSP = ssp("a", 0)
@@ -35,10 +35,16 @@ abstract class ChooserContract {
   }
 
   @Test def everyEnvelopeExactlyOnceInOffsetOrderPerSsp(): Unit = {
-    val input = all.zipWithIndex.flatMap { case (s, i) => records(s, 50 + i * 7, ts = o => (o * 13 + i * 5) % 40) }
+    val input = all.zipWithIndex.flatMap { case (s, i) =>
+      records(s, 50 + i * 7, ts = o => (o * 13 + i * 5) % 40)
+    }
     val out = read(newChooser(), input)
     assertEquals(input.size, out.size)
-    assertEquals(input.size, out.map(System.identityHashCode).distinct.size, "an envelope was chosen twice")
+    assertEquals(
+      input.size,
+      out.map(System.identityHashCode).distinct.size,
+      "an envelope was chosen twice"
+    )
     all.foreach { s =>
       val offsets = out.filter(_.ssp == s).map(_.offset)
       assertEquals(offsets.sorted, offsets, s"offsets of $s out of order")
@@ -67,7 +73,10 @@ class BatchingContractTest extends ChooserContract {
 
 class TieredPriorityContractTest extends ChooserContract {
   def newChooser(): MessageChooser =
-    started(new TieredPriorityChooser(s => if (s.stream == "b") 1 else 0, () => new RoundRobinChooser), all: _*)
+    started(
+      new TieredPriorityChooser(s => if (s.stream == "b") 1 else 0, () => new RoundRobinChooser),
+      all: _*
+    )
 }
 
 class TimeAlignedContractTest extends ChooserContract {
@@ -77,12 +86,24 @@ class TimeAlignedContractTest extends ChooserContract {
 class BootstrappingContractTest extends ChooserContract {
   // a is bootstrapped to offset 10, so every test crosses from bootstrapping to pass-through.
   def newChooser(): MessageChooser =
-    started(new BootstrappingChooser(new RoundRobinChooser, _.stream == "a", Map(a0 -> 10L, a1 -> 0L)), all: _*)
+    started(
+      new BootstrappingChooser(new RoundRobinChooser, _.stream == "a", Map(a0 -> 10L, a1 -> 0L)),
+      all: _*
+    )
 }
 
 class ComposedContractTest extends ChooserContract {
   def newChooser(): MessageChooser = ChooserFactory.forTask(
-    ChooserConfig.parse(Map("chooser" -> "time-aligned", "chooser.batch.size" -> "2",
-      "stream.a.priority" -> "3", "stream.a.bootstrap" -> "true"), Seq("a", "b")),
-    all.map(_ -> 0L).toMap, Map(a0 -> 4L, a1 -> 0L))
+    ChooserConfig.parse(
+      Map(
+        "chooser" -> "time-aligned",
+        "chooser.batch.size" -> "2",
+        "stream.a.priority" -> "3",
+        "stream.a.bootstrap" -> "true"
+      ),
+      Seq("a", "b")
+    ),
+    all.map(_ -> 0L).toMap,
+    Map(a0 -> 4L, a1 -> 0L)
+  )
 }

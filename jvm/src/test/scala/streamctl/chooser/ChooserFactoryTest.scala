@@ -11,12 +11,21 @@ import streamctl.system.SSP
 
 /** Composition of the chain and loading of a user's chooser class. */
 class ChooserFactoryTest {
-  private val cur0 = ssp("currency", 0); private val live0 = ssp("live", 0); private val live1 = ssp("live", 1)
+  private val cur0 = ssp("currency", 0); private val live0 = ssp("live", 0);
+  private val live1 = ssp("live", 1)
   private val back0 = ssp("backfill", 0)
   private val streamNames = Seq("currency", "live", "backfill")
 
-  private def task(options: Map[String, String], ssps: Seq[SSP], heads: Map[SSP, Long] = Map.empty): TaskChooser =
-    ChooserFactory.forTask(ChooserConfig.parse(options, streamNames), ssps.map(_ -> 0L).toMap, heads)
+  private def task(
+      options: Map[String, String],
+      ssps: Seq[SSP],
+      heads: Map[SSP, Long] = Map.empty
+  ): TaskChooser =
+    ChooserFactory.forTask(
+      ChooserConfig.parse(options, streamNames),
+      ssps.map(_ -> 0L).toMap,
+      heads
+    )
 
   @Test def defaultIsRoundRobin(): Unit = {
     val out = read(task(Map.empty, Seq(live0, back0)), records(live0, 2) ++ records(back0, 2))
@@ -24,20 +33,46 @@ class ChooserFactoryTest {
   }
 
   @Test def bootstrapThenPriorityThenBatching(): Unit = {
-    val c = task(Map("stream.currency.bootstrap" -> "true", "stream.live.priority" -> "10", "chooser.batch.size" -> "2"),
-      Seq(cur0, live0, live1, back0), Map(cur0 -> 3L))
-    val out = read(c, records(back0, 3) ++ records(live0, 3) ++ records(live1, 3) ++ records(cur0, 3))
-    assertEquals(Seq(
-      "currency-0@0", "currency-0@1", "currency-0@2",       // bootstrap first
-      "live-0@0", "live-0@1", "live-1@0", "live-1@1",       // high tier, batches of 2
-      "live-0@2", "live-1@2",
-      "backfill-0@0", "backfill-0@1", "backfill-0@2"), sspOrder(out))
+    val c = task(
+      Map(
+        "stream.currency.bootstrap" -> "true",
+        "stream.live.priority" -> "10",
+        "chooser.batch.size" -> "2"
+      ),
+      Seq(cur0, live0, live1, back0),
+      Map(cur0 -> 3L)
+    )
+    val out =
+      read(c, records(back0, 3) ++ records(live0, 3) ++ records(live1, 3) ++ records(cur0, 3))
+    assertEquals(
+      Seq(
+        "currency-0@0",
+        "currency-0@1",
+        "currency-0@2", // bootstrap first
+        "live-0@0",
+        "live-0@1",
+        "live-1@0",
+        "live-1@1", // high tier, batches of 2
+        "live-0@2",
+        "live-1@2",
+        "backfill-0@0",
+        "backfill-0@1",
+        "backfill-0@2"
+      ),
+      sspOrder(out)
+    )
   }
 
   @Test def timeAlignedInsidePriorityTiers(): Unit = {
-    val c = task(Map("chooser" -> "time-aligned", "stream.live.priority" -> "1"), Seq(live0, live1, back0))
-    val out = read(c, records(back0, 2, ts = o => o) ++ records(live0, 2, ts = o => 10 + 2 * o) ++
-      records(live1, 2, ts = o => 11 + 2 * o))
+    val c = task(
+      Map("chooser" -> "time-aligned", "stream.live.priority" -> "1"),
+      Seq(live0, live1, back0)
+    )
+    val out = read(
+      c,
+      records(back0, 2, ts = o => o) ++ records(live0, 2, ts = o => 10 + 2 * o) ++
+        records(live1, 2, ts = o => 11 + 2 * o)
+    )
     assertEquals(Seq(10L, 11L, 12L, 13L, 0L, 1L), out.map(_.timestamp))
   }
 
@@ -61,16 +96,22 @@ class ChooserFactoryTest {
   }
 
   @Test def userChooserGetsOneInstancePerPriorityTier(): Unit = {
-    val c = task(Map("chooser.class" -> classOf[StackUserChooser].getName, "stream.live.priority" -> "1"),
-      Seq(live0, live1, back0))
+    val c = task(
+      Map("chooser.class" -> classOf[StackUserChooser].getName, "stream.live.priority" -> "1"),
+      Seq(live0, live1, back0)
+    )
     val out = read(c, records(back0, 1) ++ records(live0, 1) ++ records(live1, 1))
     assertEquals(Seq("live-1@0", "live-0@0", "backfill-0@0"), sspOrder(out))
   }
 
   @Test def userChooserConstructors(): Unit = {
-    def load(cls: Class[_]) = UserClass.instantiate("chooser.class", cls.getName, classOf[MessageChooser], Map("k" -> "v"))
+    def load(cls: Class[_]) =
+      UserClass.instantiate("chooser.class", cls.getName, classOf[MessageChooser], Map("k" -> "v"))
     assertTrue(load(classOf[NoArgUserChooser]).isInstanceOf[NoArgUserChooser])
-    assertEquals("v", load(classOf[JavaMapUserChooser]).asInstanceOf[JavaMapUserChooser].options.get("k"))
+    assertEquals(
+      "v",
+      load(classOf[JavaMapUserChooser]).asInstanceOf[JavaMapUserChooser].options.get("k")
+    )
   }
 
   private def loadError(name: String): String = {
@@ -87,7 +128,9 @@ class ChooserFactoryTest {
     assertTrue(loadError("not a class!").contains("not found"))
 
   @Test def classThatIsNotAChooserIsNamed(): Unit =
-    assertTrue(loadError(classOf[NotAUserChooser].getName).contains("does not implement streamctl.chooser.MessageChooser"))
+    assertTrue(loadError(
+      classOf[NotAUserChooser].getName
+    ).contains("does not implement streamctl.chooser.MessageChooser"))
 
   @Test def abstractClassIsNamed(): Unit =
     assertTrue(loadError(classOf[AbstractUserChooser].getName).contains("abstract"))
@@ -96,7 +139,8 @@ class ChooserFactoryTest {
     assertTrue(loadError(classOf[IntArgUserChooser].getName).contains("no public constructor"))
 
   @Test def failingConstructorKeepsTheCause(): Unit = {
-    val cfg = ChooserConfig.parse(Map("chooser.class" -> classOf[FailingUserChooser].getName), streamNames)
+    val cfg =
+      ChooserConfig.parse(Map("chooser.class" -> classOf[FailingUserChooser].getName), streamNames)
     val e = assertThrows(classOf[StreamctlException], () => ChooserFactory.validate(cfg))
     assertTrue(e.getMessage.contains("no licence"), e.getMessage)
     assertTrue(e.getCause.isInstanceOf[IllegalStateException])

@@ -8,7 +8,8 @@ import streamctl.system.{Envelope, SSP}
 object ChooserFixtures {
   def ssp(stream: String, p: Int): SSP = SSP.kafka(stream, p)
 
-  def env(ssp: SSP, offset: Long, ts: Long = -1L): Envelope = new Envelope(ssp, offset, ts, null, null)
+  def env(ssp: SSP, offset: Long, ts: Long = -1L): Envelope =
+    new Envelope(ssp, offset, ts, null, null)
 
   /** `n` envelopes of `ssp` from `from`, timestamps given by `ts(offset)`. */
   def records(ssp: SSP, n: Int, from: Long = 0L, ts: Long => Long = _ => -1L): Seq[Envelope] =
@@ -19,9 +20,9 @@ object ChooserFixtures {
   }
 
   /**
-   * Reads like the task reader: one buffer per SSP, the head of each non-empty buffer
-   * offered, the next envelope of an SSP offered right after its previous one was chosen.
-   * Stops when `choose()` returns null; what was left unchosen stays in the buffers.
+   * Reads like the task reader: one buffer per SSP, the head of each non-empty buffer offered, the
+   * next envelope of an SSP offered right after its previous one was chosen. Stops when `choose()`
+   * returns null; what was left unchosen stays in the buffers.
    */
   final class Reader(val chooser: MessageChooser, input: Seq[Envelope]) {
     val buffers: mutable.LinkedHashMap[SSP, mutable.Queue[Envelope]] = mutable.LinkedHashMap.empty
@@ -53,7 +54,8 @@ object ChooserFixtures {
     }
   }
 
-  def read(chooser: MessageChooser, input: Seq[Envelope]): Seq[Envelope] = new Reader(chooser, input).run()
+  def read(chooser: MessageChooser, input: Seq[Envelope]): Seq[Envelope] =
+    new Reader(chooser, input).run()
 
   def streams(out: Seq[Envelope]): String = out.map(_.ssp.stream).mkString(" ")
   def sspOrder(out: Seq[Envelope]): Seq[String] = out.map(e => s"${e.ssp}@${e.offset}")

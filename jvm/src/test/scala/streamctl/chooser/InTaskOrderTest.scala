@@ -24,7 +24,10 @@ class InTaskOrderTest {
   }
 
   @Test def batchingKeepsOneSspUpToN(): Unit = {
-    val out = read(started(new BatchingChooser(new RoundRobinChooser, 3), a0, b0), records(a0, 7) ++ records(b0, 5))
+    val out = read(
+      started(new BatchingChooser(new RoundRobinChooser, 3), a0, b0),
+      records(a0, 7) ++ records(b0, 5)
+    )
     assertEquals("a a a b b b a a a b b a", streams(out))
   }
 
@@ -46,11 +49,17 @@ class InTaskOrderTest {
   }
 
   @Test def batchSizeMustBePositive(): Unit = {
-    val e = assertThrows(classOf[StreamctlException], () => new BatchingChooser(new RoundRobinChooser, 0))
+    val e =
+      assertThrows(classOf[StreamctlException], () => new BatchingChooser(new RoundRobinChooser, 0))
     assertTrue(e.getMessage.contains("chooser.batch.size"), e.getMessage)
   }
 
-  private def tiered() = started(new TieredPriorityChooser(s => if (s.stream == "b") 5 else 0, () => new RoundRobinChooser), a0, a1, b0)
+  private def tiered() = started(
+    new TieredPriorityChooser(s => if (s.stream == "b") 5 else 0, () => new RoundRobinChooser),
+    a0,
+    a1,
+    b0
+  )
 
   @Test def higherTierFirstRoundRobinWithinTier(): Unit = {
     val out = read(tiered(), records(a0, 2) ++ records(a1, 2) ++ records(b0, 3))
@@ -72,7 +81,11 @@ class InTaskOrderTest {
   }
 
   @Test def negativePrioritiesSortBelowDefault(): Unit = {
-    val c = started(new TieredPriorityChooser(s => if (s.stream == "b") -1 else 0, () => new RoundRobinChooser), a0, b0)
+    val c = started(
+      new TieredPriorityChooser(s => if (s.stream == "b") -1 else 0, () => new RoundRobinChooser),
+      a0,
+      b0
+    )
     c.update(env(b0, 0)); c.update(env(a0, 0))
     assertEquals(a0, c.choose().ssp)
   }
@@ -110,8 +123,15 @@ class InTaskOrderTest {
 
   @Test def timeAlignedRecordsWithoutTimestampGoFirst(): Unit = {
     // Documented fallback: -1 counts as older than any time, never blocks, never errors.
-    val out = read(started(new TimeAlignedChooser, a0, b0),
-      records(a0, 3, ts = o => 100 + o) ++ records(b0, 2, ts = _ => -1L) ++ records(b0, 2, from = 2, ts = o => 50 + o))
+    val out = read(
+      started(new TimeAlignedChooser, a0, b0),
+      records(a0, 3, ts = o => 100 + o) ++ records(b0, 2, ts = _ => -1L) ++ records(
+        b0,
+        2,
+        from = 2,
+        ts = o => 50 + o
+      )
+    )
     assertEquals(Seq("b-0@0", "b-0@1", "b-0@2", "b-0@3", "a-0@0", "a-0@1", "a-0@2"), sspOrder(out))
   }
 
@@ -119,6 +139,9 @@ class InTaskOrderTest {
     val c = started(new TimeAlignedChooser, a0)
     c.update(env(a0, 0, 1))
     val e = assertThrows(classOf[StreamctlException], () => c.update(env(a0, 1, 2)))
-    assertTrue(e.getMessage.contains("kafka/a/0") && e.getMessage.contains("offset 1"), e.getMessage)
+    assertTrue(
+      e.getMessage.contains("kafka/a/0") && e.getMessage.contains("offset 1"),
+      e.getMessage
+    )
   }
 }

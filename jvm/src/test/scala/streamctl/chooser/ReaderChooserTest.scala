@@ -12,17 +12,37 @@ class ReaderChooserTest {
   private def config(kv: (String, String)*) = ChooserConfig.parse(kv.toMap, Seq("a", "b"))
 
   @Test def oneSspWithBuiltInsGetsTheSingleSlot(): Unit = {
-    val options = config("chooser" -> "time-aligned", "stream.a.priority" -> "3", "stream.a.bootstrap" -> "true",
-      "chooser.batch.size" -> "4")
-    assertTrue(ChooserFactory.forReader(options, Map(a0 -> 0L), Map(a0 -> 10L)).isInstanceOf[SingleSspChooser])
-    assertTrue(ChooserFactory.forReader(config(), Map.empty, Map.empty).isInstanceOf[SingleSspChooser])
+    val options = config(
+      "chooser" -> "time-aligned",
+      "stream.a.priority" -> "3",
+      "stream.a.bootstrap" -> "true",
+      "chooser.batch.size" -> "4"
+    )
+    assertTrue(ChooserFactory.forReader(
+      options,
+      Map(a0 -> 0L),
+      Map(a0 -> 10L)
+    ).isInstanceOf[SingleSspChooser])
+    assertTrue(ChooserFactory.forReader(
+      config(),
+      Map.empty,
+      Map.empty
+    ).isInstanceOf[SingleSspChooser])
   }
 
   @Test def severalSspsGetTheComposedChain(): Unit =
-    assertTrue(ChooserFactory.forReader(config(), Map(a0 -> 0L, b0 -> 0L), Map.empty).isInstanceOf[TaskChooser])
+    assertTrue(ChooserFactory.forReader(
+      config(),
+      Map(a0 -> 0L, b0 -> 0L),
+      Map.empty
+    ).isInstanceOf[TaskChooser])
 
   @Test def aUserChooserIsCalledEvenForOneSsp(): Unit = {
-    val c = ChooserFactory.forReader(config("chooser.class" -> classOf[StackUserChooser].getName), Map(a0 -> 0L), Map.empty)
+    val c = ChooserFactory.forReader(
+      config("chooser.class" -> classOf[StackUserChooser].getName),
+      Map(a0 -> 0L),
+      Map.empty
+    )
     assertTrue(c.isInstanceOf[TaskChooser])
   }
 
@@ -38,6 +58,9 @@ class ReaderChooserTest {
     val c = new SingleSspChooser
     c.update(env(a0, 0))
     val e = assertThrows(classOf[StreamctlException], () => c.update(env(a0, 1)))
-    assertTrue(e.getMessage.contains("kafka/a/0") && e.getMessage.contains("offset 0"), e.getMessage)
+    assertTrue(
+      e.getMessage.contains("kafka/a/0") && e.getMessage.contains("offset 0"),
+      e.getMessage
+    )
   }
 }

@@ -24,7 +24,13 @@ class SspIndexTest {
   }
 
   @Test def requireNamesTheSspAndTheChooser(): Unit = {
-    val e = assertThrows(classOf[StreamctlException], () => new SspIndex().require(SSP.kafka("x", 1), "SomeChooser"))
-    assertTrue(e.getMessage.contains("SomeChooser") && e.getMessage.contains("kafka/x/1"), e.getMessage)
+    val e = assertThrows(
+      classOf[StreamctlException],
+      () => new SspIndex().require(SSP.kafka("x", 1), "SomeChooser")
+    )
+    assertTrue(
+      e.getMessage.contains("SomeChooser") && e.getMessage.contains("kafka/x/1"),
+      e.getMessage
+    )
   }
 }

@@ -4,11 +4,14 @@ import org.junit.jupiter.api.Assertions._
 import org.junit.jupiter.api.Test
 
 class WaterFillingTest {
-  private def share(budget: Long, demands: Long*): Seq[Long] = WaterFilling.share(demands.toArray, budget).toSeq
+  private def share(budget: Long, demands: Long*): Seq[Long] =
+    WaterFilling.share(demands.toArray, budget).toSeq
 
-  @Test def equalSharesWhenEveryoneWantsMore(): Unit = assertEquals(Seq(4L, 4L, 4L), share(12, 100, 100, 100))
+  @Test def equalSharesWhenEveryoneWantsMore(): Unit =
+    assertEquals(Seq(4L, 4L, 4L), share(12, 100, 100, 100))
 
-  @Test def unusedShareIsRedistributed(): Unit = assertEquals(Seq(2L, 5L, 5L, 0L), share(12, 2, 100, 100, 0))
+  @Test def unusedShareIsRedistributed(): Unit =
+    assertEquals(Seq(2L, 5L, 5L, 0L), share(12, 2, 100, 100, 0))
 
   @Test def remainderGoesInInputOrder(): Unit = {
     assertEquals(Seq(5L, 4L, 4L), share(13, 100, 100, 100))

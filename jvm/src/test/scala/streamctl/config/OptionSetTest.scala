@@ -6,12 +6,20 @@ import org.junit.jupiter.api.Test
 import streamctl.StreamctlException
 
 class OptionSetTest {
-  private val Budget = OptionSpec.positiveLong("max.records.per.batch", "budget").alias("maxOffsetsPerTrigger")
-  private val Exact = OptionSpec.bool("fail.on.data.loss", "fail", default = true).alias("failOnDataLoss")
+  private val Budget =
+    OptionSpec.positiveLong("max.records.per.batch", "budget").alias("maxOffsetsPerTrigger")
+  private val Exact =
+    OptionSpec.bool("fail.on.data.loss", "fail", default = true).alias("failOnDataLoss")
   private val Priority = StreamProperty("priority", Parsers.int, "tier")
   private val Class = OptionSpec.className("chooser.class", "class")
-  private val set = new OptionSet("format(\"x\")", Seq(Budget, Exact, Class), Seq(Priority),
-    Seq(UserClassOptions("chooser.option.", Class)), passThrough = Seq("kafka."), ignored = Set("path"))
+  private val set = new OptionSet(
+    "format(\"x\")",
+    Seq(Budget, Exact, Class),
+    Seq(Priority),
+    Seq(UserClassOptions("chooser.option.", Class)),
+    passThrough = Seq("kafka."),
+    ignored = Set("path")
+  )
 
   private def error(raw: (String, String)*): String =
     assertThrows(classOf[StreamctlException], () => { set.parse(raw.toMap); () }).getMessage
@@ -35,7 +43,10 @@ class OptionSetTest {
     val o = set.parse(Map("MaxOffsetsPerTrigger" -> "7", "failOnDataLoss" -> "false"))
     assertEquals(Some(7L), o.get(Budget))
     assertFalse(o(Exact))
-    assertTrue(error("maxOffsetsPerTrigger" -> "7", "max.records.per.batch" -> "8").contains("give it once"))
+    assertTrue(error(
+      "maxOffsetsPerTrigger" -> "7",
+      "max.records.per.batch" -> "8"
+    ).contains("give it once"))
   }
 
   @Test def canonicalKeysKeepStreamNamesAndKafkaSettings(): Unit = {
@@ -48,18 +59,24 @@ class OptionSetTest {
   }
 
   @Test def unknownOptionsSayWhatWasMeant(): Unit = {
-    assertTrue(error("fail.on.data.los" -> "true").contains("Unknown option 'fail.on.data.los' for format(\"x\"). " +
-      "Did you mean 'fail.on.data.loss'? Known options: "))
+    assertTrue(error("fail.on.data.los" -> "true").contains(
+      "Unknown option 'fail.on.data.los' for format(\"x\"). " +
+        "Did you mean 'fail.on.data.loss'? Known options: "
+    ))
     val far = error("colour" -> "blue")
     assertTrue(far.startsWith("Unknown option 'colour' for format(\"x\"). Known options: "), far)
-    // A suggestion is spelled as declared, and the list of known options shows every name it may suggest.
+    /* A suggestion is spelled as declared, and the list of known options shows every name it may
+     * suggest. */
     val alias = error("maxOffsetsPerTriger" -> "7")
     assertTrue(alias.contains("Did you mean 'maxOffsetsPerTrigger'?"), alias)
     assertTrue(alias.contains("max.records.per.batch (alias maxOffsetsPerTrigger)"), alias)
   }
 
   @Test def anOptionIsNamedAsTheUserWroteIt(): Unit = {
-    assertEquals("MaxOffsetsPerTrigger", set.parse(Map("MaxOffsetsPerTrigger" -> "7")).nameOf(Budget))
+    assertEquals(
+      "MaxOffsetsPerTrigger",
+      set.parse(Map("MaxOffsetsPerTrigger" -> "7")).nameOf(Budget)
+    )
     assertEquals("max.records.per.batch", set.parse(Map.empty).nameOf(Budget))
   }
 

@@ -11,10 +11,22 @@ class ControlEncoderTest {
 
   @Test def producerMessagesDecodeToItsIdentity(): Unit = {
     val control = ControlEncoder.forProducer("Partition 2", 4)
-    assertEquals(WatermarkMessage("Partition 2", 4, 99L), IntermediateRecords.decode(ssp, 0, control.watermark(99L)))
-    assertEquals(EndOfStreamMessage("Partition 2", 4), IntermediateRecords.decode(ssp, 1, control.endOfStream))
-    assertEquals(IdleMessage("Partition 2", 4, Some(7L)), IntermediateRecords.decode(ssp, 2, control.idle(Some(7L))))
-    assertEquals(ActiveMessage("Partition 2", 4, None), IntermediateRecords.decode(ssp, 3, control.active(None)))
+    assertEquals(
+      WatermarkMessage("Partition 2", 4, 99L),
+      IntermediateRecords.decode(ssp, 0, control.watermark(99L))
+    )
+    assertEquals(
+      EndOfStreamMessage("Partition 2", 4),
+      IntermediateRecords.decode(ssp, 1, control.endOfStream)
+    )
+    assertEquals(
+      IdleMessage("Partition 2", 4, Some(7L)),
+      IntermediateRecords.decode(ssp, 2, control.idle(Some(7L)))
+    )
+    assertEquals(
+      ActiveMessage("Partition 2", 4, None),
+      IntermediateRecords.decode(ssp, 3, control.active(None))
+    )
   }
 
   @Test def badIdentityFails(): Unit = {

@@ -12,10 +12,14 @@ class IntermediateMessageTest {
   private val ssp = SSP.kafka("orders", 3)
   private val offset = 42L
 
-  private def control(typeByte: Int, json: String): Array[Byte] = Array(typeByte.toByte) ++ json.getBytes(UTF_8)
+  private def control(typeByte: Int, json: String): Array[Byte] =
+    Array(typeByte.toByte) ++ json.getBytes(UTF_8)
 
   private def assertFails(bytes: Array[Byte], expected: String*): StreamctlException = {
-    val e = assertThrows(classOf[StreamctlException], () => IntermediateRecords.decode(ssp, offset, bytes))
+    val e = assertThrows(
+      classOf[StreamctlException],
+      () => IntermediateRecords.decode(ssp, offset, bytes)
+    )
     val m = e.getMessage
     for (part <- Seq("stream 'orders'", "partition 3", "offset 42") ++ expected)
       assertTrue(m.contains(part), s"'$part' missing from: $m")
@@ -38,20 +42,31 @@ class IntermediateMessageTest {
   @Test def emptyUserPayloadIsStillFramed(): Unit = {
     val framed = IntermediateMessage.frameUser(Array.emptyByteArray)
     assertArrayEquals(Array[Byte](0), framed)
-    assertEquals(0, IntermediateRecords.decode(ssp, offset, framed).asInstanceOf[UserMessage].payload.length)
+    assertEquals(
+      0,
+      IntermediateRecords.decode(ssp, offset, framed).asInstanceOf[UserMessage].payload.length
+    )
   }
 
   @Test def userPayloadIsAvailableAsAnOffsetView(): Unit = {
     val framed = IntermediateMessage.frameUser("hello".getBytes(UTF_8))
     assertEquals(IntermediateMessage.UserType, IntermediateMessage.typeOf(ssp, offset, framed))
-    val view = new String(framed, IntermediateMessage.PayloadOffset, IntermediateMessage.payloadLength(framed), UTF_8)
+    val view = new String(
+      framed,
+      IntermediateMessage.PayloadOffset,
+      IntermediateMessage.payloadLength(framed),
+      UTF_8
+    )
     assertEquals("hello", view)
   }
 
   @Test def watermarkRoundTrips(): Unit = {
     val bytes = IntermediateMessage.watermark("Partition 0", 3, 1700000000123L)
     assertEquals(IntermediateMessage.WatermarkType, bytes(0))
-    assertEquals(WatermarkMessage("Partition 0", 3, 1700000000123L), IntermediateRecords.decode(ssp, offset, bytes))
+    assertEquals(
+      WatermarkMessage("Partition 0", 3, 1700000000123L),
+      IntermediateRecords.decode(ssp, offset, bytes)
+    )
     val json = new String(bytes, 1, bytes.length - 1, UTF_8)
     assertTrue(json.contains("\"version\":1"), json)
   }
@@ -59,12 +74,21 @@ class IntermediateMessageTest {
   @Test def endOfStreamRoundTrips(): Unit = {
     val bytes = IntermediateMessage.endOfStream("Partition 1", 2)
     assertEquals(IntermediateMessage.EndOfStreamType, bytes(0))
-    assertEquals(EndOfStreamMessage("Partition 1", 2), IntermediateRecords.decode(ssp, offset, bytes))
+    assertEquals(
+      EndOfStreamMessage("Partition 1", 2),
+      IntermediateRecords.decode(ssp, offset, bytes)
+    )
   }
 
   @Test def unknownFieldsOfTheCurrentVersionAreIgnored(): Unit =
-    assertEquals(EndOfStreamMessage("p", 1),
-      IntermediateRecords.decode(ssp, offset, control(2, """{"version":1,"taskName":"p","taskCount":1,"note":"x"}""")))
+    assertEquals(
+      EndOfStreamMessage("p", 1),
+      IntermediateRecords.decode(
+        ssp,
+        offset,
+        control(2, """{"version":1,"taskName":"p","taskCount":1,"note":"x"}""")
+      )
+    )
 
   @Test def idleAndActiveRoundTripWithAndWithoutTheProducersWatermark(): Unit = {
     for (wm <- Seq(Some(1700000000123L), None)) {
@@ -77,45 +101,77 @@ class IntermediateMessageTest {
       val json = new String(idle, 1, idle.length - 1, UTF_8)
       assertEquals(wm.isDefined, json.contains("\"timestamp\""), json)
     }
-    assertFails(control(3, """{"version":1,"taskName":"p","taskCount":1,"timestamp":"x"}"""), "idle message", "'timestamp'")
+    assertFails(
+      control(3, """{"version":1,"taskName":"p","taskCount":1,"timestamp":"x"}"""),
+      "idle message",
+      "'timestamp'"
+    )
   }
 
   @Test def unknownTypeByteFailsSayingWhatToUpgrade(): Unit = {
-    assertFails(control(7, """{"version":1,"taskName":"p","taskCount":1}"""), "unknown type byte 7",
-      "upgrade streamctl in the consuming query")
+    assertFails(
+      control(7, """{"version":1,"taskName":"p","taskCount":1}"""),
+      "unknown type byte 7",
+      "upgrade streamctl in the consuming query"
+    )
     assertFails(control(5, """{"version":1,"taskName":"p","taskCount":1}"""), "unknown type byte 5")
     assertFails(Array[Byte](-1, 1), "unknown type byte -1")
   }
 
   @Test def newerVersionFails(): Unit =
-    assertFails(control(1, """{"version":2,"taskName":"p","taskCount":1,"timestamp":5,"newField":[1]}"""),
-      "version 2", "newer")
+    assertFails(
+      control(1, """{"version":2,"taskName":"p","taskCount":1,"timestamp":5,"newField":[1]}"""),
+      "version 2",
+      "newer"
+    )
 
   @Test def newerVersionIsReportedEvenWhenOtherFieldsChanged(): Unit =
     assertFails(control(2, """{"version":3,"producer":{"id":7}}"""), "version 3", "newer")
 
-  /** The version rule and wording of every streamctl format (Json.version): the value read, and where it was read. */
+  /**
+   * The version rule and wording of every streamctl format (Json.version): the value read, and
+   * where it was read.
+   */
   @Test def aBadVersionIsRefusedAsInEveryOtherFormatNamingTheValueAndWhere(): Unit = {
     val where = "intermediate stream 'orders' partition 3 offset 42"
     def message(typeByte: Int, json: String): String =
-      assertThrows(classOf[StreamctlException], () => IntermediateRecords.decode(ssp, offset, control(typeByte, json))).getMessage
-    assertEquals(s"The 'version' of the end-of-stream message at $where must be a whole number from 1, not 0",
-      message(2, """{"version":0,"taskName":"p","taskCount":1}"""))
-    assertEquals(s"The 'version' of the end-of-stream message at $where must be a whole number from 1, not \"1\"",
-      message(2, """{"version":"1","taskName":"p","taskCount":1}"""))
-    assertEquals(s"The 'version' of the idle message at $where must be a whole number from 1, not 1.5",
-      message(3, """{"version":1.5,"taskName":"p","taskCount":1}"""))
-    assertEquals(s"Missing field 'version' in the end-of-stream message at $where",
-      message(2, """{"taskName":"p","taskCount":1}"""))
-    assertEquals(s"the watermark message at $where has version 2, newer than this streamctl reads (up to 1): upgrade streamctl",
-      message(1, """{"version":2,"taskName":"p","taskCount":1,"timestamp":5}"""))
+      assertThrows(
+        classOf[StreamctlException],
+        () => IntermediateRecords.decode(ssp, offset, control(typeByte, json))
+      ).getMessage
+    assertEquals(
+      s"The 'version' of the end-of-stream message at $where must be a whole number from 1, not 0",
+      message(2, """{"version":0,"taskName":"p","taskCount":1}""")
+    )
+    assertEquals(
+      s"The 'version' of the end-of-stream message at $where must be a whole number from 1, not \"1\"",
+      message(2, """{"version":"1","taskName":"p","taskCount":1}""")
+    )
+    assertEquals(
+      s"The 'version' of the idle message at $where must be a whole number from 1, not 1.5",
+      message(3, """{"version":1.5,"taskName":"p","taskCount":1}""")
+    )
+    assertEquals(
+      s"Missing field 'version' in the end-of-stream message at $where",
+      message(2, """{"taskName":"p","taskCount":1}""")
+    )
+    assertEquals(
+      s"the watermark message at $where has version 2, newer than this streamctl reads (up to 1): upgrade streamctl",
+      message(1, """{"version":2,"taskName":"p","taskCount":1,"timestamp":5}""")
+    )
   }
 
   @Test def malformedJsonFails(): Unit = {
     assertFails(control(1, """{"version":1,"taskName":"p","""), "malformed JSON", "watermark")
     assertFails(control(2, "not json"), "malformed JSON", "end-of-stream")
-    assertFails(control(2, "{\"version\":1,\"taskName\":\"p\",\"taskCount\":1} trailing"), "malformed JSON")
-    assertFails(control(2, """{"version":1,"taskName":"p","taskName":"q","taskCount":1}"""), "malformed JSON")
+    assertFails(
+      control(2, "{\"version\":1,\"taskName\":\"p\",\"taskCount\":1} trailing"),
+      "malformed JSON"
+    )
+    assertFails(
+      control(2, """{"version":1,"taskName":"p","taskName":"q","taskCount":1}"""),
+      "malformed JSON"
+    )
     assertFails(Array[Byte](2, 0xff.toByte, 0xfe.toByte), "malformed JSON")
   }
 
@@ -130,7 +186,10 @@ class IntermediateMessageTest {
     assertFails(control(2, """{"version":1,"taskName":"p","taskCount":0}"""), "taskCount 0")
     assertFails(control(2, """{"version":1,"taskName":"p","taskCount":1.5}"""), "'taskCount'")
     assertFails(control(1, """{"version":1,"taskName":"p","taskCount":1}"""), "'timestamp'")
-    assertFails(control(1, """{"version":1,"taskName":"p","taskCount":1,"timestamp":"5"}"""), "'timestamp'")
+    assertFails(
+      control(1, """{"version":1,"taskName":"p","taskCount":1,"timestamp":"5"}"""),
+      "'timestamp'"
+    )
   }
 
   @Test def emptyOrNullValueFails(): Unit = {
@@ -144,8 +203,15 @@ class IntermediateMessageTest {
   }
 
   @Test def decodeControlRejectsUserMessages(): Unit = {
-    val e = assertThrows(classOf[StreamctlException],
-      () => IntermediateMessage.decodeControl(ssp, offset, IntermediateMessage.frameUser(Array[Byte](1))))
+    val e = assertThrows(
+      classOf[StreamctlException],
+      () =>
+        IntermediateMessage.decodeControl(
+          ssp,
+          offset,
+          IntermediateMessage.frameUser(Array[Byte](1))
+        )
+    )
     assertTrue(e.getMessage.contains("offset 42"))
   }
 

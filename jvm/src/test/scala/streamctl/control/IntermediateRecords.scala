@@ -5,9 +5,9 @@ import java.util.Arrays
 import streamctl.system.SSP
 
 /**
- * Whole records of an intermediate stream, as tests read them: the product reads a user
- * message's payload in place ([[IntermediateMessage.typeOf]] plus an offset view) and decodes
- * only control messages.
+ * Whole records of an intermediate stream, as tests read them: the product reads a user message's
+ * payload in place ([[IntermediateMessage.typeOf]] plus an offset view) and decodes only control
+ * messages.
  *
  * {{{
  * IntermediateRecords.decode(ssp, offset, bytes) match {
@@ -17,6 +17,7 @@ import streamctl.system.SSP
  * }}}
  */
 object IntermediateRecords {
+
   /** A [[UserMessage]] or the [[ControlMessage]] the record holds. */
   def decode(ssp: SSP, offset: Long, bytes: Array[Byte]): AnyRef =
     if (IntermediateMessage.typeOf(ssp, offset, bytes) == IntermediateMessage.UserType)

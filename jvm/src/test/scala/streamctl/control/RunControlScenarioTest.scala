@@ -6,19 +6,23 @@ import org.junit.jupiter.api.Assertions._
 import org.junit.jupiter.api.Test
 
 import streamctl.StreamctlException
+
 /**
  * Whole runs of [[RunControl]] as Spark drives it (sources planning, batches starting and
- * committing, the run stopping), with sinks that record what they would send; the real sender
- * is exercised by the Python tests on a broker.
+ * committing, the run stopping), with sinks that record what they would send; the real sender is
+ * exercised by the Python tests on a broker.
  */
 class RunControlScenarioTest {
+
   /** Records what would go to Kafka. */
   private final class Recorder(val stream: String) extends ControlSink {
     val sent = mutable.ArrayBuffer.empty[String]
     private var last = Long.MinValue
     override def producer = "q"
     override def target = ("servers", stream)
-    private def watermark(ts: Option[Long]): Unit = ts.filter(_ > last).foreach { t => last = t; sent += s"wm $t" }
+    private def watermark(ts: Option[Long]): Unit = ts.filter(_ > last).foreach { t =>
+      last = t; sent += s"wm $t"
+    }
     override def batchStarted(): Unit = sent += "start"
     override def batchPartitionCount(): Int = 2
     override def batchCommitted(wroteData: Boolean, ts: Option[Long]): Unit = watermark(ts)
@@ -34,8 +38,11 @@ class RunControlScenarioTest {
   private def add(q: RunControl, sink: Recorder, afterAvailableNow: Boolean): Unit =
     q.addSink(sink.target, afterAvailableNow)(sink)
 
-  private final class Source(var watermark: Option[Long], intermediate: Boolean = true, stop: Boolean = true)
-    extends ControlSource {
+  private final class Source(
+      var watermark: Option[Long],
+      intermediate: Boolean = true,
+      stop: Boolean = true
+  ) extends ControlSource {
     override def hasIntermediateStreams: Boolean = intermediate
     override def upstreamWatermark: Option[Long] = watermark
     override def stopOnEndOfStream: Boolean = stop
@@ -51,7 +58,8 @@ class RunControlScenarioTest {
 
   private def query(sources: Source*): RunControl = {
     // Released as the registry of spark.QueryControl releases a run: it closes it.
-    lazy val q: RunControl = new RunControl("not-a-running-query", NoQuery, release = () => q.close())
+    lazy val q: RunControl =
+      new RunControl("not-a-running-query", NoQuery, release = () => q.close())
     sources.foreach(q.addSource)
     q
   }
@@ -73,7 +81,11 @@ class RunControlScenarioTest {
     assertEquals(Seq("start"), out.sent.toSeq)
 
     q.batchCommitted(7, wroteData = true)
-    assertEquals(Seq("start", "wm 10"), out.sent.toSeq, "after a batch: the minimum over the inputs")
+    assertEquals(
+      Seq("start", "wm 10"),
+      out.sent.toSeq,
+      "after a batch: the minimum over the inputs"
+    )
     q.sourcePlanned(a, Some(InputsEnded.EndOfStream), newData = false)
     q.sourcePlanned(b, Some(InputsEnded.EndOfStream), newData = false)
     a.watermark = Some(15)
@@ -83,7 +95,8 @@ class RunControlScenarioTest {
     assertTrue(out.closed, "the stopped run closes its sinks")
   }
 
-  @Test def aRealTimeQuerySendsItsWatermarkBetweenBatchesAndABatchThatReadsNothingHoldsNoEndBack(): Unit = {
+  @Test def aRealTimeQuerySendsItsWatermarkBetweenBatchesAndABatchThatReadsNothingHoldsNoEndBack()
+      : Unit = {
     val a = new Source(Some(10))
     val q = query(a)
     val early = new Recorder("early")
@@ -92,13 +105,21 @@ class RunControlScenarioTest {
     val late = new Recorder("late")
     add(q, late, afterAvailableNow = true)
     for (sink <- Seq(early, late)) {
-      assertEquals(Some(10L), sink.realTime.flatMap(_()), "sinks, whenever added, send the query's watermark as it advances")
+      assertEquals(
+        Some(10L),
+        sink.realTime.flatMap(_()),
+        "sinks, whenever added, send the query's watermark as it advances"
+      )
     }
 
     q.sourcePlanned(a, Some(InputsEnded.EndOfStream), newData = false)
     q.batchStarted(3) // real-time batches run whether or not there is anything to read
     q.sourceStopped()
-    assertEquals(Seq("start", "wm 10", "eos"), early.sent.toSeq, "a batch whose sources all ended writes nothing")
+    assertEquals(
+      Seq("start", "wm 10", "eos"),
+      early.sent.toSeq,
+      "a batch whose sources all ended writes nothing"
+    )
 
     val b = new Source(Some(10))
     val other = query(b)
@@ -107,9 +128,17 @@ class RunControlScenarioTest {
     other.realTimeSource()
     other.sourcePlanned(b, None, newData = true)
     other.batchStarted(1)
-    other.sourcePlanned(b, Some(InputsEnded.EndOfStream), newData = false) // its readers heard end-of-stream
+    other.sourcePlanned(
+      b,
+      Some(InputsEnded.EndOfStream),
+      newData = false
+    ) // its readers heard end-of-stream
     other.sourceStopped()
-    assertEquals(Seq("start"), out.sent.toSeq, "stopped before its batch committed: its data may come again")
+    assertEquals(
+      Seq("start"),
+      out.sent.toSeq,
+      "stopped before its batch committed: its data may come again"
+    )
   }
 
   @Test def aFinishedAvailableNowRunEndsOnlySinksThatAgree(): Unit = {
@@ -123,7 +152,11 @@ class RunControlScenarioTest {
     assertEquals(Seq(), ends.sent.toSeq, "new data: the target is not reached yet")
     q.sourcePlanned(s, Some(InputsEnded.AvailableNow), newData = false)
     q.sourceStopped()
-    assertEquals(Seq("eos"), ends.sent.toSeq, "no intermediate input and no withWatermark: no watermark")
+    assertEquals(
+      Seq("eos"),
+      ends.sent.toSeq,
+      "no intermediate input and no withWatermark: no watermark"
+    )
     assertEquals(Seq("idle"), keepsOpen.sent.toSeq, "the stream goes on: idle until the next run")
   }
 

@@ -9,15 +9,19 @@ import streamctl.StreamctlException
 import streamctl.system.SSP
 
 class RunControlTest {
+
   /** What the run's control knows about its query; the test sets it. */
   private final class FakeQuery extends RunControl.Query {
     var name: Option[String] = None
+
     /** None: no `withWatermark`. */
     var watermark: Option[Option[Long]] = None
     var failed = false
     var running = true
     val asked = mutable.ArrayBuffer.empty[Option[Long]]
-    override def eventTimeWatermark(running: Option[Long]): Option[Option[Long]] = { asked += running; watermark }
+    override def eventTimeWatermark(running: Option[Long]): Option[Option[Long]] = {
+      asked += running; watermark
+    }
   }
 
   /** Records the calls a sink gets; `failing` makes its sends fail as a broker down would. */
@@ -28,7 +32,8 @@ class RunControlTest {
     override def target = ("servers", stream)
     override def batchStarted(): Unit = calls += "start"
     override def batchPartitionCount(): Int = 2
-    override def batchCommitted(wroteData: Boolean, ts: Option[Long]): Unit = calls += s"commit $wroteData $ts"
+    override def batchCommitted(wroteData: Boolean, ts: Option[Long]): Unit =
+      calls += s"commit $wroteData $ts"
     override def batchAborted(): Unit = calls += "abort"
     override def realTime(watermark: () => Option[Long]): Unit = calls += "real-time"
     override def endOfStream(ts: Option[Long]): Unit = {
@@ -42,30 +47,41 @@ class RunControlTest {
     override def close(): Unit = calls += "close"
   }
 
-  /** A sink that decides with a real [[ProducerControl]] over a fake stream of 2 partitions and a clock the test moves. */
+  /**
+   * A sink that decides with a real [[ProducerControl]] over a fake stream of 2 partitions and a
+   * clock the test moves.
+   */
   private final class ProducerSink(val stream: String, idleTimeoutMs: Long) extends ControlSink {
     var nowMs = 0L
     val received = mutable.ArrayBuffer.empty[String] // what partition 0 received
-    private val control = new ProducerControl(ControlEncoder.forProducer("q", 1), Some(idleTimeoutMs), 0, new ProducerControl.Wire {
-      override def partitions(): Int = 2
-      override def send(value: Array[Byte], partitions: Range, what: String): Unit =
-        if (partitions.contains(0)) received += (IntermediateMessage.decodeControl(SSP.kafka(stream, 0), 0, value) match {
-          case WatermarkMessage(_, _, ts) => s"wm $ts"
-          case EndOfStreamMessage(_, _) => "eos"
-          case IdleMessage(_, _, ts) => s"idle${ts.fold("")(t => s" $t")}"
-          case ActiveMessage(_, _, ts) => s"active${ts.fold("")(t => s" $t")}"
-        })
-    })
+    private val control = new ProducerControl(
+      ControlEncoder.forProducer("q", 1),
+      Some(idleTimeoutMs),
+      0,
+      new ProducerControl.Wire {
+        override def partitions(): Int = 2
+        override def send(value: Array[Byte], partitions: Range, what: String): Unit =
+          if (partitions.contains(0))
+            received += (IntermediateMessage.decodeControl(SSP.kafka(stream, 0), 0, value) match {
+              case WatermarkMessage(_, _, ts) => s"wm $ts"
+              case EndOfStreamMessage(_, _) => "eos"
+              case IdleMessage(_, _, ts) => s"idle${ts.fold("")(t => s" $t")}"
+              case ActiveMessage(_, _, ts) => s"active${ts.fold("")(t => s" $t")}"
+            })
+      }
+    )
     override def producer = "q"
     override def target = ("servers", stream)
     override def batchStarted(): Unit = control.batchStarted()
     override def batchPartitionCount(): Int = control.batchPartitionCount()
-    override def batchCommitted(wroteData: Boolean, ts: Option[Long]): Unit = control.batchCommitted(nowMs, wroteData, ts)
+    override def batchCommitted(wroteData: Boolean, ts: Option[Long]): Unit =
+      control.batchCommitted(nowMs, wroteData, ts)
     override def batchAborted(): Unit = control.batchAborted()
     override def realTime(watermark: () => Option[Long]): Unit = ()
     override def endOfStream(ts: Option[Long]): Unit = control.endOfStream(ts)
     override def runFinished(): Unit = control.runFinished(nowMs)
     override def close(): Unit = ()
+
     /** What the sender's idle timer would do at `at`, if a check is due by then. */
     def timerAt(at: Long): Unit = {
       nowMs = at
@@ -73,8 +89,11 @@ class RunControlTest {
     }
   }
 
-  private final class Source(var watermark: Option[Long], intermediate: Boolean = true, stop: Boolean = true)
-    extends ControlSource {
+  private final class Source(
+      var watermark: Option[Long],
+      intermediate: Boolean = true,
+      stop: Boolean = true
+  ) extends ControlSource {
     override def hasIntermediateStreams: Boolean = intermediate
     override def upstreamWatermark: Option[Long] = watermark
     override def stopOnEndOfStream: Boolean = stop
@@ -90,7 +109,8 @@ class RunControlTest {
       control.addSink(s.target, afterAvailableNow)(s)
       s
     }
-    def ended(s: Source, why: InputsEnded = InputsEnded.EndOfStream): Unit = control.sourcePlanned(s, Some(why), newData = false)
+    def ended(s: Source, why: InputsEnded = InputsEnded.EndOfStream): Unit =
+      control.sourcePlanned(s, Some(why), newData = false)
   }
 
   @Test def aRunThatWritesNoBatchStillSendsEndOfStreamWhenItsInputsEnded(): Unit = {
@@ -121,14 +141,21 @@ class RunControlTest {
     assertEquals(Seq("start"), out.calls.toSeq, "batch 4 is being written")
     run.control.batchCommitted(4, wroteData = false)
     run.control.sourceStopped()
-    assertEquals(Seq("start", "commit false Some(1)"), out.calls.toSeq,
-      "a batch may read what the sources planned before it: they must plan again")
+    assertEquals(
+      Seq("start", "commit false Some(1)"),
+      out.calls.toSeq,
+      "a batch may read what the sources planned before it: they must plan again"
+    )
     run.control.batchStarted(5)
     run.ended(a) // the sources planned again while batch 5 ran, then its write failed
     run.ended(b)
     run.control.batchAborted(5)
     run.control.sourceStopped()
-    assertEquals("abort", out.calls.last, "a failed batch stays in flight: its retry may write again")
+    assertEquals(
+      "abort",
+      out.calls.last,
+      "a failed batch stays in flight: its retry may write again"
+    )
     assertEquals(5, run.released, "each stop without an end request lets go of the control")
   }
 
@@ -140,14 +167,26 @@ class RunControlTest {
     run.control.batchStarted(9)
     run.control.batchCommitted(9, wroteData = true)
     assertEquals("commit true Some(25)", out.calls.last)
-    assertEquals(Seq(Some(9L)), run.query.asked.toSeq, "at commit, the watermark Spark applies in that batch")
+    assertEquals(
+      Seq(Some(9L)),
+      run.query.asked.toSeq,
+      "at commit, the watermark Spark applies in that batch"
+    )
     run.query.watermark = Some(None)
     assertEquals(None, run.control.producerWatermark(), "withWatermark not known yet: undefined")
     run.query.watermark = Some(Some(50))
     assertEquals(Some(30L), run.control.producerWatermark())
     a.watermark = None
-    assertEquals(None, run.control.producerWatermark(), "an intermediate input without a watermark holds it undefined")
-    assertEquals(None, new Run(plain).control.producerWatermark(), "no intermediate input and no withWatermark")
+    assertEquals(
+      None,
+      run.control.producerWatermark(),
+      "an intermediate input without a watermark holds it undefined"
+    )
+    assertEquals(
+      None,
+      new Run(plain).control.producerWatermark(),
+      "no intermediate input and no withWatermark"
+    )
   }
 
   @Test def aFinishedAvailableNowRunEndsOnlyTheSinksThatCountItAsTheEnd(): Unit = {
@@ -157,7 +196,11 @@ class RunControlTest {
     goesOn.failing = true
     run.ended(s, InputsEnded.AvailableNow)
     run.control.sourceStopped()
-    assertEquals(Seq("eos None"), ends.calls.toSeq, "a failing idle message does not hold the others' end back")
+    assertEquals(
+      Seq("eos None"),
+      ends.calls.toSeq,
+      "a failing idle message does not hold the others' end back"
+    )
     assertEquals(Seq(), goesOn.calls.toSeq)
     goesOn.failing = false
 
@@ -175,7 +218,10 @@ class RunControlTest {
     val (a, b) = (run.sink("a"), run.sink("b", afterAvailableNow = false))
     run.control.requestEnd()
     assertTrue(run.control.endRequested)
-    run.ended(s, InputsEnded.AvailableNow) // an AvailableNow run asked to end: not just this run's end
+    run.ended(
+      s,
+      InputsEnded.AvailableNow
+    ) // an AvailableNow run asked to end: not just this run's end
     run.control.sourceStopped()
     assertEquals(Seq("eos Some(7)"), a.calls.toSeq)
     assertEquals(Seq("eos Some(7)"), b.calls.toSeq, "an explicit end ends every sink")
@@ -192,12 +238,23 @@ class RunControlTest {
     run.control.batchStarted(2)
     run.control.requestEnd() // while batch 2 runs; the query stops before it commits
     val e = assertThrows(classOf[StreamctlException], () => run.control.completeEnd())
-    assertTrue(e.getMessage.contains("'by_user' (q-1)") && e.getMessage.contains("batch 2"), e.getMessage)
+    assertTrue(
+      e.getMessage.contains("'by_user' (q-1)") && e.getMessage.contains("batch 2"),
+      e.getMessage
+    )
     run.control.batchCommitted(2, wroteData = true)
     run.control.sourceStopped()
-    assertEquals(Seq("start", "commit true Some(3)"), out.calls.toSeq, "the sources did not plan again after batch 2")
+    assertEquals(
+      Seq("start", "commit true Some(3)"),
+      out.calls.toSeq,
+      "the sources did not plan again after batch 2"
+    )
     run.control.completeEnd()
-    assertEquals("eos Some(3)", out.calls.last, "sent for the request, whatever the sources last said")
+    assertEquals(
+      "eos Some(3)",
+      out.calls.last,
+      "sent for the request, whatever the sources last said"
+    )
   }
 
   @Test def anEndThatCannotBeSentSaysWhy(): Unit = {
@@ -205,12 +262,18 @@ class RunControlTest {
     run.control.requestEnd()
     run.control.sinkUnusable("option 'stream' is missing")
     val e = assertThrows(classOf[StreamctlException], () => run.control.completeEnd())
-    assertTrue(e.getMessage.contains("could not be set up: option 'stream' is missing"), e.getMessage)
+    assertTrue(
+      e.getMessage.contains("could not be set up: option 'stream' is missing"),
+      e.getMessage
+    )
 
     val out = run.sink("mid") // a sink found later replaces the unknown one
     out.failing = true
     val failed = assertThrows(classOf[StreamctlException], () => run.control.completeEnd())
-    assertTrue(failed.getMessage.contains("end-of-stream was not sent: broker down: stream 'mid'"), failed.getMessage)
+    assertTrue(
+      failed.getMessage.contains("end-of-stream was not sent: broker down: stream 'mid'"),
+      failed.getMessage
+    )
     out.failing = false
     run.control.completeEnd()
     assertEquals(Seq("eos None"), out.calls.toSeq, "a failed send is attempted again")
@@ -241,7 +304,9 @@ class RunControlTest {
     val run = new Run()
     val out = run.sink("mid")
     var built = 0
-    run.control.addSink(out.target, endOfStreamAfterAvailableNow = false) { built += 1; new Recorder("mid") }
+    run.control.addSink(out.target, endOfStreamAfterAvailableNow = false) {
+      built += 1; new Recorder("mid")
+    }
     assertEquals(0, built, "Spark builds the sink's write at every batch: the sink is made once")
     run.control.batchStarted(1)
     run.control.close()
@@ -268,17 +333,26 @@ class RunControlTest {
     val s = new Source(None, intermediate = false)
     val run = new Run(s)
     run.query.watermark = Some(Some(500))
-    val (ends, goesOn) = (new ProducerSink("a", idleTimeoutMs = 1000), new ProducerSink("b", idleTimeoutMs = 1000))
+    val (ends, goesOn) =
+      (new ProducerSink("a", idleTimeoutMs = 1000), new ProducerSink("b", idleTimeoutMs = 1000))
     run.control.addSink(ends.target, endOfStreamAfterAvailableNow = true)(ends)
     run.control.addSink(goesOn.target, endOfStreamAfterAvailableNow = false)(goesOn)
     run.control.batchStarted(0)
     ends.nowMs = 100; goesOn.nowMs = 100
     run.control.batchCommitted(0, wroteData = true)
-    assertEquals(Seq("active", "wm 500"), goesOn.received.toSeq, "a new run may follow one readers count idle")
+    assertEquals(
+      Seq("active", "wm 500"),
+      goesOn.received.toSeq,
+      "a new run may follow one readers count idle"
+    )
     run.ended(s, InputsEnded.AvailableNow)
     goesOn.nowMs = 200
     run.control.sourceStopped()
-    assertEquals(Seq("active", "wm 500", "idle 500"), goesOn.received.toSeq, "idle at once, with its watermark")
+    assertEquals(
+      Seq("active", "wm 500", "idle 500"),
+      goesOn.received.toSeq,
+      "idle at once, with its watermark"
+    )
     assertEquals(Seq("active", "wm 500", "eos"), ends.received.toSeq)
     goesOn.timerAt(5000)
     assertEquals("idle 500", goesOn.received.last, "the timer has nothing more to say")

@@ -15,13 +15,31 @@ class SourceControlTest {
   private val store = new InMemoryMetadataStore
   private val results = new ControlResults(store, StoreLayout.Source("0").controlNamespace)
 
-  private def sourceControl() = new SourceControl(Set("mid"), stopOnEndOfStream = true, store, StoreLayout.Source("0").controlNamespace, None)
+  private def sourceControl() = new SourceControl(
+    Set("mid"),
+    stopOnEndOfStream = true,
+    store,
+    StoreLayout.Source("0").controlNamespace,
+    None
+  )
   private def at(p0: Long, p1: Long) = SourcePosition(Map(t0 -> Map(m0 -> p0), t1 -> Map(m1 -> p1)))
 
-  /** The end of the batch from `previous` to `next` (beginning at `next.starts` where it has them), with control as the chain's last step. */
-  private def plan(control: SourceControl, previous: SourcePosition, next: SourcePosition): SourcePosition = {
-    val begins = next.starts.foldLeft(previous.tasks) { case (b, (t, ps)) => b.updated(t, b.getOrElse(t, Map.empty) ++ ps) }
-    control.step(BatchPlan(previous, begins, previous.state, ends = next.tasks.values.flatten.toMap), PlanningContext()).end
+  /**
+   * The end of the batch from `previous` to `next` (beginning at `next.starts` where it has them),
+   * with control as the chain's last step.
+   */
+  private def plan(
+      control: SourceControl,
+      previous: SourcePosition,
+      next: SourcePosition
+  ): SourcePosition = {
+    val begins = next.starts.foldLeft(previous.tasks) { case (b, (t, ps)) =>
+      b.updated(t, b.getOrElse(t, Map.empty) ++ ps)
+    }
+    control.step(
+      BatchPlan(previous, begins, previous.state, ends = next.tasks.values.flatten.toMap),
+      PlanningContext()
+    ).end
   }
 
   private def state(messages: ControlMessage*): SspControlState =
@@ -32,7 +50,10 @@ class SourceControlTest {
     results.put(3, TaskName("stale"), Map(m0 -> state(EndOfStreamMessage("old", 1))))
     val first = control.initialize(at(0, 0))
     assertEquals(Some(ControlState.initial), first.state.get(ControlState.Codec))
-    assertTrue(results.load(3).isEmpty, "a new query forgets results an older query left in its store")
+    assertTrue(
+      results.load(3).isEmpty,
+      "a new query forgets results an older query left in its store"
+    )
 
     val b1 = plan(control, first, at(5, 5))
     assertEquals(Some(ControlState(1, Map.empty)), b1.state.get(ControlState.Codec))
@@ -45,7 +66,9 @@ class SourceControlTest {
     val metrics = control.metrics(b1)
     assertEquals("false", metrics("endOfStream"))
     assertFalse(metrics.contains("watermark"), "m1 has heard one of two producers")
-    assertTrue(metrics("control").contains(""""mid-0":{"taskCount":2,"producers":2,"endOfStream":0,"idle":0,"watermark":10}"""))
+    assertTrue(metrics(
+      "control"
+    ).contains(""""mid-0":{"taskCount":2,"producers":2,"endOfStream":0,"idle":0,"watermark":10}"""))
 
     val b2 = plan(control, b1, at(9, 5))
     assertEquals(Some(ControlState(2, Map(m0 -> s0, m1 -> s1))), b2.state.get(ControlState.Codec))
@@ -72,6 +95,9 @@ class SourceControlTest {
     results.put(1, TaskName("Partition 0"), Map(m0 -> eos))
     results.put(1, TaskName("Partition 1"), Map(m1 -> eos))
     val rewound = at(9, 9).copy(starts = Map(t0 -> Map(m0 -> 0L)))
-    assertEquals(Map(m1 -> eos), plan(control, b1, rewound).state.get(ControlState.Codec).get.states)
+    assertEquals(
+      Map(m1 -> eos),
+      plan(control, b1, rewound).state.get(ControlState.Codec).get.states
+    )
   }
 }

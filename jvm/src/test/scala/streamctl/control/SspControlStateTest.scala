@@ -15,7 +15,11 @@ class SspControlStateTest {
   private def active(p: String, ts: Option[Long] = None, n: Int = 2) = ActiveMessage(p, n, ts)
 
   /** Applies messages from `offset` on, one offset each. */
-  private def runFrom(start: SspControlState, offset: Long, messages: ControlMessage*): SspControlState =
+  private def runFrom(
+      start: SspControlState,
+      offset: Long,
+      messages: ControlMessage*
+  ): SspControlState =
     messages.zipWithIndex.foldLeft(start) { case (s, (m, i)) => s(m, ssp, offset + i).state }
 
   /** Applies messages at offsets 0, 1, 2, ... */
@@ -97,7 +101,15 @@ class SspControlStateTest {
   }
 
   @Test def whenAllProducersEndedTheWatermarkIsTheHighestReported(): Unit = {
-    val s = run(SspControlState.empty, wm("p1", 10), wm("p2", 20), wm("p3", 5), eos("p1"), eos("p2"), eos("p3"))
+    val s = run(
+      SspControlState.empty,
+      wm("p1", 10),
+      wm("p2", 20),
+      wm("p3", 5),
+      eos("p1"),
+      eos("p2"),
+      eos("p3")
+    )
     assertTrue(s.isEndOfStream)
     assertEquals(Some(20L), s.watermark)
     assertEquals(None, run(SspControlState.empty, eos("p1"), eos("p2"), eos("p3")).watermark)
@@ -135,9 +147,21 @@ class SspControlStateTest {
   }
 
   @Test def badSerializedStateFailsNamingTheOrigin(): Unit = {
-    for (bad <- Seq("""{"n":3,"x":1}""", """{"n":0}""", """{"eos":["a"]}""", """{"n":1,"eos":["a","b"]}""",
-      """{"n":2,"wm":{"a":"1"}}""", """{"n":2,"eos":"a"}""", "[]")) {
-      val e = assertThrows(classOf[StreamctlException], () => SspControlState.parse(bad, "offset log batch 7"))
+    for (
+      bad <- Seq(
+        """{"n":3,"x":1}""",
+        """{"n":0}""",
+        """{"eos":["a"]}""",
+        """{"n":1,"eos":["a","b"]}""",
+        """{"n":2,"wm":{"a":"1"}}""",
+        """{"n":2,"eos":"a"}""",
+        "[]"
+      )
+    ) {
+      val e = assertThrows(
+        classOf[StreamctlException],
+        () => SspControlState.parse(bad, "offset log batch 7")
+      )
       assertTrue(e.getMessage.contains("offset log batch 7"), e.getMessage)
     }
   }
@@ -175,7 +199,11 @@ class SspControlStateTest {
     // A watermark message also brings an idle producer back.
     val again = runFrom(caughtUp, 8, idle("p2"), wm("p2", 45, 2))
     assertEquals(Set(), again.idleProducers)
-    assertEquals(Some(50L), again.producerWatermarks.get("p2"), "an older watermark is still ignored")
+    assertEquals(
+      Some(50L),
+      again.producerWatermarks.get("p2"),
+      "an older watermark is still ignored"
+    )
   }
 
   @Test def anIdleMessageCountsAsReportingAndAllIdleIsTheHighest(): Unit = {
@@ -186,12 +214,21 @@ class SspControlStateTest {
     assertTrue(both.isIdle)
     assertEquals(Some(12L), both.watermark, "nobody active: the highest watermark reported")
     val backBare = runFrom(both, 3, active("p2"))
-    assertEquals(Some(12L), backBare.watermark, "p2 is back without a watermark: undefined, held at the floor")
-    assertEquals(None, run(SspControlState.empty, idle("p1"), idle("p2")).watermark, "no watermark at all")
+    assertEquals(
+      Some(12L),
+      backBare.watermark,
+      "p2 is back without a watermark: undefined, held at the floor"
+    )
+    assertEquals(
+      None,
+      run(SspControlState.empty, idle("p1"), idle("p2")).watermark,
+      "no watermark at all"
+    )
   }
 
   @Test def endOfStreamEndsAnIdleProducerAndNothingAfterItCounts(): Unit = {
-    val s = run(SspControlState.empty, wm("p1", 10, 2), idle("p2", Some(5)), EndOfStreamMessage("p2", 2))
+    val s =
+      run(SspControlState.empty, wm("p1", 10, 2), idle("p2", Some(5)), EndOfStreamMessage("p2", 2))
     assertEquals(Some(10L), s.watermark)
     assertEquals(Set(), s.idleProducers)
     assertSame(s, s(idle("p2", Some(99)), ssp, 9).state)
@@ -200,18 +237,43 @@ class SspControlStateTest {
   }
 
   @Test def idleStatusAndFloorSurviveARestartAndOldStatesStillRead(): Unit = {
-    val s = run(SspControlState.empty, wm("p1", 10, 2), wm("p2", 20, 2), idle("p1", Some(10)), wm("p2", 30, 2),
-      active("p1", Some(10)))
-    assertEquals("""{"n":2,"wm":{"p1":10,"p2":30},"idle":{"p1":2},"active":{"p1":4},"floor":30}""", s.json)
+    val s = run(
+      SspControlState.empty,
+      wm("p1", 10, 2),
+      wm("p2", 20, 2),
+      idle("p1", Some(10)),
+      wm("p2", 30, 2),
+      active("p1", Some(10))
+    )
+    assertEquals(
+      """{"n":2,"wm":{"p1":10,"p2":30},"idle":{"p1":2},"active":{"p1":4},"floor":30}""",
+      s.json
+    )
     val restarted = restart(s)
     assertEquals(s, restarted)
     assertEquals(Some(30L), restarted.watermark)
     val idleAgain = runFrom(restarted, 5, idle("p1"))
-    assertEquals(Set("p1"), restart(idleAgain).idleProducers, "idle again after coming back: the later offset wins")
+    assertEquals(
+      Set("p1"),
+      restart(idleAgain).idleProducers,
+      "idle again after coming back: the later offset wins"
+    )
     // Written before idle producers existed.
-    assertEquals(Some(10L), SspControlState.parse("""{"n":2,"eos":["p2"],"wm":{"p1":10}}""", "old offset").watermark)
-    for (bad <- Seq("""{"n":2,"wm":{"p1":1},"active":{"p1":3}}""", """{"n":2,"idle":{"p1":"x"}}""", """{"n":1,"floor":"x"}"""))
-      assertThrows(classOf[StreamctlException], () => SspControlState.parse(bad, "offset log batch 7"))
+    assertEquals(
+      Some(10L),
+      SspControlState.parse("""{"n":2,"eos":["p2"],"wm":{"p1":10}}""", "old offset").watermark
+    )
+    for (
+      bad <- Seq(
+        """{"n":2,"wm":{"p1":1},"active":{"p1":3}}""",
+        """{"n":2,"idle":{"p1":"x"}}""",
+        """{"n":1,"floor":"x"}"""
+      )
+    )
+      assertThrows(
+        classOf[StreamctlException],
+        () => SspControlState.parse(bad, "offset log batch 7")
+      )
   }
 
   @Test def mergingResultsThatExtendOneAnotherIsOrderIndependentAndNeverGoesBack(): Unit = {
@@ -223,7 +285,11 @@ class SspControlStateTest {
       val merged = order.reduce(_.merge(_, ssp))
       assertEquals(latest, merged, s"order $order")
     }
-    assertEquals(Some(30L), prev.merge(later, ssp).watermark, "p1 is back below p2: the floor holds")
+    assertEquals(
+      Some(30L),
+      prev.merge(later, ssp).watermark,
+      "p1 is back below p2: the floor holds"
+    )
     assertEquals(later, later.merge(later, ssp))
   }
 }

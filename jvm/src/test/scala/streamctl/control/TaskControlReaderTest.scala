@@ -14,10 +14,17 @@ class TaskControlReaderTest {
   private def wm(p: String, ts: Long) = IntermediateMessage.watermark(p, 2, ts)
   private def eos(p: String) = IntermediateMessage.endOfStream(p, 2)
 
-  private def reader(ssps: Seq[SSP], start: SspControlStates.States = Map.empty,
-                     others: WatermarkSummary = WatermarkSummary.empty): TaskControlReader =
-    TaskControlReader(TaskName("Partition 0"), ssps.map(SspRange(_, 0, 100)),
-      Some(TaskControl(1, SspControlStates.write(start), others)), Set("mid")).get
+  private def reader(
+      ssps: Seq[SSP],
+      start: SspControlStates.States = Map.empty,
+      others: WatermarkSummary = WatermarkSummary.empty
+  ): TaskControlReader =
+    TaskControlReader(
+      TaskName("Partition 0"),
+      ssps.map(SspRange(_, 0, 100)),
+      Some(TaskControl(1, SspControlStates.write(start), others)),
+      Set("mid")
+    ).get
 
   /** Reads one record; true when it is a user record (a row), false when control consumed it. */
   private def read(r: TaskControlReader, ssp: SSP, offset: Long, value: Array[Byte]): Boolean =
@@ -52,15 +59,20 @@ class TaskControlReaderTest {
   }
 
   @Test def theRowWatermarkHoldsToTheSourcesOtherSsps(): Unit = {
-    val behind = Seq(WatermarkMessage("p0", 1, 7)).foldLeft(SspControlState.empty)((s, m) => s(m, m1, 0).state)
+    val behind =
+      Seq(WatermarkMessage("p0", 1, 7)).foldLeft(SspControlState.empty)((s, m) => s(m, m1, 0).state)
     val t = reader(Seq(m0), others = WatermarkSummary.of(Seq(behind)))
     read(t, m0, 0, wm("p0", 10)); read(t, m0, 1, wm("p1", 30))
     assertEquals(Some(7L), watermark(t))
   }
 
   @Test def nonIntermediateSspsAreNotTracked(): Unit = {
-    val t = TaskControlReader(TaskName("Partition 0"), Seq(SspRange(m0, 0, 9), SspRange(plain, 0, 9)),
-      Some(TaskControl(1, "{}", WatermarkSummary.empty)), Set("mid")).get
+    val t = TaskControlReader(
+      TaskName("Partition 0"),
+      Seq(SspRange(m0, 0, 9), SspRange(plain, 0, 9)),
+      Some(TaskControl(1, "{}", WatermarkSummary.empty)),
+      Set("mid")
+    ).get
     val raw = "not framed".getBytes
     val e = new Envelope(plain, 5, -1L, null, raw)
     assertTrue(t.decoderFor(plain).accept(e))
@@ -124,9 +136,17 @@ class TaskControlReaderTest {
   }
 
   @Test def aTaskReadingIntermediateSspsNeedsAControlStart(): Unit = {
-    assertEquals(None, TaskControlReader(TaskName("Partition 0"), Seq(SspRange(plain, 0, 1)), None, Set("mid")))
-    val e = assertThrows(classOf[StreamctlException],
-      () => TaskControlReader(TaskName("Partition 0"), Seq(SspRange(m0, 0, 1)), None, Set("mid")))
-    assertTrue(e.getMessage.contains("Task 'Partition 0' reads intermediate SSPs mid-0"), e.getMessage)
+    assertEquals(
+      None,
+      TaskControlReader(TaskName("Partition 0"), Seq(SspRange(plain, 0, 1)), None, Set("mid"))
+    )
+    val e = assertThrows(
+      classOf[StreamctlException],
+      () => TaskControlReader(TaskName("Partition 0"), Seq(SspRange(m0, 0, 1)), None, Set("mid"))
+    )
+    assertTrue(
+      e.getMessage.contains("Task 'Partition 0' reads intermediate SSPs mid-0"),
+      e.getMessage
+    )
   }
 }

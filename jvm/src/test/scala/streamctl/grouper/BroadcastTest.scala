@@ -14,14 +14,18 @@ class BroadcastTest {
     val m = Grouping(c, None, Map("orders" -> 3, "rates" -> 2))
     assertEquals(Seq(p(0), p(1), p(2)), m.tasks) // tasks come from the other streams only
     for (i <- 0 until 2) assertEquals(m.tasks.toSet, m.tasksOf(SSP.kafka("rates", i)))
-    for (task <- m.tasks) assertEquals(ssps("rates", 2), m.taskSsps(task).filter(_.stream == "rates"))
+    for (task <- m.tasks)
+      assertEquals(ssps("rates", 2), m.taskSsps(task).filter(_.stream == "rates"))
     assertEquals(Set(SSP.kafka("orders", 1)), m.taskSsps(p(1)).filter(_.stream == "orders"))
   }
 
   @Test def broadcastWithEachGrouper(): Unit =
     for (g <- Seq("ssp", "single")) {
-      val m = Grouping(config("grouper" -> g, "stream.rates.broadcast" -> "true")("orders", "rates"), None,
-        Map("orders" -> 2, "rates" -> 3))
+      val m = Grouping(
+        config("grouper" -> g, "stream.rates.broadcast" -> "true")("orders", "rates"),
+        None,
+        Map("orders" -> 2, "rates" -> 3)
+      )
       assertEquals(if (g == "single") 1 else 2, m.tasks.size, g)
       assertTrue(m.tasks.forall(task => ssps("rates", 3).subsetOf(m.taskSsps(task))), g)
     }
@@ -35,7 +39,10 @@ class BroadcastTest {
 
   @Test def broadcastStreamMayNotShrink(): Unit = {
     val first = Grouping(c, None, Map("orders" -> 2, "rates" -> 3))
-    val e = assertThrows(classOf[StreamctlException], () => Grouping(c, Some(first), Map("orders" -> 2, "rates" -> 1)))
+    val e = assertThrows(
+      classOf[StreamctlException],
+      () => Grouping(c, Some(first), Map("orders" -> 2, "rates" -> 1))
+    )
     assertTrue(e.getMessage.contains("'rates' shrank from 3 to 1"), e.getMessage)
   }
 
@@ -48,8 +55,10 @@ class BroadcastTest {
   }
 
   @Test def onlyBroadcastStreamsIsAnError(): Unit = {
-    val e = assertThrows(classOf[StreamctlException],
-      () => Grouping(config("stream.rates.broadcast" -> "true")("rates"), None, Map("rates" -> 2)))
+    val e = assertThrows(
+      classOf[StreamctlException],
+      () => Grouping(config("stream.rates.broadcast" -> "true")("rates"), None, Map("rates" -> 2))
+    )
     assertTrue(e.getMessage.contains("Every input stream is broadcast (rates)"), e.getMessage)
   }
 
@@ -57,7 +66,8 @@ class BroadcastTest {
     val first = Grouping(c, None, Map("orders" -> 2, "rates" -> 2))
     val m = Grouping(config()("orders", "rates"), Some(first), Map("orders" -> 2, "rates" -> 2))
     assertEquals(p(1), taskOf(m, "rates", 1))
-    for (i <- 0 until 2) assertEquals(first.tasksOf(SSP.kafka("orders", i)), m.tasksOf(SSP.kafka("orders", i)))
+    for (i <- 0 until 2)
+      assertEquals(first.tasksOf(SSP.kafka("orders", i)), m.tasksOf(SSP.kafka("orders", i)))
   }
 
   @Test def streamThatBecomesBroadcastReachesEveryTask(): Unit = {

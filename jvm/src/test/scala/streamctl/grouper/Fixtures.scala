@@ -35,7 +35,8 @@ class OptionsGrouper(options: Map[String, String]) extends SystemStreamPartition
 }
 
 /** Reads an option of its own, as a source passes it: `grouper.option.prefix`. */
-class OwnOptionGrouper(options: Map[String, String]) extends OptionsGrouper(Map("my.prefix" -> options("grouper.option.prefix")))
+class OwnOptionGrouper(options: Map[String, String])
+    extends OptionsGrouper(Map("my.prefix" -> options("grouper.option.prefix")))
 
 /** Ignores `previous`: the check must catch it moving an SSP. */
 class ForgetfulGrouper extends SystemStreamPartitionGrouper {
@@ -60,11 +61,13 @@ class InventingGrouper extends SystemStreamPartitionGrouper {
 
 class ThrowingGrouper extends SystemStreamPartitionGrouper {
   throw new IllegalStateException("boom in constructor")
-  override def group(previous: Map[SSP, TaskName], ssps: Set[SSP]): Map[TaskName, Set[SSP]] = Map.empty
+  override def group(previous: Map[SSP, TaskName], ssps: Set[SSP]): Map[TaskName, Set[SSP]] =
+    Map.empty
 }
 
 class NeedsArgGrouper(n: Int) extends SystemStreamPartitionGrouper {
-  override def group(previous: Map[SSP, TaskName], ssps: Set[SSP]): Map[TaskName, Set[SSP]] = Map.empty
+  override def group(previous: Map[SSP, TaskName], ssps: Set[SSP]): Map[TaskName, Set[SSP]] =
+    Map.empty
 }
 
 abstract class AbstractGrouper extends SystemStreamPartitionGrouper
@@ -73,9 +76,19 @@ class NotAGrouper
 
 /** Sends every new partition to partition 0's task, and accepts any growth. */
 class ToFirstPartition extends PartitionExpansionAlgorithm {
-  override def originPartition(stream: String, partition: Int, initialCount: Int, newCount: Int): Int = 0
+  override def originPartition(
+      stream: String,
+      partition: Int,
+      initialCount: Int,
+      newCount: Int
+  ): Int = 0
 }
 
 class OutOfRangeExpansion extends PartitionExpansionAlgorithm {
-  override def originPartition(stream: String, partition: Int, initialCount: Int, newCount: Int): Int = partition
+  override def originPartition(
+      stream: String,
+      partition: Int,
+      initialCount: Int,
+      newCount: Int
+  ): Int = partition
 }

@@ -7,7 +7,8 @@ import streamctl.StreamctlException
 class GrouperConfigTest {
   private val streams = Seq("orders", "eu.rates")
 
-  private def parse(options: (String, String)*): GrouperConfig = GrouperConfig.parse(options.toMap, streams)
+  private def parse(options: (String, String)*): GrouperConfig =
+    GrouperConfig.parse(options.toMap, streams)
 
   private def error(options: (String, String)*): String =
     assertThrows(classOf[StreamctlException], () => { parse(options: _*); () }).getMessage
@@ -26,7 +27,9 @@ class GrouperConfigTest {
     assertTrue(parse("grouper" -> "ssp").grouper.isInstanceOf[GroupBySystemStreamPartition])
     assertTrue(parse("grouper" -> " Single ").grouper.isInstanceOf[AllSspToSingleTask])
     assertTrue(parse("grouper" -> "partition").grouper.isInstanceOf[GroupByPartition])
-    assertTrue(parse("partition.expansion.algorithm" -> "modulo").expansion.isInstanceOf[ModuloExpansion])
+    assertTrue(
+      parse("partition.expansion.algorithm" -> "modulo").expansion.isInstanceOf[ModuloExpansion]
+    )
   }
 
   @Test def unknownGrouperNamesOptionAndValue(): Unit = {
@@ -36,11 +39,16 @@ class GrouperConfigTest {
   }
 
   @Test def grouperAndGrouperClassTogetherIsAnError(): Unit =
-    assertTrue(error("grouper" -> "ssp", "grouper.class" -> classOf[ReversedGrouper].getName).contains("both set"))
+    assertTrue(error(
+      "grouper" -> "ssp",
+      "grouper.class" -> classOf[ReversedGrouper].getName
+    ).contains("both set"))
 
   @Test def userClasses(): Unit = {
-    val c = parse("grouper.class" -> classOf[ReversedGrouper].getName,
-      "partition.expansion.algorithm" -> classOf[ToFirstPartition].getName)
+    val c = parse(
+      "grouper.class" -> classOf[ReversedGrouper].getName,
+      "partition.expansion.algorithm" -> classOf[ToFirstPartition].getName
+    )
     assertTrue(c.grouper.isInstanceOf[ReversedGrouper])
     assertEquals(classOf[ReversedGrouper].getName, c.grouperName)
     assertTrue(c.expansion.isInstanceOf[ToFirstPartition])
@@ -48,7 +56,8 @@ class GrouperConfigTest {
   }
 
   @Test def userClassMayReadTheOptions(): Unit = {
-    val g = parse("grouper.class" -> classOf[OptionsGrouper].getName, "my.prefix" -> "Shard").grouper
+    val g =
+      parse("grouper.class" -> classOf[OptionsGrouper].getName, "my.prefix" -> "Shard").grouper
     assertEquals("Shard", g.asInstanceOf[OptionsGrouper].prefix)
   }
 
@@ -59,13 +68,20 @@ class GrouperConfigTest {
       assertTrue(m.contains(fragment), m)
     }
     check("grouper.class", "com.example.Missing", "not found on the classpath")
-    check("grouper.class", classOf[NotAGrouper].getName, "does not implement streamctl.grouper.SystemStreamPartitionGrouper")
+    check(
+      "grouper.class",
+      classOf[NotAGrouper].getName,
+      "does not implement streamctl.grouper.SystemStreamPartitionGrouper"
+    )
     check("grouper.class", classOf[AbstractGrouper].getName, "is abstract")
     check("grouper.class", classOf[NeedsArgGrouper].getName, "no public constructor")
     check("grouper.class", classOf[ThrowingGrouper].getName, "boom in constructor")
     check("partition.expansion.algorithm", "com.example.Missing", "not found on the classpath")
-    check("partition.expansion.algorithm", classOf[ReversedGrouper].getName,
-      "does not implement streamctl.grouper.PartitionExpansionAlgorithm")
+    check(
+      "partition.expansion.algorithm",
+      classOf[ReversedGrouper].getName,
+      "does not implement streamctl.grouper.PartitionExpansionAlgorithm"
+    )
   }
 
   @Test def broadcastStreams(): Unit = {
@@ -77,6 +93,9 @@ class GrouperConfigTest {
     val unknown = error("stream.ordres.broadcast" -> "true")
     assertTrue(unknown.contains("Option 'stream.ordres.broadcast' names stream 'ordres'"), unknown)
     val notBool = error("stream.orders.broadcast" -> "yes")
-    assertTrue(notBool.contains("Option 'stream.orders.broadcast' must be true or false, not 'yes'"), notBool)
+    assertTrue(
+      notBool.contains("Option 'stream.orders.broadcast' must be true or false, not 'yes'"),
+      notBool
+    )
   }
 }

@@ -18,7 +18,8 @@ class GroupersTest {
   @Test def byPartitionJoinsEqualPartitionNumbers(): Unit =
     assertEquals(
       Map(p(0) -> Set(a0, b0), p(1) -> Set(a1), p(2) -> Set(b2)),
-      new GroupByPartition().group(Map.empty, all))
+      new GroupByPartition().group(Map.empty, all)
+    )
 
   @Test def bySspMakesOneTaskPerSsp(): Unit = {
     val g = new GroupBySystemStreamPartition().group(Map.empty, all)

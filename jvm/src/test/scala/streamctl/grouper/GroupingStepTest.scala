@@ -27,18 +27,32 @@ class GroupingStepTest {
   /** One run of a query: the step and the stream check the planner asks it with. */
   private final class Run(step: GroupingStep, check: StreamCheck) {
     def initial(): TaskMapping = step.initial(check.now())
-    def initialOffset(m: TaskMapping, starts: Map[SSP, Long]): SourcePosition = step.initialPosition(m, starts)
-    def plan(p: BatchPlan, target: Option[Map[SSP, Long]]): BatchPlan = step(p, PlanningContext(check.ifDue(), target))
-    def admissible(p: BatchPlan, heads: Map[SSP, Long]): Map[SSP, Long] = p.copy(heads = heads).reachable(None)
+    def initialOffset(m: TaskMapping, starts: Map[SSP, Long]): SourcePosition =
+      step.initialPosition(m, starts)
+    def plan(p: BatchPlan, target: Option[Map[SSP, Long]]): BatchPlan =
+      step(p, PlanningContext(check.ifDue(), target))
+    def admissible(p: BatchPlan, heads: Map[SSP, Long]): Map[SSP, Long] =
+      p.copy(heads = heads).reachable(None)
   }
 
   private def step(options: (String, String)*)(streams: String*): Run =
-    new Run(new GroupingStep(GrouperConfig.parse(options.toMap, streams).copy(checkIntervalMs = 1000),
-      admin, store, "mapping-0"), new StreamCheck(admin, Subscription.Topics(streams), 1000, () => clock))
+    new Run(
+      new GroupingStep(
+        GrouperConfig.parse(options.toMap, streams).copy(checkIntervalMs = 1000),
+        admin,
+        store,
+        "mapping-0"
+      ),
+      new StreamCheck(admin, Subscription.Topics(streams), 1000, () => clock)
+    )
 
-  private def stored: TaskMapping = TaskMapping.fromJson(store.get("grouper", "mapping-0").get, "test")
+  private def stored: TaskMapping =
+    TaskMapping.fromJson(store.get("grouper", "mapping-0").get, "test")
 
-  /** The end offset a batch planned from `plan` reaches when every SSP is read to its admissible head. */
+  /**
+   * The end offset a batch planned from `plan` reaches when every SSP is read to its admissible
+   * head.
+   */
   private def readAll(s: Run, plan: BatchPlan): SourcePosition = {
     val heads = s.admissible(plan, admin.upcomingOffsets(plan.ssps))
     plan.end((_, ssp, begin) => math.max(begin, heads(ssp)))
@@ -55,8 +69,14 @@ class GroupingStepTest {
 
   @Test def storedMappingKeepsTaskNamesForAFreshCheckpoint(): Unit = {
     partition("orders", 0, 1); partition("orders", 1, 1)
-    store.put("grouper", "mapping-0", TaskMapping(Map("orders" -> 2),
-      Map(TaskName("Left") -> Set(orders(0)), TaskName("Right") -> Set(orders(1)))).toJson)
+    store.put(
+      "grouper",
+      "mapping-0",
+      TaskMapping(
+        Map("orders" -> 2),
+        Map(TaskName("Left") -> Set(orders(0)), TaskName("Right") -> Set(orders(1)))
+      ).toJson
+    )
     assertEquals(Seq(TaskName("Left"), TaskName("Right")), step()("orders").initial().tasks)
   }
 
@@ -71,14 +91,16 @@ class GroupingStepTest {
     assertEquals(Map(orders(0) -> 4L, orders(2) -> 0L), plan.begins(p0))
     assertEquals(Map(orders(1) -> 10L, orders(3) -> 0L), plan.begins(p1))
     assertEquals(Set(orders(0), orders(2)), stored.taskSsps(p0))
-    // orders-1 was already read to its head: orders-3 may go; orders-2 waits for orders-0 to reach 10.
+    /* orders-1 was already read to its head: orders-3 may go; orders-2 waits for orders-0 to reach
+     * 10. */
     assertEquals(Map(orders(2) -> Map(orders(0) -> 10L)), plan.state(GroupingState.Codec).holds)
     val end = readAll(s, plan)
     assertEquals(Map(orders(0) -> 10L, orders(2) -> 0L), end.tasks(p0))
     assertEquals(Map(orders(1) -> 10L, orders(3) -> 3L), end.tasks(p1))
     assertEquals(Map(p0 -> Map(orders(2) -> 0L), p1 -> Map(orders(3) -> 0L)), end.starts)
 
-    // Next batch (no check due): orders-0 reached its barrier, so orders-2 is released and read from 0.
+    /* Next batch (no check due): orders-0 reached its barrier, so orders-2 is released and read
+     * from 0. */
     val next = s.plan(BatchPlan(end), None)
     assertEquals(Map.empty, next.state(GroupingState.Codec).holds)
     assertEquals(Map(orders(0) -> 10L, orders(2) -> 3L), readAll(s, next).tasks(p0))
@@ -107,7 +129,10 @@ class GroupingStepTest {
     val plan = step()("orders").plan(BatchPlan(start), None) // a new run: no clock movement needed
     assertEquals(Set(orders(0), orders(2)), plan.begins(p0).keySet)
     assertEquals(Set(orders(0), orders(2)), stored.taskSsps(p0))
-    assertEquals(Map.empty, plan.state(GroupingState.Codec).holds) // old partitions were already at their heads
+    assertEquals(
+      Map.empty,
+      plan.state(GroupingState.Codec).holds
+    ) // old partitions were already at their heads
   }
 
   @Test def availableNowTargetCapsTheBarrier(): Unit = {
@@ -117,8 +142,10 @@ class GroupingStepTest {
     partition("orders", 2, 1); partition("orders", 3, 1)
     clock += 1000
     val plan = s.plan(BatchPlan(start), Some(Map(orders(0) -> 6L)))
-    assertEquals(Map(orders(2) -> Map(orders(0) -> 6L), orders(3) -> Map(orders(1) -> 10L)),
-      plan.state(GroupingState.Codec).holds)
+    assertEquals(
+      Map(orders(2) -> Map(orders(0) -> 6L), orders(3) -> Map(orders(1) -> 10L)),
+      plan.state(GroupingState.Codec).holds
+    )
   }
 
   @Test def shrinkAndNonMultipleGrowthFailNamingTheStream(): Unit = {
@@ -127,19 +154,29 @@ class GroupingStepTest {
     val twoParts = s.initialOffset(s.initial(), Map(orders(0) -> 0L, orders(1) -> 0L))
     partition("orders", 2, 1)
     clock += 1000
-    val e = assertThrows(classOf[StreamctlException], () => { s.plan(BatchPlan(twoParts), None); () })
+    val e =
+      assertThrows(classOf[StreamctlException], () => { s.plan(BatchPlan(twoParts), None); () })
     assertTrue(e.getMessage.contains("'orders' grew from 2 to 3"), e.getMessage)
 
-    val wider = SourcePosition((0 until 4).map(p => TaskName(s"Partition ${p % 2}") -> orders(p)).groupMap(_._1)(_._2)
-      .map { case (t, ss) => t -> ss.map(_ -> 0L).toMap }, twoParts.state)
-    val shrink = assertThrows(classOf[StreamctlException], () => { step()("orders").plan(BatchPlan(wider), None); () })
+    val wider = SourcePosition(
+      (0 until 4).map(p => TaskName(s"Partition ${p % 2}") -> orders(p)).groupMap(_._1)(_._2)
+        .map { case (t, ss) => t -> ss.map(_ -> 0L).toMap },
+      twoParts.state
+    )
+    val shrink = assertThrows(
+      classOf[StreamctlException],
+      () => { step()("orders").plan(BatchPlan(wider), None); () }
+    )
     assertTrue(shrink.getMessage.contains("'orders' shrank from 4 to 3"), shrink.getMessage)
   }
 
   @Test def broadcastPartitionsReachEveryTaskWithoutHold(): Unit = {
     partition("orders", 0, 1); partition("orders", 1, 1); partition("rates", 0, 5)
     val s = step("stream.rates.broadcast" -> "true")("orders", "rates")
-    val start = s.initialOffset(s.initial(), Map(orders(0) -> 0L, orders(1) -> 0L, SSP.kafka("rates", 0) -> 5L))
+    val start = s.initialOffset(
+      s.initial(),
+      Map(orders(0) -> 0L, orders(1) -> 0L, SSP.kafka("rates", 0) -> 5L)
+    )
     partition("rates", 1, 2)
     clock += 1000
     val plan = s.plan(BatchPlan(start), None)
@@ -148,7 +185,8 @@ class GroupingStepTest {
   }
 
   @Test def offsetWithoutGroupingStateTakesItsOwnCountsAsInitial(): Unit = {
-    partition("orders", 0, 1); partition("orders", 1, 1); partition("orders", 2, 1); partition("orders", 3, 1)
+    partition("orders", 0, 1); partition("orders", 1, 1); partition("orders", 2, 1);
+    partition("orders", 3, 1)
     val legacy = SourcePosition(Map(p0 -> Map(orders(0) -> 1L), p1 -> Map(orders(1) -> 1L)))
     val plan = step()("orders").plan(BatchPlan(legacy), None)
     assertEquals(GroupingState(Map("orders" -> 2), Map.empty), plan.state(GroupingState.Codec))
@@ -168,7 +206,10 @@ class GroupingStepTest {
 
   @Test def stateRoundTripsThroughTheOffsetJson(): Unit = {
     val st = GroupingState(Map("orders" -> 2, "a.b" -> 1), Map(orders(2) -> Map(orders(0) -> 7L)))
-    val o = SourcePosition(Map(p0 -> Map(orders(0) -> 1L)), SourceState.empty.updated(GroupingState.Codec, st))
+    val o = SourcePosition(
+      Map(p0 -> Map(orders(0) -> 1L)),
+      SourceState.empty.updated(GroupingState.Codec, st)
+    )
     assertEquals(st, SourceStates.parse(o.json).state(GroupingState.Codec))
   }
 }

@@ -11,10 +11,19 @@ class GroupingTest {
   private val counts = Map("orders" -> 3, "users" -> 5, "x.y-z" -> 1)
 
   @Test def firstRunIsThePlainGrouping(): Unit =
-    for ((name, grouper) <- Seq(
-        "partition" -> new GroupByPartition, "ssp" -> new GroupBySystemStreamPartition, "single" -> new AllSspToSingleTask)) {
+    for (
+      (name, grouper) <- Seq(
+        "partition" -> new GroupByPartition,
+        "ssp" -> new GroupBySystemStreamPartition,
+        "single" -> new AllSspToSingleTask
+      )
+    ) {
       val m = Grouping(config("grouper" -> name)(counts.keys.toSeq: _*), None, counts)
-      assertEquals(grouper.group(Map.empty, counts.flatMap { case (s, n) => ssps(s, n) }.toSet), m.taskSsps, name)
+      assertEquals(
+        grouper.group(Map.empty, counts.flatMap { case (s, n) => ssps(s, n) }.toSet),
+        m.taskSsps,
+        name
+      )
       assertEquals(counts, m.initialPartitionCounts, name)
       assertEquals(counts, m.partitionCounts, name)
     }
@@ -35,7 +44,8 @@ class GroupingTest {
     val c = config()("orders", "users")
     val first = Grouping(config()("orders"), None, Map("orders" -> 2))
     val m = Grouping(c, Some(first), Map("orders" -> 2, "users" -> 3))
-    for (i <- 0 until 2) assertEquals(first.tasksOf(SSP.kafka("orders", i)), m.tasksOf(SSP.kafka("orders", i)))
+    for (i <- 0 until 2)
+      assertEquals(first.tasksOf(SSP.kafka("orders", i)), m.tasksOf(SSP.kafka("orders", i)))
     assertEquals(p(2), taskOf(m, "users", 2)) // a new stream may create tasks; expansion never does
     assertEquals(Map("orders" -> 2, "users" -> 3), m.initialPartitionCounts)
     assertEquals(ssps("users", 3), m.addedSince(Some(first)))
@@ -50,14 +60,22 @@ class GroupingTest {
 
   @Test def missingOrEmptyCountsAreErrors(): Unit = {
     val c = config()("orders", "users")
-    val missing = assertThrows(classOf[StreamctlException], () => Grouping(c, None, Map("orders" -> 2)))
+    val missing =
+      assertThrows(classOf[StreamctlException], () => Grouping(c, None, Map("orders" -> 2)))
     assertTrue(missing.getMessage.contains("'users'"), missing.getMessage)
-    val zero = assertThrows(classOf[StreamctlException], () => Grouping(c, None, Map("orders" -> 2, "users" -> 0)))
+    val zero = assertThrows(
+      classOf[StreamctlException],
+      () => Grouping(c, None, Map("orders" -> 2, "users" -> 0))
+    )
     assertTrue(zero.getMessage.contains("'users' has 0 partitions"), zero.getMessage)
   }
 
   @Test def userGrouperIsUsed(): Unit = {
-    val m = Grouping(config("grouper.class" -> classOf[ReversedGrouper].getName)("orders"), None, Map("orders" -> 2))
+    val m = Grouping(
+      config("grouper.class" -> classOf[ReversedGrouper].getName)("orders"),
+      None,
+      Map("orders" -> 2)
+    )
     assertEquals(Seq(t("Reversed 0"), t("Reversed 1")), m.tasks)
   }
 
@@ -65,13 +83,29 @@ class GroupingTest {
     val first = Grouping(config()("orders"), None, Map("orders" -> 2))
     val c = config("grouper.class" -> classOf[ForgetfulGrouper].getName)("orders")
     // With nothing changed the grouper is not even asked; a new partition makes it regroup.
-    assertGrouperError(() => Grouping(c, Some(first), Map("orders" -> 4)), classOf[ForgetfulGrouper], "moved from task 'Partition")
+    assertGrouperError(
+      () => Grouping(c, Some(first), Map("orders" -> 4)),
+      classOf[ForgetfulGrouper],
+      "moved from task 'Partition"
+    )
   }
 
   @Test def userGrouperThatLosesDuplicatesOrInventsSspsIsCaught(): Unit = {
-    assertGrouperError(() => group(classOf[DroppingGrouper]), classOf[DroppingGrouper], "in no task")
-    assertGrouperError(() => group(classOf[DuplicatingGrouper]), classOf[DuplicatingGrouper], "is in two tasks")
-    assertGrouperError(() => group(classOf[InventingGrouper]), classOf[InventingGrouper], "kafka/ghost/0")
+    assertGrouperError(
+      () => group(classOf[DroppingGrouper]),
+      classOf[DroppingGrouper],
+      "in no task"
+    )
+    assertGrouperError(
+      () => group(classOf[DuplicatingGrouper]),
+      classOf[DuplicatingGrouper],
+      "is in two tasks"
+    )
+    assertGrouperError(
+      () => group(classOf[InventingGrouper]),
+      classOf[InventingGrouper],
+      "kafka/ghost/0"
+    )
   }
 
   private def group(cls: Class[_]): TaskMapping =

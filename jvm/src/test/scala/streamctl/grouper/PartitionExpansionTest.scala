@@ -10,18 +10,33 @@ import streamctl.system.SSP
 class PartitionExpansionTest {
   private val byPartition = config()("orders")
 
-  private def grow(c: GrouperConfig, stream: String, from: Int, to: Int): (TaskMapping, TaskMapping) = {
+  private def grow(
+      c: GrouperConfig,
+      stream: String,
+      from: Int,
+      to: Int
+  ): (TaskMapping, TaskMapping) = {
     val before = Grouping(c, None, Map(stream -> from))
     (before, Grouping(c, Some(before), Map(stream -> to)))
   }
 
   /**
-   * Kafka's default partitioner sends a key to `hash % count`. For many hashes, the task that
-   * reads the key's partition after growth must be the task that read it before.
+   * Kafka's default partitioner sends a key to `hash % count`. For many hashes, the task that reads
+   * the key's partition after growth must be the task that read it before.
    */
-  private def assertNoKeyMoves(before: TaskMapping, after: TaskMapping, stream: String, from: Int, to: Int): Unit =
+  private def assertNoKeyMoves(
+      before: TaskMapping,
+      after: TaskMapping,
+      stream: String,
+      from: Int,
+      to: Int
+  ): Unit =
     for (hash <- 0 until 10000)
-      assertEquals(taskOf(before, stream, hash % from), taskOf(after, stream, hash % to), s"key hash $hash")
+      assertEquals(
+        taskOf(before, stream, hash % from),
+        taskOf(after, stream, hash % to),
+        s"key hash $hash"
+      )
 
   @Test def twoToFour(): Unit = {
     val (before, after) = grow(byPartition, "orders", 2, 4)
@@ -29,7 +44,10 @@ class PartitionExpansionTest {
     assertEquals(Set(SSP.kafka("orders", 0), SSP.kafka("orders", 2)), after.taskSsps(p(0)))
     assertEquals(Set(SSP.kafka("orders", 1), SSP.kafka("orders", 3)), after.taskSsps(p(1)))
     assertEquals(Map("orders" -> 2), after.initialPartitionCounts)
-    assertEquals(Set(SSP.kafka("orders", 2), SSP.kafka("orders", 3)), after.addedSince(Some(before)))
+    assertEquals(
+      Set(SSP.kafka("orders", 2), SSP.kafka("orders", 3)),
+      after.addedSince(Some(before))
+    )
     assertNoKeyMoves(before, after, "orders", 2, 4)
   }
 
@@ -49,7 +67,11 @@ class PartitionExpansionTest {
 
   @Test def chainedGrowthEqualsDirectGrowth(): Unit = {
     val first = Grouping(byPartition, None, Map("orders" -> 2))
-    val viaFour = Grouping(byPartition, Some(Grouping(byPartition, Some(first), Map("orders" -> 4))), Map("orders" -> 8))
+    val viaFour = Grouping(
+      byPartition,
+      Some(Grouping(byPartition, Some(first), Map("orders" -> 4))),
+      Map("orders" -> 8)
+    )
     assertEquals(Grouping(byPartition, Some(first), Map("orders" -> 8)), viaFour)
   }
 
@@ -82,7 +104,10 @@ class PartitionExpansionTest {
 
   @Test def notAMultipleIsRefusedNamingStreamAndCounts(): Unit = {
     val first = Grouping(byPartition, None, Map("orders" -> 2))
-    val e = assertThrows(classOf[StreamctlException], () => Grouping(byPartition, Some(first), Map("orders" -> 3)))
+    val e = assertThrows(
+      classOf[StreamctlException],
+      () => Grouping(byPartition, Some(first), Map("orders" -> 3))
+    )
     assertTrue(e.getMessage.contains("'orders'"), e.getMessage)
     assertTrue(e.getMessage.contains("from 2 to 3"), e.getMessage)
     assertTrue(e.getMessage.contains("initial count 2"), e.getMessage)
@@ -90,7 +115,10 @@ class PartitionExpansionTest {
 
   @Test def shrinkingIsRefusedNamingStreamAndCounts(): Unit = {
     val first = Grouping(byPartition, None, Map("orders" -> 4))
-    val e = assertThrows(classOf[StreamctlException], () => Grouping(byPartition, Some(first), Map("orders" -> 2)))
+    val e = assertThrows(
+      classOf[StreamctlException],
+      () => Grouping(byPartition, Some(first), Map("orders" -> 2))
+    )
     assertTrue(e.getMessage.contains("'orders' shrank from 4 to 2"), e.getMessage)
   }
 
@@ -127,7 +155,8 @@ class PartitionExpansionTest {
   }
 
   @Test def algorithmNamingANewPartitionIsRefused(): Unit = {
-    val c = config("partition.expansion.algorithm" -> classOf[OutOfRangeExpansion].getName)("orders")
+    val c =
+      config("partition.expansion.algorithm" -> classOf[OutOfRangeExpansion].getName)("orders")
     val e = assertThrows(classOf[StreamctlException], () => grow(c, "orders", 2, 4))
     assertTrue(e.getMessage.contains(classOf[OutOfRangeExpansion].getName), e.getMessage)
     assertTrue(e.getMessage.contains("partition 2 of stream 'orders'"), e.getMessage)

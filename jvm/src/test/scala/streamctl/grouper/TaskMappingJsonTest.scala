@@ -7,20 +7,33 @@ import streamctl.system.{SSP, TaskName}
 
 class TaskMappingJsonTest {
   private def p(n: Int) = TaskName(s"Partition $n")
-  private val small = TaskMapping(Map("orders" -> 2),
-    Map(p(0) -> Set(SSP.kafka("orders", 2), SSP.kafka("orders", 0)), p(1) -> Set(SSP.kafka("orders", 1))))
+  private val small = TaskMapping(
+    Map("orders" -> 2),
+    Map(
+      p(0) -> Set(SSP.kafka("orders", 2), SSP.kafka("orders", 0)),
+      p(1) -> Set(SSP.kafka("orders", 1))
+    )
+  )
 
   @Test def exactForm(): Unit =
     assertEquals(
       """{"version":1,"initialPartitionCounts":{"orders":2},""" +
         """"tasks":{"Partition 0":["kafka/orders/0","kafka/orders/2"],"Partition 1":["kafka/orders/1"]}}""",
-      small.toJson)
+      small.toJson
+    )
 
-  /** `orders` with 24 partitions in 12 tasks (grown from 12), `rates` with 3 partitions read by every task. */
+  /**
+   * `orders` with 24 partitions in 12 tasks (grown from 12), `rates` with 3 partitions read by
+   * every task.
+   */
   private val broadcastMapping = {
     val rates = (0 until 3).map(SSP.kafka("rates", _)).toSet
-    TaskMapping(Map("orders" -> 12, "rates" -> 2),
-      (0 until 12).map(i => p(i) -> (Set(SSP.kafka("orders", i), SSP.kafka("orders", i + 12)) ++ rates)).toMap)
+    TaskMapping(
+      Map("orders" -> 12, "rates" -> 2),
+      (0 until 12).map(i =>
+        p(i) -> (Set(SSP.kafka("orders", i), SSP.kafka("orders", i + 12)) ++ rates)
+      ).toMap
+    )
   }
 
   @Test def roundTripWithBroadcastAndManyTasks(): Unit = {
@@ -44,7 +57,10 @@ class TaskMappingJsonTest {
     assertEquals(TaskMapping.empty, TaskMapping.fromJson(TaskMapping.empty.toJson, "test"))
 
   private def malformed(json: String, fragments: String*): Unit = {
-    val e = assertThrows(classOf[StreamctlException], () => { TaskMapping.fromJson(json, "grouper/mapping"); () })
+    val e = assertThrows(
+      classOf[StreamctlException],
+      () => { TaskMapping.fromJson(json, "grouper/mapping"); () }
+    )
     assertTrue(e.getMessage.contains("task mapping (grouper/mapping)"), e.getMessage)
     fragments.foreach(f => assertTrue(e.getMessage.contains(f), s"'$f' not in: ${e.getMessage}"))
   }
@@ -57,15 +73,41 @@ class TaskMappingJsonTest {
     malformed("[1,2]", "expected a JSON object")
     malformed(s"""{$counts,"tasks":{}}""", "Missing field 'version'")
     malformed(s"""{"version":"1",$counts,"tasks":{}}""", "must be a whole number from 1, not \"1\"")
-    malformed(s"""{"version":2,$counts,"tasks":{}}""", "version 2, newer than this streamctl reads (up to 1)")
+    malformed(
+      s"""{"version":2,$counts,"tasks":{}}""",
+      "version 2, newer than this streamctl reads (up to 1)"
+    )
     malformed("""{"version":1,"tasks":{}}""", "Missing field 'initialPartitionCounts'")
-    malformed("""{"version":1,"initialPartitionCounts":{"orders":0},"tasks":{}}""", "initialPartitionCounts.'orders'")
-    malformed("""{"version":1,"initialPartitionCounts":[],"tasks":{}}""", "'initialPartitionCounts' is not a JSON object")
+    malformed(
+      """{"version":1,"initialPartitionCounts":{"orders":0},"tasks":{}}""",
+      "initialPartitionCounts.'orders'"
+    )
+    malformed(
+      """{"version":1,"initialPartitionCounts":[],"tasks":{}}""",
+      "'initialPartitionCounts' is not a JSON object"
+    )
     malformed(s"""{"version":1,$counts}""", "Missing field 'tasks'")
-    malformed(s"""{"version":1,$counts,"tasks":{"Partition 0":"kafka/orders/0"}}""", "tasks.'Partition 0' is not an array")
-    malformed(s"""{"version":1,$counts,"tasks":{"Partition 0":[]}}""", "tasks.'Partition 0' has no SSPs")
-    malformed(s"""{"version":1,$counts,"tasks":{"Partition 0":["kafka/orders/0",7]}}""", "tasks.'Partition 0'[1] is not a string")
-    malformed(s"""{"version":1,$counts,"tasks":{"Partition 0":["kafka/orders"]}}""", "tasks.'Partition 0'[0]", "'kafka/orders'")
-    malformed(s"""{"version":1,$counts,"tasks":{"P":["kafka/users/0"]}}""", "kafka/users/0", "no stream 'users'")
+    malformed(
+      s"""{"version":1,$counts,"tasks":{"Partition 0":"kafka/orders/0"}}""",
+      "tasks.'Partition 0' is not an array"
+    )
+    malformed(
+      s"""{"version":1,$counts,"tasks":{"Partition 0":[]}}""",
+      "tasks.'Partition 0' has no SSPs"
+    )
+    malformed(
+      s"""{"version":1,$counts,"tasks":{"Partition 0":["kafka/orders/0",7]}}""",
+      "tasks.'Partition 0'[1] is not a string"
+    )
+    malformed(
+      s"""{"version":1,$counts,"tasks":{"Partition 0":["kafka/orders"]}}""",
+      "tasks.'Partition 0'[0]",
+      "'kafka/orders'"
+    )
+    malformed(
+      s"""{"version":1,$counts,"tasks":{"P":["kafka/users/0"]}}""",
+      "kafka/users/0",
+      "no stream 'users'"
+    )
   }
 }

@@ -8,6 +8,7 @@ import streamctl.plan.{ReaderReports, ReaderRun}
 import streamctl.system.{SkippedRange, TaskName}
 
 class HostAffinityTest {
+
   /** The readers' reports, kept in memory (in Spark, an accumulator). */
   private final class Reports extends ReaderReports {
     private var recorded = Vector.empty[ReaderRun]
@@ -23,7 +24,9 @@ class HostAffinityTest {
   private class Fixture(enabled: Boolean = true) {
     var puts = 0
     val memory: InMemoryMetadataStore = new InMemoryMetadataStore {
-      override def put(namespace: String, key: String, value: String): Unit = { puts += 1; super.put(namespace, key, value) }
+      override def put(namespace: String, key: String, value: String): Unit = {
+        puts += 1; super.put(namespace, key, value)
+      }
     }
     var live: Seq[ExecutorId] = Seq(e1, e2, e3)
     val runs: Reports = new Reports
@@ -36,7 +39,12 @@ class HostAffinityTest {
     val f = new Fixture
     val locality = f.step().plan("b1", tasks)
     assertEquals(Map(e1 -> 4, e2 -> 4, e3 -> 4), locality.loads)
-    tasks.foreach(t => assertArrayEquals(Array[AnyRef](locality.placement(t).location), locality.preferredLocations(t).map(x => x: AnyRef)))
+    tasks.foreach(t =>
+      assertArrayEquals(
+        Array[AnyRef](locality.placement(t).location),
+        locality.preferredLocations(t).map(x => x: AnyRef)
+      )
+    )
     assertTrue(f.stored.isDefined)
   }
 
@@ -79,7 +87,11 @@ class HostAffinityTest {
     def ranOn(t: Int) = locality.placement(tasks(t)).id
     f.runs.record(ReaderRun(TaskName("Partition 0"), ranOn(0), consumerReused = true))
     f.runs.record(ReaderRun(TaskName("Partition 1"), ranOn(1), consumerReused = true))
-    f.runs.record(ReaderRun(TaskName("Partition 2"), ranOn(1), consumerReused = false)) // not where it was assigned
+    f.runs.record(ReaderRun(
+      TaskName("Partition 2"),
+      ranOn(1),
+      consumerReused = false
+    )) // not where it was assigned
     assertEquals("2", step.metrics("consumersReused"))
     assertEquals("1", step.metrics("consumersCreated"))
     assertEquals("1", step.metrics("tasksOffAssignedExecutor"))

@@ -16,14 +16,24 @@ class LocalityListingTest {
     val root = Files.createTempDirectory("locality-report").resolve("streamctl").toString
     val store = MetadataStore.open(root, conf)
     val a = ExecutorId("1", "host-a")
-    new TaskLocalityStore(store, StoreLayout.Source("1").localityKey).save(TaskLocality(Map(TaskName("Partition 0") -> a)))
+    new TaskLocalityStore(
+      store,
+      StoreLayout.Source("1").localityKey
+    ).save(TaskLocality(Map(TaskName("Partition 0") -> a)))
     new TaskLocalityStore(store, StoreLayout.Source("0").localityKey).save(
-      TaskLocality(Map(TaskName("Partition 1") -> a, TaskName("Partition 0") -> ExecutorId("2", "host-b"))))
-    assertEquals(Seq(
-      LocalityRow("0", "Partition 0", "2", "host-b", "executor_host-b_2"),
-      LocalityRow("0", "Partition 1", "1", "host-a", "executor_host-a_1"),
-      LocalityRow("1", "Partition 0", "1", "host-a", "executor_host-a_1")),
-      LocalityListing.rows(root, conf))
+      TaskLocality(Map(
+        TaskName("Partition 1") -> a,
+        TaskName("Partition 0") -> ExecutorId("2", "host-b")
+      ))
+    )
+    assertEquals(
+      Seq(
+        LocalityRow("0", "Partition 0", "2", "host-b", "executor_host-b_2"),
+        LocalityRow("0", "Partition 1", "1", "host-a", "executor_host-a_1"),
+        LocalityRow("1", "Partition 0", "1", "host-a", "executor_host-a_1")
+      ),
+      LocalityListing.rows(root, conf)
+    )
   }
 
   @Test def aQueryWithoutAStoreHasNoAssignment(): Unit = {

@@ -14,7 +14,8 @@ class StickyAssignerTest {
   private val twelve = tasks(12)
   private val onThree = StickyAssigner.assign(TaskLocality.empty, twelve, Seq(e1, e2, e3)).locality
 
-  private def tasksOn(l: TaskLocality, e: ExecutorId): Set[TaskName] = l.placement.collect { case (t, `e`) => t }.toSet
+  private def tasksOn(l: TaskLocality, e: ExecutorId): Set[TaskName] =
+    l.placement.collect { case (t, `e`) => t }.toSet
 
   @Test def startsBalanced(): Unit =
     assertEquals(Map(e1 -> 4, e2 -> 4, e3 -> 4), onThree.loads)
@@ -24,7 +25,9 @@ class StickyAssignerTest {
     assertEquals(4, next.moved.size)
     assertEquals(tasksOn(onThree, e3), next.moved)
     assertEquals(Map(e1 -> 6, e2 -> 6), next.locality.loads)
-    (twelve.toSet -- next.moved).foreach(t => assertEquals(onThree.executorOf(t), next.locality.executorOf(t)))
+    (twelve.toSet -- next.moved).foreach(t =>
+      assertEquals(onThree.executorOf(t), next.locality.executorOf(t))
+    )
   }
 
   @Test def addingOneToThreeMovesExactlyThree(): Unit = {
@@ -32,7 +35,9 @@ class StickyAssignerTest {
     assertEquals(3, next.moved.size)
     assertEquals(Map(e1 -> 3, e2 -> 3, e3 -> 3, e4 -> 3), next.locality.loads)
     assertEquals(next.moved, tasksOn(next.locality, e4))
-    Seq(e1, e2, e3).foreach(e => assertEquals(1, (tasksOn(onThree, e) -- tasksOn(next.locality, e)).size))
+    Seq(e1, e2, e3).foreach(e =>
+      assertEquals(1, (tasksOn(onThree, e) -- tasksOn(next.locality, e)).size)
+    )
   }
 
   @Test def returningExecutorGetsItsTasksBack(): Unit = {
@@ -80,13 +85,20 @@ class StickyAssignerTest {
     // An awkward previous state: unbalanced, one executor gone, some remembered homes.
     val previous = TaskLocality(
       tasks(17).zipWithIndex.map { case (t, i) => t -> executor(1 + (i * i) % 6) }.toMap,
-      Map(TaskName("Partition 3") -> e4, TaskName("Partition 8") -> e2))
+      Map(TaskName("Partition 3") -> e4, TaskName("Partition 8") -> e2)
+    )
     val expected = StickyAssigner.assign(previous, tasks(23), executors)
     (1 to 20).foreach { seed =>
       val random = new Random(seed)
       val shuffledPrevious = TaskLocality(
-        random.shuffle(previous.placement.toSeq).toMap, random.shuffle(previous.homes.toSeq).toMap)
-      val again = StickyAssigner.assign(shuffledPrevious, random.shuffle(tasks(23)), random.shuffle(executors))
+        random.shuffle(previous.placement.toSeq).toMap,
+        random.shuffle(previous.homes.toSeq).toMap
+      )
+      val again = StickyAssigner.assign(
+        shuffledPrevious,
+        random.shuffle(tasks(23)),
+        random.shuffle(executors)
+      )
       assertEquals(expected, again)
       assertEquals(expected.locality.toJson, again.locality.toJson)
     }
@@ -100,7 +112,10 @@ class StickyAssignerTest {
     assertTrue(none.moved.isEmpty)
     twelve.foreach(t => assertEquals(0, none.locality.preferredLocations(t).length))
     // When the same executors register again, every task goes back where it was.
-    assertEquals(onThree.placement, StickyAssigner.assign(none.locality, twelve, Seq(e1, e2, e3)).locality.placement)
+    assertEquals(
+      onThree.placement,
+      StickyAssigner.assign(none.locality, twelve, Seq(e1, e2, e3)).locality.placement
+    )
   }
 
   @Test def newTasksArePlacedNotMoved(): Unit = {
@@ -118,6 +133,9 @@ class StickyAssignerTest {
 
   @Test def preferredLocationIsTheExecutorLocation(): Unit = {
     val t = twelve.head
-    assertArrayEquals(Array[AnyRef](onThree.placement(t).location), onThree.preferredLocations(t).map(s => s: AnyRef))
+    assertArrayEquals(
+      Array[AnyRef](onThree.placement(t).location),
+      onThree.preferredLocations(t).map(s => s: AnyRef)
+    )
   }
 }

@@ -10,7 +10,8 @@ class TaskLocalityJsonTest {
   private val b = ExecutorId("2", "host-b")
   private val locality = TaskLocality(
     Map(TaskName("Partition 1") -> a, TaskName("Partition 0") -> b),
-    Map(TaskName("Partition 0") -> ExecutorId("3", "host-c")))
+    Map(TaskName("Partition 0") -> ExecutorId("3", "host-c"))
+  )
 
   @Test def roundTrips(): Unit =
     assertEquals(locality, TaskLocality.fromJson(locality.toJson, "k"))
@@ -24,11 +25,15 @@ class TaskLocalityJsonTest {
     assertEquals(
       """{"version":1,"placement":{"Partition 0":{"id":"2","host":"host-b"},"Partition 1":{"id":"1","host":"host-a"}},""" +
         """"homes":{"Partition 0":{"id":"3","host":"host-c"}}}""",
-      locality.toJson)
+      locality.toJson
+    )
   }
 
   private def failure(text: String): String =
-    assertThrows(classOf[StreamctlException], () => TaskLocality.fromJson(text, "locality/q1")).getMessage
+    assertThrows(
+      classOf[StreamctlException],
+      () => TaskLocality.fromJson(text, "locality/q1")
+    ).getMessage
 
   @Test def malformedJsonNamesTheKey(): Unit =
     assertTrue(failure("""{"version":1,"placement":""").contains("'locality/q1'"))
@@ -41,7 +46,8 @@ class TaskLocalityJsonTest {
   @Test def badExecutorNamesKeyAndTask(): Unit = {
     val m = failure("""{"version":1,"placement":{"Partition 4":{"id":7,"host":"h"}},"homes":{}}""")
     assertTrue(m.contains("'locality/q1'") && m.contains("'Partition 4'") && m.contains("'id'"), m)
-    val empty = failure("""{"version":1,"placement":{},"homes":{"Partition 5":{"id":"","host":"h"}}}""")
+    val empty =
+      failure("""{"version":1,"placement":{},"homes":{"Partition 5":{"id":"","host":"h"}}}""")
     assertTrue(empty.contains("'locality/q1'") && empty.contains("'Partition 5'"), empty)
   }
 

@@ -13,7 +13,8 @@ class TaskLocalityStoreTest {
     def get(namespace: String, key: String): Option[String] = values.get((namespace, key))
     def put(namespace: String, key: String, value: String): Unit = values((namespace, key)) = value
     def delete(namespace: String, key: String): Unit = values.remove((namespace, key))
-    def keys(namespace: String): Seq[String] = values.keys.filter(_._1 == namespace).map(_._2).toSeq.sorted
+    def keys(namespace: String): Seq[String] =
+      values.keys.filter(_._1 == namespace).map(_._2).toSeq.sorted
   }
 
   @Test def absentIsEmpty(): Unit =
@@ -31,7 +32,10 @@ class TaskLocalityStoreTest {
   @Test def corruptValueNamesTheStoreKey(): Unit = {
     val memory = new MemoryStore
     memory.put("locality", "assignment", "{nope")
-    val e = assertThrows(classOf[StreamctlException], () => new TaskLocalityStore(memory, "assignment").load())
+    val e = assertThrows(
+      classOf[StreamctlException],
+      () => new TaskLocalityStore(memory, "assignment").load()
+    )
     assertTrue(e.getMessage.contains("'locality/assignment'"), e.getMessage)
   }
 }

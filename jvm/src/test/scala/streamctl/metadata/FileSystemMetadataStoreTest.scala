@@ -15,16 +15,21 @@ import streamctl.StreamctlException
 class FileSystemMetadataStoreTest extends MetadataStoreContract {
   private val dir: JPath = Files.createTempDirectory("streamctl-store")
   private val conf = new Configuration()
-  override protected val store: FileSystemMetadataStore = new FileSystemMetadataStore(dir.resolve("root").toString, conf)
+  override protected val store: FileSystemMetadataStore =
+    new FileSystemMetadataStore(dir.resolve("root").toString, conf)
 
   @AfterEach def cleanUp(): Unit = {
     // Restore permissions a test may have removed, so the tree can be deleted.
     Files.walk(dir).iterator().asScala.foreach(_.toFile.setWritable(true))
-    Files.walk(dir).sorted(java.util.Comparator.reverseOrder()).forEach(p => Files.deleteIfExists(p))
+    Files.walk(dir).sorted(java.util.Comparator.reverseOrder()).forEach(p =>
+      Files.deleteIfExists(p)
+    )
   }
 
   private def filesIn(ns: String): Seq[String] =
-    Files.list(dir.resolve("root").resolve(ns)).iterator().asScala.map(_.getFileName.toString).toSeq.sorted
+    Files.list(
+      dir.resolve("root").resolve(ns)
+    ).iterator().asScala.map(_.getFileName.toString).toSeq.sorted
 
   @Test def existsOnceSomethingWasWritten(): Unit = {
     assertFalse(store.exists, "opening creates nothing")
@@ -36,7 +41,8 @@ class FileSystemMetadataStoreTest extends MetadataStoreContract {
     store.put("startpoints", "kafka/orders/3/Partition 3", "{}")
     // No temp file left behind, and no .crc side files from the checksummed local FS.
     assertEquals(Seq("kafka%2Forders%2F3%2FPartition%203.json"), filesIn("startpoints"))
-    val onDisk = Files.readString(dir.resolve("root/startpoints/kafka%2Forders%2F3%2FPartition%203.json"))
+    val onDisk =
+      Files.readString(dir.resolve("root/startpoints/kafka%2Forders%2F3%2FPartition%203.json"))
     assertEquals("{}", onDisk)
   }
 
@@ -45,7 +51,7 @@ class FileSystemMetadataStoreTest extends MetadataStoreContract {
     val ns = dir.resolve("root/ns")
     Files.writeString(ns.resolve(".3f2a9c.tmp"), "half written")
     Files.writeString(ns.resolve("notes.txt"), "x")
-    Files.writeString(ns.resolve("a b.json"), "x")  // not a name encode() produces
+    Files.writeString(ns.resolve("a b.json"), "x") // not a name encode() produces
     Files.createDirectory(ns.resolve("sub.json"))
     assertEquals(Seq("real"), store.keys("ns"))
   }
@@ -72,9 +78,11 @@ class FileSystemMetadataStoreTest extends MetadataStoreContract {
       while (writing && seen.get == null) {
         store.get("ns", "k") match {
           case Some(v) if big.contains(v) =>
-          case other => seen.set(other.map(v => s"torn value of length ${v.length}").getOrElse("no value"))
+          case other =>
+            seen.set(other.map(v => s"torn value of length ${v.length}").getOrElse("no value"))
         }
-      })
+      }
+    )
     reader.start()
     for (i <- 1 to 300) store.put("ns", "k", big(i % 2))
     writing = false
@@ -88,24 +96,42 @@ class FileSystemMetadataStoreTest extends MetadataStoreContract {
     val file = Files.writeString(dir.resolve("plain-file"), "x", StandardCharsets.UTF_8)
     val root = file.resolve("store").toString
     val bad = new FileSystemMetadataStore(root, conf)
-    val onPut = assertThrows(classOf[StreamctlException], () => bad.put("startpoints", "kafka/orders/3", "{}"))
+    val onPut = assertThrows(
+      classOf[StreamctlException],
+      () => bad.put("startpoints", "kafka/orders/3", "{}")
+    )
     assertTrue(onPut.getMessage.contains(file.toString), onPut.getMessage)
     assertTrue(onPut.getMessage.contains("kafka/orders/3"), onPut.getMessage)
-    val early = assertThrows(classOf[StreamctlException], () => MetadataStore.open(root, conf).ensureWritable())
-    assertTrue(early.getMessage.contains(root) && early.getMessage.contains("not writable"), early.getMessage)
+    val early = assertThrows(
+      classOf[StreamctlException],
+      () => MetadataStore.open(root, conf).ensureWritable()
+    )
+    assertTrue(
+      early.getMessage.contains(root) && early.getMessage.contains("not writable"),
+      early.getMessage
+    )
   }
 
   @Test def readOnlyDirectoryIsAClearError(): Unit = {
-    org.junit.jupiter.api.Assumptions.assumeFalse(System.getProperty("user.name") == "root", "root ignores permissions")
+    org.junit.jupiter.api.Assumptions.assumeFalse(
+      System.getProperty("user.name") == "root",
+      "root ignores permissions"
+    )
     val ro = Files.createDirectory(dir.resolve("ro"))
     ro.toFile.setWritable(false)
-    val e = assertThrows(classOf[StreamctlException], () => MetadataStore.open(ro.resolve("store").toString, conf).ensureWritable())
+    val e = assertThrows(
+      classOf[StreamctlException],
+      () => MetadataStore.open(ro.resolve("store").toString, conf).ensureWritable()
+    )
     assertTrue(e.getMessage.contains(ro.toString), e.getMessage)
   }
 
   @Test def emptyOrInvalidRootIsRejected(): Unit = {
     assertThrows(classOf[StreamctlException], () => new FileSystemMetadataStore(" ", conf))
-    val e = assertThrows(classOf[StreamctlException], () => new FileSystemMetadataStore("nosuchscheme://x/y", conf))
+    val e = assertThrows(
+      classOf[StreamctlException],
+      () => new FileSystemMetadataStore("nosuchscheme://x/y", conf)
+    )
     assertTrue(e.getMessage.contains("nosuchscheme://x/y"), e.getMessage)
   }
 

@@ -5,9 +5,9 @@ import java.util.concurrent.ConcurrentHashMap
 import scala.jdk.CollectionConverters._
 
 /**
- * A [[MetadataStore]] in the heap of one JVM, for unit tests of other packages and for
- * benchmarks. It validates namespaces and keys exactly like the file system store, so code
- * tested against it does not fail later on HDFS. Thread-safe.
+ * A [[MetadataStore]] in the heap of one JVM, for unit tests of other packages and for benchmarks.
+ * It validates namespaces and keys exactly like the file system store, so code tested against it
+ * does not fail later on HDFS. Thread-safe.
  *
  * {{{
  * val store = new InMemoryMetadataStore
@@ -32,7 +32,9 @@ class InMemoryMetadataStore extends MetadataStore {
   override def put(namespace: String, key: String, value: String): Unit = {
     StoreKeys.validateNamespace(namespace)
     StoreKeys.validateKey(namespace, key)
-    if (value == null) throw streamctl.StreamctlException(s"Null value for metadata store key '$key' in namespace '$namespace'")
+    if (value == null) throw streamctl.StreamctlException(
+      s"Null value for metadata store key '$key' in namespace '$namespace'"
+    )
     ns(namespace).put(key, value)
   }
 

@@ -44,7 +44,19 @@ abstract class MetadataStoreContract {
   }
 
   @Test def oddKeysRoundTrip(): Unit = {
-    val odd = Seq("kafka/orders/3/Partition 3", ".", "..", ".hidden", "a+b", "a%20b", "ключ/键", "x:y", "a b.json", "-", "tmp.tmp")
+    val odd = Seq(
+      "kafka/orders/3/Partition 3",
+      ".",
+      "..",
+      ".hidden",
+      "a+b",
+      "a%20b",
+      "ключ/键",
+      "x:y",
+      "a b.json",
+      "-",
+      "tmp.tmp"
+    )
     odd.foreach(k => store.put("ns", k, s"value of $k"))
     odd.foreach(k => assertEquals(Some(s"value of $k"), store.get("ns", k), k))
     assertEquals(odd.sorted, store.keys("ns"))
@@ -62,8 +74,17 @@ abstract class MetadataStoreContract {
     }
 
   @Test def badKeysAreRejectedWithTheReason(): Unit = {
-    assertTrue(assertThrows(classOf[StreamctlException], () => store.put("ns", "", "v")).getMessage.contains("empty"))
-    assertTrue(assertThrows(classOf[StreamctlException], () => store.get("ns", "a\nb")).getMessage.contains("control"))
-    assertTrue(assertThrows(classOf[StreamctlException], () => store.put("ns", "é" * 60, "v")).getMessage.contains("too long"))
+    assertTrue(assertThrows(
+      classOf[StreamctlException],
+      () => store.put("ns", "", "v")
+    ).getMessage.contains("empty"))
+    assertTrue(assertThrows(
+      classOf[StreamctlException],
+      () => store.get("ns", "a\nb")
+    ).getMessage.contains("control"))
+    assertTrue(assertThrows(
+      classOf[StreamctlException],
+      () => store.put("ns", "é" * 60, "v")
+    ).getMessage.contains("too long"))
   }
 }

@@ -5,7 +5,10 @@ import org.junit.jupiter.api.Test
 
 class StoreKeysTest {
   @Test def encodesEverythingButSafeCharacters(): Unit = {
-    assertEquals("kafka%2Forders%2F3%2FPartition%203", StoreKeys.encode("kafka/orders/3/Partition 3"))
+    assertEquals(
+      "kafka%2Forders%2F3%2FPartition%203",
+      StoreKeys.encode("kafka/orders/3/Partition 3")
+    )
     assertEquals("%2E%2Ehidden", StoreKeys.encode("..hidden"))
     assertEquals("a%2Bb%3Ac", StoreKeys.encode("a+b:c"))
     assertEquals("%C3%A9", StoreKeys.encode("é"))
@@ -24,7 +27,10 @@ class StoreKeysTest {
       assertEquals(StoreKeys.encode(k).length, StoreKeys.encodedLength(k), k)
 
   @Test def loneSurrogateIsRefusedSinceItWouldShareAFileWithQuestionMark(): Unit = {
-    val e = assertThrows(classOf[streamctl.StreamctlException], () => StoreKeys.validateKey("ns", "a\uD800"))
+    val e = assertThrows(
+      classOf[streamctl.StreamctlException],
+      () => StoreKeys.validateKey("ns", "a\uD800")
+    )
     assertTrue(e.getMessage.contains("\\ud800"), e.getMessage)
   }
 }

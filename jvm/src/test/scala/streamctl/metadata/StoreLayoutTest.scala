@@ -11,7 +11,10 @@ class StoreLayoutTest {
 
   @Test def aSourceFindsItsQuerysStoreUnlessItNamesOne(): Unit = {
     assertEquals("file:/chk/q1/streamctl", StoreLayout.ofSource(None, "file:/chk/q1/sources/0"))
-    assertEquals("s3a://b/meta", StoreLayout.ofSource(Some("s3a://b/meta"), "file:/chk/q1/sources/0"))
+    assertEquals(
+      "s3a://b/meta",
+      StoreLayout.ofSource(Some("s3a://b/meta"), "file:/chk/q1/sources/0")
+    )
     assertEquals("1", StoreLayout.sourceId("file:/chk/q1/sources/1"))
   }
 

@@ -15,7 +15,8 @@ import streamctl.startpoint.{FakeSystemAdmin, Startpoint}
 import streamctl.system.{SSP, TaskName}
 
 class OpsTest {
-  private val committed: Path = Paths.get(sys.props.getOrElse("basedir", "."), "tests", "data", "checkpoint-08f2737")
+  private val committed: Path =
+    Paths.get(sys.props.getOrElse("basedir", "."), "tests", "data", "checkpoint-08f2737")
   private val conf = new Configuration()
 
   @Test def readsTheLastCommittedBatchOfACheckpoint(): Unit = {
@@ -24,15 +25,22 @@ class OpsTest {
     assertEquals(14L, batch.batchId)
     assertEquals(None, ck.pending)
     assertEquals(Set("0"), batch.sources.keySet)
-    assertEquals(30L, batch.sources("0").tasks(TaskName("Partition 0"))(SSP.kafka("ckpt-orders", 0)))
+    assertEquals(
+      30L,
+      batch.sources("0").tasks(TaskName("Partition 0"))(SSP.kafka("ckpt-orders", 0))
+    )
   }
 
   @Test def aPlannedBatchWithoutCommitIsPendingNotCommitted(): Unit = {
     val dir = Files.createTempDirectory("ck")
     Files.createDirectories(dir.resolve("offsets"))
     Files.createDirectories(dir.resolve("commits"))
-    def offsets(id: Int, o: Long) = Files.writeString(dir.resolve(s"offsets/$id"),
-      s"""v1\n{"batchWatermarkMs":7,"batchTimestampMs":9}\n{"orders":{"0":1}}\n${SourcePosition(Map(TaskName("Partition 0") -> Map(SSP.kafka("o", 0) -> o))).json}\n""")
+    def offsets(id: Int, o: Long) = Files.writeString(
+      dir.resolve(s"offsets/$id"),
+      s"""v1\n{"batchWatermarkMs":7,"batchTimestampMs":9}\n{"orders":{"0":1}}\n${SourcePosition(
+          Map(TaskName("Partition 0") -> Map(SSP.kafka("o", 0) -> o))
+        ).json}\n"""
+    )
     offsets(0, 5); offsets(1, 8)
     Files.writeString(dir.resolve("commits/0"), "v1\n{}\n")
     val ck = QueryCheckpoint.read(dir.toString, conf)
@@ -47,50 +55,105 @@ class OpsTest {
     val d = QueryDescription.describe(committed.toString, None, None, conf)
     val rows = d.get("partitions").elements().asScala.toSeq
     assertEquals(8, rows.size)
-    val mid0 = rows.find(r => r.get("stream").asText == "ckpt-mid" && r.get("partition").asInt == 0).get
+    val mid0 =
+      rows.find(r => r.get("stream").asText == "ckpt-mid" && r.get("partition").asInt == 0).get
     assertEquals(9L, mid0.get("committed").asLong)
     assertTrue(mid0.get("lag").isNull, "no broker given: no lag")
     assertEquals(2, mid0.get("control").get("producers").asInt)
-    assertEquals(Seq("p0"), mid0.get("control").get("endOfStreamProducers").elements().asScala.map(_.asText).toSeq)
+    assertEquals(
+      Seq("p0"),
+      mid0.get("control").get("endOfStreamProducers").elements().asScala.map(_.asText).toSeq
+    )
     assertFalse(d.get("upstream").get("endOfStream").asBoolean)
     assertEquals("no bootstrap servers given", d.get("broker").asText)
   }
 
   @Test def aPathWithoutAQueryIsAnErrorNotAnEmptyAnswer(): Unit = {
-    val e = assertThrows(classOf[StreamctlException], () => QueryDescription.describe(Files.createTempDirectory("x").toString, None, None, conf))
+    val e = assertThrows(
+      classOf[StreamctlException],
+      () => QueryDescription.describe(Files.createTempDirectory("x").toString, None, None, conf)
+    )
     assertTrue(e.getMessage.startsWith("No streamctl query at"), e.getMessage)
   }
 
   @Test def shiftsAreRelativeToTheCommittedOffsetAndClampedToTheBroker(): Unit = {
-    val admin = new FakeSystemAdmin().add(SSP.kafka("o", 0), 2, Seq.fill(8)(0L)).add(SSP.kafka("o", 1), 0, Seq.fill(4)(0L))
+    val admin = new FakeSystemAdmin().add(
+      SSP.kafka("o", 0),
+      2,
+      Seq.fill(8)(0L)
+    ).add(SSP.kafka("o", 1), 0, Seq.fill(4)(0L))
     val committed = Map(SSP.kafka("o", 0) -> 6L, SSP.kafka("o", 1) -> 3L)
-    val steps = ResetPlan.plan(Seq(ResetPlan.Target("o", None)), ResetPlan.To.ShiftBy(-5), None, committed, Some(admin))
+    val steps = ResetPlan.plan(
+      Seq(ResetPlan.Target("o", None)),
+      ResetPlan.To.ShiftBy(-5),
+      None,
+      committed,
+      Some(admin)
+    )
     assertEquals(Seq(Some(2L), Some(0L)), steps.map(_.target))
     assertEquals("clamped from 1", steps.head.note)
     assertEquals(Seq(Some(6L), Some(3L)), steps.map(_.current))
-    val current = ResetPlan.plan(Seq(ResetPlan.Target("o", Some(Seq(1)))), ResetPlan.To.Current, None, committed, None)
+    val current = ResetPlan.plan(
+      Seq(ResetPlan.Target("o", Some(Seq(1)))),
+      ResetPlan.To.Current,
+      None,
+      committed,
+      None
+    )
     // A startpoint carries its creation time, so compare what it points at, not the whole value.
-    assertEquals(Seq(3L), current.map(_.startpoint).collect { case Startpoint.Specific(offset, _) => offset })
-    val e = assertThrows(classOf[StreamctlException], () =>
-      ResetPlan.plan(Seq(ResetPlan.Target("o", None)), ResetPlan.To.Current, None, Map.empty, Some(admin)))
-    assertTrue(e.getMessage.contains("--to-current needs the committed offset of o-0"), e.getMessage)
+    assertEquals(
+      Seq(3L),
+      current.map(_.startpoint).collect { case Startpoint.Specific(offset, _) => offset }
+    )
+    val e = assertThrows(
+      classOf[StreamctlException],
+      () =>
+        ResetPlan.plan(
+          Seq(ResetPlan.Target("o", None)),
+          ResetPlan.To.Current,
+          None,
+          Map.empty,
+          Some(admin)
+        )
+    )
+    assertTrue(
+      e.getMessage.contains("--to-current needs the committed offset of o-0"),
+      e.getMessage
+    )
   }
 
   @Test def partitionsAreCheckedByTheOneRuleWithOrWithoutABroker(): Unit = {
     val admin = new FakeSystemAdmin().add(SSP.kafka("o", 0), 0, Nil).add(SSP.kafka("o", 1), 0, Nil)
-    def refused(targets: Seq[ResetPlan.Target], to: ResetPlan.To, broker: Option[FakeSystemAdmin]): String =
-      assertThrows(classOf[StreamctlException], () => ResetPlan.plan(targets, to, None, Map.empty, broker)).getMessage
-    assertEquals("Partition 5 of stream 'o' does not exist (startpoints reset --from-file): it has 2 partitions (0..1)",
-      refused(Nil, ResetPlan.To.Offsets(Map(SSP.kafka("o", 5) -> 0L)), Some(admin)))
-    assertEquals("Partition -1 of stream 'o' does not exist (startpoints reset --from-file): it has 2 partitions (0..1)",
-      refused(Nil, ResetPlan.To.Offsets(Map(SSP.kafka("o", -1) -> 0L)), Some(admin)))
-    assertEquals("Partition 2 of stream 'o' does not exist (startpoints reset): it has 2 partitions (0..1)",
-      refused(Seq(ResetPlan.Target("o", Some(Seq(0, 2)))), ResetPlan.To.Earliest, Some(admin)))
+    def refused(
+        targets: Seq[ResetPlan.Target],
+        to: ResetPlan.To,
+        broker: Option[FakeSystemAdmin]
+    ): String =
+      assertThrows(
+        classOf[StreamctlException],
+        () => ResetPlan.plan(targets, to, None, Map.empty, broker)
+      ).getMessage
+    assertEquals(
+      "Partition 5 of stream 'o' does not exist (startpoints reset --from-file): it has 2 partitions (0..1)",
+      refused(Nil, ResetPlan.To.Offsets(Map(SSP.kafka("o", 5) -> 0L)), Some(admin))
+    )
+    assertEquals(
+      "Partition -1 of stream 'o' does not exist (startpoints reset --from-file): it has 2 partitions (0..1)",
+      refused(Nil, ResetPlan.To.Offsets(Map(SSP.kafka("o", -1) -> 0L)), Some(admin))
+    )
+    assertEquals(
+      "Partition 2 of stream 'o' does not exist (startpoints reset): it has 2 partitions (0..1)",
+      refused(Seq(ResetPlan.Target("o", Some(Seq(0, 2)))), ResetPlan.To.Earliest, Some(admin))
+    )
     // Without a broker the count is unknown, but a negative partition is still no partition.
-    assertEquals("Partition -1 of stream 'o' does not exist (startpoints reset): partitions are numbered from 0",
-      refused(Seq(ResetPlan.Target("o", Some(Seq(-1)))), ResetPlan.To.Earliest, None))
-    assertEquals("Partition -3 of stream 'o' does not exist (startpoints reset --from-file): partitions are numbered from 0",
-      refused(Nil, ResetPlan.To.Offsets(Map(SSP.kafka("o", -3) -> 0L)), None))
+    assertEquals(
+      "Partition -1 of stream 'o' does not exist (startpoints reset): partitions are numbered from 0",
+      refused(Seq(ResetPlan.Target("o", Some(Seq(-1)))), ResetPlan.To.Earliest, None)
+    )
+    assertEquals(
+      "Partition -3 of stream 'o' does not exist (startpoints reset --from-file): partitions are numbered from 0",
+      refused(Nil, ResetPlan.To.Offsets(Map(SSP.kafka("o", -3) -> 0L)), None)
+    )
   }
 
   @Test def durationsAreIsoOrSparkStyle(): Unit = {
@@ -98,15 +161,25 @@ class OpsTest {
     assertEquals(5400000L, ResetPlan.durationMs("90min"))
     assertThrows(classOf[StreamctlException], () => ResetPlan.durationMs("P1X"))
     assertEquals(1714557600000L, ResetPlan.instantMs("2024-05-01T12:00:00+02:00"))
-    val e = assertThrows(classOf[StreamctlException], () => ResetPlan.instantMs("2024-05-01T10:00:00"))
+    val e =
+      assertThrows(classOf[StreamctlException], () => ResetPlan.instantMs("2024-05-01T10:00:00"))
     assertTrue(e.getMessage.contains("has no timezone"), e.getMessage)
   }
 
   @Test def theHistoryKeepsTheLastBatchesOnlyAndAReplayReplacesItsBatch(): Unit = {
     val store = new InMemoryMetadataStore
     val history = new ProgressHistory(store, StoreLayout.Source("0"))
-    def summary(b: Long, lag: Long) = BatchSummary(b, b * 1000, Map("o" -> 1L), Map(SSP.kafka("o", 0) -> lag), None, None,
-      endOfStream = false, Nil, 0)
+    def summary(b: Long, lag: Long) = BatchSummary(
+      b,
+      b * 1000,
+      Map("o" -> 1L),
+      Map(SSP.kafka("o", 0) -> lag),
+      None,
+      None,
+      endOfStream = false,
+      Nil,
+      0
+    )
     (0L until ProgressHistory.Limit + 10L).foreach(b => history.append(summary(b, b)))
     history.append(summary(ProgressHistory.Limit + 9L, 0)) // the last batch again, as after a crash
     val kept = history.load()
@@ -120,12 +193,25 @@ class OpsTest {
   @Test def aBatchWritesTheSameWhateverTheHistoryHolds(): Unit = {
     val written = scala.collection.mutable.Buffer[Int]()
     val store = new InMemoryMetadataStore {
-      override def put(namespace: String, key: String, value: String): Unit = { written += value.length; super.put(namespace, key, value) }
+      override def put(namespace: String, key: String, value: String): Unit = {
+        written += value.length; super.put(namespace, key, value)
+      }
     }
     val history = new ProgressHistory(store, StoreLayout.Source("0"))
     val lag = (0 until 1024).map(p => SSP.kafka("o", p) -> 3L).toMap
-    (1000L until 1300L).foreach(b => history.append(BatchSummary(b, 1700000000000L + b, Map("o" -> 2048L), lag, None, None,
-      endOfStream = false, Nil, 0)))
+    (1000L until 1300L).foreach(b =>
+      history.append(BatchSummary(
+        b,
+        1700000000000L + b,
+        Map("o" -> 2048L),
+        lag,
+        None,
+        None,
+        endOfStream = false,
+        Nil,
+        0
+      ))
+    )
     assertEquals(1, written.distinct.size, "every batch writes one value of one size")
     assertTrue(written.head < 1024 * 4, s"${written.head} bytes for 1,024 partitions")
     assertEquals(3L, history.load().last.get("lag").get("kafka/o/1023").asLong)
@@ -133,26 +219,71 @@ class OpsTest {
 
   @Test def aHistoryOfTheOldFormStillReadsAndIsSweptAway(): Unit = {
     val store = new InMemoryMetadataStore
-    store.put(StoreLayout.ProgressNamespace, "history-0",
-      """{"version":1,"batches":[{"batch":1,"timeMs":1000,"admitted":{},"lag":{"kafka/o/0":5}}]}""")
+    store.put(
+      StoreLayout.ProgressNamespace,
+      "history-0",
+      """{"version":1,"batches":[{"batch":1,"timeMs":1000,"admitted":{},"lag":{"kafka/o/0":5}}]}"""
+    )
     val history = new ProgressHistory(store, StoreLayout.Source("0"))
-    history.append(BatchSummary(2, 2000, Map.empty, Map(SSP.kafka("o", 0) -> 4L), None, None, endOfStream = false, Nil, 0))
+    history.append(BatchSummary(
+      2,
+      2000,
+      Map.empty,
+      Map(SSP.kafka("o", 0) -> 4L),
+      None,
+      None,
+      endOfStream = false,
+      Nil,
+      0
+    ))
     assertEquals(Seq(1L, 2L), history.load().map(_.get("batch").asLong))
-    history.append(BatchSummary(64, 64000, Map.empty, Map(SSP.kafka("o", 0) -> 1L), None, None, endOfStream = false, Nil, 0))
+    history.append(BatchSummary(
+      64,
+      64000,
+      Map.empty,
+      Map(SSP.kafka("o", 0) -> 1L),
+      None,
+      None,
+      endOfStream = false,
+      Nil,
+      0
+    ))
     assertEquals(Seq(2L, 64L), history.load().map(_.get("batch").asLong))
   }
 
   @Test def theBatchLineSaysWhatStreamctlDecided(): Unit = {
     val start = SourcePosition(Map(TaskName("Partition 0") -> Map(SSP.kafka("o", 0) -> 10L)))
     val end = SourcePosition(Map(TaskName("Partition 0") -> Map(SSP.kafka("o", 0) -> 14L)))
-    val s = BatchSummary.of(3, 0, Some(start), end, Map(SSP.kafka("o", 0) -> 20L), Some(0L),
-      Map("watermark" -> "1000", "endOfStream" -> "true", "tasksMoved" -> "2"))
-    assertEquals("batch 3: admitted o=4; lag max 6; watermark 1970-01-01T00:00:00Z; upstream watermark " +
-      "1970-01-01T00:00:01Z; end-of-stream; 2 task(s) moved", s.line)
-    val partly = BatchSummary.of(4, 0, Some(end), end, Map.empty, None,
-      Map("control" -> """{"mid-0":{"taskCount":2,"endOfStream":2},"mid-1":{"taskCount":2,"endOfStream":1}}"""))
+    val s = BatchSummary.of(
+      3,
+      0,
+      Some(start),
+      end,
+      Map(SSP.kafka("o", 0) -> 20L),
+      Some(0L),
+      Map("watermark" -> "1000", "endOfStream" -> "true", "tasksMoved" -> "2")
+    )
+    assertEquals(
+      "batch 3: admitted o=4; lag max 6; watermark 1970-01-01T00:00:00Z; upstream watermark " +
+        "1970-01-01T00:00:01Z; end-of-stream; 2 task(s) moved",
+      s.line
+    )
+    val partly = BatchSummary.of(
+      4,
+      0,
+      Some(end),
+      end,
+      Map.empty,
+      None,
+      Map(
+        "control" -> """{"mid-0":{"taskCount":2,"endOfStream":2},"mid-1":{"taskCount":2,"endOfStream":1}}"""
+      )
+    )
     assertEquals("batch 4: admitted o=0; lag unknown; ended: mid-0", partly.line)
-    assertEquals(Map(SSP.kafka("o", 0) -> 20L), BatchSummary.heads("""{"heads":{"kafka/o/0":20}}"""))
+    assertEquals(
+      Map(SSP.kafka("o", 0) -> 20L),
+      BatchSummary.heads("""{"heads":{"kafka/o/0":20}}""")
+    )
     assertEquals("""{"o":4}""", Json.write(s.toJson.get("admitted")))
   }
 }

@@ -5,12 +5,25 @@ import scala.collection.mutable
 import org.junit.jupiter.api.Assertions._
 import org.junit.jupiter.api.Test
 
-import streamctl.control.{ControlState, ControlResults, SspControlState, ControlledQuery, EndOfStreamMessage, RunControl}
+import streamctl.control.{
+  ControlState,
+  ControlResults,
+  SspControlState,
+  ControlledQuery,
+  EndOfStreamMessage,
+  RunControl
+}
 import streamctl.grouper.GroupingState
 import streamctl.locality.ExecutorId
 import streamctl.metadata.{InMemoryMetadataStore, StoreLayout}
 import streamctl.plan.{ReaderReports, ReaderRun, SourcePosition}
-import streamctl.startpoint.{AppliedStartpoints, FakeSystemAdmin, Startpoint, StartpointKey, StartpointManager}
+import streamctl.startpoint.{
+  AppliedStartpoints,
+  FakeSystemAdmin,
+  Startpoint,
+  StartpointKey,
+  StartpointManager
+}
 import streamctl.system.{SSP, SkippedRange, TaskName}
 
 /**
@@ -19,10 +32,13 @@ import streamctl.system.{SSP, SkippedRange, TaskName}
  */
 class PlannerTest {
   private val admin = new FakeSystemAdmin
+
   /** Listings per namespace: the store a real query uses lists a directory for each. */
   private val listings = mutable.Map.empty[String, Int].withDefaultValue(0)
   private val store = new InMemoryMetadataStore {
-    override def keys(namespace: String): Seq[String] = { listings(namespace) += 1; super.keys(namespace) }
+    override def keys(namespace: String): Seq[String] = {
+      listings(namespace) += 1; super.keys(namespace)
+    }
   }
   private val sourceCheckpoint = new InMemoryMetadataStore
   private val keys = StoreLayout.Source("0")
@@ -46,24 +62,50 @@ class PlannerTest {
   }
 
   /** A run of a query: Spark builds a new source, hence a new planner, at every start. */
-  private def planner(streams: String, options: (String, String)*): Planner = controlledPlanner(streams, None, options: _*)
+  private def planner(streams: String, options: (String, String)*): Planner =
+    controlledPlanner(streams, None, options: _*)
 
-  private def controlledPlanner(streams: String, query: Option[ControlledQuery], options: (String, String)*): Planner =
-    new Planner(SourceOptions(Map("kafka.bootstrap.servers" -> "127.0.0.1:1", "streams" -> streams,
-      "starting.offsets" -> "earliest", "partition.check.interval" -> "1s") ++ options),
-      admin, store, "mem://store", keys, new InitialOffset(() => sourceCheckpoint),
-      () => Seq(ExecutorId("1", "h1"), ExecutorId("2", "h2")), reports, query = query, clockMs = () => clock)
+  private def controlledPlanner(
+      streams: String,
+      query: Option[ControlledQuery],
+      options: (String, String)*
+  ): Planner =
+    new Planner(
+      SourceOptions(Map(
+        "kafka.bootstrap.servers" -> "127.0.0.1:1",
+        "streams" -> streams,
+        "starting.offsets" -> "earliest",
+        "partition.check.interval" -> "1s"
+      ) ++ options),
+      admin,
+      store,
+      "mem://store",
+      keys,
+      new InitialOffset(() => sourceCheckpoint),
+      () => Seq(ExecutorId("1", "h1"), ExecutorId("2", "h2")),
+      reports,
+      query = query,
+      clockMs = () => clock
+    )
 
   /** A run's control as `spark.QueryControl` makes it, for a query with no event-time watermark. */
-  private def runControl(): RunControl = new RunControl("q-1", new RunControl.Query {
-    override def name: Option[String] = None
-    override def eventTimeWatermark(running: Option[Long]): Option[Option[Long]] = None
-    override def failed: Boolean = false
-    override def running: Boolean = true
-  }, () => ())
+  private def runControl(): RunControl = new RunControl(
+    "q-1",
+    new RunControl.Query {
+      override def name: Option[String] = None
+      override def eventTimeWatermark(running: Option[Long]): Option[Option[Long]] = None
+      override def failed: Boolean = false
+      override def running: Boolean = true
+    },
+    () => ()
+  )
 
   /** Plans and "runs" the next batch: Spark logs `end`, runs the reads and commits. */
-  private def batch(planner: Planner, start: SourcePosition, budget: Option[Long] = None): (SourcePosition, Seq[TaskRead]) = {
+  private def batch(
+      planner: Planner,
+      start: SourcePosition,
+      budget: Option[Long] = None
+  ): (SourcePosition, Seq[TaskRead]) = {
     val end = planner.latestOffset(start, budget)
     val reads = planner.planReads(start, end)
     planner.commit(end)
@@ -80,20 +122,36 @@ class PlannerTest {
     assertEquals(Map(p0 -> Map(orders(0) -> 0L), p1 -> Map(orders(1) -> 0L)), start.tasks)
 
     val (b1, r1) = batch(q, start, budget = Some(8))
-    assertEquals(Map((p0.name, orders(0)) -> (0L, 4L), (p1.name, orders(1)) -> (0L, 4L)), ranges(r1), "fair share of 8")
+    assertEquals(
+      Map((p0.name, orders(0)) -> (0L, 4L), (p1.name, orders(1)) -> (0L, 4L)),
+      ranges(r1),
+      "fair share of 8"
+    )
 
     // The stream doubles; the next check (after partition.check.interval) sees it.
     write(orders(2), 3); write(orders(3), 3)
     clock += 1000
     val (b2, r2) = batch(q, b1, budget = Some(100))
-    assertEquals(Map(p0 -> Map(orders(0) -> 10L, orders(2) -> 0L), p1 -> Map(orders(1) -> 10L, orders(3) -> 0L)), b2.tasks,
-      "new partitions join the tasks of their origin and wait until the older ones passed the growth")
+    assertEquals(
+      Map(
+        p0 -> Map(orders(0) -> 10L, orders(2) -> 0L),
+        p1 -> Map(orders(1) -> 10L, orders(3) -> 0L)
+      ),
+      b2.tasks,
+      "new partitions join the tasks of their origin and wait until the older ones passed the growth"
+    )
     assertEquals(Map(p0 -> Map(orders(2) -> 0L), p1 -> Map(orders(3) -> 0L)), b2.starts)
     assertEquals(Set(orders(2), orders(3)), b2.state(GroupingState.Codec).holds.keySet)
-    assertEquals(Map((p0.name, orders(0)) -> (4L, 10L), (p1.name, orders(1)) -> (4L, 10L)), ranges(r2))
+    assertEquals(
+      Map((p0.name, orders(0)) -> (4L, 10L), (p1.name, orders(1)) -> (4L, 10L)),
+      ranges(r2)
+    )
 
     val (b3, r3) = batch(q, b2, budget = Some(100))
-    assertEquals(Map((p0.name, orders(2)) -> (0L, 3L), (p1.name, orders(3)) -> (0L, 3L)), ranges(r3))
+    assertEquals(
+      Map((p0.name, orders(2)) -> (0L, 3L), (p1.name, orders(3)) -> (0L, 3L)),
+      ranges(r3)
+    )
     assertTrue(b3.state(GroupingState.Codec).holds.isEmpty)
     assertSame(b3, q.latestOffset(b3, Some(100)), "nothing new: no batch")
   }
@@ -104,7 +162,10 @@ class PlannerTest {
     val (b1, r1) = batch(q, q.initialPosition(), budget = Some(6))
     assertEquals(Map((p0.name, orders(0)) -> (0L, 6L)), ranges(r1))
     val (_, r2) = batch(q, b1, budget = Some(6))
-    assertEquals(Map((p0.name, orders(0)) -> (6L, 10L), (p0.name, backfill(0)) -> (0L, 2L)), ranges(r2))
+    assertEquals(
+      Map((p0.name, orders(0)) -> (6L, 10L), (p0.name, backfill(0)) -> (0L, 2L)),
+      ranges(r2)
+    )
   }
 
   @Test def aStartpointAppliesAtTheNextRunAndIsDeletedOnceItsBatchCommitted(): Unit = {
@@ -119,7 +180,11 @@ class PlannerTest {
     assertEquals(Set((orders(0), p0)), b2.state(AppliedStartpoints.Codec).applied.keySet)
     assertEquals(Map((p0.name, orders(0)) -> (2L, 10L)), ranges(restarted.planReads(b1, b2)))
     val fannedOut = StartpointKey(orders(0), p0).storeKey
-    assertEquals(Seq(fannedOut), store.keys(StoreLayout.StartpointsNamespace), "fanned out to the task, not deleted yet")
+    assertEquals(
+      Seq(fannedOut),
+      store.keys(StoreLayout.StartpointsNamespace),
+      "fanned out to the task, not deleted yet"
+    )
 
     restarted.commit(b2)
     assertEquals(Nil, store.keys(StoreLayout.StartpointsNamespace))
@@ -139,14 +204,23 @@ class PlannerTest {
 
     // The task's reader heard the only producer end the stream, and recorded it for batch 1.
     val ended = SspControlState.empty(EndOfStreamMessage("p0", 1), mid, 9).state
-    new ControlResults(store, keys.controlNamespace).put(control.seq, r1.head.task, Map(mid -> ended))
+    new ControlResults(
+      store,
+      keys.controlNamespace
+    ).put(control.seq, r1.head.task, Map(mid -> ended))
     assertEquals("true", q.metrics(Some(b1))("endOfStream"))
 
     write(mid, 1)
     val (b2, r2) = batch(q, b1)
-    assertEquals(Some(SspControlState.empty(EndOfStreamMessage("p0", 1), mid, 9).state), b2.state.get(ControlState.Codec).flatMap(_.states.get(mid)))
+    assertEquals(
+      Some(SspControlState.empty(EndOfStreamMessage("p0", 1), mid, 9).state),
+      b2.state.get(ControlState.Codec).flatMap(_.states.get(mid))
+    )
     assertEquals(2L, r2.head.control.get.seq)
-    assertTrue(new ControlResults(store, keys.controlNamespace).load(1).isEmpty, "merged into the log, then deleted")
+    assertTrue(
+      new ControlResults(store, keys.controlNamespace).load(1).isEmpty,
+      "merged into the log, then deleted"
+    )
   }
 
   @Test def aReplayAfterARestartPlansTheSameBatch(): Unit = {
@@ -156,13 +230,22 @@ class PlannerTest {
     val end = q.latestOffset(start, Some(5))
     val reads = q.planReads(start, end)
 
-    // Crash before the commit: the new run reads the first offset back, and the logged end plans the same reads.
+    /* Crash before the commit: the new run reads the first offset back, and the logged end plans
+     * the same reads. */
     val again = planner("orders", "max.records.per.batch" -> "5")
     assertEquals(start, again.initialPosition(), "batch 0 replays from the stored first offset")
     val replayed = again.planReads(start, end)
     assertEquals(ranges(reads), ranges(replayed))
-    assertEquals(reads.map(_.locations.toSeq), replayed.map(_.locations.toSeq), "tasks keep their executors")
-    assertEquals(end, again.latestOffset(start, Some(5)), "and planning it again gives the same batch")
+    assertEquals(
+      reads.map(_.locations.toSeq),
+      replayed.map(_.locations.toSeq),
+      "tasks keep their executors"
+    )
+    assertEquals(
+      end,
+      again.latestOffset(start, Some(5)),
+      "and planning it again gives the same batch"
+    )
     assertEquals(5L, reads.flatMap(_.ranges).map(_.size).sum, "within the budget")
   }
 
@@ -171,24 +254,45 @@ class PlannerTest {
     val q = planner("orders")
     val start = q.initialPosition()
     val b1 = q.beginRealTime(start)
-    assertEquals(Map((p0.name, orders(0)) -> (0L, Long.MaxValue), (p1.name, orders(1)) -> (0L, Long.MaxValue)), ranges(b1.reads))
+    assertEquals(
+      Map((p0.name, orders(0)) -> (0L, Long.MaxValue), (p1.name, orders(1)) -> (0L, Long.MaxValue)),
+      ranges(b1.reads)
+    )
     // Task 1 was never scheduled (Spark reports no offset for it): it ends where it began.
     val end1 = q.endRealTime(b1, Map(p0 -> ReaderEnd(Map(orders(0) -> 7L), None)))
     assertEquals(Map(p0 -> Map(orders(0) -> 7L), p1 -> Map(orders(1) -> 0L)), end1.tasks)
     q.commit(end1)
 
-    // A batch that read nothing ends exactly where it began (Spark's processAllAvailable waits for that).
+    /* A batch that read nothing ends exactly where it began (Spark's processAllAvailable waits for
+     * that). */
     val b2 = q.beginRealTime(end1)
-    assertSame(end1, q.endRealTime(b2, Map(p0 -> ReaderEnd(Map(orders(0) -> 7L), None), p1 -> ReaderEnd(Map(orders(1) -> 0L), None))))
+    assertSame(
+      end1,
+      q.endRealTime(
+        b2,
+        Map(
+          p0 -> ReaderEnd(Map(orders(0) -> 7L), None),
+          p1 -> ReaderEnd(Map(orders(1) -> 0L), None)
+        )
+      )
+    )
 
     // A startpoint waits for the next run, and is then part of the batch's beginnings and end.
     new StartpointManager(store).write(orders(1), Startpoint.specific(4))
-    assertEquals((0L, Long.MaxValue), ranges(q.beginRealTime(end1).reads)((p1.name, orders(1))), "not in this run")
+    assertEquals(
+      (0L, Long.MaxValue),
+      ranges(q.beginRealTime(end1).reads)((p1.name, orders(1))),
+      "not in this run"
+    )
     val restarted = planner("orders")
     val b3 = restarted.beginRealTime(end1)
     assertEquals((4L, Long.MaxValue), ranges(b3.reads)((p1.name, orders(1))))
     val end3 = restarted.endRealTime(b3, Map(p1 -> ReaderEnd(Map(orders(1) -> 6L), None)))
-    assertEquals(Map(p1 -> Map(orders(1) -> 4L)), end3.starts, "a replay begins where this batch began")
+    assertEquals(
+      Map(p1 -> Map(orders(1) -> 4L)),
+      end3.starts,
+      "a replay begins where this batch began"
+    )
     assertEquals(Map(p0 -> Map(orders(0) -> 7L), p1 -> Map(orders(1) -> 6L)), end3.tasks)
   }
 
@@ -202,18 +306,32 @@ class PlannerTest {
     val end1 = q.endRealTime(b1, Map(p0 -> ReaderEnd(Map(mid -> 10L), Some(Map(mid -> ended)))))
     assertEquals(Some(ControlState(1L, Map(mid -> ended))), end1.state.get(ControlState.Codec))
     q.commit(end1)
-    // A run that died in batch 2 left results the offset log does not hold: the next run does not merge them.
-    new ControlResults(store, keys.controlNamespace).put(2, p0, Map(mid -> SspControlState.empty(EndOfStreamMessage("p0", 1), mid, 3).state))
+    /* A run that died in batch 2 left results the offset log does not hold: the next run does not
+     * merge them. */
+    new ControlResults(
+      store,
+      keys.controlNamespace
+    ).put(2, p0, Map(mid -> SspControlState.empty(EndOfStreamMessage("p0", 1), mid, 3).state))
 
     val restarted = planner("mid", "stream.mid.intermediate" -> "true")
     val b2 = restarted.beginRealTime(end1)
-    assertEquals(Some(ended), b2.reads.head.control.map(_.startStates(mid)), "the next batch starts from them")
-    assertTrue(new ControlResults(store, keys.controlNamespace).load(2).isEmpty, "the dead run's results are gone")
-    assertSame(end1, restarted.endRealTime(b2, Map(p0 -> ReaderEnd(Map(mid -> 10L), Some(Map(mid -> ended))))))
+    assertEquals(
+      Some(ended),
+      b2.reads.head.control.map(_.startStates(mid)),
+      "the next batch starts from them"
+    )
+    assertTrue(
+      new ControlResults(store, keys.controlNamespace).load(2).isEmpty,
+      "the dead run's results are gone"
+    )
+    assertSame(
+      end1,
+      restarted.endRealTime(b2, Map(p0 -> ReaderEnd(Map(mid -> 10L), Some(Map(mid -> ended)))))
+    )
   }
 
-
-  @Test def eachBoundaryAsksTheHeadsBeforeDescribingTheStreamsSoBothRequestsTravelTogether(): Unit = {
+  @Test def eachBoundaryAsksTheHeadsBeforeDescribingTheStreamsSoBothRequestsTravelTogether()
+      : Unit = {
     write(orders(0), 10); write(orders(1), 10)
     val rt = planner("orders")
     var end = rt.initialPosition()
@@ -223,7 +341,11 @@ class PlannerTest {
       val b = rt.beginRealTime(end)
       end = rt.endRealTime(b, Map(p0 -> ReaderEnd(Map(orders(0) -> 10L), None)))
       rt.commit(end)
-      assertEquals(Seq("upcomingOffsets", "partitionCounts"), admin.requests.toSeq, "two requests, in flight together")
+      assertEquals(
+        Seq("upcomingOffsets", "partitionCounts"),
+        admin.requests.toSeq,
+        "two requests, in flight together"
+      )
     }
     val mb = planner("orders")
     var e = mb.initialPosition()
@@ -232,7 +354,11 @@ class PlannerTest {
       write(orders(0), 1)
       admin.requests.clear()
       e = batch(mb, e)._1
-      assertEquals(Seq("upcomingOffsets", "partitionCounts"), admin.requests.toSeq, "a micro-batch plans the same way")
+      assertEquals(
+        Seq("upcomingOffsets", "partitionCounts"),
+        admin.requests.toSeq,
+        "a micro-batch plans the same way"
+      )
     }
 
     // A grown stream: the heads of its new partitions are asked once the planning knows them.
@@ -241,8 +367,15 @@ class PlannerTest {
     admin.requests.clear()
     val grown = rt.beginRealTime(end)
     assertEquals(Seq("upcomingOffsets", "partitionCounts"), admin.requests.take(2).toSeq)
-    assertEquals(Set(orders(2), orders(3)), grown.plan.held, "held until the older partitions passed the growth")
-    assertEquals(Map(orders(0) -> 12L, orders(1) -> 10L, orders(2) -> 3L, orders(3) -> 4L), rt.reportedHeads)
+    assertEquals(
+      Set(orders(2), orders(3)),
+      grown.plan.held,
+      "held until the older partitions passed the growth"
+    )
+    assertEquals(
+      Map(orders(0) -> 12L, orders(1) -> 10L, orders(2) -> 3L, orders(3) -> 4L),
+      rt.reportedHeads
+    )
   }
 
   @Test def aRealTimeBoundaryWaitsForTheHeadsOnlyForABootstrapStream(): Unit = {
@@ -251,10 +384,18 @@ class PlannerTest {
     val start = rt.initialPosition()
     admin.headsAwaited = 0
     val b = rt.beginRealTime(start)
-    assertEquals(0, admin.headsAwaited, "tasks read open-ended: the batch starts without Kafka's answer")
+    assertEquals(
+      0,
+      admin.headsAwaited,
+      "tasks read open-ended: the batch starts without Kafka's answer"
+    )
     assertEquals(Set(orders(0)), b.reads.flatMap(_.ranges.map(_.ssp)).toSet)
     val end = rt.endRealTime(b, Map(p0 -> ReaderEnd(Map(orders(0) -> 4L), None)))
-    assertEquals("6", rt.metrics(Some(end))("maxOffsetsBehindLatest"), "the metrics after the batch take the answer")
+    assertEquals(
+      "6",
+      rt.metrics(Some(end))("maxOffsetsBehindLatest"),
+      "the metrics after the batch take the answer"
+    )
     assertEquals(1, admin.headsAwaited)
 
     // A bootstrap stream's chooser reads to the head it had at the start: that one is waited for.
@@ -284,7 +425,8 @@ class PlannerTest {
 
   @Test def endOfStreamRequestedBeforeTheFirstBatchAdmitsNothingInEitherMode(): Unit = {
     write(orders(0), 10); write(orders(1), 10)
-    // Micro-batches: requested as the run starts, before any batch is planned; then more data arrives.
+    /* Micro-batches: requested as the run starts, before any batch is planned; then more data
+     * arrives. */
     val run = runControl()
     val q = controlledPlanner("orders", Some(run))
     val start = q.initialPosition()
@@ -308,9 +450,16 @@ class PlannerTest {
     val run = runControl()
     val q = controlledPlanner("orders", Some(run))
     val (b1, r1) = batch(q, q.initialPosition())
-    assertEquals(Map((p0.name, orders(0)) -> (0L, 10L), (p1.name, orders(1)) -> (0L, 10L)), ranges(r1))
+    assertEquals(
+      Map((p0.name, orders(0)) -> (0L, 10L), (p1.name, orders(1)) -> (0L, 10L)),
+      ranges(r1)
+    )
     write(orders(0), 5)
     run.requestEnd()
-    assertEquals(b1, q.latestOffset(b1, None), "the 5 new records are not admitted after end_of_stream")
+    assertEquals(
+      b1,
+      q.latestOffset(b1, None),
+      "the 5 new records are not admitted after end_of_stream"
+    )
   }
 }

@@ -12,7 +12,10 @@ class SourceOptionsTest {
     SourceOptions(Map("kafka.bootstrap.servers" -> "127.0.0.1:1", "streams" -> "Rates,tx.v2") ++ kv)
 
   private def grouping(extra: (String, String)*) =
-    SourceOptions(Map("kafka.bootstrap.servers" -> "127.0.0.1:1", "streams" -> "orders,rates") ++ extra).grouping
+    SourceOptions(Map(
+      "kafka.bootstrap.servers" -> "127.0.0.1:1",
+      "streams" -> "orders,rates"
+    ) ++ extra).grouping
 
   private def fails(fragments: String*)(extra: (String, String)*): Unit = {
     val e = assertThrows(classOf[StreamctlException], () => { grouping(extra: _*); () })
@@ -20,8 +23,12 @@ class SourceOptionsTest {
   }
 
   @Test def keysAreCaseInsensitiveButStreamNamesAreNot(): Unit = {
-    val c = options("Stream.Rates.Bootstrap" -> "true", "stream.tx.v2.PRIORITY" -> "4",
-      "Chooser" -> "time-aligned", "CHOOSER.batch.size" -> "3").chooser
+    val c = options(
+      "Stream.Rates.Bootstrap" -> "true",
+      "stream.tx.v2.PRIORITY" -> "4",
+      "Chooser" -> "time-aligned",
+      "CHOOSER.batch.size" -> "3"
+    ).chooser
     assertEquals(Set("Rates"), c.bootstrapStreams)
     assertEquals(4, c.priorityOf("tx.v2"))
     assertEquals(ChooserConfig.TimeAligned, c.kind)
@@ -29,30 +36,53 @@ class SourceOptionsTest {
   }
 
   @Test def aClassThatCannotBeLoadedFailsNamingTheOption(): Unit = {
-    val e = assertThrows(classOf[StreamctlException], () => options("chooser.class" -> "com.example.Nope"))
-    assertTrue(e.getMessage.contains("Option chooser.class: class 'com.example.Nope'"), e.getMessage)
+    val e = assertThrows(
+      classOf[StreamctlException],
+      () => options("chooser.class" -> "com.example.Nope")
+    )
+    assertTrue(
+      e.getMessage.contains("Option chooser.class: class 'com.example.Nope'"),
+      e.getMessage
+    )
   }
 
   @Test def optionsOfAUserChooserReachItInLowerCase(): Unit = {
     val example = "streamctl.testing.examples.StreamOrderChooser"
     val c = options("chooser.class" -> example, "Chooser.Option.ORDER" -> "tx.v2,Rates").chooser
     assertEquals(Some("tx.v2,Rates"), c.options.get("chooser.option.order"))
-    val wrong = assertThrows(classOf[StreamctlException],
-      () => options("chooser.class" -> example, "chooser.option.order" -> "Rates,fx"))
-    assertTrue(wrong.getMessage.contains("'chooser.option.order' names fx, not in 'subscribe'"), wrong.getMessage)
+    val wrong = assertThrows(
+      classOf[StreamctlException],
+      () => options("chooser.class" -> example, "chooser.option.order" -> "Rates,fx")
+    )
+    assertTrue(
+      wrong.getMessage.contains("'chooser.option.order' names fx, not in 'subscribe'"),
+      wrong.getMessage
+    )
   }
 
   @Test def optionsForAUserClassThatIsNotSetAreAnError(): Unit =
-    Seq("chooser.option.order" -> "chooser.class", "Grouper.Option.Size" -> "grouper.class").foreach { case (k, owner) =>
+    Seq(
+      "chooser.option.order" -> "chooser.class",
+      "Grouper.Option.Size" -> "grouper.class"
+    ).foreach { case (k, owner) =>
       val e = assertThrows(classOf[StreamctlException], () => options(k -> "1"))
-      assertEquals(s"Option '$k' is for the class named by option '$owner', and '$owner' is not set", e.getMessage)
+      assertEquals(
+        s"Option '$k' is for the class named by option '$owner', and '$owner' is not set",
+        e.getMessage
+      )
     }
 
   @Test def readerConfigCarriesTheChooser(): Unit =
-    assertEquals(Set("Rates"), ReaderConfig(options("stream.Rates.bootstrap" -> "true")).chooser.bootstrapStreams)
+    assertEquals(
+      Set("Rates"),
+      ReaderConfig(options("stream.Rates.bootstrap" -> "true")).chooser.bootstrapStreams
+    )
 
   @Test def aUserGrouperGetsItsOwnOptionsInLowerCase(): Unit = {
-    val g = grouping("grouper.class" -> classOf[streamctl.grouper.OwnOptionGrouper].getName, "Grouper.Option.PREFIX" -> "Shard")
+    val g = grouping(
+      "grouper.class" -> classOf[streamctl.grouper.OwnOptionGrouper].getName,
+      "Grouper.Option.PREFIX" -> "Shard"
+    )
     assertEquals("Shard", g.grouper.asInstanceOf[streamctl.grouper.OptionsGrouper].prefix)
   }
 
@@ -65,7 +95,11 @@ class SourceOptionsTest {
   }
 
   @Test def groupingNamesAreCaseInsensitiveButStreamNamesAreNot(): Unit = {
-    val g = grouping("Grouper" -> "SSP", "STREAM.rates.Broadcast" -> "true", "Partition.Check.Interval" -> "1 min")
+    val g = grouping(
+      "Grouper" -> "SSP",
+      "STREAM.rates.Broadcast" -> "true",
+      "Partition.Check.Interval" -> "1 min"
+    )
     assertEquals("ssp", g.grouperName)
     assertEquals(Set("rates"), g.broadcastStreams)
     assertEquals(60000L, g.checkIntervalMs)
@@ -74,14 +108,21 @@ class SourceOptionsTest {
 
   @Test def badGroupingValuesFailWhenTheSourceIsCreated(): Unit = {
     fails("grouper", "'bogus'", "partition, single, ssp")("grouper" -> "bogus")
-    fails("partition.expansion.algorithm", "com.example.Nope", "not found")("partition.expansion.algorithm" -> "com.example.Nope")
+    fails(
+      "partition.expansion.algorithm",
+      "com.example.Nope",
+      "not found"
+    )("partition.expansion.algorithm" -> "com.example.Nope")
     fails("grouper.class", "com.example.Nope")("grouper.class" -> "com.example.Nope")
     fails("stream.rates.broadcast", "'yes'")("stream.rates.broadcast" -> "yes")
     fails("'partition.check.interval'", "'10'", "'10s'")("partition.check.interval" -> "10")
   }
 
   @Test def hostAffinityIsABoolean(): Unit = {
-    def opts(v: Option[String]) = SourceOptions(Map("kafka.bootstrap.servers" -> "x:1", "streams" -> "s") ++ v.map("host.affinity" -> _))
+    def opts(v: Option[String]) = SourceOptions(Map(
+      "kafka.bootstrap.servers" -> "x:1",
+      "streams" -> "s"
+    ) ++ v.map("host.affinity" -> _))
     assertTrue(opts(None).hostAffinity)
     assertFalse(opts(Some("FALSE")).hostAffinity)
     val e = assertThrows(classOf[StreamctlException], () => opts(Some("yes")))
@@ -95,10 +136,19 @@ class SourceOptionsTest {
 
   @Test def anUnknownOptionNamesTheNearestKnownOne(): Unit = {
     val e = assertThrows(classOf[StreamctlException], () => options("max.records.per.bach" -> "10"))
-    assertTrue(e.getMessage.startsWith("Unknown option 'max.records.per.bach' for format(\"streamctl\"). " +
-      "Did you mean 'max.records.per.batch'? Known options: "), e.getMessage)
-    val property = assertThrows(classOf[StreamctlException], () => options("stream.Rates.bootstrp" -> "true"))
-    assertTrue(property.getMessage.contains("unknown stream property 'bootstrp' (did you mean 'bootstrap'?)"), property.getMessage)
+    assertTrue(
+      e.getMessage.startsWith("Unknown option 'max.records.per.bach' for format(\"streamctl\"). " +
+        "Did you mean 'max.records.per.batch'? Known options: "),
+      e.getMessage
+    )
+    val property =
+      assertThrows(classOf[StreamctlException], () => options("stream.Rates.bootstrp" -> "true"))
+    assertTrue(
+      property.getMessage.contains(
+        "unknown stream property 'bootstrp' (did you mean 'bootstrap'?)"
+      ),
+      property.getMessage
+    )
   }
 
   @Test def jobNameIsNoLongerAnOption(): Unit = {
@@ -108,8 +158,17 @@ class SourceOptionsTest {
 
   @Test def startpointResolversAreMadeWhenTheSourceIs(): Unit = {
     val example = "streamctl.testing.examples.RewindResolver"
-    assertEquals(Seq("rewind"), options("startpoint.resolvers" -> example).startpointResolvers.map(_.kind))
-    val e = assertThrows(classOf[StreamctlException], () => options("startpoint.resolvers" -> s"$example,com.example.Nope"))
-    assertTrue(e.getMessage.contains("Option startpoint.resolvers: class 'com.example.Nope'"), e.getMessage)
+    assertEquals(
+      Seq("rewind"),
+      options("startpoint.resolvers" -> example).startpointResolvers.map(_.kind)
+    )
+    val e = assertThrows(
+      classOf[StreamctlException],
+      () => options("startpoint.resolvers" -> s"$example,com.example.Nope")
+    )
+    assertTrue(
+      e.getMessage.contains("Option startpoint.resolvers: class 'com.example.Nope'"),
+      e.getMessage
+    )
   }
 }

@@ -5,7 +5,10 @@ import org.junit.jupiter.api.Test
 
 import streamctl.locality.ExecutorId
 
-/** The listener callbacks only unpack the events into `added` and `removed`; the integration tests cover them. */
+/**
+ * The listener callbacks only unpack the events into `added` and `removed`; the integration tests
+ * cover them.
+ */
 class ExecutorRegistryTest {
   @Test def followsExecutorsAddedAndRemoved(): Unit = {
     val r = new ExecutorRegistry

@@ -3,7 +3,10 @@ package streamctl.spark
 import org.junit.jupiter.api.Assertions._
 import org.junit.jupiter.api.Test
 
-/** The registry of runs' controls; what a run's control decides is tested in `control.RunControlTest`. */
+/**
+ * The registry of runs' controls; what a run's control decides is tested in
+ * `control.RunControlTest`.
+ */
 class QueryControlTest {
   @Test def anEndRequestedBeforeTheRunHasItsControlIsTakenUpWhenItIsCreated(): Unit = {
     val id = java.util.UUID.randomUUID().toString
@@ -12,7 +15,11 @@ class QueryControlTest {
     try {
       assertTrue(created)
       assertTrue(c.run.endRequested, "the request made before the control existed applies to it")
-      assertSame(c, QueryControlRegistry.forThread(id, Some("run-1"), None)._1, "one control per run and thread")
+      assertSame(
+        c,
+        QueryControlRegistry.forThread(id, Some("run-1"), None)._1,
+        "one control per run and thread"
+      )
     } finally QueryControlRegistry.forget(c)
   }
 

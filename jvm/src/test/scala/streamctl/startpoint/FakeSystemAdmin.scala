@@ -6,12 +6,13 @@ import streamctl.StreamctlException
 import streamctl.system.{SSP, StreamDescription, SystemAdmin}
 
 /**
- * A system held in memory: each partition is its oldest offset plus the timestamps of the
- * messages from there on. Counts calls, so tests can check that resolution is bulk.
+ * A system held in memory: each partition is its oldest offset plus the timestamps of the messages
+ * from there on. Counts calls, so tests can check that resolution is bulk.
  */
 class FakeSystemAdmin(val system: String = SSP.KafkaSystem) extends SystemAdmin {
   private val partitions = mutable.LinkedHashMap.empty[SSP, (Long, Vector[Long])]
   val calls: mutable.Map[String, Int] = mutable.Map.empty.withDefaultValue(0)
+
   /** The stream and head requests in the order they were made. */
   val requests: mutable.ArrayBuffer[String] = mutable.ArrayBuffer.empty
 
@@ -26,7 +27,9 @@ class FakeSystemAdmin(val system: String = SSP.KafkaSystem) extends SystemAdmin 
     () => { headsAwaited += 1; answer() }
   }
 
-  def add(ssp: SSP, oldest: Long, timestamps: Seq[Long]): this.type = { partitions(ssp) = (oldest, timestamps.toVector); this }
+  def add(ssp: SSP, oldest: Long, timestamps: Seq[Long]): this.type = {
+    partitions(ssp) = (oldest, timestamps.toVector); this
+  }
 
   /** Deletes the stream's partitions and creates `partitions` empty ones under a new ID. */
   def recreate(stream: String, partitions: Int, id: String): this.type = {

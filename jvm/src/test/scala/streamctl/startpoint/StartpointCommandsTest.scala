@@ -18,8 +18,10 @@ class StartpointCommandsTest {
 
   @Test def setWithoutPartitionCoversEveryPartitionAndSaysWhereEachStarts(): Unit = {
     val out = online.set("orders", null, null, Startpoint.timestamp(25))
-    assertEquals(Seq(("kafka/orders/0", 2L, false), ("kafka/orders/1", 1L, true)),
-      out.map(e => (e.key.storeKey, e.resolution.get.offset, e.resolution.get.beyondData)))
+    assertEquals(
+      Seq(("kafka/orders/0", 2L, false), ("kafka/orders/1", 1L, true)),
+      out.map(e => (e.key.storeKey, e.resolution.get.offset, e.resolution.get.beyondData))
+    )
     assertEquals(Set("kafka/orders/0", "kafka/orders/1"), manager.list().map(_.key.storeKey).toSet)
   }
 
@@ -32,17 +34,42 @@ class StartpointCommandsTest {
 
   @Test def badRequestsAreRefusedBeforeAnythingIsWritten(): Unit = {
     def err(f: => Any) = assertThrows(classOf[StreamctlException], () => f).getMessage
-    assertEquals("Partition 5 of stream 'orders' does not exist (setting a startpoint): it has 2 partitions (0..1)",
-      err(online.set("orders", 5, null, Startpoint.oldest())))
-    assertEquals("Partition -1 of stream 'orders' does not exist (setting a startpoint): it has 2 partitions (0..1)",
-      err(online.preview("orders", -1, null, Startpoint.oldest())))
-    // Without a broker only the count is unknown: a negative partition is refused all the same, by every command.
-    assertEquals("Partition -1 of stream 'orders' does not exist (setting a startpoint): partitions are numbered from 0",
-      err(offline.set("orders", -1, null, Startpoint.oldest())))
-    assertTrue(err(offline.get("orders", -1, null)).startsWith("Partition -1 of stream 'orders' does not exist (reading a startpoint)"))
-    assertTrue(err(offline.delete("orders", -1, null)).startsWith("Partition -1 of stream 'orders' does not exist (deleting startpoints)"))
-    assertTrue(err(online.set("orders", 0, null, Startpoint.specific(9))).contains("offset 9 is beyond the end"))
-    assertTrue(err(offline.set("orders", null, null, Startpoint.oldest())).contains("Give a partition, or the Kafka bootstrap servers"))
+    assertEquals(
+      "Partition 5 of stream 'orders' does not exist (setting a startpoint): it has 2 partitions (0..1)",
+      err(online.set("orders", 5, null, Startpoint.oldest()))
+    )
+    assertEquals(
+      "Partition -1 of stream 'orders' does not exist (setting a startpoint): it has 2 partitions (0..1)",
+      err(online.preview("orders", -1, null, Startpoint.oldest()))
+    )
+    /* Without a broker only the count is unknown: a negative partition is refused all the same, by
+     * every command. */
+    assertEquals(
+      "Partition -1 of stream 'orders' does not exist (setting a startpoint): partitions are numbered from 0",
+      err(offline.set("orders", -1, null, Startpoint.oldest()))
+    )
+    assertTrue(err(offline.get(
+      "orders",
+      -1,
+      null
+    )).startsWith("Partition -1 of stream 'orders' does not exist (reading a startpoint)"))
+    assertTrue(err(offline.delete(
+      "orders",
+      -1,
+      null
+    )).startsWith("Partition -1 of stream 'orders' does not exist (deleting startpoints)"))
+    assertTrue(err(online.set(
+      "orders",
+      0,
+      null,
+      Startpoint.specific(9)
+    )).contains("offset 9 is beyond the end"))
+    assertTrue(err(offline.set(
+      "orders",
+      null,
+      null,
+      Startpoint.oldest()
+    )).contains("Give a partition, or the Kafka bootstrap servers"))
     assertTrue(err(online.set("orders", 0, "", Startpoint.oldest())).contains("Empty task name"))
     assertEquals(Seq.empty, manager.list())
   }
@@ -54,19 +81,39 @@ class StartpointCommandsTest {
     assertTrue(offline.get("orders", 0, "Partition 0").exists(_.isInstanceOf[Startpoint.Oldest]))
     assertEquals(None, offline.get("orders", 1, "Partition 1"))
     assertEquals(3, offline.list().size)
-    assertEquals(Seq("kafka/orders/0/Partition 0"), offline.delete("orders", 0, "Partition 0").map(_.key.storeKey))
-    assertEquals(Seq("kafka/orders/0", "kafka/orders/1"), offline.delete("orders", null, null).map(_.key.storeKey))
+    assertEquals(
+      Seq("kafka/orders/0/Partition 0"),
+      offline.delete("orders", 0, "Partition 0").map(_.key.storeKey)
+    )
+    assertEquals(
+      Seq("kafka/orders/0", "kafka/orders/1"),
+      offline.delete("orders", null, null).map(_.key.storeKey)
+    )
     assertEquals(Seq.empty, manager.list())
     assertEquals(None, manager.read(SSP.kafka("orders", 0), TaskName("Partition 0")))
   }
 
   @Test def aStartpointIsMadeFromItsTypeNameAndFields(): Unit = {
-    assertEquals(Startpoint.Specific(7, 0), Startpoint.of("specific", 7L, null, null, null).asInstanceOf[Startpoint.Specific].copy(creationTimeMs = 0))
+    assertEquals(
+      Startpoint.Specific(7, 0),
+      Startpoint.of(
+        "specific",
+        7L,
+        null,
+        null,
+        null
+      ).asInstanceOf[Startpoint.Specific].copy(creationTimeMs = 0)
+    )
     assertTrue(Startpoint.of(" Oldest ", null, null, null, null).isInstanceOf[Startpoint.Oldest])
     def err(f: => Any) = assertThrows(classOf[StreamctlException], () => f).getMessage
-    assertEquals("A 'timestamp' startpoint needs 'timestamp'", err(Startpoint.of("timestamp", 7L, null, null, null)))
-    assertEquals("Unknown startpoint type 'latest' (known: specific, timestamp, oldest, upcoming, custom)",
-      err(Startpoint.of("latest", null, null, null, null)))
+    assertEquals(
+      "A 'timestamp' startpoint needs 'timestamp'",
+      err(Startpoint.of("timestamp", 7L, null, null, null))
+    )
+    assertEquals(
+      "Unknown startpoint type 'latest' (known: specific, timestamp, oldest, upcoming, custom)",
+      err(Startpoint.of("latest", null, null, null, null))
+    )
   }
 
   @Test def aCorruptValueIsListedWithItsErrorAndCanBeDeleted(): Unit = {

@@ -10,8 +10,17 @@ class StartpointJsonTest {
   private val key = "metadata store key 'kafka/orders/3'"
 
   @Test def everyTypeRoundTrips(): Unit =
-    for (sp <- Seq(Specific(0, 1), Specific(Long.MaxValue, 2), Timestamp(1714557600000L, 3), Oldest(4), Upcoming(5),
-                   Custom("kafka.txn", """{"marker":"Zürich ✓","n":[1,2]}""", 6), Custom("empty", "", 7)))
+    for (
+      sp <- Seq(
+        Specific(0, 1),
+        Specific(Long.MaxValue, 2),
+        Timestamp(1714557600000L, 3),
+        Oldest(4),
+        Upcoming(5),
+        Custom("kafka.txn", """{"marker":"Zürich ✓","n":[1,2]}""", 6),
+        Custom("empty", "", 7)
+      )
+    )
       assertEquals(sp, StartpointJson.read(StartpointJson.write(sp), key))
 
   @Test def storedFormHasTypeCreationTimeAndVersion(): Unit = {
@@ -36,10 +45,16 @@ class StartpointJsonTest {
 
   @Test def missingOrMistypedFieldsNameTheField(): Unit = {
     assertTrue(error("""{"version":1,"type":"specific","creationTime":1}""").contains("'offset'"))
-    assertTrue(error("""{"version":1,"type":"specific","creationTime":1,"offset":"12"}""").contains("'offset' must be a whole number"))
-    assertTrue(error("""{"version":1,"type":"specific","creationTime":1,"offset":1.5}""").contains("'offset'"))
+    assertTrue(error(
+      """{"version":1,"type":"specific","creationTime":1,"offset":"12"}"""
+    ).contains("'offset' must be a whole number"))
+    assertTrue(error(
+      """{"version":1,"type":"specific","creationTime":1,"offset":1.5}"""
+    ).contains("'offset'"))
     assertTrue(error("""{"version":1,"type":"oldest"}""").contains("'creationTime'"))
-    assertTrue(error("""{"version":1,"type":7,"creationTime":1}""").contains("'type' must be a string"))
+    assertTrue(
+      error("""{"version":1,"type":7,"creationTime":1}""").contains("'type' must be a string")
+    )
     assertTrue(error("""{"type":"oldest","creationTime":1}""").contains("'version'"))
   }
 

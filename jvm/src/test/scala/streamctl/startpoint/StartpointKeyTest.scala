@@ -10,18 +10,43 @@ class StartpointKeyTest {
   private val ssp = SSP.kafka("orders.eu_west-1", 12)
 
   @Test def sspAndTaskKeysRoundTrip(): Unit =
-    for (key <- Seq(StartpointKey(ssp), StartpointKey(ssp, TaskName("Partition 12")), StartpointKey(ssp, TaskName("a/b/../c")),
-                    StartpointKey(ssp, TaskName(" "))))
+    for (
+      key <- Seq(
+        StartpointKey(ssp),
+        StartpointKey(ssp, TaskName("Partition 12")),
+        StartpointKey(ssp, TaskName("a/b/../c")),
+        StartpointKey(ssp, TaskName(" "))
+      )
+    )
       assertEquals(key, StartpointKey.parse(key.storeKey))
 
   @Test def encodingIsDocumentedForm(): Unit = {
     assertEquals("kafka/orders.eu_west-1/12", StartpointKey(ssp).storeKey)
-    assertEquals("kafka/orders.eu_west-1/12/Partition 12", StartpointKey(ssp, TaskName("Partition 12")).storeKey)
+    assertEquals(
+      "kafka/orders.eu_west-1/12/Partition 12",
+      StartpointKey(ssp, TaskName("Partition 12")).storeKey
+    )
   }
 
   @Test def notAKeyIsAnErrorNamingIt(): Unit =
-    for (bad <- Seq("kafka/orders", "kafka/orders/x", "kafka/orders/3/", "/orders/3", "kafka//3", "kafka/orders/-1", "kafka/orders/99999999999"))
-      assertTrue(assertThrows(classOf[StreamctlException], () => StartpointKey.parse(bad)).getMessage.contains(s"'$bad'"), bad)
+    for (
+      bad <- Seq(
+        "kafka/orders",
+        "kafka/orders/x",
+        "kafka/orders/3/",
+        "/orders/3",
+        "kafka//3",
+        "kafka/orders/-1",
+        "kafka/orders/99999999999"
+      )
+    )
+      assertTrue(
+        assertThrows(
+          classOf[StreamctlException],
+          () => StartpointKey.parse(bad)
+        ).getMessage.contains(s"'$bad'"),
+        bad
+      )
 
   @Test def namesThatWouldBreakTheEncodingAreRefused(): Unit = {
     assertThrows(classOf[StreamctlException], () => StartpointKey(SSP.kafka("a/b", 0)))

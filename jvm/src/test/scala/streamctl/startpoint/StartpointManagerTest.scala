@@ -39,8 +39,12 @@ class StartpointManagerTest {
     manager.write(rates, Upcoming(1))
     manager.write(orders0, t0, Timestamp(9, 2))
     assertEquals(
-      Seq(StoredStartpoint(StartpointKey(orders0, t0), Timestamp(9, 2)), StoredStartpoint(StartpointKey(rates), Upcoming(1))),
-      manager.list())
+      Seq(
+        StoredStartpoint(StartpointKey(orders0, t0), Timestamp(9, 2)),
+        StoredStartpoint(StartpointKey(rates), Upcoming(1))
+      ),
+      manager.list()
+    )
   }
 
   @Test def corruptValueIsAnErrorNamingTheKey(): Unit = {
@@ -53,11 +57,21 @@ class StartpointManagerTest {
     manager.write(orders0, Oldest(1))
     manager.write(rates, Timestamp(50, 2))
     val result = manager.fanOut(mapping)
-    assertEquals(Map((orders0, t0) -> Oldest(1), (rates, t0) -> Timestamp(50, 2), (rates, t1) -> Timestamp(50, 2)), result.startpoints)
+    assertEquals(
+      Map(
+        (orders0, t0) -> Oldest(1),
+        (rates, t0) -> Timestamp(50, 2),
+        (rates, t1) -> Timestamp(50, 2)
+      ),
+      result.startpoints
+    )
     assertEquals(Seq.empty, result.unassigned)
     assertEquals(None, manager.read(orders0))
     assertEquals(None, manager.read(rates))
-    assertEquals(Seq("kafka/orders/0/Partition 0", "kafka/rates/0/Partition 0", "kafka/rates/0/Partition 1"), store.keys(ns))
+    assertEquals(
+      Seq("kafka/orders/0/Partition 0", "kafka/rates/0/Partition 0", "kafka/rates/0/Partition 1"),
+      store.keys(ns)
+    )
   }
 
   @Test def taskLevelStartpointWinsOverTheSspOne(): Unit = {
@@ -74,8 +88,13 @@ class StartpointManagerTest {
     manager.write(orders0, t1, Upcoming(2)) // t1 does not read orders-0
     val result = manager.fanOut(mapping)
     assertEquals(Map.empty, result.startpoints)
-    assertEquals(Seq(StoredStartpoint(StartpointKey(orders0, t1), Upcoming(2)), StoredStartpoint(StartpointKey(other), Oldest(1))),
-      result.unassigned.sortBy(_.key.storeKey))
+    assertEquals(
+      Seq(
+        StoredStartpoint(StartpointKey(orders0, t1), Upcoming(2)),
+        StoredStartpoint(StartpointKey(other), Oldest(1))
+      ),
+      result.unassigned.sortBy(_.key.storeKey)
+    )
     assertEquals(Some(Oldest(1)), manager.read(other))
   }
 
@@ -86,7 +105,11 @@ class StartpointManagerTest {
     val plan = manager.planFanOut(mapping)
     assertEquals(before, manager.list(), "nothing written yet")
     assertEquals(StartpointKey(rates), plan.origin((rates, t0)))
-    assertEquals(StartpointKey(rates, t1), plan.origin((rates, t1)), "the task-level key the user wrote wins")
+    assertEquals(
+      StartpointKey(rates, t1),
+      plan.origin((rates, t1)),
+      "the task-level key the user wrote wins"
+    )
     assertEquals(plan.result, manager.applyFanOut(plan))
     assertEquals(Seq(StartpointKey(rates, t0), StartpointKey(rates, t1)), manager.list().map(_.key))
   }
@@ -105,7 +128,9 @@ class StartpointManagerTest {
   private class CrashingStore(under: MetadataStore, allowed: Int) extends MetadataStore {
     private var puts = 0
     def get(n: String, k: String) = under.get(n, k)
-    def put(n: String, k: String, v: String): Unit = { puts += 1; if (puts > allowed) throw new RuntimeException("killed"); under.put(n, k, v) }
+    def put(n: String, k: String, v: String): Unit = {
+      puts += 1; if (puts > allowed) throw new RuntimeException("killed"); under.put(n, k, v)
+    }
     def delete(n: String, k: String): Unit = under.delete(n, k)
     def keys(n: String) = under.keys(n)
   }
@@ -113,7 +138,10 @@ class StartpointManagerTest {
   @Test def crashMidFanOutThenRerunGivesTheCleanResult(): Unit = {
     val tasks = (0 until 5).map(i => TaskName(s"Partition $i"))
     val wide = tasks.map(t => t -> Set(rates, orders0)).toMap
-    def seed(m: StartpointManager): Unit = { m.write(rates, Timestamp(7, 1)); m.write(orders0, Oldest(2)); m.write(orders0, tasks(3), Upcoming(3)) }
+    def seed(m: StartpointManager): Unit = {
+      m.write(rates, Timestamp(7, 1)); m.write(orders0, Oldest(2));
+      m.write(orders0, tasks(3), Upcoming(3))
+    }
 
     val clean = new StartpointManager(new InMemoryMetadataStore)
     seed(clean)
@@ -122,8 +150,15 @@ class StartpointManagerTest {
     for (crashAfter <- 0 until 9) {
       val shared = new InMemoryMetadataStore
       seed(new StartpointManager(shared))
-      assertThrows(classOf[RuntimeException], () => new StartpointManager(new CrashingStore(shared, crashAfter)).fanOut(wide))
-      assertEquals(expected, new StartpointManager(shared).fanOut(wide), s"crash after $crashAfter puts")
+      assertThrows(
+        classOf[RuntimeException],
+        () => new StartpointManager(new CrashingStore(shared, crashAfter)).fanOut(wide)
+      )
+      assertEquals(
+        expected,
+        new StartpointManager(shared).fanOut(wide),
+        s"crash after $crashAfter puts"
+      )
     }
   }
 
@@ -161,7 +196,13 @@ class StartpointManagerTest {
     fsManager.write(rates, Oldest(1))
     val result = fsManager.fanOut(mapping)
     assertEquals(Map((rates, t0) -> Oldest(1), (rates, t1) -> Oldest(1)), result.startpoints)
-    assertEquals(result.startpoints, new StartpointManager(MetadataStore.open(dir.toUri.toString, new Configuration())).planFanOut(mapping).result.startpoints)
+    assertEquals(
+      result.startpoints,
+      new StartpointManager(MetadataStore.open(
+        dir.toUri.toString,
+        new Configuration()
+      )).planFanOut(mapping).result.startpoints
+    )
     fsManager.removeFannedOut(result.startpoints)
     assertEquals(Seq.empty, fsManager.list())
   }

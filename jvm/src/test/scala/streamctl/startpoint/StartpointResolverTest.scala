@@ -17,9 +17,11 @@ class StartpointResolverTest {
     .add(p1, 0, Seq(5))
     .add(empty, 7, Seq.empty)
 
-  private def resolveOne(sp: Startpoint, ssp: SSP = p0): Resolution = new StartpointResolver(admin).resolveOne(ssp, sp)
+  private def resolveOne(sp: Startpoint, ssp: SSP = p0): Resolution =
+    new StartpointResolver(admin).resolveOne(ssp, sp)
 
-  private def error(body: => Any): String = assertThrows(classOf[StreamctlException], () => { body; () }).getMessage
+  private def error(body: => Any): String =
+    assertThrows(classOf[StreamctlException], () => { body; () }).getMessage
 
   @Test def oldestAndUpcomingAreThePartitionEnds(): Unit = {
     assertEquals(100L, resolveOne(Oldest(0)).offset)
@@ -47,25 +49,47 @@ class StartpointResolverTest {
 
   @Test def specificBeyondTheEndNamesSspOffsetAndRangeOnOneLine(): Unit = {
     val m = error(resolveOne(Specific(106, 0)))
-    assertTrue(m.contains("orders-0") && m.contains("106") && m.contains("beyond the end") && m.contains("100 to 105"), m)
+    assertTrue(
+      m.contains("orders-0") && m.contains("106") && m.contains("beyond the end") && m.contains(
+        "100 to 105"
+      ),
+      m
+    )
     assertFalse(m.contains("\n"), s"one problem, one line: $m")
   }
 
   @Test def specificBeforeTheOldestNamesRetention(): Unit = {
     val m = error(resolveOne(Specific(99, 0)))
-    assertTrue(m.contains("orders-0") && m.contains("99") && m.contains("retention") && m.contains("100 to 105"), m)
+    assertTrue(
+      m.contains("orders-0") && m.contains("99") && m.contains("retention") && m.contains(
+        "100 to 105"
+      ),
+      m
+    )
   }
 
   @Test def allProblemsAreReportedTogether(): Unit = {
     val m = error(new StartpointResolver(admin).resolve(Map(
-      p0 -> Specific(1000, 0), p1 -> Specific(9, 0), SSP.kafka("orders", 5) -> Oldest(0), empty -> Custom("txn", "", 0))))
+      p0 -> Specific(1000, 0),
+      p1 -> Specific(9, 0),
+      SSP.kafka("orders", 5) -> Oldest(0),
+      empty -> Custom("txn", "", 0)
+    )))
     assertTrue(m.contains("4 startpoints") && m.contains("orders-0") && m.contains("orders-1"), m)
-    assertTrue(m.contains("Partition 5 of stream 'orders' does not exist") && m.contains("kind 'txn'"), m)
+    assertTrue(
+      m.contains("Partition 5 of stream 'orders' does not exist") && m.contains("kind 'txn'"),
+      m
+    )
   }
 
   @Test def missingPartitionAndStreamAreNamed(): Unit = {
     val m = error(resolveOne(Oldest(0), SSP.kafka("orders", 9)))
-    assertTrue(m.contains("Partition 9 of stream 'orders' does not exist (a startpoint): it has 3 partitions (0..2)"), m)
+    assertTrue(
+      m.contains(
+        "Partition 9 of stream 'orders' does not exist (a startpoint): it has 3 partitions (0..2)"
+      ),
+      m
+    )
     val s = error(resolveOne(Timestamp(5, 0), SSP.kafka("nope", 0)))
     assertTrue(s.contains("stream 'nope' does not exist"), s)
   }
@@ -82,7 +106,10 @@ class StartpointResolverTest {
     val kinds = Vector[Startpoint](Oldest(0), Upcoming(0), Timestamp(2, 0), Specific(11, 0))
     val result = new StartpointResolver(a).resolve(ssps.map(s => s -> kinds(s.partition % 4)).toMap)
     assertEquals(2000, result.size)
-    assertEquals(Map("oldestOffsets" -> 1, "upcomingOffsets" -> 1, "offsetsForTimestamps" -> 1), a.calls.toMap)
+    assertEquals(
+      Map("oldestOffsets" -> 1, "upcomingOffsets" -> 1, "offsetsForTimestamps" -> 1),
+      a.calls.toMap
+    )
     assertEquals(11L, result(SSP.kafka("big", 2)).offset)
   }
 
@@ -92,14 +119,25 @@ class StartpointResolverTest {
       (p0, TaskName("A")) -> Timestamp(20, 0),
       (p0, TaskName("B")) -> Timestamp(30, 0),
       (p0, TaskName("C")) -> Timestamp(20, 0),
-      (p1, TaskName("A")) -> Oldest(0)))
-    assertEquals(Map((p0, TaskName("A")) -> 101L, (p0, TaskName("B")) -> 103L, (p0, TaskName("C")) -> 101L, (p1, TaskName("A")) -> 0L),
-      result.map { case (k, r) => k -> r.offset })
+      (p1, TaskName("A")) -> Oldest(0)
+    ))
+    assertEquals(
+      Map(
+        (p0, TaskName("A")) -> 101L,
+        (p0, TaskName("B")) -> 103L,
+        (p0, TaskName("C")) -> 101L,
+        (p1, TaskName("A")) -> 0L
+      ),
+      result.map { case (k, r) => k -> r.offset }
+    )
     assertEquals(2, a.calls("offsetsForTimestamps")) // two distinct times on orders-0
   }
 
   @Test def taskLevelErrorsNameTheTask(): Unit = {
-    val m = error(new StartpointResolver(admin).resolveForTasks(Map((p0, TaskName("Partition 0")) -> Specific(500, 0))))
+    val m = error(new StartpointResolver(admin).resolveForTasks(Map((
+      p0,
+      TaskName("Partition 0")
+    ) -> Specific(500, 0))))
     assertTrue(m.contains("orders-0 (task 'Partition 0')") && m.contains("500"), m)
   }
 
@@ -108,13 +146,18 @@ class StartpointResolverTest {
     val kind = "mark"
     def resolve(startpoints: Map[SSP, Custom], admin: SystemAdmin): Map[SSP, Long] = {
       calls += 1
-      startpoints.collect { case (ssp, c) if offsets.contains(c.payload) => ssp -> offsets(c.payload) }
+      startpoints.collect {
+        case (ssp, c) if offsets.contains(c.payload) => ssp -> offsets(c.payload)
+      }
     }
   }
 
   @Test def customStartpointsGoToTheirResolverInBulk(): Unit = {
     val marks = new MarkResolver(Map("m1" -> 102L, "m2" -> 0L))
-    val result = new StartpointResolver(admin, Seq(marks)).resolve(Map(p0 -> Custom("mark", "m1", 0), p1 -> Custom("mark", "m2", 0)))
+    val result = new StartpointResolver(
+      admin,
+      Seq(marks)
+    ).resolve(Map(p0 -> Custom("mark", "m1", 0), p1 -> Custom("mark", "m2", 0)))
     assertEquals(Map(p0 -> 102L, p1 -> 0L), result.map { case (k, r) => k -> r.offset })
     assertEquals(1, marks.calls)
   }
@@ -122,14 +165,23 @@ class StartpointResolverTest {
   @Test def customWithoutResolverOrOffsetOrInRangeIsAnError(): Unit = {
     val none = error(new StartpointResolver(admin).resolveOne(p0, Custom("txn", "{}", 0)))
     assertTrue(none.contains("kind 'txn'") && none.contains("orders-0"), none)
-    val noOffset = error(new StartpointResolver(admin, Seq(new MarkResolver(Map.empty))).resolveOne(p0, Custom("mark", "x", 0)))
+    val noOffset = error(new StartpointResolver(
+      admin,
+      Seq(new MarkResolver(Map.empty))
+    ).resolveOne(p0, Custom("mark", "x", 0)))
     assertTrue(noOffset.contains("returned no offset"), noOffset)
-    val outside = error(new StartpointResolver(admin, Seq(new MarkResolver(Map("x" -> 5L)))).resolveOne(p0, Custom("mark", "x", 0)))
+    val outside = error(new StartpointResolver(
+      admin,
+      Seq(new MarkResolver(Map("x" -> 5L)))
+    ).resolveOne(p0, Custom("mark", "x", 0)))
     assertTrue(outside.contains("5") && outside.contains("100 to 105"), outside)
   }
 
   @Test def duplicateCustomKindsAreRefused(): Unit =
-    assertTrue(error(new StartpointResolver(admin, Seq(new MarkResolver(Map.empty), new MarkResolver(Map.empty)))).contains("mark"))
+    assertTrue(error(new StartpointResolver(
+      admin,
+      Seq(new MarkResolver(Map.empty), new MarkResolver(Map.empty))
+    )).contains("mark"))
 
   @Test def nothingToResolveCallsNothing(): Unit = {
     val a = admin

@@ -11,9 +11,9 @@ import streamctl.startpoint.Startpoint._
 import streamctl.system.{SSP, SystemAdmin, TaskName}
 
 /**
- * The planning step against an in-memory store and a fake Kafka. A broadcast SSP (read by
- * several tasks) is built directly in the offset, so no grouper is involved; the Python
- * tests run the same cases against a real broker and Spark.
+ * The planning step against an in-memory store and a fake Kafka. A broadcast SSP (read by several
+ * tasks) is built directly in the offset, so no grouper is involved; the Python tests run the same
+ * cases against a real broker and Spark.
  */
 class StartpointStepTest {
   private val orders0 = SSP.kafka("orders", 0)
@@ -21,7 +21,10 @@ class StartpointStepTest {
   private val rates = SSP.kafka("rates", 0)
   private val (t0, t1) = (TaskName("Partition 0"), TaskName("Partition 1"))
   // Checkpointed at offset 8 everywhere; rates read by both tasks.
-  private val previous = SourcePosition(Map(t0 -> Map(orders0 -> 8L, rates -> 8L), t1 -> Map(orders1 -> 8L, rates -> 8L)))
+  private val previous = SourcePosition(Map(
+    t0 -> Map(orders0 -> 8L, rates -> 8L),
+    t1 -> Map(orders1 -> 8L, rates -> 8L)
+  ))
 
   private val admin = new FakeSystemAdmin()
     .add(orders0, 2, Seq.tabulate(10)(i => 100L + i))
@@ -86,19 +89,46 @@ class StartpointStepTest {
     val first = endOf(s(BatchPlan(previous), PlanningContext()))
     manager.write(orders0, Oldest(5))
     assertTrue(endOf(s(BatchPlan(first), PlanningContext())).starts.isEmpty)
-    assertEquals(Map(t0 -> Map(orders0 -> 2L)), endOf(step()(BatchPlan(first), PlanningContext())).starts)
+    assertEquals(
+      Map(t0 -> Map(orders0 -> 2L)),
+      endOf(step()(BatchPlan(first), PlanningContext())).starts
+    )
   }
 
   @Test def startpointsTheQueryCannotApplyStopItNamingEachKeyWithNothingMoved(): Unit = {
-    manager.write(rates, Oldest(1)) // fine by itself: still not fanned out when the start is refused
+    manager.write(
+      rates,
+      Oldest(1)
+    ) // fine by itself: still not fanned out when the start is refused
     manager.write(SSP.kafka("payments", 0), Oldest(1))
     manager.write(SSP.kafka("orders", 7), Oldest(1))
     manager.write(orders0, t1, Oldest(1))
-    val m = assertThrows(classOf[StreamctlException], () => step()(BatchPlan(previous), PlanningContext())).getMessage
-    assertTrue(m.contains("key 'kafka/payments/0'") && m.contains("does not read stream 'payments'"), m)
-    assertTrue(m.contains("key 'kafka/orders/7' (oldest): Partition 7 of stream 'orders' does not exist (a stored startpoint): it has 2 partitions (0..1)"), m)
-    assertTrue(m.contains("key 'kafka/orders/0/Partition 1'") && m.contains("task 'Partition 1' does not read it (read by 'Partition 0')"), m)
-    assertTrue(m.contains("mem://store") && m.contains("startpoints list") && m.contains("startpoints delete"), m)
+    val m = assertThrows(
+      classOf[StreamctlException],
+      () => step()(BatchPlan(previous), PlanningContext())
+    ).getMessage
+    assertTrue(
+      m.contains("key 'kafka/payments/0'") && m.contains("does not read stream 'payments'"),
+      m
+    )
+    assertTrue(
+      m.contains(
+        "key 'kafka/orders/7' (oldest): Partition 7 of stream 'orders' does not exist (a stored startpoint): it has 2 partitions (0..1)"
+      ),
+      m
+    )
+    assertTrue(
+      m.contains("key 'kafka/orders/0/Partition 1'") && m.contains(
+        "task 'Partition 1' does not read it (read by 'Partition 0')"
+      ),
+      m
+    )
+    assertTrue(
+      m.contains("mem://store") && m.contains("startpoints list") && m.contains(
+        "startpoints delete"
+      ),
+      m
+    )
     assertEquals(Some(Oldest(1)), manager.read(rates))
     assertEquals(4, manager.list().size)
   }
@@ -107,16 +137,30 @@ class StartpointStepTest {
     // The query reads orders-0 only (option 'assign'); Kafka has orders-1 as well.
     val onlyOrders0 = SourcePosition(Map(t0 -> Map(orders0 -> 8L)))
     manager.write(orders1, Oldest(1))
-    val m = assertThrows(classOf[StreamctlException], () =>
-      new StartpointStep(() => store, admin, Seq("orders"), "mem://store")(BatchPlan(onlyOrders0), PlanningContext())).getMessage
-    assertTrue(m.contains("key 'kafka/orders/1' (oldest): no task of this query reads partition 1 of stream 'orders' (it reads 0)"), m)
+    val m = assertThrows(
+      classOf[StreamctlException],
+      () =>
+        new StartpointStep(() => store, admin, Seq("orders"), "mem://store")(
+          BatchPlan(onlyOrders0),
+          PlanningContext()
+        )
+    ).getMessage
+    assertTrue(
+      m.contains(
+        "key 'kafka/orders/1' (oldest): no task of this query reads partition 1 of stream 'orders' (it reads 0)"
+      ),
+      m
+    )
     assertFalse(m.contains("does not exist"), m)
   }
 
   @Test def corruptJsonStopsTheQueryNamingTheKeyWithNothingMoved(): Unit = {
     manager.write(rates, Oldest(1))
     store.put(StoreLayout.StartpointsNamespace, "kafka/orders/1", "{not json")
-    val m = assertThrows(classOf[StreamctlException], () => step()(BatchPlan(previous), PlanningContext())).getMessage
+    val m = assertThrows(
+      classOf[StreamctlException],
+      () => step()(BatchPlan(previous), PlanningContext())
+    ).getMessage
     assertTrue(m.contains("'kafka/orders/1'") && m.contains("does not start"), m)
     assertEquals(Some(Oldest(1)), manager.read(rates))
   }
@@ -124,13 +168,22 @@ class StartpointStepTest {
   @Test def anOffsetBeyondTheEndStopsTheQueryNamingTheKeyWrittenWithNothingMoved(): Unit = {
     manager.write(orders0, Specific(50, 1))
     manager.write(rates, Specific(60, 1)) // broadcast: one problem, named once by its key
-    manager.write(orders1, Oldest(1))     // fine by itself: not fanned out either
-    val m = assertThrows(classOf[StreamctlException], () => step()(BatchPlan(previous), PlanningContext())).getMessage
-    assertTrue(m.contains("key 'kafka/orders/0': offset 50 is beyond the end") && m.contains("2 to 12"), m)
+    manager.write(orders1, Oldest(1)) // fine by itself: not fanned out either
+    val m = assertThrows(
+      classOf[StreamctlException],
+      () => step()(BatchPlan(previous), PlanningContext())
+    ).getMessage
+    assertTrue(
+      m.contains("key 'kafka/orders/0': offset 50 is beyond the end") && m.contains("2 to 12"),
+      m
+    )
     assertEquals(1, "key 'kafka/rates/0'".r.findAllIn(m).size, m)
     assertTrue(m.contains("2 startpoints"), m)
-    assertEquals(Seq("kafka/orders/0", "kafka/orders/1", "kafka/rates/0"), manager.list().map(_.key.storeKey),
-      "the store as the user wrote it: no task-level copy, no key removed")
+    assertEquals(
+      Seq("kafka/orders/0", "kafka/orders/1", "kafka/rates/0"),
+      manager.list().map(_.key.storeKey),
+      "the store as the user wrote it: no task-level copy, no key removed"
+    )
   }
 
   @Test def appliedRecordRoundTripsThroughTheOffsetLog(): Unit = {
@@ -151,17 +204,40 @@ class StartpointStepTest {
       }
     }
     manager.write(orders0, Custom("from-end", "3", 1))
-    val end = endOf(new StartpointStep(() => store, admin, Seq("orders", "rates"), "mem://store", Seq(fromEnd))(
-      BatchPlan(previous), PlanningContext()))
+    val end = endOf(new StartpointStep(
+      () => store,
+      admin,
+      Seq("orders", "rates"),
+      "mem://store",
+      Seq(fromEnd)
+    )(
+      BatchPlan(previous),
+      PlanningContext()
+    ))
     assertEquals(Map(t0 -> Map(orders0 -> 9L)), end.starts, "orders-0 ends at 12")
-    assertEquals(Custom("from-end", "3", 1), end.state(AppliedStartpoints.Codec).applied((orders0, t0)).startpoint)
+    assertEquals(
+      Custom("from-end", "3", 1),
+      end.state(AppliedStartpoints.Codec).applied((orders0, t0)).startpoint
+    )
   }
 
   @Test def aCustomStartpointWithoutAResolverStopsTheStartNamingTheOption(): Unit = {
     manager.write(orders0, Custom("from-end", "3", 1))
-    val m = assertThrows(classOf[StreamctlException], () => step()(BatchPlan(previous), PlanningContext())).getMessage
-    assertTrue(m.contains("no resolver for custom startpoint kind 'from-end'; name a class resolving it in option " +
-      "'startpoint.resolvers'"), m)
-    assertEquals(Some(Custom("from-end", "3", 1)), manager.read(orders0), "left in the store as written")
+    val m = assertThrows(
+      classOf[StreamctlException],
+      () => step()(BatchPlan(previous), PlanningContext())
+    ).getMessage
+    assertTrue(
+      m.contains(
+        "no resolver for custom startpoint kind 'from-end'; name a class resolving it in option " +
+          "'startpoint.resolvers'"
+      ),
+      m
+    )
+    assertEquals(
+      Some(Custom("from-end", "3", 1)),
+      manager.read(orders0),
+      "left in the store as written"
+    )
   }
 }

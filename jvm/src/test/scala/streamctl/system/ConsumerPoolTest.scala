@@ -7,13 +7,18 @@ import org.junit.jupiter.api.Test
 // No broker needed: a consumer is created and assigned without connecting, and closing is
 // observable as the IllegalStateException that assignment() throws.
 class ConsumerPoolTest {
-  private def params(name: String) = KafkaParams(Map("bootstrap.servers" -> "127.0.0.1:1",
-    "client.id" -> s"consumer-pool-$name-${System.nanoTime}"))
+  private def params(name: String) = KafkaParams(Map(
+    "bootstrap.servers" -> "127.0.0.1:1",
+    "client.id" -> s"consumer-pool-$name-${System.nanoTime}"
+  ))
 
   private def closed(c: ConsumerPool.Consumer): Boolean =
-    try { c.assignment(); false } catch { case _: IllegalStateException => true }
+    try { c.assignment(); false }
+    catch { case _: IllegalStateException => true }
 
-  /** A reader of `ssp` as [[streamctl.spark.TaskPartitionReader]] uses the pool: acquire, assign. */
+  /**
+   * A reader of `ssp` as [[streamctl.spark.TaskPartitionReader]] uses the pool: acquire, assign.
+   */
   private def read(kp: KafkaParams, task: String, ssp: SSP): (ConsumerPool.Consumer, Boolean) = {
     val lease = ConsumerPool.acquire(kp, TaskName(task), Seq(ssp))
     lease.consumer.assign(java.util.List.of(new TopicPartition(ssp.stream, ssp.partition)))
@@ -44,7 +49,8 @@ class ConsumerPoolTest {
     val kp = params("later")
     val (a, _) = read(kp, "Partition 0", SSP.kafka("orders", 0))
     ConsumerPool.release(kp, TaskName("Partition 0"), a)
-    // A scheduled AvailableNow run, or a task of another query: warm connections beat a new consumer.
+    /* A scheduled AvailableNow run, or a task of another query: warm connections beat a new
+     * consumer. */
     val (b, reused) = read(kp, "Partition 0", SSP.kafka("payments", 0))
     assertSame(a, b)
     assertTrue(reused)
@@ -58,7 +64,9 @@ class ConsumerPoolTest {
     ConsumerPool.maxIdle = 2
     try {
       val consumers = (0 until 3).map(i => read(kp, s"Partition $i", SSP.kafka("orders", i))._1)
-      consumers.zipWithIndex.foreach { case (c, i) => ConsumerPool.release(kp, TaskName.ofPartition(i), c) }
+      consumers.zipWithIndex.foreach { case (c, i) =>
+        ConsumerPool.release(kp, TaskName.ofPartition(i), c)
+      }
       assertEquals(Seq(true, false, false), consumers.map(closed))
       assertEquals(2, ConsumerPool.idleCount)
     } finally {
@@ -68,12 +76,15 @@ class ConsumerPoolTest {
   }
 
   @Test def moreTasksThanTheOldFixedCapacityKeepEveryConsumer(): Unit = {
-    // 1,024 partitions: every batch's readers must find their consumers again (64 were kept before).
+    /* 1,024 partitions: every batch's readers must find their consumers again (64 were kept
+     * before). */
     val kp = params("many")
     ConsumerPool.clear()
     try {
       val first = (0 until 200).map(i => read(kp, s"Partition $i", SSP.kafka("orders", i))._1)
-      first.zipWithIndex.foreach { case (c, i) => ConsumerPool.release(kp, TaskName.ofPartition(i), c) }
+      first.zipWithIndex.foreach { case (c, i) =>
+        ConsumerPool.release(kp, TaskName.ofPartition(i), c)
+      }
       val again = (0 until 200).map(i => read(kp, s"Partition $i", SSP.kafka("orders", i)))
       assertTrue(again.forall(_._2), "every task's consumer is reused")
       assertEquals(first, again.map(_._1))

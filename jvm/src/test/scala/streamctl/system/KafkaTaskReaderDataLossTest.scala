@@ -9,10 +9,10 @@ import streamctl.StreamctlException
 import streamctl.chooser.{RoundRobinChooser, TaskChooser}
 
 /**
- * Records deleted between planning and reading (the planner skips the gaps it knows of): the
- * reader either fails naming them or, with `fail.on.data.loss=false`, moves to the oldest
- * record and reports the range of its own batch it skipped. Kafka's MockConsumer raises
- * out-of-range errors and answers beginning offsets as the real consumer does.
+ * Records deleted between planning and reading (the planner skips the gaps it knows of): the reader
+ * either fails naming them or, with `fail.on.data.loss=false`, moves to the oldest record and
+ * reports the range of its own batch it skipped. Kafka's MockConsumer raises out-of-range errors
+ * and answers beginning offsets as the real consumer does.
  */
 class KafkaTaskReaderDataLossTest {
   private val tp = new TopicPartition("orders", 0)
@@ -23,41 +23,76 @@ class KafkaTaskReaderDataLossTest {
     c.assign(java.util.List.of(tp))
     c.updateBeginningOffsets(java.util.Map.of(tp, oldest))
     c.setPollException(new OffsetOutOfRangeException(java.util.Map.of(tp, 10L)))
-    (oldest until upTo).foreach(o => c.addRecord(new ConsumerRecord("orders", 0, o, Array[Byte](), Array[Byte]())))
+    (oldest until upTo).foreach(o =>
+      c.addRecord(new ConsumerRecord("orders", 0, o, Array[Byte](), Array[Byte]()))
+    )
     c
   }
 
-  private def read(r: KafkaTaskReader): Seq[Long] = Iterator.continually(r.next()).takeWhile(_ != null).map(_.offset).toSeq
+  private def read(r: KafkaTaskReader): Seq[Long] =
+    Iterator.continually(r.next()).takeWhile(_ != null).map(_.offset).toSeq
 
   @Test def skipsToTheOldestRecordAndReportsItsOwnShare(): Unit = {
     var reported = Seq.empty[SkippedRange]
-    val r = new KafkaTaskReader(Seq(SspRange(SSP.kafka("orders", 0), 10, 20)), consumer(15, 20), TaskChooser.of(new RoundRobinChooser), readWait,
-      failOnDataLoss = false, onSkipped = s => reported :+= s)
+    val r = new KafkaTaskReader(
+      Seq(SspRange(SSP.kafka("orders", 0), 10, 20)),
+      consumer(15, 20),
+      TaskChooser.of(new RoundRobinChooser),
+      readWait,
+      failOnDataLoss = false,
+      onSkipped = s => reported :+= s
+    )
     assertEquals(15L to 19L, read(r))
     assertEquals(Seq(SkippedRange(SSP.kafka("orders", 0), 10, 15)), reported)
   }
 
   @Test def aRangeWhollyGoneEndsAtItsEnd(): Unit = {
     var reported = Seq.empty[SkippedRange]
-    val r = new KafkaTaskReader(Seq(SspRange(SSP.kafka("orders", 0), 10, 20)), consumer(25, 30), TaskChooser.of(new RoundRobinChooser), readWait,
-      failOnDataLoss = false, onSkipped = s => reported :+= s)
+    val r = new KafkaTaskReader(
+      Seq(SspRange(SSP.kafka("orders", 0), 10, 20)),
+      consumer(25, 30),
+      TaskChooser.of(new RoundRobinChooser),
+      readWait,
+      failOnDataLoss = false,
+      onSkipped = s => reported :+= s
+    )
     assertEquals(Nil, read(r))
-    assertEquals(Seq(SkippedRange(SSP.kafka("orders", 0), 10, 20)), reported, "the records 20..24 belong to the next batch")
+    assertEquals(
+      Seq(SkippedRange(SSP.kafka("orders", 0), 10, 20)),
+      reported,
+      "the records 20..24 belong to the next batch"
+    )
   }
 
   @Test def failsNamingTheRecordsByDefault(): Unit = {
-    val r = new KafkaTaskReader(Seq(SspRange(SSP.kafka("orders", 0), 10, 20)), consumer(15, 20), TaskChooser.of(new RoundRobinChooser), readWait)
+    val r = new KafkaTaskReader(
+      Seq(SspRange(SSP.kafka("orders", 0), 10, 20)),
+      consumer(15, 20),
+      TaskChooser.of(new RoundRobinChooser),
+      readWait
+    )
     val e = assertThrows(classOf[StreamctlException], () => { read(r); () })
-    assertTrue(e.getMessage.startsWith("Records are no longer on the broker: stream 'orders' partition 0 offset 10"), e.getMessage)
+    assertTrue(
+      e.getMessage.startsWith(
+        "Records are no longer on the broker: stream 'orders' partition 0 offset 10"
+      ),
+      e.getMessage
+    )
   }
 
   @Test def aBrokerThatReturnsNothingFailsNamingServersAndOption(): Unit = {
     val c = new MockConsumer[Array[Byte], Array[Byte]]("none")
-    val r = new KafkaTaskReader(Seq(SspRange(SSP.kafka("orders", 0), 10, 20)), c, TaskChooser.of(new RoundRobinChooser),
-      BrokerWait("127.0.0.1:9092", 300, "poll.timeout.ms"))
+    val r = new KafkaTaskReader(
+      Seq(SspRange(SSP.kafka("orders", 0), 10, 20)),
+      c,
+      TaskChooser.of(new RoundRobinChooser),
+      BrokerWait("127.0.0.1:9092", 300, "poll.timeout.ms")
+    )
     val e = assertThrows(classOf[StreamctlException], () => { read(r); () })
-    assertEquals("Kafka at 127.0.0.1:9092 did not answer within 300 ms while reading stream 'orders' partition 0 at offset 10 " +
-      "(reading up to 20) (is the broker up? check option 'kafka.bootstrap.servers'; option 'poll.timeout.ms' sets this wait)",
-      e.getMessage)
+    assertEquals(
+      "Kafka at 127.0.0.1:9092 did not answer within 300 ms while reading stream 'orders' partition 0 at offset 10 " +
+        "(reading up to 20) (is the broker up? check option 'kafka.bootstrap.servers'; option 'poll.timeout.ms' sets this wait)",
+      e.getMessage
+    )
   }
 }

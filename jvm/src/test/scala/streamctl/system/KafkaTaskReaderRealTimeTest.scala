@@ -8,10 +8,10 @@ import org.junit.jupiter.api.Test
 import streamctl.chooser.{ChooserConfig, ChooserFactory}
 
 /**
- * Real-time reading (`nextWithin`) over Kafka's MockConsumer: open-ended ranges, the chooser
- * picks among the records that arrived (an SSP without records holds nobody back), the reader
- * returns early after a record its decoder consumed, and `positions` tell where a reader that
- * stops now resumes (an envelope offered but not chosen is not consumed).
+ * Real-time reading (`nextWithin`) over Kafka's MockConsumer: open-ended ranges, the chooser picks
+ * among the records that arrived (an SSP without records holds nobody back), the reader returns
+ * early after a record its decoder consumed, and `positions` tell where a reader that stops now
+ * resumes (an envelope offered but not chosen is not consumed).
  */
 class KafkaTaskReaderRealTimeTest {
   private val (a, b) = (SSP.kafka("a", 0), SSP.kafka("b", 0))
@@ -22,7 +22,15 @@ class KafkaTaskReaderRealTimeTest {
     val tps = Seq(a, b).map(s => new TopicPartition(s.stream, s.partition))
     c.assign(java.util.List.of(tps: _*))
     c.updateBeginningOffsets(java.util.Map.of(tps(0), 0L, tps(1), 0L))
-    records.foreach { case (s, o) => c.addRecord(new ConsumerRecord(s.stream, s.partition, o, Array[Byte](), Array[Byte](s.stream.head.toByte))) }
+    records.foreach { case (s, o) =>
+      c.addRecord(new ConsumerRecord(
+        s.stream,
+        s.partition,
+        o,
+        Array[Byte](),
+        Array[Byte](s.stream.head.toByte)
+      ))
+    }
     c
   }
 
@@ -32,7 +40,12 @@ class KafkaTaskReaderRealTimeTest {
     val ranges = Seq(SspRange(a, 0, Long.MaxValue), SspRange(b, 5, Long.MaxValue))
     val config = ChooserConfig.default.copy(priorities = Map("a" -> 1))
     val c = consumer(a -> 0L, a -> 1L)
-    val r = new KafkaTaskReader(ranges, c, ChooserFactory.forTask(config, open(ranges), Map.empty), readWait)
+    val r = new KafkaTaskReader(
+      ranges,
+      c,
+      ChooserFactory.forTask(config, open(ranges), Map.empty),
+      readWait
+    )
     // b has nothing at all: a's records still come, in a's order.
     assertEquals(0L, r.nextWithin(1000).offset)
     assertEquals(1L, r.nextWithin(1000).offset)
@@ -43,12 +56,20 @@ class KafkaTaskReaderRealTimeTest {
   @Test def returnsEarlyAfterARecordItsDecoderConsumed(): Unit = {
     val ranges = Seq(SspRange(a, 0, Long.MaxValue))
     val c = consumer(a -> 0L)
-    // The second poll brings record 1: a reader that did not return after the control message would hand it out.
+    /* The second poll brings record 1: a reader that did not return after the control message would
+     * hand it out. */
     c.schedulePollTask(() => ())
-    c.schedulePollTask(() => c.addRecord(new ConsumerRecord("a", 0, 1L, Array[Byte](), Array[Byte]('a'.toByte))))
+    c.schedulePollTask(() =>
+      c.addRecord(new ConsumerRecord("a", 0, 1L, Array[Byte](), Array[Byte]('a'.toByte)))
+    )
     val control: EnvelopeDecoder = e => e.offset != 0 // offset 0 is a control message
-    val r = new KafkaTaskReader(ranges, c, ChooserFactory.forReader(ChooserConfig.default, open(ranges), Map.empty), readWait,
-      decoders = _ => control)
+    val r = new KafkaTaskReader(
+      ranges,
+      c,
+      ChooserFactory.forReader(ChooserConfig.default, open(ranges), Map.empty),
+      readWait,
+      decoders = _ => control
+    )
     assertNull(r.nextWithin(60000), "the caller hears of the control message first")
     assertEquals(Map(a -> 1L), r.positions, "the control message is consumed")
     assertEquals(1L, r.nextWithin(60000).offset)

@@ -6,12 +6,20 @@ import org.junit.jupiter.api.Test
 // No broker needed: a producer is created without connecting, and closing is observable
 // as the IllegalStateException that send throws.
 class ProducerPoolTest {
-  private def params(name: String) = KafkaParams(Map("bootstrap.servers" -> "127.0.0.1:1",
-    "client.id" -> s"pool-$name-${System.nanoTime}", "max.block.ms" -> "100"))
+  private def params(name: String) = KafkaParams(Map(
+    "bootstrap.servers" -> "127.0.0.1:1",
+    "client.id" -> s"pool-$name-${System.nanoTime}",
+    "max.block.ms" -> "100"
+  ))
 
   private def closed(p: ProducerPool.Producer): Boolean =
-    try { p.send(new org.apache.kafka.clients.producer.ProducerRecord[Array[Byte], Array[Byte]]("x", Array[Byte]())); false }
-    catch { case _: IllegalStateException => true; case _: Exception => false }
+    try {
+      p.send(new org.apache.kafka.clients.producer.ProducerRecord[Array[Byte], Array[Byte]](
+        "x",
+        Array[Byte]()
+      ));
+      false
+    } catch { case _: IllegalStateException => true; case _: Exception => false }
 
   @Test def writersAtTheSameTimeGetAProducerEach(): Unit = {
     val kp = params("each")

@@ -15,7 +15,8 @@ class StreamCheckTest {
   admin.ids("orders") = "id-1"
 
   @Test def asksTheFirstTimeThenAtMostEveryInterval(): Unit = {
-    val check = new StreamCheck(admin, Subscription.Topics(Seq("orders")), intervalMs = 1000, () => clock)
+    val check =
+      new StreamCheck(admin, Subscription.Topics(Seq("orders")), intervalMs = 1000, () => clock)
     assertEquals(Some(Map("orders" -> StreamDescription(1, Some("id-1")))), check.ifDue())
     clock += 999
     assertEquals(None, check.ifDue())
@@ -32,13 +33,18 @@ class StreamCheckTest {
     // Asked on a background thread: the fake counts and answers thread-safely.
     val asked = new AtomicInteger
     val partitions = new AtomicInteger(1)
-    val check = new StreamCheck(new FakeSystemAdmin {
-      override def describeStreams(streams: Set[String]): Map[String, StreamDescription] = {
-        val n = partitions.get()
-        asked.incrementAndGet()
-        Map("orders" -> StreamDescription(n, None))
-      }
-    }, Subscription.Topics(Seq("orders")), intervalMs = 1000, () => clock)
+    val check = new StreamCheck(
+      new FakeSystemAdmin {
+        override def describeStreams(streams: Set[String]): Map[String, StreamDescription] = {
+          val n = partitions.get()
+          asked.incrementAndGet()
+          Map("orders" -> StreamDescription(n, None))
+        }
+      },
+      Subscription.Topics(Seq("orders")),
+      intervalMs = 1000,
+      () => clock
+    )
     check.ifDue()
     check.askAhead()
     assertEquals(1, asked.get(), "not due: nothing asked ahead")
@@ -48,7 +54,11 @@ class StreamCheckTest {
     while (asked.get() < 2 && System.nanoTime() < deadline) Thread.sleep(5)
     partitions.set(2) // grows after the answer
     clock += 300
-    assertEquals(Some(Map("orders" -> StreamDescription(1, None))), check.ifDue(), "the answer asked ahead")
+    assertEquals(
+      Some(Map("orders" -> StreamDescription(1, None))),
+      check.ifDue(),
+      "the answer asked ahead"
+    )
     assertEquals(2, asked.get())
     clock += 699
     assertEquals(None, check.ifDue(), "the interval counts from the ask ahead")
@@ -58,10 +68,16 @@ class StreamCheckTest {
 
   @Test def aCheckAskedAheadThatFailedFailsTheBoundaryWithItsError(): Unit = {
     var down = true
-    val check = new StreamCheck(new FakeSystemAdmin {
-      override def describeStreams(streams: Set[String]): Map[String, StreamDescription] =
-        if (down) throw StreamctlException("broker down") else Map("orders" -> StreamDescription(1, None))
-    }, Subscription.Topics(Seq("orders")), 1000, () => clock)
+    val check = new StreamCheck(
+      new FakeSystemAdmin {
+        override def describeStreams(streams: Set[String]): Map[String, StreamDescription] =
+          if (down) throw StreamctlException("broker down")
+          else Map("orders" -> StreamDescription(1, None))
+      },
+      Subscription.Topics(Seq("orders")),
+      1000,
+      () => clock
+    )
     check.askAhead()
     val e = assertThrows(classOf[StreamctlException], () => { check.ifDue(); () })
     assertEquals("broker down", e.getMessage)
@@ -71,9 +87,15 @@ class StreamCheckTest {
   }
 
   @Test def aMissingStreamIsNamedWithItsOption(): Unit = {
-    val check = new StreamCheck(new FakeSystemAdmin {
-      override def describeStreams(streams: Set[String]): Map[String, StreamDescription] = Map.empty
-    }, Subscription.Topics(Seq("orders")), 1000, () => clock)
+    val check = new StreamCheck(
+      new FakeSystemAdmin {
+        override def describeStreams(streams: Set[String]): Map[String, StreamDescription] =
+          Map.empty
+      },
+      Subscription.Topics(Seq("orders")),
+      1000,
+      () => clock
+    )
     val e = assertThrows(classOf[StreamctlException], () => { check.now(); () })
     assertEquals("Stream 'orders' does not exist on Kafka (option 'subscribe')", e.getMessage)
   }
@@ -82,9 +104,21 @@ class StreamCheckTest {
     admin.add(SSP.kafka("orders", 1), 0, Nil)
     val ok = new StreamCheck(admin, Subscription.Assign(Map("orders" -> Seq(1))), 1000, () => clock)
     assertEquals(2, ok.now()("orders").partitions)
-    val e = assertThrows(classOf[StreamctlException], () => {
-      new StreamCheck(admin, Subscription.Assign(Map("orders" -> Seq(0, 2, 5))), 1000, () => clock).now(); ()
-    })
-    assertEquals("Partition 2 of stream 'orders' does not exist (option 'assign'): it has 2 partitions (0..1)", e.getMessage)
+    val e = assertThrows(
+      classOf[StreamctlException],
+      () => {
+        new StreamCheck(
+          admin,
+          Subscription.Assign(Map("orders" -> Seq(0, 2, 5))),
+          1000,
+          () => clock
+        ).now();
+        ()
+      }
+    )
+    assertEquals(
+      "Partition 2 of stream 'orders' does not exist (option 'assign'): it has 2 partitions (0..1)",
+      e.getMessage
+    )
   }
 }

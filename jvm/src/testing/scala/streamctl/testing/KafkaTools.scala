@@ -14,10 +14,10 @@ import streamctl.StreamctlException
 import streamctl.system.{KafkaParams, KafkaSystemAdmin, SSP}
 
 /**
- * Small Kafka operations for the demo, tests and benchmarks, called over py4j, so Python
- * needs no Kafka client of its own. Lists come from Python as java.util.List; a null
- * partition lets Kafka choose, a null timestamp means "now". Part of streamctl-testing, not
- * of the product: a cluster running streamctl never creates, fills or deletes topics with it.
+ * Small Kafka operations for the demo, tests and benchmarks, called over py4j, so Python needs no
+ * Kafka client of its own. Lists come from Python as java.util.List; a null partition lets Kafka
+ * choose, a null timestamp means "now". Part of streamctl-testing, not of the product: a cluster
+ * running streamctl never creates, fills or deletes topics with it.
  *
  * {{{
  * KafkaTools.createStream("127.0.0.1:9092", "orders", 4)
@@ -33,89 +33,133 @@ object KafkaTools {
 
   private def withAdmin[T](servers: String)(f: KafkaSystemAdmin => T): T = {
     val a = KafkaSystemAdmin(params(servers))
-    try f(a) finally a.close()
+    try f(a)
+    finally a.close()
   }
 
   private def withKafkaAdmin[T](servers: String)(f: Admin => T): T = {
     val a = Admin.create(params(servers).admin)
-    try f(a) finally a.close()
+    try f(a)
+    finally a.close()
   }
 
   /** Creates a stream (replication factor 1); returns once every partition takes writes. */
-  def createStream(servers: String, stream: String, partitions: Int): Unit = withKafkaAdmin(servers) { a =>
-    a.createTopics(java.util.List.of(new NewTopic(stream, partitions, 1.toShort))).all().get(TimeoutMs, MILLISECONDS)
-    awaitServed(a, servers, stream, partitions)
-  }
+  def createStream(servers: String, stream: String, partitions: Int): Unit =
+    withKafkaAdmin(servers) { a =>
+      a.createTopics(java.util.List.of(new NewTopic(stream, partitions, 1.toShort))).all().get(
+        TimeoutMs,
+        MILLISECONDS
+      )
+      awaitServed(a, servers, stream, partitions)
+    }
 
-  /** Adds partitions to a stream (partition expansion); returns once every partition takes writes. */
-  def growStream(servers: String, stream: String, partitions: Int): Unit = withKafkaAdmin(servers) { a =>
-    a.createPartitions(java.util.Map.of(stream, NewPartitions.increaseTo(partitions))).all().get(TimeoutMs, MILLISECONDS)
-    awaitServed(a, servers, stream, partitions)
-  }
+  /**
+   * Adds partitions to a stream (partition expansion); returns once every partition takes writes.
+   */
+  def growStream(servers: String, stream: String, partitions: Int): Unit =
+    withKafkaAdmin(servers) { a =>
+      a.createPartitions(java.util.Map.of(stream, NewPartitions.increaseTo(partitions))).all().get(
+        TimeoutMs,
+        MILLISECONDS
+      )
+      awaitServed(a, servers, stream, partitions)
+    }
 
   /**
    * Waits until the leader of every partition serves it. Kafka acknowledges a new topic or
-   * partition once the controller recorded it, before the leader hosts it; an idempotent
-   * producer writing at once can have its first batch of a partition refused and a later one
-   * accepted, and then never gets the first one in (out-of-order sequence until
-   * `delivery.timeout.ms`: records lost for a tool, a failed task for a query's sink).
+   * partition once the controller recorded it, before the leader hosts it; an idempotent producer
+   * writing at once can have its first batch of a partition refused and a later one accepted, and
+   * then never gets the first one in (out-of-order sequence until `delivery.timeout.ms`: records
+   * lost for a tool, a failed task for a query's sink).
    */
   private def awaitServed(a: Admin, servers: String, stream: String, partitions: Int): Unit = {
-    val specs = (0 until partitions).map(p => new TopicPartition(stream, p) -> OffsetSpec.latest()).toMap.asJava
+    val specs = (0 until partitions).map(p =>
+      new TopicPartition(stream, p) -> OffsetSpec.latest()
+    ).toMap.asJava
     val deadline = System.nanoTime() + TimeoutMs * 1000000L
     while (Try(a.listOffsets(specs).all().get(TimeoutMs, MILLISECONDS)).isFailure) {
       if (System.nanoTime() > deadline) throw StreamctlException(
-        s"Kafka at $servers: the leaders of stream '$stream' did not serve its $partitions partitions within $TimeoutMs ms")
+        s"Kafka at $servers: the leaders of stream '$stream' did not serve its $partitions partitions within $TimeoutMs ms"
+      )
       Thread.sleep(50)
     }
   }
 
-  def partitionCount(servers: String, stream: String): Int = withAdmin(servers)(_.partitionCounts(Set(stream))(stream))
+  def partitionCount(servers: String, stream: String): Int =
+    withAdmin(servers)(_.partitionCounts(Set(stream))(stream))
 
   /** The Kafka topic ID of `stream`, as streamctl records it in a query's offsets. */
   def topicId(servers: String, stream: String): String =
     withAdmin(servers)(_.describeStreams(Set(stream))(stream).id.getOrElse(
-      throw StreamctlException(s"Kafka at $servers has no topic ID for stream '$stream'")))
+      throw StreamctlException(s"Kafka at $servers has no topic ID for stream '$stream'")
+    ))
 
   /** Next offset of every partition of `stream`, by partition. */
-  def upcomingOffsets(servers: String, stream: String): java.util.Map[Integer, java.lang.Long] = withAdmin(servers) { a =>
-    val n = a.partitionCounts(Set(stream))(stream)
-    a.upcomingOffsets((0 until n).map(SSP.kafka(stream, _)).toSet)
-      .map { case (s, o) => Integer.valueOf(s.partition) -> java.lang.Long.valueOf(o) }.asJava
-  }
+  def upcomingOffsets(servers: String, stream: String): java.util.Map[Integer, java.lang.Long] =
+    withAdmin(servers) { a =>
+      val n = a.partitionCounts(Set(stream))(stream)
+      a.upcomingOffsets((0 until n).map(SSP.kafka(stream, _)).toSet)
+        .map { case (s, o) => Integer.valueOf(s.partition) -> java.lang.Long.valueOf(o) }.asJava
+    }
 
   /** Writes plain (unframed) records; returns how many. */
-  def produce(servers: String, stream: String, partitions: java.util.List[Integer], keys: java.util.List[Array[Byte]],
-              values: java.util.List[Array[Byte]], timestamps: java.util.List[Number]): Int = {
+  def produce(
+      servers: String,
+      stream: String,
+      partitions: java.util.List[Integer],
+      keys: java.util.List[Array[Byte]],
+      values: java.util.List[Array[Byte]],
+      timestamps: java.util.List[Number]
+  ): Int = {
     val n = values.size()
     sendAll(servers, stream, n) { (p, sent) =>
       (0 until n).foreach { i =>
         // py4j passes small Python ints as Integer: widen here, for every caller.
         val ts = at(timestamps, i)
         val millis = if (ts == null) null else java.lang.Long.valueOf(ts.longValue)
-        p.send(new ProducerRecord[Array[Byte], Array[Byte]](stream, at(partitions, i), millis, at(keys, i), values.get(i)), sent)
+        p.send(
+          new ProducerRecord[Array[Byte], Array[Byte]](
+            stream,
+            at(partitions, i),
+            millis,
+            at(keys, i),
+            values.get(i)
+          ),
+          sent
+        )
       }
     }
     n
   }
 
   /** Writes one plain record carrying headers. */
-  def produceWithHeaders(servers: String, stream: String, value: Array[Byte], headerKeys: java.util.List[String],
-                         headerValues: java.util.List[Array[Byte]]): Unit = {
+  def produceWithHeaders(
+      servers: String,
+      stream: String,
+      value: Array[Byte],
+      headerKeys: java.util.List[String],
+      headerValues: java.util.List[Array[Byte]]
+  ): Unit = {
     val p = producer(servers)
     try {
       val r = new ProducerRecord[Array[Byte], Array[Byte]](stream, null, value)
-      (0 until headerKeys.size()).foreach(i => r.headers().add(headerKeys.get(i), headerValues.get(i)))
+      (0 until headerKeys.size()).foreach(i =>
+        r.headers().add(headerKeys.get(i), headerValues.get(i))
+      )
       p.send(r).get()
     } finally p.close()
   }
 
-  /** Writes `count` records of `valueSize` bytes, keys "0".."count-1", spread evenly over the partitions. */
+  /**
+   * Writes `count` records of `valueSize` bytes, keys "0".."count-1", spread evenly over the
+   * partitions.
+   */
   def produceSynthetic(servers: String, stream: String, count: Long, valueSize: Int): Long =
     produceRepeated(servers, stream, count, syntheticValue(valueSize))
 
   /** The value every synthetic record carries: `size` letters. */
-  def syntheticValue(size: Int): Array[Byte] = Array.tabulate[Byte](size)(i => ('a' + i % 26).toByte)
+  def syntheticValue(size: Int): Array[Byte] =
+    Array.tabulate[Byte](size)(i => ('a' + i % 26).toByte)
 
   /** Writes `count` records with the same `value`, keys "0".."count-1", partition i mod n. */
   def produceRepeated(servers: String, stream: String, count: Long, value: Array[Byte]): Long = {
@@ -123,7 +167,15 @@ object KafkaTools {
     sendAll(servers, stream, count) { (p, sent) =>
       var i = 0L
       while (i < count) {
-        p.send(new ProducerRecord[Array[Byte], Array[Byte]](stream, Integer.valueOf((i % n).toInt), i.toString.getBytes, value), sent)
+        p.send(
+          new ProducerRecord[Array[Byte], Array[Byte]](
+            stream,
+            Integer.valueOf((i % n).toInt),
+            i.toString.getBytes,
+            value
+          ),
+          sent
+        )
         i += 1
       }
     }
@@ -131,7 +183,12 @@ object KafkaTools {
   }
 
   /** Raw values of a partition from `from` to its current end (tests check framing with it). */
-  def readRaw(servers: String, stream: String, partition: Int, from: Long): java.util.List[Array[Byte]] =
+  def readRaw(
+      servers: String,
+      stream: String,
+      partition: Int,
+      from: Long
+  ): java.util.List[Array[Byte]] =
     readValues(params(servers), stream, partition, from)
 
   /**
@@ -139,10 +196,21 @@ object KafkaTools {
    * reads them, to its last stable offset: what an independent reader of a transactional sink sees.
    */
   def readCommitted(servers: String, stream: String, partition: Int): java.util.List[Array[Byte]] =
-    readValues(KafkaParams(Map("bootstrap.servers" -> servers, "isolation.level" -> "read_committed")), stream, partition, 0L)
+    readValues(
+      KafkaParams(Map("bootstrap.servers" -> servers, "isolation.level" -> "read_committed")),
+      stream,
+      partition,
+      0L
+    )
 
-  private def readValues(params: KafkaParams, stream: String, partition: Int, from: Long): java.util.List[Array[Byte]] = {
-    val c = new org.apache.kafka.clients.consumer.KafkaConsumer[Array[Byte], Array[Byte]](params.consumer)
+  private def readValues(
+      params: KafkaParams,
+      stream: String,
+      partition: Int,
+      from: Long
+  ): java.util.List[Array[Byte]] = {
+    val c =
+      new org.apache.kafka.clients.consumer.KafkaConsumer[Array[Byte], Array[Byte]](params.consumer)
     try {
       val tp = new TopicPartition(stream, partition)
       c.assign(java.util.List.of(tp))
@@ -157,11 +225,18 @@ object KafkaTools {
   }
 
   /**
-   * Every record of a partition as a plain `KafkaConsumer` sees it: per record a list of key,
-   * value (either may be null) and then header key and value pairs.
+   * Every record of a partition as a plain `KafkaConsumer` sees it: per record a list of key, value
+   * (either may be null) and then header key and value pairs.
    */
-  def readRecords(servers: String, stream: String, partition: Int): java.util.List[java.util.List[Any]] = {
-    val c = new org.apache.kafka.clients.consumer.KafkaConsumer[Array[Byte], Array[Byte]](params(servers).consumer)
+  def readRecords(
+      servers: String,
+      stream: String,
+      partition: Int
+  ): java.util.List[java.util.List[Any]] = {
+    val c = new org.apache.kafka.clients.consumer.KafkaConsumer[
+      Array[Byte],
+      Array[Byte]
+    ](params(servers).consumer)
     try {
       val tp = new TopicPartition(stream, partition)
       c.assign(java.util.List.of(tp))
@@ -182,21 +257,26 @@ object KafkaTools {
   }
 
   /** Deletes the records of a partition before `offset`, as retention would. */
-  def deleteRecordsBefore(servers: String, stream: String, partition: Int, offset: Long): Unit = withKafkaAdmin(servers) {
-    _.deleteRecords(java.util.Map.of(new TopicPartition(stream, partition), RecordsToDelete.beforeOffset(offset))).all().get()
-  }
+  def deleteRecordsBefore(servers: String, stream: String, partition: Int, offset: Long): Unit =
+    withKafkaAdmin(servers) {
+      _.deleteRecords(java.util.Map.of(
+        new TopicPartition(stream, partition),
+        RecordsToDelete.beforeOffset(offset)
+      )).all().get()
+    }
 
   /** Deletes a stream (tests re-create it smaller, as a mistaken re-creation would). */
   def deleteStream(servers: String, stream: String): Unit =
     withKafkaAdmin(servers)(_.deleteTopics(java.util.List.of(stream)).all().get())
 
   /**
-   * Runs `send` with a fresh producer and the callback to pass to every `send`, flushes, and
-   * fails naming the stream if any of the `count` records failed: `flush` returns even when
-   * records failed.
+   * Runs `send` with a fresh producer and the callback to pass to every `send`, flushes, and fails
+   * naming the stream if any of the `count` records failed: `flush` returns even when records
+   * failed.
    */
   private def sendAll(servers: String, stream: String, count: Long)(
-      send: (KafkaProducer[Array[Byte], Array[Byte]], Callback) => Unit): Unit = {
+      send: (KafkaProducer[Array[Byte], Array[Byte]], Callback) => Unit
+  ): Unit = {
     val p = producer(servers)
     try {
       val sent = new SendCheck
@@ -206,7 +286,10 @@ object KafkaTools {
     } finally p.close()
   }
 
-  /** Counts failed sends: a future per record of a multi-million-record write would cost more memory than the records. */
+  /**
+   * Counts failed sends: a future per record of a multi-million-record write would cost more memory
+   * than the records.
+   */
   private final class SendCheck extends Callback {
     private val failed = new AtomicLong
     @volatile private var first: Exception = _
@@ -215,11 +298,16 @@ object KafkaTools {
       if (e != null && failed.getAndIncrement() == 0) first = e
 
     def check(servers: String, stream: String, of: Long): Unit =
-      if (failed.get > 0) throw StreamctlException(s"Writing to stream '$stream' on Kafka at $servers: ${failed.get} of " +
-        s"$of records failed, the first with: ${first.getMessage}", first)
+      if (failed.get > 0) throw StreamctlException(
+        s"Writing to stream '$stream' on Kafka at $servers: ${failed.get} of " +
+          s"$of records failed, the first with: ${first.getMessage}",
+        first
+      )
   }
 
-  private def producer(servers: String) = new KafkaProducer[Array[Byte], Array[Byte]](params(servers).producer)
+  private def producer(servers: String) =
+    new KafkaProducer[Array[Byte], Array[Byte]](params(servers).producer)
 
-  private def at[T <: AnyRef](l: java.util.List[T], i: Int): T = if (l == null) null.asInstanceOf[T] else l.get(i)
+  private def at[T <: AnyRef](l: java.util.List[T], i: Int): T =
+    if (l == null) null.asInstanceOf[T] else l.get(i)
 }

@@ -12,7 +12,11 @@ class StreamOrderChooserTest {
 
   @Test def streamsListedFirstGoFirstAndPartitionsTakeTurns(): Unit = {
     val options = Map("subscribe" -> "b, a", "chooser.class" -> classOf[StreamOrderChooser].getName)
-    val c = ChooserFactory.forTask(ChooserConfig.parse(options, Seq("b", "a")), Map(a0 -> 0L, b0 -> 0L, b1 -> 0L), Map.empty)
+    val c = ChooserFactory.forTask(
+      ChooserConfig.parse(options, Seq("b", "a")),
+      Map(a0 -> 0L, b0 -> 0L, b1 -> 0L),
+      Map.empty
+    )
     val out = read(c, records(a0, 2) ++ records(b0, 2) ++ records(b1, 2))
     assertEquals(Seq("b-0@0", "b-1@0", "b-0@1", "b-1@1", "a-0@0", "a-0@1"), sspOrder(out))
   }

@@ -6,22 +6,25 @@ import org.apache.spark.sql.catalyst.plans.logical.EventTimeWatermark
 import org.apache.spark.sql.streaming.StreamingQuery
 
 /**
- * The event-time watermark Spark applies in the batch a query is running, and whether the
- * query has one at all: internal values.
+ * The event-time watermark Spark applies in the batch a query is running, and whether the query has
+ * one at all: internal values.
  *
- * Why: Spark publishes a query's watermark only in its progress reports, and the report of
- * a batch appears after the batch commits. A sink that sends the watermark downstream when
- * its batch's writers commit would otherwise send the previous batch's value, one trigger
- * interval late on every hop. The running batch's value sits in the query's current
- * `IncrementalExecution`; neither class is public API, hence this package. Any failure to
- * read it (a Spark whose internals moved) yields None, and callers fall back to progress.
+ * Why: Spark publishes a query's watermark only in its progress reports, and the report of a batch
+ * appears after the batch commits. A sink that sends the watermark downstream when its batch's
+ * writers commit would otherwise send the previous batch's value, one trigger interval late on
+ * every hop. The running batch's value sits in the query's current `IncrementalExecution`; neither
+ * class is public API, hence this package. Any failure to read it (a Spark whose internals moved)
+ * yields None, and callers fall back to progress.
  *
  * {{{
  * SparkQueries.batchWatermarkMs(query, batchId = 7) // Some(1700000000000L) while batch 7 runs
  * }}}
  */
 object SparkQueries {
-  /** The watermark of batch `batchId` while `query` runs it; None elsewhere, or when not readable. */
+
+  /**
+   * The watermark of batch `batchId` while `query` runs it; None elsewhere, or when not readable.
+   */
   def batchWatermarkMs(query: StreamingQuery, batchId: Long): Option[Long] = Try {
     execution(query).flatMap(e => Option(e.lastExecution))
       .filter(_.currentBatchId == batchId)
@@ -29,10 +32,10 @@ object SparkQueries {
   }.toOption.flatten
 
   /**
-   * Whether the query's plan has an event-time watermark (`withWatermark`); None when not
-   * readable. Before its first progress report, the plan is the only way to know that a query
-   * has no watermark of its own: a real-time query's first report comes only after its first
-   * batch, minutes later, and its sink sends watermarks before that.
+   * Whether the query's plan has an event-time watermark (`withWatermark`); None when not readable.
+   * Before its first progress report, the plan is the only way to know that a query has no
+   * watermark of its own: a real-time query's first report comes only after its first batch,
+   * minutes later, and its sink sends watermarks before that.
    */
   def hasEventTimeWatermark(query: StreamingQuery): Option[Boolean] = Try {
     execution(query).map(_.logicalPlan.exists(_.isInstanceOf[EventTimeWatermark]))
@@ -40,9 +43,11 @@ object SparkQueries {
 
   /**
    * How `query` is triggered: a sink's checks at start (a transactional sink's timeout against the
-   * trigger interval; real-time mode) need it, and it is only in the engine. None when not readable.
+   * trigger interval; real-time mode) need it, and it is only in the engine. None when not
+   * readable.
    */
-  def trigger(query: StreamingQuery): Option[QueryTrigger] = Try(StreamExecutions.trigger(query)).toOption.flatten
+  def trigger(query: StreamingQuery): Option[QueryTrigger] =
+    Try(StreamExecutions.trigger(query)).toOption.flatten
 
   /** The engine behind a query handle (the adapters of this package read internals from it). */
   private[streamctl] def execution(query: StreamingQuery) = StreamExecutions.of(query)
@@ -52,9 +57,13 @@ object SparkQueries {
 sealed trait QueryTrigger
 
 object QueryTrigger {
+
   /** `trigger(processingTime=...)`; 0 for as fast as possible. */
   final case class Every(intervalMs: Long) extends QueryTrigger
-  /** `trigger(realTime=...)`: one long batch per `batchDurationMs`, records written as they come. */
+
+  /**
+   * `trigger(realTime=...)`: one long batch per `batchDurationMs`, records written as they come.
+   */
   final case class RealTime(batchDurationMs: Long) extends QueryTrigger
   case object Other extends QueryTrigger
 }

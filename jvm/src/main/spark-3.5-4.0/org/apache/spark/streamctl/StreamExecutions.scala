@@ -1,13 +1,16 @@
 package org.apache.spark.streamctl
 
-import org.apache.spark.sql.execution.streaming.{ProcessingTimeTrigger, StreamExecution, StreamingQueryWrapper}
+import org.apache.spark.sql.execution.streaming.{
+  ProcessingTimeTrigger,
+  StreamExecution,
+  StreamingQueryWrapper
+}
 import org.apache.spark.sql.streaming.StreamingQuery
 
 /**
- * The engine behind a query handle. Up to Spark 4.0, `StreamExecution` and
- * `StreamingQueryWrapper` are in package `execution.streaming` (4.1 moved them to `runtime`);
- * this file is where that is known ([[SparkQueries]] and [[SparkQuerySink]] read internals from
- * what it returns).
+ * The engine behind a query handle. Up to Spark 4.0, `StreamExecution` and `StreamingQueryWrapper`
+ * are in package `execution.streaming` (4.1 moved them to `runtime`); this file is where that is
+ * known ([[SparkQueries]] and [[SparkQuerySink]] read internals from what it returns).
  */
 private[streamctl] object StreamExecutions {
   def of(query: StreamingQuery): Option[StreamExecution] = query match {

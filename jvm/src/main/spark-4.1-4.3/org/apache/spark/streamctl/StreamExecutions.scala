@@ -6,8 +6,8 @@ import org.apache.spark.sql.streaming.StreamingQuery
 
 /**
  * The engine behind a query handle. Spark 4.1 moved `StreamExecution` and `StreamingQueryWrapper`
- * to package `execution.streaming.runtime`; this file is where that is known ([[SparkQueries]]
- * and [[SparkQuerySink]] read internals from what it returns).
+ * to package `execution.streaming.runtime`; this file is where that is known ([[SparkQueries]] and
+ * [[SparkQuerySink]] read internals from what it returns).
  */
 private[streamctl] object StreamExecutions {
   def of(query: StreamingQuery): Option[StreamExecution] = query match {
