@@ -16,9 +16,10 @@ PY_DEPS="pyspark[connect]==4.3.0 pandas<3 pytest pytest-xdist ruff build wheel s
 # -Dspark.line=<line>; 4.3 is the default, compiled against .venv's pyspark jars), as
 # <line>:<scala>:<pyspark the smoke tests run on, in .venv-pyspark-<version>>.
 OTHER_LINES=(4.2:2.13:4.2.1 4.1:2.13:4.1.4 4.0:2.13:4.0.5)
-# The venv of the first other line also serves tests/test_install.py (a cluster's pyspark).
+# tests/test_install.py installs the wheel where a cluster's pyspark is: a venv of its own (it
+# uninstalls and reinstalls streamctl there, which the smoke tests running meanwhile must not see).
 OTHER_PYSPARK=4.2.1
-OTHER_VENV="$ROOT/.venv-pyspark-$OTHER_PYSPARK"
+OTHER_VENV="$ROOT/.venv-install-pyspark-$OTHER_PYSPARK"
 other_py_deps() { echo "pyspark[connect]==$1 pandas<3 pytest pytest-xdist"; }
 # Much of a test's time is waiting (for a batch, a broker, a killed driver to restart): two
 # processes, each with its own broker and SparkSession, keep CI's two cores busy. A test file
@@ -64,7 +65,7 @@ ensure_venv() {
 # ensure_other_venv PYSPARK: a venv with that pyspark, and both wheels (installed without deps: the
 # install test checks separately what pip does with them).
 ensure_other_venv() {
-  local dir="$ROOT/.venv-pyspark-$1"
+  local dir=${2:-$ROOT/.venv-pyspark-$1}
   make_venv "$dir" "pip-$1" $(other_py_deps "$1")
   quiet "install-$1" "$dir/bin/pip" install --disable-pip-version-check --no-deps --force-reinstall \
     "$ROOT"/dist/streamctl-0.1.0-*.whl "$ROOT"/dist/streamctl_testing-0.1.0-*.whl
@@ -198,6 +199,18 @@ ensure_other_venvs() {
     IFS=: read -r _ _ pyspark <<<"$spec"
     ensure_other_venv "$pyspark"
   done
+  ensure_other_venv "$OTHER_PYSPARK" "$OTHER_VENV"
+}
+
+# The other lines' venvs without the wheels: downloading pyspark from PyPI waits on the network, so
+# `test` does it while Maven compiles (the wheels go in once they are built).
+make_other_venvs() {
+  local spec pyspark
+  for spec in "${OTHER_LINES[@]}"; do
+    IFS=: read -r _ _ pyspark <<<"$spec"
+    make_venv "$ROOT/.venv-pyspark-$pyspark" "pip-$pyspark" $(other_py_deps "$pyspark")
+  done
+  make_venv "$OTHER_VENV" "pip-install-$OTHER_PYSPARK" $(other_py_deps "$OTHER_PYSPARK")
 }
 
 # The smoke tests (-m smoke) of every other line, each in its own venv and process, all at once
@@ -245,15 +258,25 @@ case "$cmd" in
   test)
     ensure_venv
     mkdir -p "$LOG"
-    build_jar; build_wheels; fetch_broker; check_kafka_39; ensure_other_venvs; ensure_chromium
     check_format
+    make_other_venvs >"$LOG/other-venvs.log" 2>&1 &
+    venvs=$!
+    build_jar; build_wheels; fetch_broker; check_kafka_39; ensure_chromium
+    if ! wait $venvs; then cat "$LOG/other-venvs.log" >&2; exit 1; fi
+    ensure_other_venvs
+    # The other lines' smoke sets run beside the 4.3 suite: both spend much of their time waiting
+    # (for batches, brokers, restarted drivers), so together they finish well before one after the
+    # other would on CI's two cores.
+    run_smoke_matrix >"$LOG/smoke-matrix.log" 2>&1 &
+    smoke_pid=$!
     say "running the Python tests (real Kafka broker, real SparkSession and Spark Connect server; pyspark 4.3.0)"
     export STREAMCTL_OTHER_PYSPARK_VENV="$OTHER_VENV"
     set +e
     (cd "$ROOT" && "$VENV/bin/pytest" -q -p no:cacheprovider "${TEST_WORKERS[@]}" tests)
     rc=$?
-    run_smoke_matrix
+    wait $smoke_pid
     smoke=$?
+    cat "$LOG/smoke-matrix.log"
     set -e
     if [[ $rc -eq 5 ]]; then echo "FAILED: pytest collected no tests" >&2; exit 1; fi
     [[ $rc -ne 0 ]] && exit $rc
