@@ -30,10 +30,15 @@ final class GroupOffsetCommitter(params: KafkaParams, val group: String, who: St
     extends AutoCloseable {
   private val log = LoggerFactory.getLogger(classOf[GroupOffsetCommitter])
   // Opened on first use; after close, a late commit (the last batch's report may come after the
-  // source stopped) opens one of its own for that commit.
+  // source stopped) opens one of its own for that commit. Guarded by `this`, as are commits.
   private var adminRef: KafkaSystemAdmin = _
   @volatile private var closed = false
-  private val pending = new AtomicReference[Map[SSP, Long]]()
+  /* Each call's positions carry a number: two commits may race for the lock (the thread's and a
+   * late one after close, or a thread that took an older set just before a newer one was taken),
+   * and the group must never move back to an older batch's positions. */
+  private val calls = new java.util.concurrent.atomic.AtomicLong()
+  private var lastCommitted = 0L
+  private val pending = new AtomicReference[(Long, Map[SSP, Long])]()
   private val thread = Executors.newSingleThreadExecutor { r =>
     val t = new Thread(r, s"streamctl-group-offsets-$group")
     t.setDaemon(true)
@@ -43,25 +48,29 @@ final class GroupOffsetCommitter(params: KafkaParams, val group: String, who: St
 
   /** The next offset to read per SSP, once the batch that read up to them committed. */
   def committed(next: Map[SSP, Long]): Unit = {
-    pending.set(next)
+    pending.set(calls.incrementAndGet() -> next)
     try thread.execute(() => commitPending())
     catch { case _: RejectedExecutionException => commitPending() }
   }
 
-  private def commitPending(): Unit = Option(pending.getAndSet(null)).foreach { next =>
-    try {
-      if (closed) {
-        val once = KafkaSystemAdmin(params)
-        try once.commitGroupOffsets(group, next)
-        finally once.close()
-      } else synchronized {
-        if (adminRef == null) adminRef = KafkaSystemAdmin(params)
-        adminRef.commitGroupOffsets(group, next)
+  private def commitPending(): Unit = Option(pending.getAndSet(null)).foreach { case (call, next) =>
+    try synchronized {
+        if (call > lastCommitted) {
+          if (closed) {
+            val once = KafkaSystemAdmin(params)
+            try once.commitGroupOffsets(group, next)
+            finally once.close()
+          } else {
+            if (adminRef == null) adminRef = KafkaSystemAdmin(params)
+            adminRef.commitGroupOffsets(group, next)
+          }
+          lastCommitted = call
+          if (failing.isDefined)
+            log.info(s"The positions of $who are committed to consumer group '$group' again")
+          failing = None
+        }
       }
-      if (failing.isDefined)
-        log.info(s"The positions of $who are committed to consumer group '$group' again")
-      failing = None
-    } catch {
+    catch {
       case e: StreamctlException =>
         val reason = Option(e.getCause).map(c =>
           s"${c.getClass.getSimpleName}: ${c.getMessage}"
