@@ -64,6 +64,7 @@ JVM_BENCHES = [
     "HostAffinityBench",
     "ReaderPathBench",
     "PlannerBench",
+    "ConsumerPoolBench",
 ]
 GROUPS = ("jvm", "read", "write", "control", "upstream", "pipeline", "memory", "cli", "realtime", "scale")
 R = read_throughput

@@ -67,6 +67,10 @@ object ConsumerPool {
   @volatile private var warnedFull = false
   // Idle consumers, least recently released first.
   private val idle = new java.util.LinkedHashMap[Consumer, Idle]()
+  /* The same consumers by key, least recently released first: a reader looks only at its own
+   * task's, not at every idle consumer (an executor reading 4,096 partitions holds as many, and a
+   * scan per reader made each batch quadratic in the partition count). Changed only with `idle`. */
+  private val byKey = new java.util.HashMap[String, java.util.LinkedHashSet[Consumer]]()
   // Closes consumers that outlived the idle timeout when no reader comes by to do it.
   private lazy val sweeper = {
     val s =
@@ -84,15 +88,14 @@ object ConsumerPool {
     val (cached, stale) = idle.synchronized {
       var newest, assigned: Consumer = null
       // Idle consumers are used by no reader, so asking one its assignment races with nothing.
-      idle.forEach { (c, i) =>
-        if (i.key == wanted) {
-          newest = c
-          if (c.assignment().asScala == partitions) assigned = c
-        }
+      val same = byKey.get(wanted)
+      if (same != null) same.forEach { c =>
+        newest = c
+        if (c.assignment().asScala == partitions) assigned = c
       }
       val chosen = if (assigned != null) assigned else newest
       (
-        if (chosen != null) Option(idle.remove(chosen)).map(chosen -> _.prefetched) else None,
+        if (chosen != null) remove(chosen).map(chosen -> _.prefetched) else None,
         expired(System.nanoTime())
       )
     }
@@ -123,12 +126,16 @@ object ConsumerPool {
     sweeper
     val now = System.nanoTime()
     val evicted = idle.synchronized {
-      idle.remove(consumer)
-      idle.put(consumer, Idle(key(params, task), prefetched, now))
+      remove(consumer)
+      add(consumer, Idle(key(params, task), prefetched, now))
       val out = expired(now)
-      val it = idle.keySet().iterator()
       var full = 0
-      while (idle.size() > maxIdle && it.hasNext) { out.add(it.next()); it.remove(); full += 1 }
+      while (idle.size() > maxIdle) {
+        val oldest = idle.keySet().iterator().next()
+        remove(oldest)
+        out.add(oldest)
+        full += 1
+      }
       if (full > 0 && !warnedFull) {
         warnedFull = true
         log.warn(
@@ -146,7 +153,12 @@ object ConsumerPool {
 
   /** Closes every idle consumer (an executor or session shutting down, a test starting cold). */
   def clear(): Unit = {
-    val all = idle.synchronized { val l = new java.util.ArrayList(idle.keySet()); idle.clear(); l }
+    val all = idle.synchronized {
+      val l = new java.util.ArrayList(idle.keySet())
+      idle.clear()
+      byKey.clear()
+      l
+    }
     closeAll(all)
   }
 
@@ -165,10 +177,33 @@ object ConsumerPool {
     var more = true
     while (more && it.hasNext) {
       val e = it.next()
-      if ((now - e.getValue.sinceNs) / 1000000L >= idleTimeoutMs) { out.add(e.getKey); it.remove() }
-      else more = false
+      if ((now - e.getValue.sinceNs) / 1000000L >= idleTimeoutMs) {
+        out.add(e.getKey)
+        it.remove()
+        unindex(e.getKey, e.getValue.key)
+      } else more = false
     }
     out
+  }
+
+  // Under the lock, as every change to `idle`: keeps `byKey` the same consumers.
+  private def add(c: Consumer, i: Idle): Unit = {
+    idle.put(c, i)
+    byKey.computeIfAbsent(i.key, _ => new java.util.LinkedHashSet[Consumer]()).add(c)
+  }
+
+  private def remove(c: Consumer): Option[Idle] = {
+    val i = Option(idle.remove(c))
+    i.foreach(x => unindex(c, x.key))
+    i
+  }
+
+  private def unindex(c: Consumer, key: String): Unit = {
+    val same = byKey.get(key)
+    if (same != null) {
+      same.remove(c)
+      if (same.isEmpty) byKey.remove(key)
+    }
   }
 
   private def closeAll(consumers: java.util.List[Consumer]): Unit =
