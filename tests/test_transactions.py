@@ -5,6 +5,7 @@ from __future__ import annotations
 import json
 import os
 import re
+import signal
 import subprocess
 import sys
 import time
@@ -235,15 +236,22 @@ def _attempt_job(mode: str, servers: str, source: str, out: str, tmp_path: Path,
     """Runs ``_task_attempt_job.py`` (a copy whose Spark task attempts misbehave) to its end; its stdout."""
     script = Path(__file__).with_name("_task_attempt_job.py")
     sink = "transactional" if transactional else "plain"
-    job = subprocess.run(
+    # A process group of its own: a job that overruns is killed with the Spark master and workers it started.
+    job = subprocess.Popen(
         [sys.executable, str(script), mode, servers, source, out, str(tmp_path / "cp"), sink, str(tmp_path)],
-        capture_output=True,
+        stdout=subprocess.PIPE,
+        stderr=subprocess.PIPE,
         text=True,
-        timeout=600,
         start_new_session=True,
     )
-    assert job.returncode == 0, job.stderr[-3000:]
-    return job.stdout
+    try:
+        stdout, stderr = job.communicate(timeout=600)
+    finally:
+        if job.poll() is None:
+            os.killpg(job.pid, signal.SIGKILL)
+            job.wait()
+    assert job.returncode == 0, stderr[-3000:]
+    return stdout
 
 
 def _read_committed(spark, servers: str, stream: str, partitions: int) -> list[str]:
