@@ -4,16 +4,24 @@ from __future__ import annotations
 
 import json
 import os
+import re
+import signal
 import subprocess
 import sys
+import time
 from pathlib import Path
 
 import pytest
 from pyspark.errors import StreamingQueryException
+from pyspark.sql import DataFrame
+from pyspark.sql.streaming import StreamingQuery
 
+import streamctl
 from streamctl import StreamctlException, options
 from streamctl_testing import kafka
 from streamctl_testing._jvm import jvm
+
+from conftest import run_available_now, run_job_until
 
 
 def _values(spark, servers: str, stream: str, isolation: str) -> list[str]:
@@ -222,3 +230,201 @@ def test_the_open_transaction_a_dead_run_left_is_listed_and_aborted(spark, serve
     assert table.returncode == 0, table.stderr
     # Ended: the fencing producer aborted it and left the id with nothing open.
     assert tid in table.stdout and "Ongoing" not in table.stdout, table.stdout
+
+
+def _attempt_job(mode: str, servers: str, source: str, out: str, tmp_path: Path, transactional: bool) -> str:
+    """Runs ``_task_attempt_job.py`` (a copy whose Spark task attempts misbehave) to its end; its stdout."""
+    script = Path(__file__).with_name("_task_attempt_job.py")
+    sink = "transactional" if transactional else "plain"
+    # A process group of its own: a job that overruns is killed with the Spark master and workers it started.
+    job = subprocess.Popen(
+        [sys.executable, str(script), mode, servers, source, out, str(tmp_path / "cp"), sink, str(tmp_path)],
+        stdout=subprocess.PIPE,
+        stderr=subprocess.PIPE,
+        text=True,
+        start_new_session=True,
+    )
+    try:
+        stdout, stderr = job.communicate(timeout=600)
+    finally:
+        if job.poll() is None:
+            os.killpg(job.pid, signal.SIGKILL)
+            job.wait()
+    assert job.returncode == 0, stderr[-3000:]
+    return stdout
+
+
+def _read_committed(spark, servers: str, stream: str, partitions: int) -> list[str]:
+    """Every value of ``stream`` as a plain Kafka consumer with ``isolation.level=read_committed`` reads it."""
+    return sorted(v.decode() for p in range(partitions) for v in kafka.read_committed(spark, servers, stream, p))
+
+
+@pytest.mark.parametrize("transactional", [True, False], ids=["transactional", "plain"])
+def test_an_attempt_that_fails_after_its_commit_is_retried_without_writing_again(
+    spark, servers, make_stream, tmp_path, transactional
+):
+    """Attempt 0 of partition 0 commits its transaction and then fails (a task completion listener
+    throws, after the writer committed and before Spark has the result), so Spark runs the
+    partition again: the retry finds the batch committed under its transactional id and writes
+    nothing. The plain sink writes the partition twice."""
+    source, out = make_stream(partitions=2), make_stream(partitions=2)
+    n = 600
+    kafka.produce(spark, servers, source, [str(i).encode() for i in range(n)], partitions=[i % 2 for i in range(n)])
+    stdout = _attempt_job("retry", servers, source, out, tmp_path, transactional)
+    assert "failed attempts: 1" in stdout, stdout
+    committed = _read_committed(spark, servers, out, 2)
+    if transactional:
+        assert committed == sorted(str(i) for i in range(n))
+    else:
+        assert len(committed) == n + n // 2 and set(committed) == {str(i) for i in range(n)}
+
+
+@pytest.mark.parametrize("transactional", [True, False], ids=["transactional", "plain"])
+def test_a_speculative_attempt_of_a_slow_partition_leaves_it_written_once(
+    spark, servers, make_stream, tmp_path, transactional
+):
+    """Attempt 0 of partition 0 stalls halfway through its rows, after sending the first half;
+    Spark (speculation on, on a two-host standalone cluster: it never speculates on the host of
+    the running attempt) starts a speculative attempt on the other executor, which fences the
+    stalled one's transactional id and commits; the stalled one is killed, its transaction
+    aborted. The plain sink leaves the first half twice."""
+    source, out = make_stream(partitions=2), make_stream(partitions=2)
+    n = 600
+    kafka.produce(spark, servers, source, [str(i).encode() for i in range(n)], partitions=[i % 2 for i in range(n)])
+    stdout = _attempt_job("speculation", servers, source, out, tmp_path, transactional)
+    started, succeeded = map(int, re.findall(r"speculative attempts: started (\d+), succeeded (\d+)", stdout)[0])
+    assert started >= 1 and succeeded >= 1, stdout  # not vacuous: the speculative attempt won
+    committed = _read_committed(spark, servers, out, 2)
+    if transactional:
+        assert committed == sorted(str(i) for i in range(n))
+    else:
+        # Partition 0's values before "300" (0, 2, ..., 298) went out before the stall.
+        assert len(committed) == n + n // 4 and set(committed) == {str(i) for i in range(n)}
+
+
+@pytest.mark.parametrize("transactional", [True, False], ids=["transactional", "plain"])
+def test_a_query_restarted_while_its_dead_run_has_a_transaction_open_writes_the_batch_once(
+    spark, servers, make_stream, tmp_path, transactional
+):
+    """A run is SIGKILLed mid-batch: writer partition 1 committed, writer partition 0 has sent half
+    its rows in a transaction still open. The restarted query runs the batch again: writer 0's
+    new producer fences the dead one and aborts its transaction, then writes its rows once;
+    writer 1 finds its batch committed and writes nothing. The plain sink repeats both."""
+    source, out = make_stream(partitions=2), make_stream(partitions=2)
+    n = 600
+    kafka.produce(spark, servers, source, [str(i).encode() for i in range(n)], partitions=[i % 2 for i in range(n)])
+    checkpoint = tmp_path / "cp"
+    sink = {"transactional": True} if transactional else {}
+
+    def sent_before_the_stall() -> bool:  # partition 1's rows and partition 0's first half
+        return sum(len(kafka.read_raw(spark, servers, out, p)) for p in range(2)) >= n // 2 + n // 4
+
+    run_job_until(
+        "_task_attempt_job.py",
+        ["stall", servers, source, out, str(checkpoint), "transactional" if transactional else "plain"],
+        sent_before_the_stall,
+        timeout=240,
+        died="the run to kill ended by itself",
+        stuck="the run to kill did not write its rows",
+        log=tmp_path / "job.log",
+    )
+    ask = ["--checkpoint", str(checkpoint), "--bootstrap-servers", servers, "--output", "json"]
+    if transactional:
+        query_id = json.loads((checkpoint / "metadata").read_text())["id"]
+        listed = _cli("transactions", "list", *ask)
+        assert listed.returncode == 0, listed.stderr
+        open_ones = [t["transactionalId"] for t in json.loads(listed.stdout)["transactions"] if t["open"]]
+        assert open_ones == [f"streamctl-{query_id}-{out}-0"]
+
+    _copy(spark, servers, source, out, checkpoint, **sink)
+
+    committed = _read_committed(spark, servers, out, 2)
+    if transactional:
+        assert committed == sorted(str(i) for i in range(n))
+        # The dead run's half of partition 0 is in the log, aborted.
+        assert sum(len(kafka.read_raw(spark, servers, out, p)) for p in range(2)) == n + n // 4
+        listed = _cli("transactions", "list", *ask)
+        assert listed.returncode == 0, listed.stderr
+        assert not [t for t in json.loads(listed.stdout)["transactions"] if t["open"]]
+    else:
+        assert len(committed) == 2 * n - n // 4 and set(committed) == {str(i) for i in range(n)}
+
+
+def test_a_read_committed_source_passes_aborted_transactions_and_markers_at_the_end(
+    spark, servers, make_stream, tmp_path
+):
+    """Partition 0 ends with an aborted transaction (its marker last), partition 1 with a
+    committed one after an aborted one. A read_committed source reads exactly the committed
+    records, AvailableNow stops, a processing-time query catches up, and both stand 0 behind:
+    their positions are past the markers (FLINK-33484's phantom lag is a position before one)."""
+    stream = make_stream(partitions=2)
+    kafka.produce_transaction(spark, servers, stream, 0, [b"c0", b"c1"], commit=True)
+    kafka.produce_transaction(spark, servers, stream, 0, [b"a0", b"a1", b"a2"], commit=False)
+    kafka.produce(spark, servers, stream, [b"p0"], partitions=[1])
+    kafka.produce_transaction(spark, servers, stream, 1, [b"a3"], commit=False)
+    kafka.produce_transaction(spark, servers, stream, 1, [b"c2", b"c3"], commit=True)
+    heads = kafka.upcoming_offsets(spark, servers, stream)
+    assert heads == {0: 7, 1: 6}  # records and markers
+    expected = ["c0", "c1", "c2", "c3", "p0"]
+
+    def source() -> DataFrame:
+        return (
+            spark.readStream.format("streamctl")
+            .options(
+                **options.source(
+                    servers, [stream], starting_offsets="earliest", kafka={"isolation.level": "read_committed"}
+                )
+            )
+            .load()
+        )
+
+    once = tmp_path / "available-now"
+    rows = run_available_now(source(), str(once))
+    assert sorted(bytes(r.value).decode() for r in rows) == expected
+    described = streamctl.describe(str(once), bootstrap_servers=servers)
+    assert [(p.partition, p.committed, p.lag) for p in described.partitions] == [(0, 7, 0), (1, 6, 0)]
+
+    seen: list[str] = []
+    batches: list[int] = []  # the ids of the batches that read rows
+
+    def collect(batch: DataFrame, batch_id: int) -> None:
+        rows = [bytes(r.value).decode() for r in batch.collect()]
+        seen.extend(rows)
+        if rows:
+            batches.append(batch_id)
+
+    q = (
+        source()
+        .writeStream.foreachBatch(collect)
+        .option("checkpointLocation", str(tmp_path / "processing-time"))
+        .trigger(processingTime="500 milliseconds")
+        .start()
+    )
+    try:
+        _await_caught_up(q, seen, batches, expected)
+        # More at the ends of both partitions: an abort marker last on 0, a commit marker on 1.
+        kafka.produce_transaction(spark, servers, stream, 0, [b"a4"], commit=False)
+        kafka.produce_transaction(spark, servers, stream, 1, [b"c4"], commit=True)
+        metrics = _await_caught_up(q, seen, batches, [*expected, "c4"])
+        assert json.loads(metrics["recordsBehindHead"]) == {f"{stream}-0": 0, f"{stream}-1": 0}
+    finally:
+        q.stop()
+    assert sorted(seen) == sorted([*expected, "c4"])
+    described = streamctl.describe(str(tmp_path / "processing-time"), bootstrap_servers=servers)
+    assert [(p.partition, p.committed, p.lag) for p in described.partitions] == [(0, 9, 0), (1, 8, 0)]
+
+
+def _await_caught_up(q: StreamingQuery, seen: list[str], batches: list[int], expected: list[str]) -> dict[str, str]:
+    """Waits until the query has read ``expected`` and the progress of the batch that read the last
+    of it says 0 behind; returns that progress's source metrics."""
+    deadline = time.monotonic() + 120
+    while True:
+        assert q.exception() is None, q.exception()
+        if sorted(seen) == sorted(expected):
+            done = [p for p in q.recentProgress if p["batchId"] == batches[-1]]
+            if done:
+                metrics = done[0]["sources"][0]["metrics"]
+                assert metrics["maxOffsetsBehindLatest"] == "0", metrics
+                return metrics
+        assert time.monotonic() < deadline, f"not caught up: read {sorted(seen)}"
+        time.sleep(0.2)

@@ -95,6 +95,14 @@ def produce_synthetic(spark: SparkSession, servers: str, stream: str, count: int
     return int(_tools(spark).produceSynthetic(servers, stream, count, value_size))
 
 
+def produce_transaction(
+    spark: SparkSession, servers: str, stream: str, partition: int, values: list[bytes], *, commit: bool
+) -> None:
+    """Writes ``values`` to one partition in one Kafka transaction, then commits or aborts it (the
+    partition then ends with the transaction's marker), as a transactional writer would."""
+    _tools(spark).produceTransaction(servers, stream, partition, values, commit)
+
+
 def read_raw(spark: SparkSession, servers: str, stream: str, partition: int, start: int = 0) -> list[bytes]:
     """The raw values of one partition, framing included."""
     return [bytes(v) for v in _tools(spark).readRaw(servers, stream, partition, start)]

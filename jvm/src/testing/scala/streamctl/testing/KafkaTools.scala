@@ -7,7 +7,13 @@ import scala.jdk.CollectionConverters._
 import scala.util.Try
 
 import org.apache.kafka.clients.admin.{Admin, NewPartitions, NewTopic, OffsetSpec, RecordsToDelete}
-import org.apache.kafka.clients.producer.{Callback, KafkaProducer, ProducerRecord, RecordMetadata}
+import org.apache.kafka.clients.producer.{
+  Callback,
+  KafkaProducer,
+  ProducerConfig,
+  ProducerRecord,
+  RecordMetadata
+}
 import org.apache.kafka.common.TopicPartition
 
 import streamctl.StreamctlException
@@ -130,6 +136,40 @@ object KafkaTools {
       }
     }
     n
+  }
+
+  /**
+   * Writes `values` to one partition in one Kafka transaction of its own, then commits or aborts
+   * it: the records and the marker a transactional writer leaves, for tests of `read_committed`
+   * readers.
+   */
+  def produceTransaction(
+      servers: String,
+      stream: String,
+      partition: Int,
+      values: java.util.List[Array[Byte]],
+      commit: Boolean
+  ): Unit = {
+    val settings = params(servers).producer
+    settings.put(
+      ProducerConfig.TRANSACTIONAL_ID_CONFIG,
+      s"streamctl-testing-${java.util.UUID.randomUUID()}"
+    )
+    val p = new KafkaProducer[Array[Byte], Array[Byte]](settings)
+    try {
+      p.initTransactions()
+      p.beginTransaction()
+      val sent = new SendCheck
+      values.forEach { v =>
+        p.send(
+          new ProducerRecord[Array[Byte], Array[Byte]](stream, Integer.valueOf(partition), null, v),
+          sent
+        )
+      }
+      p.flush()
+      sent.check(servers, stream, values.size().toLong)
+      if (commit) p.commitTransaction() else p.abortTransaction()
+    } finally p.close()
   }
 
   /** Writes one plain record carrying headers. */

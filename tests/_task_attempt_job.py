@@ -1,0 +1,160 @@
+"""A copy of a stream through the streamctl sink whose Spark task attempts misbehave on purpose
+(used by test_transactions): the faults come from streamctl.testing.TaskAttemptFaults, SQL
+functions evaluated row by row in the stage that writes.
+
+    _task_attempt_job.py retry SERVERS SOURCE OUT CHECKPOINT SINK
+        attempt 0 of partition 0 fails after its writer committed; Spark retries it (local[2,4]).
+        Prints "failed attempts: N".
+    _task_attempt_job.py speculation SERVERS SOURCE OUT CHECKPOINT SINK WORKDIR
+        attempt 0 of partition 0 stalls halfway; Spark speculates it on another executor. Spark
+        runs a speculative attempt only on another host than the running one, so the job starts
+        a standalone cluster of its own, one worker on 127.0.0.1 and one on 127.0.0.2. Prints
+        "speculative attempts: started S, succeeded T".
+    _task_attempt_job.py stall SERVERS SOURCE OUT CHECKPOINT SINK
+        attempt 0 of partition 0 stalls halfway for ten minutes: a run for the test to kill.
+
+SINK is "transactional" or "plain". The source's partition 0 must hold the value "300" (the test
+writes 0..599 round robin over two partitions), where the stall begins.
+"""
+
+from __future__ import annotations
+
+import os
+import socket
+import subprocess
+import sys
+import time
+from pathlib import Path
+
+import pyspark
+from pyspark.sql import SparkSession
+
+import streamctl_testing
+from streamctl import options
+from streamctl_testing._jvm import jvm
+
+FAULTS = {
+    "retry": "fail_after_commit(CAST(value AS STRING), 0)",
+    "speculation": "stall_first_attempt(CAST(value AS STRING), 0, '300', 120000)",
+    "stall": "stall_first_attempt(CAST(value AS STRING), 0, '300', 600000)",
+}
+
+
+def _free_port() -> int:
+    with socket.socket() as s:
+        s.bind(("127.0.0.1", 0))
+        return int(s.getsockname()[1])
+
+
+def _standalone_cluster(workdir: Path) -> tuple[str, list[subprocess.Popen[bytes]]]:
+    """A master and two one-core workers on two loopback addresses: two hosts, as Spark sees them."""
+    home = os.path.dirname(pyspark.__file__)
+    spark_class = os.path.join(home, "bin", "spark-class")
+    port = _free_port()
+    master = f"spark://127.0.0.1:{port}"
+    processes = []
+    log = (workdir / "cluster.log").open("ab")
+    env = {**os.environ, "SPARK_HOME": home}
+    processes.append(
+        subprocess.Popen(
+            [
+                spark_class,
+                "org.apache.spark.deploy.master.Master",
+                "--host",
+                "127.0.0.1",
+                *("--port", str(port)),
+                *("--webui-port", "0"),
+            ],
+            env={**env, "SPARK_LOCAL_IP": "127.0.0.1"},
+            stdout=log,
+            stderr=log,
+        )
+    )
+    for host in ("127.0.0.1", "127.0.0.2"):
+        work = workdir / f"worker-{host}"
+        work.mkdir(parents=True, exist_ok=True)
+        processes.append(
+            subprocess.Popen(
+                [
+                    spark_class,
+                    "org.apache.spark.deploy.worker.Worker",
+                    *("--host", host, "--webui-port", "0"),
+                    *("--cores", "1", "--memory", "1g", "--work-dir", str(work), master),
+                ],
+                env={**env, "SPARK_LOCAL_IP": host},
+                stdout=log,
+                stderr=log,
+            )
+        )
+    return master, processes
+
+
+def _session(mode: str, master: str) -> SparkSession:
+    builder = SparkSession.builder.master(master).config("spark.ui.enabled", "false")
+    if mode == "speculation":
+        builder = (
+            builder.config("spark.driver.host", "127.0.0.1")
+            .config("spark.executor.memory", "512m")
+            .config("spark.executor.cores", "1")
+            .config("spark.cores.max", "2")
+            .config("spark.locality.wait", "0")
+            .config("spark.speculation", "true")
+            .config("spark.speculation.interval", "100ms")
+            .config("spark.speculation.quantile", "0.5")
+            .config("spark.speculation.multiplier", "1.5")
+            .config("spark.speculation.minTaskRuntime", "1s")
+            # Speculate by run time alone: the stalled attempt is slow, not short of input.
+            .config("spark.speculation.efficiency.enabled", "false")
+        )
+    spark = streamctl_testing.configure_spark(builder).getOrCreate()
+    spark.sparkContext.setLogLevel("ERROR")
+    return spark
+
+
+def main() -> None:
+    mode, servers, source, out, checkpoint, sink = sys.argv[1:7]
+    processes: list[subprocess.Popen[bytes]] = []
+    master = "local[2,4]" if mode == "retry" else "local[2]"
+    if mode == "speculation":
+        master, processes = _standalone_cluster(Path(sys.argv[7]))
+    try:
+        spark = _session(mode, master)
+        j = jvm(spark)
+        j.streamctl.testing.TaskAttemptFaults.register(spark._jsparkSession)  # noqa: SLF001
+        speculative = j.streamctl.testing.SpeculativeAttempts()
+        spark.sparkContext._jsc.sc().addSparkListener(speculative)  # noqa: SLF001
+        if mode == "speculation":
+            tracker = spark.sparkContext._jsc.sc().statusTracker()  # noqa: SLF001
+            deadline = time.monotonic() + 240
+            while len(tracker.getExecutorInfos()) < 3:  # the driver and two executors
+                assert time.monotonic() < deadline, "the standalone cluster started no two executors"
+                time.sleep(0.5)
+        df = (
+            spark.readStream.format("streamctl")
+            .options(**options.source(servers, [source], starting_offsets="earliest"))
+            .load()
+            .selectExpr(f"{FAULTS[mode]} AS value")
+        )
+        q = (
+            df.writeStream.format("streamctl")
+            .options(**options.sink(servers, out, transactional=sink == "transactional"))
+            .option("checkpointLocation", checkpoint)
+            .trigger(availableNow=True)
+            .start()
+        )
+        q.awaitTermination(600)
+        assert q.exception() is None, q.exception()
+        # Spark runs a query's jobs in the job group of its run id.
+        status = spark.sparkContext.statusTracker()
+        stages = [s for j in status.getJobIdsForGroup(str(q.runId)) for s in status.getJobInfo(j).stageIds]
+        print(f"failed attempts: {sum(status.getStageInfo(s).numFailedTasks for s in stages)}")
+        print(f"speculative attempts: started {speculative.started()}, succeeded {speculative.succeeded()}")
+        spark.stop()
+    finally:
+        for p in processes:
+            p.kill()
+            p.wait()
+
+
+if __name__ == "__main__":
+    main()
