@@ -154,6 +154,11 @@ def recreate_stream(spark: SparkSession, servers: str, stream: str, partitions: 
             time.sleep(0.5)
 
 
+def read_committed_values(spark, servers: str, stream: str, partitions: int) -> list[str]:
+    """Every value of ``stream`` as a plain Kafka consumer with ``isolation.level=read_committed`` reads it."""
+    return sorted(v.decode() for p in range(partitions) for v in kafka.read_committed(spark, servers, stream, p))
+
+
 def run_available_now(df: DataFrame, checkpoint: str) -> list[Row]:
     """Runs a query with Trigger.AvailableNow and returns the rows of every batch it ran.
 

@@ -4,8 +4,6 @@ from __future__ import annotations
 
 import json
 import os
-import re
-import signal
 import subprocess
 import sys
 import time
@@ -21,7 +19,7 @@ from streamctl import StreamctlException, options
 from streamctl_testing import kafka
 from streamctl_testing._jvm import jvm
 
-from conftest import run_available_now, run_job_until
+from conftest import read_committed_values, run_available_now, run_job_until
 
 
 def _values(spark, servers: str, stream: str, isolation: str) -> list[str]:
@@ -232,76 +230,6 @@ def test_the_open_transaction_a_dead_run_left_is_listed_and_aborted(spark, serve
     assert tid in table.stdout and "Ongoing" not in table.stdout, table.stdout
 
 
-def _attempt_job(mode: str, servers: str, source: str, out: str, tmp_path: Path, transactional: bool) -> str:
-    """Runs ``_task_attempt_job.py`` (a copy whose Spark task attempts misbehave) to its end; its stdout."""
-    script = Path(__file__).with_name("_task_attempt_job.py")
-    sink = "transactional" if transactional else "plain"
-    # A process group of its own: a job that overruns is killed with the Spark master and workers it started.
-    job = subprocess.Popen(
-        [sys.executable, str(script), mode, servers, source, out, str(tmp_path / "cp"), sink, str(tmp_path)],
-        stdout=subprocess.PIPE,
-        stderr=subprocess.PIPE,
-        text=True,
-        start_new_session=True,
-    )
-    try:
-        stdout, stderr = job.communicate(timeout=600)
-    finally:
-        if job.poll() is None:
-            os.killpg(job.pid, signal.SIGKILL)
-            job.wait()
-    assert job.returncode == 0, stderr[-3000:]
-    return stdout
-
-
-def _read_committed(spark, servers: str, stream: str, partitions: int) -> list[str]:
-    """Every value of ``stream`` as a plain Kafka consumer with ``isolation.level=read_committed`` reads it."""
-    return sorted(v.decode() for p in range(partitions) for v in kafka.read_committed(spark, servers, stream, p))
-
-
-@pytest.mark.parametrize("transactional", [True, False], ids=["transactional", "plain"])
-def test_an_attempt_that_fails_after_its_commit_is_retried_without_writing_again(
-    spark, servers, make_stream, tmp_path, transactional
-):
-    """Attempt 0 of partition 0 commits its transaction and then fails (a task completion listener
-    throws, after the writer committed and before Spark has the result), so Spark runs the
-    partition again: the retry finds the batch committed under its transactional id and writes
-    nothing. The plain sink writes the partition twice."""
-    source, out = make_stream(partitions=2), make_stream(partitions=2)
-    n = 600
-    kafka.produce(spark, servers, source, [str(i).encode() for i in range(n)], partitions=[i % 2 for i in range(n)])
-    stdout = _attempt_job("retry", servers, source, out, tmp_path, transactional)
-    assert "failed attempts: 1" in stdout, stdout
-    committed = _read_committed(spark, servers, out, 2)
-    if transactional:
-        assert committed == sorted(str(i) for i in range(n))
-    else:
-        assert len(committed) == n + n // 2 and set(committed) == {str(i) for i in range(n)}
-
-
-@pytest.mark.parametrize("transactional", [True, False], ids=["transactional", "plain"])
-def test_a_speculative_attempt_of_a_slow_partition_leaves_it_written_once(
-    spark, servers, make_stream, tmp_path, transactional
-):
-    """Attempt 0 of partition 0 stalls halfway through its rows, after sending the first half;
-    Spark (speculation on, on a two-host standalone cluster: it never speculates on the host of
-    the running attempt) starts a speculative attempt on the other executor, which fences the
-    stalled one's transactional id and commits; the stalled one is killed, its transaction
-    aborted. The plain sink leaves the first half twice."""
-    source, out = make_stream(partitions=2), make_stream(partitions=2)
-    n = 600
-    kafka.produce(spark, servers, source, [str(i).encode() for i in range(n)], partitions=[i % 2 for i in range(n)])
-    stdout = _attempt_job("speculation", servers, source, out, tmp_path, transactional)
-    started, succeeded = map(int, re.findall(r"speculative attempts: started (\d+), succeeded (\d+)", stdout)[0])
-    assert started >= 1 and succeeded >= 1, stdout  # not vacuous: the speculative attempt won
-    committed = _read_committed(spark, servers, out, 2)
-    if transactional:
-        assert committed == sorted(str(i) for i in range(n))
-    else:
-        # Partition 0's values before "300" (0, 2, ..., 298) went out before the stall.
-        assert len(committed) == n + n // 4 and set(committed) == {str(i) for i in range(n)}
-
-
 @pytest.mark.parametrize("transactional", [True, False], ids=["transactional", "plain"])
 def test_a_query_restarted_while_its_dead_run_has_a_transaction_open_writes_the_batch_once(
     spark, servers, make_stream, tmp_path, transactional
@@ -338,7 +266,7 @@ def test_a_query_restarted_while_its_dead_run_has_a_transaction_open_writes_the_
 
     _copy(spark, servers, source, out, checkpoint, **sink)
 
-    committed = _read_committed(spark, servers, out, 2)
+    committed = read_committed_values(spark, servers, out, 2)
     if transactional:
         assert committed == sorted(str(i) for i in range(n))
         # The dead run's half of partition 0 is in the log, aborted.
