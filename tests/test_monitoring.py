@@ -32,22 +32,25 @@ PER_QUERY = re.compile(r"metrics_(?P<app>.+)_driver_streamctl_query_(?P<query>.+
 class Driver:
     """The job's driver, driven line by line over its stdin."""
 
-    def __init__(self) -> None:
-        self.process = subprocess.Popen(
-            [sys.executable, str(Path(__file__).with_name("_monitoring_job.py"))],
-            stdin=subprocess.PIPE,
-            stdout=subprocess.PIPE,
-            stderr=subprocess.DEVNULL,
-            text=True,
-        )
+    def __init__(self, log: Path) -> None:
+        self.log = log
+        with log.open("w") as stderr:
+            self.process = subprocess.Popen(
+                [sys.executable, str(Path(__file__).with_name("_monitoring_job.py"))],
+                stdin=subprocess.PIPE,
+                stdout=subprocess.PIPE,
+                stderr=stderr,
+                text=True,
+            )
         first = self._answer()
         self.ui, self.app = first["ui"], first["app"]
 
     def _answer(self) -> dict:
         assert self.process.stdout is not None
-        line = self.process.stdout.readline()
-        assert line, "the monitoring job's driver died"
-        return json.loads(line)
+        while line := self.process.stdout.readline():
+            if line.startswith("{"):  # anything else on stdout is not the job's answer
+                return json.loads(line)
+        raise AssertionError(f"the monitoring job's driver died:\n{self.log.read_text()[-3000:]}")
 
     def ask(self, *words: str) -> dict:
         assert self.process.stdin is not None
@@ -70,8 +73,8 @@ class Driver:
 
 
 @pytest.fixture(scope="module")
-def driver() -> Iterator[Driver]:
-    d = Driver()
+def driver(tmp_path_factory: pytest.TempPathFactory) -> Iterator[Driver]:
+    d = Driver(tmp_path_factory.mktemp("monitoring") / "driver.log")
     yield d
     d.close()
 

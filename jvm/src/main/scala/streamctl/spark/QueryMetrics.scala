@@ -82,6 +82,7 @@ object QueryMetrics {
         summary.upstreamWatermarkMs.foreach(set(s"$q.upstreamWatermarkMs", _))
         if (metrics.contains("control")) set(s"$q.endOfStream", if (summary.endOfStream) 1 else 0)
         val byName = summary.positions.keys.map(s => s.toString -> s).toMap
+        val ended = summary.ended.toSet
         metrics.get("control").map(Json.parse(_, "metric 'control'")).toSeq
           .flatMap(_.properties().asScala).foreach { e =>
             byName.get(e.getKey).foreach { s =>
@@ -89,7 +90,7 @@ object QueryMetrics {
               val prefix = ssp(s)
               set(s"$prefix.producersExpected", c.path("taskCount").asLong(0))
               set(s"$prefix.producersIdle", c.path("idle").asLong(0))
-              set(s"$prefix.endOfStream", if (summary.ended.contains(e.getKey)) 1 else 0)
+              set(s"$prefix.endOfStream", if (ended.contains(e.getKey)) 1 else 0)
               Option(c.get("watermark")).foreach { w =>
                 val watermark = set(s"$prefix.watermarkMs", w.asLong)
                 add(s"$prefix.watermarkLagSeconds", new LagSeconds(watermark))
