@@ -2,6 +2,7 @@ package streamctl.spark
 
 import scala.jdk.CollectionConverters._
 
+import org.apache.spark.sql.connector.metric.CustomMetric
 import org.apache.spark.sql.connector.write._
 import org.apache.spark.sql.connector.write.streaming.{StreamingDataWriterFactory, StreamingWrite}
 import org.apache.spark.sql.types._
@@ -23,6 +24,8 @@ final class SinkWriteBuilder(info: LogicalWriteInfo) extends WriteBuilder with U
   private val prepared = SinkWrite.prepare(raw, info.schema())
 
   override def build(): Write = new Write {
+    override def supportedCustomMetrics(): Array[CustomMetric] = SqlMetrics.write
+
     /* Control messages of the query go out from the driver, through its control.RunControl: an
      * active */
     // message before the writers start (after an idle spell), watermarks and end-of-stream after

@@ -7,6 +7,7 @@ import org.apache.kafka.common.header.internals.RecordHeader
 import org.apache.kafka.common.utils.Utils
 import org.apache.spark.TaskContext
 import org.apache.spark.sql.catalyst.InternalRow
+import org.apache.spark.sql.connector.metric.CustomTaskMetric
 import org.apache.spark.sql.connector.write.{DataWriter, DataWriterFactory, WriterCommitMessage}
 import org.apache.spark.sql.connector.write.streaming.StreamingDataWriterFactory
 import org.apache.spark.unsafe.Platform
@@ -202,6 +203,8 @@ final class SinkDataWriter(f: SinkWriterFactory, writerPartition: Int, batch: Lo
   }
 
   override def abort(): Unit = transaction.foreach(_.abortQuietly())
+
+  override def currentMetricsValues(): Array[CustomTaskMetric] = SqlMetrics.written(records)
 
   override def close(): Unit = {
     attempt.foreach(TaskWriters.remove(_, flushForReader))

@@ -31,7 +31,8 @@ import streamctl.planner.SourceStates
  * Per batch and streamctl source it summarizes what streamctl decided ([[BatchSummary]]): one INFO
  * line on logger `streamctl.batch` (quiet at Spark's default WARN; enable it with
  * `logger.streamctl_batch.name = streamctl.batch` and `.level = info` in log4j2.properties), and an
- * entry in the source's bounded progress history, which `streamctl report` draws.
+ * entry in the source's bounded progress history, which `streamctl report` draws; and the query's
+ * gauges in Spark's metrics system ([[QueryMetrics]]), removed when it terminates.
  */
 class StreamctlQueryListener extends StreamingQueryListener {
   private val log = LoggerFactory.getLogger(StreamctlQueryListener.BatchLogger)
@@ -53,11 +54,13 @@ class StreamctlQueryListener extends StreamingQueryListener {
     val p = event.progress
     val ours =
       p.sources.filter(_.description.startsWith(StreamctlMicroBatchStream.DescriptionPrefix))
+    val exported = Seq.newBuilder[(BatchSummary, Map[String, String])]
     ours.groupBy(_.description).foreach { case (description, sources) =>
       val recorders =
         QueryControlRegistry.get(p.id.toString).toSeq.flatMap(_.progressRecorders(description))
       sources.zipWithIndex.foreach { case (s, i) =>
         summarize(p, s).foreach { summary =>
+          exported += summary -> s.metrics.asScala.toMap
           log.info(s"query ${Option(p.name).getOrElse(p.id)} ${s.description} ${summary.line}")
           recorders.lift(i).foreach { record =>
             // The history is a picture for people; a failure to keep it must not fail the query.
@@ -70,11 +73,16 @@ class StreamctlQueryListener extends StreamingQueryListener {
         }
       }
     }
+    // Like the history, a picture for people: a failure to export it must not fail the query.
+    try QueryMetrics.update(p.id.toString, Option(p.name), exported.result())
+    catch { case NonFatal(e) => log.warn(s"Could not export the metrics of query ${p.id}: $e") }
     EndOfStreamStopper.onProgress(p, find)
   }
 
-  override def onQueryTerminated(event: QueryTerminatedEvent): Unit =
+  override def onQueryTerminated(event: QueryTerminatedEvent): Unit = {
+    QueryMetrics.remove(event.id.toString)
     QueryControlRegistry.queryTerminated(event.id.toString, event.runId.toString)
+  }
 
   /**
    * None for a report of no batch: nothing planned yet, or a no-data report (the offsets did not

@@ -5,6 +5,7 @@ import scala.jdk.CollectionConverters._
 import org.apache.spark.sql.SparkSession
 import org.apache.spark.sql.connector.catalog.{SupportsRead, SupportsWrite, TableCapability}
 import org.apache.spark.sql.connector.catalog.TableCapability._
+import org.apache.spark.sql.connector.metric.CustomMetric
 import org.apache.spark.sql.connector.read.{
   Batch,
   InputPartition,
@@ -42,6 +43,8 @@ class StreamctlTable(val options: Map[String, String]) extends SupportsRead with
       private val parsed = SourceOptions(options.asCaseSensitiveMap().asScala.toMap)
 
       override def readSchema(): StructType = SourceSchema(parsed.includeHeaders)
+
+      override def supportedCustomMetrics(): Array[CustomMetric] = SqlMetrics.scan
 
       override def description(): String =
         s"${StreamctlMicroBatchStream.DescriptionPrefix}${parsed.describe}]"

@@ -1,6 +1,7 @@
 package streamctl.spark
 
 import org.apache.spark.sql.catalyst.InternalRow
+import org.apache.spark.sql.connector.metric.CustomTaskMetric
 import org.apache.spark.sql.connector.read.streaming.PartitionOffset
 
 import streamctl.chooser.ChooserFactory
@@ -115,6 +116,9 @@ final class TaskPartitionReader(
     )
 
   override def get(): InternalRow = current
+
+  // The Spark UI's per-batch figures of this read (SqlMetrics).
+  override def currentMetricsValues(): Array[CustomTaskMetric] = SqlMetrics.of(reader)
 
   override def close(): Unit = {
     publisher.foreach(_.close())

@@ -82,6 +82,9 @@ final class KafkaTaskReader(
   private var lastPollNs = 0L
   // Records the decoders consumed (control messages): real-time callers act on those at once.
   private var decoded = 0L
+  // Envelopes handed on, and records found gone (failOnDataLoss=false): Spark's per-batch metrics.
+  private var handedOn = 0L
+  private var skippedRecords = 0L
 
   locally {
     consumer.assign(tps.toSeq.asJava)
@@ -145,6 +148,7 @@ final class KafkaTaskReader(
         val e = chooser.choose()
         if (e != null) {
           pending(slotOf(e.ssp)) = false
+          handedOn += 1
           return e
         }
         if (!anyPending) return null
@@ -187,6 +191,7 @@ final class KafkaTaskReader(
         val i = slotOf(e.ssp)
         pending(i) = false
         resumeAt(i) = e.offset + 1
+        handedOn += 1
         return e
       }
       if (!anyNeedsData) throw StreamctlException(stuck())
@@ -205,6 +210,27 @@ final class KafkaTaskReader(
   def positions: Map[SSP, Long] = active.indices.map(i => active(i).ssp -> resumeAt(i)).toMap
 
   def close(): Unit = chooser.stop()
+
+  /** Envelopes handed on so far (user records; control messages are [[controlMessagesRead]]). */
+  def recordsRead: Long = handedOn
+
+  /** Records the decoders consumed so far: the control messages of intermediate streams. */
+  def controlMessagesRead: Long = decoded
+
+  /**
+   * Records of this read found gone from the broker and skipped (option `failOnDataLoss=false`).
+   */
+  def recordsSkipped: Long = skippedRecords
+
+  /**
+   * Records read from the broker and offered to the chooser but not chosen: held back for the next
+   * batch, which reads them again. Only a real-time batch, which Spark ends at any moment, leaves
+   * any: a micro-batch read hands on every envelope of its ranges (a chooser that keeps one fails
+   * the read).
+   */
+  def withheld: Int = {
+    var k = 0; var i = 0; while (i < n) { if (pending(i)) k += 1; i += 1 }; k
+  }
 
   private def anyNeedsData: Boolean = {
     var i = 0; while (i < n) { if (!done(i) && !pending(i)) return true; i += 1 }; false
@@ -355,6 +381,7 @@ final class KafkaTaskReader(
         // One WARN names the whole gone range: planning moves the next batch past the rest of
         // it without another (plan.DataLossChecks); only this batch's share is counted here.
         KafkaTaskReader.log.warn(skipped.copy(until = first).describe)
+        skippedRecords += skipped.records
         onSkipped(skipped)
       } else KafkaTaskReader.log.warn(
         s"Stream '${tp.topic()}' partition ${tp.partition()}: offsets $off to ${until(j) - 1} " +

@@ -1,0 +1,125 @@
+package streamctl.spark
+
+import scala.collection.mutable
+import scala.jdk.CollectionConverters._
+
+import com.codahale.metrics.{Gauge, MetricRegistry}
+import org.apache.spark.SparkEnv
+import org.apache.spark.streamctl.SparkMetricsSource
+
+import streamctl.Json
+import streamctl.ops.BatchSummary
+import streamctl.system.SSP
+
+/**
+ * Each running query's lag and control health as gauges of one source, `streamctl`, in Spark's
+ * metrics system, so that the sinks an operator configured (PrometheusServlet, JMX...) export them
+ * ([[SparkMetricsSource]]). Fed once per batch from what the batch's progress report already holds
+ * (the same figures as `streamctl describe` and the progress history: [[BatchSummary]]'s lag, the
+ * source's `recordsSkipped` and `control` metrics); a query's gauges go when it terminates. Names
+ * (dots replaced by `_` inside a query or stream name), under `<namespace>.driver.streamctl.`:
+ *
+ *   - `query.<q>.topic.<stream>.partition.<p>.recordsBehind`
+ *   - `query.<q>.recordsSkipped`, `query.<q>.upstreamWatermarkMs`, `query.<q>.endOfStream`
+ *   - per intermediate SSP: `query.<q>.topic.<stream>.partition.<p>.` + `watermarkMs`,
+ *     `watermarkLagSeconds`, `producersExpected`, `producersIdle`, `endOfStream`
+ *
+ * `<q>` is the query's name, or its id when it has none. Off with `spark.streamctl.metrics.enabled
+ * = false`.
+ *
+ * {{{
+ * QueryMetrics.update(queryId, Some("orders-etl"), Seq(summary -> sourceProgress.metrics))
+ * QueryMetrics.remove(queryId) // the query terminated
+ * }}}
+ */
+object QueryMetrics {
+  val EnabledConf = "spark.streamctl.metrics.enabled"
+  val SourceName = "streamctl"
+
+  /** A gauge set once per batch; read by whatever sink polls. */
+  private final class Value extends Gauge[Long] {
+    @volatile var value = 0L
+    override def getValue: Long = value
+  }
+
+  // Seconds between a watermark (epoch ms) and now, at the moment a sink reads it.
+  private final class LagSeconds(watermark: Value) extends Gauge[Long] {
+    override def getValue: Long =
+      if (watermark.value <= 0) 0L else (System.currentTimeMillis() - watermark.value) / 1000L
+  }
+
+  // The registry registered in the current SparkEnv (a new SparkContext gets a new one).
+  private var registered: Option[(SparkEnv, MetricRegistry)] = None
+  private val byQuery = mutable.HashMap.empty[String, mutable.HashMap[String, Gauge[Long]]]
+
+  def enabled: Boolean = Option(SparkEnv.get).exists(_.conf.getBoolean(EnabledConf, true))
+
+  /**
+   * Sets the gauges of query `queryId` from its batch's summaries, one per streamctl source with
+   * that source's progress metrics.
+   */
+  def update(
+      queryId: String,
+      queryName: Option[String],
+      sources: Seq[(BatchSummary, Map[String, String])]
+  ): Unit = if (sources.nonEmpty && enabled) synchronized {
+    registry().foreach { r =>
+      val q = s"query.${part(queryName.getOrElse(queryId))}"
+      val gauges = byQuery.getOrElseUpdate(queryId, mutable.HashMap.empty)
+      def add(name: String, g: => Gauge[Long]): Gauge[Long] =
+        gauges.getOrElseUpdate(name, r.register(name, g))
+      def set(name: String, v: Long): Value = add(name, new Value) match {
+        case g: Value => g.value = v; g
+        case other => throw new IllegalStateException(s"Gauge $name is $other")
+      }
+      def ssp(s: SSP) = s"$q.topic.${part(s.stream)}.partition.${s.partition}"
+      set(
+        s"$q.recordsSkipped",
+        sources.flatMap(_._2.get("recordsSkipped")).flatMap(_.toLongOption).sum
+      )
+      sources.foreach { case (summary, metrics) =>
+        summary.lag.foreach { case (s, behind) => set(s"${ssp(s)}.recordsBehind", behind) }
+        summary.upstreamWatermarkMs.foreach(set(s"$q.upstreamWatermarkMs", _))
+        if (metrics.contains("control")) set(s"$q.endOfStream", if (summary.endOfStream) 1 else 0)
+        val byName = summary.positions.keys.map(s => s.toString -> s).toMap
+        val ended = summary.ended.toSet
+        metrics.get("control").map(Json.parse(_, "metric 'control'")).toSeq
+          .flatMap(_.properties().asScala).foreach { e =>
+            byName.get(e.getKey).foreach { s =>
+              val c = e.getValue
+              val prefix = ssp(s)
+              set(s"$prefix.producersExpected", c.path("taskCount").asLong(0))
+              set(s"$prefix.producersIdle", c.path("idle").asLong(0))
+              set(s"$prefix.endOfStream", if (ended.contains(e.getKey)) 1 else 0)
+              Option(c.get("watermark")).foreach { w =>
+                val watermark = set(s"$prefix.watermarkMs", w.asLong)
+                add(s"$prefix.watermarkLagSeconds", new LagSeconds(watermark))
+              }
+            }
+          }
+      }
+    }
+  }
+
+  /** Removes the gauges of query `queryId` (it terminated). */
+  def remove(queryId: String): Unit = synchronized {
+    byQuery.remove(queryId).foreach { gauges =>
+      registered.foreach { case (_, r) => gauges.keys.foreach(r.remove) }
+    }
+  }
+
+  private def registry(): Option[MetricRegistry] = Option(SparkEnv.get).flatMap { env =>
+    registered match {
+      case Some((e, r)) if e eq env => Some(r)
+      case _ =>
+        byQuery.clear()
+        val r = new MetricRegistry
+        SparkMetricsSource.register(SourceName, r)
+        registered = Some(env -> r)
+        Some(r)
+    }
+  }
+
+  // A query or stream name as one part of a dotted metric name.
+  private def part(name: String): String = name.replace('.', '_')
+}

@@ -1,0 +1,71 @@
+package streamctl.spark
+
+import org.apache.spark.sql.connector.metric.{CustomMetric, CustomSumMetric, CustomTaskMetric}
+
+import streamctl.system.KafkaTaskReader
+
+/**
+ * What the Spark UI's SQL tab shows on a streamctl scan and write, per batch (DataSource V2 custom
+ * metrics, summed over the batch's Spark task attempts). The counts come from the feature code
+ * ([[KafkaTaskReader]], [[SinkDataWriter]]); this only names them for Spark. Spark instantiates
+ * each metric class by name on the driver to aggregate, hence one public no-argument class per
+ * metric.
+ *
+ * {{{
+ * override def supportedCustomMetrics = SqlMetrics.scan            // the Scan, on the driver
+ * override def currentMetricsValues = SqlMetrics.of(kafkaReader)   // the PartitionReader
+ * }}}
+ */
+object SqlMetrics {
+  val RecordsRead = "streamctlRecordsRead"
+  val ControlMessagesRead = "streamctlControlMessagesRead"
+  val RecordsSkipped = "streamctlRecordsSkipped"
+  val RecordsWithheld = "streamctlRecordsWithheld"
+  val RecordsWritten = "streamctlRecordsWritten"
+
+  def scan: Array[CustomMetric] = Array(
+    new RecordsReadMetric,
+    new ControlMessagesReadMetric,
+    new RecordsSkippedMetric,
+    new RecordsWithheldMetric
+  )
+
+  def write: Array[CustomMetric] = Array(new RecordsWrittenMetric)
+
+  /** One reader's counts so far (Spark asks every so many rows and at the end). */
+  def of(reader: KafkaTaskReader): Array[CustomTaskMetric] = Array(
+    TaskValue(RecordsRead, reader.recordsRead),
+    TaskValue(ControlMessagesRead, reader.controlMessagesRead),
+    TaskValue(RecordsSkipped, reader.recordsSkipped),
+    TaskValue(RecordsWithheld, reader.withheld.toLong)
+  )
+
+  def written(records: Long): Array[CustomTaskMetric] = Array(TaskValue(RecordsWritten, records))
+
+  private final case class TaskValue(name: String, value: Long) extends CustomTaskMetric
+}
+
+final class RecordsReadMetric extends CustomSumMetric {
+  override def name(): String = SqlMetrics.RecordsRead
+  override def description(): String = "streamctl records read"
+}
+
+final class ControlMessagesReadMetric extends CustomSumMetric {
+  override def name(): String = SqlMetrics.ControlMessagesRead
+  override def description(): String = "streamctl control messages read"
+}
+
+final class RecordsSkippedMetric extends CustomSumMetric {
+  override def name(): String = SqlMetrics.RecordsSkipped
+  override def description(): String = "streamctl records skipped (data loss)"
+}
+
+final class RecordsWithheldMetric extends CustomSumMetric {
+  override def name(): String = SqlMetrics.RecordsWithheld
+  override def description(): String = "streamctl records withheld by the chooser"
+}
+
+final class RecordsWrittenMetric extends CustomSumMetric {
+  override def name(): String = SqlMetrics.RecordsWritten
+  override def description(): String = "streamctl records written"
+}

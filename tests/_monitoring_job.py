@@ -1,0 +1,83 @@
+"""A driver with its UI up and Spark's PrometheusServlet on (the shared test session has no UI),
+for test_monitoring. Reads commands from stdin, one per line, and answers each with a JSON line:
+
+- ``copy <servers> <mid> <out> <checkpoint>``: reads intermediate stream ``mid`` with AvailableNow
+  and writes it to plain stream ``out`` with the streamctl sink; answers once the query ended.
+- ``start <servers> <src> <mid> <checkpoint> <name>``: starts query ``name`` reading plain ``src``
+  and intermediate ``mid`` (30 records a batch, one batch an hour); answers after its first batch.
+- ``stop``: stops that query. ``exit``: ends the driver.
+
+The first line it prints is ``{"ui": <driver UI URL>, "app": <application id>}``.
+"""
+
+from __future__ import annotations
+
+import json
+import sys
+
+from pyspark.sql import SparkSession
+
+import streamctl
+from streamctl import options
+
+
+def answer(**fields: object) -> None:
+    print(json.dumps(fields), flush=True)
+
+
+if __name__ == "__main__":
+    builder = (
+        SparkSession.builder.master("local[2]")
+        .config("spark.ui.enabled", "true")
+        .config("spark.ui.port", "0")
+        .config("spark.ui.showConsoleProgress", "false")
+        .config("spark.sql.shuffle.partitions", "2")
+        .config("spark.sql.streaming.noDataMicroBatches.enabled", "false")
+        .config("spark.metrics.conf.*.sink.prometheusServlet.class", "org.apache.spark.metrics.sink.PrometheusServlet")
+        .config("spark.metrics.conf.*.sink.prometheusServlet.path", "/metrics/prometheus")
+    )
+    spark = streamctl.configure_spark(builder).getOrCreate()
+    spark.sparkContext.setLogLevel("ERROR")
+    answer(ui=spark.sparkContext.uiWebUrl, app=spark.sparkContext.applicationId)
+    query = None
+    for line in sys.stdin:
+        command, *args = line.split()
+        if command == "copy":
+            servers, mid, out, checkpoint = args
+            q = (
+                spark.readStream.format("streamctl")
+                .options(**options.source(servers, [mid], starting_offsets="earliest"))
+                .options(**options.intermediate(mid))
+                .load()
+                .select("key", "value")
+                .writeStream.format("streamctl")
+                .options(**options.sink(servers, out))
+                .option("checkpointLocation", checkpoint)
+                .trigger(availableNow=True)
+                .start()
+            )
+            q.awaitTermination(180)
+            answer(copied=q.exception() is None)
+        elif command == "start":
+            servers, src, mid, checkpoint, name = args
+            query = (
+                spark.readStream.format("streamctl")
+                .options(**options.source(servers, [src, mid], starting_offsets="earliest", max_records_per_batch=30))
+                .options(**options.intermediate(mid))
+                .load()
+                .writeStream.format("noop")
+                .queryName(name)
+                .option("checkpointLocation", checkpoint)
+                .trigger(processingTime="1 hour")
+                .start()
+            )
+            while query.lastProgress is None and query.isActive:
+                query.awaitTermination(0.2)
+            answer(started=query.isActive)
+        elif command == "stop":
+            assert query is not None
+            query.stop()
+            answer(stopped=True)
+        elif command == "exit":
+            break
+    spark.stop()

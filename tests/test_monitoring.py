@@ -1,0 +1,172 @@
+"""Lag and health where operators already look: the Spark UI's SQL tab (DataSource V2 custom
+metrics, read through Spark's REST API) and Spark's metrics system (scraped from the driver's
+PrometheusServlet), on a driver of their own that has its UI up (tests/_monitoring_job.py)."""
+
+from __future__ import annotations
+
+import contextlib
+import json
+import re
+import subprocess
+import sys
+import time
+import urllib.request
+from collections.abc import Iterator
+from pathlib import Path
+
+import pytest
+
+import streamctl
+from streamctl_testing import control, kafka
+
+from conftest import T0
+
+# docs/operations.md "Prometheus": the relabel rule that turns the flattened names into labels.
+PER_PARTITION = re.compile(
+    r"metrics_(?P<app>.+)_driver_streamctl_query_(?P<query>.+)_topic_(?P<topic>.+)"
+    r"_partition_(?P<partition>[0-9]+)_(?P<metric>[A-Za-z]+)_Value"
+)
+PER_QUERY = re.compile(r"metrics_(?P<app>.+)_driver_streamctl_query_(?P<query>.+)_(?P<metric>[A-Za-z]+)_Value")
+
+
+class Driver:
+    """The job's driver, driven line by line over its stdin."""
+
+    def __init__(self, log: Path) -> None:
+        self.log = log
+        with log.open("w") as stderr:
+            self.process = subprocess.Popen(
+                [sys.executable, str(Path(__file__).with_name("_monitoring_job.py"))],
+                stdin=subprocess.PIPE,
+                stdout=subprocess.PIPE,
+                stderr=stderr,
+                text=True,
+            )
+        first = self._answer()
+        self.ui, self.app = first["ui"], first["app"]
+
+    def _answer(self) -> dict:
+        assert self.process.stdout is not None
+        while line := self.process.stdout.readline():
+            if line.startswith("{"):  # anything else on stdout is not the job's answer
+                return json.loads(line)
+        raise AssertionError(f"the monitoring job's driver died:\n{self.log.read_text()[-3000:]}")
+
+    def ask(self, *words: str) -> dict:
+        assert self.process.stdin is not None
+        self.process.stdin.write(" ".join(words) + "\n")
+        self.process.stdin.flush()
+        return self._answer()
+
+    def get(self, path: str) -> str:
+        with urllib.request.urlopen(self.ui + path, timeout=30) as r:
+            return r.read().decode()
+
+    def close(self) -> None:
+        with contextlib.suppress(AssertionError, BrokenPipeError):  # the driver died already
+            self.ask("exit")
+        try:
+            self.process.wait(60)
+        except subprocess.TimeoutExpired:
+            self.process.kill()
+            self.process.wait()
+
+
+@pytest.fixture(scope="module")
+def driver(tmp_path_factory: pytest.TempPathFactory) -> Iterator[Driver]:
+    d = Driver(tmp_path_factory.mktemp("monitoring") / "driver.log")
+    yield d
+    d.close()
+
+
+def _sql_metrics(driver: Driver) -> dict[str, int]:
+    """Every streamctl metric of every SQL execution, summed over executions and nodes."""
+    totals: dict[str, int] = {}
+    for execution in json.loads(driver.get(f"/api/v1/applications/{driver.app}/sql?details=true&length=1000")):
+        for node in execution.get("nodes", []):
+            for m in node.get("metrics", []):
+                if m["name"].startswith("streamctl "):
+                    totals[m["name"]] = totals.get(m["name"], 0) + int(m["value"])
+    return totals
+
+
+def test_the_sql_tab_shows_what_each_batch_read_and_wrote(spark, servers, make_stream, driver, tmp_path):
+    mid, out = make_stream(partitions=2), make_stream(partitions=2)
+    control.send_watermark(spark, servers, mid, "p0", 1, T0)
+    control.produce_framed(
+        spark, servers, mid, [str(i).encode() for i in range(100)], partitions=[i % 2 for i in range(100)]
+    )
+    control.send_watermark(spark, servers, mid, "p0", 1, T0 + 1000)
+    assert driver.ask("copy", servers, mid, out, str(tmp_path / "cp")) == {"copied": True}
+
+    expected = {
+        "streamctl records read": 100,
+        "streamctl control messages read": 4,  # two watermarks on each of two partitions
+        "streamctl records skipped (data loss)": 0,
+        "streamctl records withheld by the chooser": 0,
+        "streamctl records written": 100,
+    }
+    # The status store takes the batch's last metric updates from the listener bus, after the query.
+    deadline = time.monotonic() + 60
+    while (shown := _sql_metrics(driver)) != expected:
+        assert time.monotonic() < deadline, f"the SQL tab shows {shown}"
+        time.sleep(0.5)
+
+
+def _scrape(driver: Driver, query: str) -> dict[tuple[str, ...], int]:
+    """The query's streamctl gauges on the driver's /metrics/prometheus, labelled by the documented
+    relabel rule: (metric, topic, partition) or (metric,) -> value."""
+    found: dict[tuple[str, ...], int] = {}
+    for line in driver.get("/metrics/prometheus").splitlines():
+        name, _, value = line.partition(" ")
+        name = name.split("{")[0]
+        if m := PER_PARTITION.fullmatch(name):
+            if m["query"] == query:
+                found[(m["metric"], m["topic"], m["partition"])] = int(float(value))
+        elif (m := PER_QUERY.fullmatch(name)) and m["query"] == query:
+            found[(m["metric"],)] = int(float(value))
+    return found
+
+
+def _flat(name: str) -> str:
+    """A stream name as PrometheusServlet flattens it."""
+    return re.sub(r"[^a-zA-Z0-9]", "_", name)
+
+
+def test_prometheus_shows_the_lag_and_control_health_describe_shows(spark, servers, make_stream, driver, tmp_path):
+    src, mid = make_stream(partitions=2), make_stream(partitions=2)
+    kafka.produce(spark, servers, src, [str(i).encode() for i in range(100)], partitions=[i % 2 for i in range(100)])
+    control.send_idle_status(spark, servers, mid, "p0", 2, idle=True, watermark_ms=T0)
+    control.send_watermark(spark, servers, mid, "p1", 2, T0 + 5000)
+    control.produce_framed(
+        spark, servers, mid, [str(i).encode() for i in range(20)], partitions=[i % 2 for i in range(20)]
+    )
+    checkpoint = str(tmp_path / "cp")
+    assert driver.ask("start", servers, src, mid, checkpoint, "lag_q") == {"started": True}
+
+    described = streamctl.describe(checkpoint, bootstrap_servers=servers)
+    scraped = _scrape(driver, "lag_q")
+    lag = {(p.stream, p.partition): p.lag for p in described.partitions}
+    # 100 plain records; per intermediate partition an idle message, a watermark and 10 records.
+    assert sum(lag.values()) == 100 + 2 * 12 - 30  # one batch of 30 offsets read, the rest behind
+    assert {(_flat(s), str(p)): v for (s, p), v in lag.items()} == {
+        (t, p): v for (metric, *tp), v in scraped.items() if metric == "recordsBehind" for t, p in [tp]
+    }
+    assert scraped[("recordsSkipped",)] == 0
+    for p in described.partitions:
+        key = (_flat(p.stream), str(p.partition))
+        if p.stream == src:
+            assert ("producersExpected", *key) not in scraped
+            continue
+        c = p.control
+        assert c is not None
+        assert scraped[("producersExpected", *key)] == c.producers == 2
+        assert scraped[("producersIdle", *key)] == len(c.idle_producers)
+        assert scraped[("endOfStream", *key)] == int(c.end_of_stream) == 0
+        if c.watermark_ms is not None:
+            assert scraped[("watermarkMs", *key)] == c.watermark_ms
+            assert scraped[("watermarkLagSeconds", *key)] >= (time.time() * 1000 - c.watermark_ms) // 1000 - 60
+
+    # A stopped query's gauges go with it.
+    assert driver.ask("stop") == {"stopped": True}
+    assert _scrape(driver, "lag_q") == {}
