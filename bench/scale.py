@@ -21,7 +21,8 @@ query's first batch is reported on its own. Every run checks that the query read
 
 An intermediate stream (framed records, as streamctl's sink writes them) with one watermark per
 partition per batch is read by streamctl at every size (tuned), for what its control bookkeeping
-writes per batch: the readers' control results go to the metadata store, one value per task.
+writes per batch: the readers' control results go to the metadata store as one value per batch,
+written by the driver (they were one value per task).
 
 Two streamctl queries reading one topic side by side (8 partitions, tuned) report the consumers
 each created per steady-state batch: a pipeline's queries must not take each other's.

@@ -3,6 +3,10 @@
 from __future__ import annotations
 
 import json
+import os
+import signal
+import subprocess
+import sys
 import time
 from collections import Counter
 from pathlib import Path
@@ -128,6 +132,82 @@ def test_end_of_stream_from_every_producer_across_a_kill_stops_the_consumer(spar
     seen = Counter((r.partition, r.offset) for r in rows)
     assert len(rows) == n and max(seen.values()) == 1
     assert sorted(int(r.value) for r in rows) == list(range(n))
+
+
+def test_end_of_stream_survives_a_driver_killed_right_after_its_batch_committed(spark, servers, make_stream, tmp_path):
+    """The driver dies the moment Spark's commit log holds the batch that carried end-of-stream from
+    p0 on every partition, before it plans the next: the batch's control results must be in the
+    store already (the restarted query plans from them), so p1's end-of-stream ends the restarted
+    query."""
+    mid = make_stream(partitions=4)
+    n = 20
+    control.produce_framed(
+        spark, servers, mid, [str(i).encode() for i in range(n)], partitions=[i % 4 for i in range(n)]
+    )
+    control.send_end_of_stream(spark, servers, mid, "p0", 2)
+    checkpoint, output, log = tmp_path / "cp", tmp_path / "out", tmp_path / "job.log"
+    with log.open("w") as stderr:
+        job = subprocess.Popen(
+            [
+                sys.executable,
+                str(Path(__file__).with_name("_control_commit_kill_job.py")),
+                *(servers, mid, str(checkpoint), str(output), "0"),
+            ],
+            start_new_session=True,
+            stdout=subprocess.DEVNULL,
+            stderr=stderr,
+        )
+        try:
+            job.wait(timeout=180)
+        finally:
+            if job.poll() is None:
+                os.killpg(job.pid, signal.SIGKILL)
+                job.wait()
+    assert job.returncode == -signal.SIGKILL, f"the job was not killed at its commit:\n{log.read_text()[-3000:]}"
+    assert (checkpoint / "commits" / "0").exists() and not (checkpoint / "offsets" / "1").exists()
+
+    q = _copy_query(spark, servers, mid, checkpoint, output)
+    control.send_end_of_stream(spark, servers, mid, "p1", 2)
+    assert q.awaitTermination(180), "the restarted consumer forgot p0's end-of-stream"
+    assert q.exception() is None
+    assert not [p for p in q.recentProgress if p["numInputRows"] > 0], "the restart read nothing again"
+    assert sorted(int(r.value) for r in spark.read.parquet(str(output)).collect()) == list(range(n))
+
+
+def test_a_batch_writes_its_control_results_as_one_value_whatever_the_partition_count(
+    spark, servers, make_stream, tmp_path
+):
+    """A watermark in every partition every batch: the readers' control results of a batch are one
+    value in the metadata store, at 64 partitions as at 8 (one per task made them grow with the
+    partitions). Counted in each batch once its readers ran: that batch's value and the previous."""
+    most: dict[int, int] = {}
+    for partitions in (8, 64):
+        mid = make_stream(partitions=partitions)
+        for r in range(3):  # each batch: 2 records and 1 watermark per partition
+            control.produce_synthetic_framed(spark, servers, mid, 2 * partitions, 10)
+            control.send_watermark(spark, servers, mid, "up", 1, T0 + r)
+        checkpoint = tmp_path / f"cp-{partitions}"
+        namespace = checkpoint / "streamctl" / "control-0"
+        counts: list[int] = []
+
+        def batch(df, _: int, namespace: Path = namespace, counts: list[int] = counts) -> None:
+            df.count()  # runs every reader of the batch
+            counts.append(
+                len([f for f in namespace.iterdir() if not f.name.startswith(".")]) if namespace.is_dir() else 0
+            )
+
+        q = (
+            read_intermediate(spark, servers, mid, max_records_per_batch=3 * partitions)
+            .writeStream.foreachBatch(batch)
+            .option("checkpointLocation", str(checkpoint))
+            .trigger(availableNow=True)
+            .start()
+        )
+        assert q.awaitTermination(300)
+        assert q.exception() is None
+        assert len(counts) >= 3
+        most[partitions] = max(counts)
+    assert max(most.values()) <= 2, f"most control result values in the store during a batch: {most}"
 
 
 def test_end_of_stream_on_request_and_stop_on_end_of_stream_off(spark, servers, make_stream, tmp_path):

@@ -127,13 +127,15 @@ object ControlBench {
   /**
    * What one batch of the control benchmark (bench/control_overhead.py) adds per batch beyond its
    * records, on a local metadata store: every task parses its start states, decodes one watermark
-   * and records its result; the driver loads and merges the results, writes the offset's states and
-   * each task's start, and deletes the previous batch's results. Returns the median us per batch.
+   * and reports its result; the last report writes the batch's results as one value
+   * (BatchResults, as the driver does while the job ends); the driver merges them, writes the
+   * offset's states and deletes the previous batch's results. Returns the median us per batch.
    */
   private def batchBookkeeping(partitions: Int, batches: Int): Double = {
     val dir = java.nio.file.Files.createTempDirectory("control-bench-")
     val store = new streamctl.metadata.FileSystemMetadataStore(dir.toString, new org.apache.hadoop.conf.Configuration())
     val results = new ControlResults(store, "control-0")
+    val collected = new BatchResults(results)
     val ssps = (0 until partitions).map(p => SSP.kafka("mid", p))
     // Every batch's watermark is newer than the last (across rounds too), so every batch changes the states.
     val encoded = Array.tabulate(batches * (Warmups + Rounds))(b => IntermediateMessage.encode(WatermarkMessage("bench", 1, 1000L * b)))
@@ -144,16 +146,18 @@ object ControlBench {
       var b = 0; var acc = 0L
       while (b < n) {
         // executors: one task per SSP
+        collected.expect(offset.seq, ssps.map(ssp => TaskName.ofPartition(ssp.partition)))
         ssps.foreach { ssp =>
           val start = SspControlStates.write(TaskControl.startOf(offset.states, Seq(ssp)))
           val t = TaskControlReader(TaskName.ofPartition(ssp.partition), Seq(SspRange(ssp, 0L, Long.MaxValue)),
             Some(TaskControl(offset.seq, start, WatermarkSummary.empty)), Set("mid")).get
           t.decoderFor(ssp).accept(new Envelope(ssp, 0L, -1L, null, null).fill(b, -1L, 0, null, encoded(tick), NoHeaders))
-          t.finish(states => results.put(offset.seq, TaskName.ofPartition(ssp.partition), states))
+          t.finish(collected.reported(offset.seq, TaskName.ofPartition(ssp.partition), _))
         }
         // driver: plan the next batch from the results, write its offset, commit
         val driverStart = System.nanoTime()
-        val next = ControlState(offset.seq + 1, results.statesAfter(offset))
+        val heard = collected.of(offset.seq).getOrElse(Nil).map(_._2)
+        val next = ControlState(offset.seq + 1, SspControlStates.merge(offset.states +: heard))
         acc += ControlState.Codec.write(next).toString.length
         results.deleteBefore(offset.seq)
         driverNs += System.nanoTime() - driverStart
@@ -164,7 +168,7 @@ object ControlBench {
       acc
     }
     store.close()
-    println(f"    of which on the driver (load, merge, offset JSON, delete): ${100.0 * driverNs / (tick * perBatch)}%.0f%%")
+    println(f"    of which on the driver (merge, offset JSON, delete): ${100.0 * driverNs / (tick * perBatch)}%.0f%%")
     val files = java.nio.file.Files.walk(dir)
     try files.sorted(java.util.Comparator.reverseOrder()).forEach(f => java.nio.file.Files.delete(f)) finally files.close()
     perBatch

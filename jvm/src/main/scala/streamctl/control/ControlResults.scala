@@ -1,25 +1,36 @@
 package streamctl.control
 
-import streamctl.StreamctlException
+import scala.jdk.CollectionConverters._
+
+import com.fasterxml.jackson.databind.JsonNode
+
+import streamctl.{Json, StreamctlException}
 import streamctl.control.SspControlStates.States
 import streamctl.metadata.MetadataStore
 import streamctl.system.TaskName
 
 /**
- * Where readers leave the control bookkeeping of one (batch, task) for the driver: one metadata
- * store key `<seq>/<task>` in the source's namespace ([[streamctl.metadata.StoreLayout]]), holding
- * the task's intermediate SSP states at the end of its ranges. `seq` is the source's own batch
- * counter (kept in the offset), so a replayed batch writes the same keys again with the same
- * content.
+ * Where the readers' control bookkeeping of a batch waits for the driver's next planning, in the
+ * source's namespace of the metadata store ([[streamctl.metadata.StoreLayout]]): the intermediate
+ * SSP states of each task at the end of its ranges, for the tasks whose states the batch changed.
+ * `seq` is the source's own batch counter (kept in the offset), so a replayed batch writes the same
+ * keys again with the same content.
  *
- * A task writes only when the batch changed its states: most batches carry no control message, and
+ * A micro-batch's results are one value, key `<seq>`, holding every task's ([[putBatch]]): the
+ * driver collects them from the readers ([[BatchResults]]) and writes them once, so a batch costs
+ * one store write whatever its task count. A real-time reader records its own states as it reads,
+ * key `<seq>/<task>` ([[put]], see [[ControlStatePublisher]]), since its batch has no end before
+ * the driver needs them. [[load]] reads both.
+ *
+ * Nothing is written when no task changed its states: most batches carry no control message, and
  * the driver starts from the offset's states anyway.
  *
  * {{{
  * val results = new ControlResults(store, StoreLayout.Source("0").controlNamespace)
- * results.put(7, "Partition 2", states)          // executor, end of the task's ranges
- * results.load(7)                                 // driver: Seq("Partition 2" -> states)
- * results.deleteBefore(7)                         // once the offset log holds batch 7's start state
+ * results.putBatch(7, Seq("Partition 2" -> states))  // driver, once the batch's readers reported
+ * results.put(8, "Partition 2", states)               // a real-time reader, as it reads
+ * results.load(7)                                     // driver: Seq("Partition 2" -> states)
+ * results.deleteBefore(7)                             // once the offset log holds batch 7's start state
  * }}}
  */
 final class ControlResults(store: MetadataStore, val namespace: String) {
@@ -27,14 +38,34 @@ final class ControlResults(store: MetadataStore, val namespace: String) {
   def put(seq: Long, task: TaskName, states: States): Unit =
     store.put(namespace, ControlResults.key(seq, task), SspControlStates.write(states))
 
+  /**
+   * Every task result of micro-batch `seq` as one value (tasks sorted: equal results, equal text).
+   */
+  def putBatch(seq: Long, results: Iterable[(String, States)]): Unit = {
+    val node = Json.obj()
+    results.toSeq.sortBy(_._1).foreach { case (task, states) =>
+      node.set[JsonNode](task, SspControlStates.toJson(states))
+    }
+    store.put(namespace, seq.toString, Json.write(node))
+  }
+
   /** Every task result recorded for batch `seq`, by task name. */
   def load(seq: Long): Seq[(String, States)] = {
     val prefix = s"$seq/"
-    store.keys(namespace).filter(_.startsWith(prefix)).map { key =>
-      val what = s"control results of batch $seq task '${key.substring(prefix.length)}' " +
-        s"(metadata store $store, namespace '$namespace')"
-      val text = store.get(namespace, key).getOrElse(throw StreamctlException(s"Missing $what"))
-      key.substring(prefix.length) -> SspControlStates.parse(text, what)
+    store.keys(namespace).filter(k => k.startsWith(prefix) || k == seq.toString).flatMap { key =>
+      val where = s"(metadata store $store, namespace '$namespace')"
+      def missing(what: String) = throw StreamctlException(s"Missing $what")
+      if (key == seq.toString) {
+        val what = s"control results of batch $seq $where"
+        val node = Json.parse(store.get(namespace, key).getOrElse(missing(what)), what)
+        node.properties.asScala.toSeq.map { e =>
+          e.getKey -> SspControlStates.fromJson(e.getValue, s"$what, task '${e.getKey}'")
+        }
+      } else {
+        val what = s"control results of batch $seq task '${key.substring(prefix.length)}' $where"
+        val text = store.get(namespace, key).getOrElse(missing(what))
+        Seq(key.substring(prefix.length) -> SspControlStates.parse(text, what))
+      }
     }
   }
 

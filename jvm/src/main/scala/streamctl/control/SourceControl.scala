@@ -7,14 +7,14 @@ import streamctl.plan.{BatchPlan, PlanningStep, SourcePosition}
 import streamctl.system.{SSP, TaskName}
 
 /**
- * In-band control of one streamctl source on the driver. Readers record each (batch, task) result
- * in the metadata store ([[ControlResults]]); the source's planning step ([[step]], the last of the
- * chain) merges the results of the batch that ends at `start` into the next batch's offset
- * ([[ControlState]]), so the offset log carries the bookkeeping and a replay starts from exactly
- * the same states. This class tells the query ([[ControlledQuery]]) when the source's inputs ended
- * (every SSP at end-of-stream, an `AvailableNow` target reached, or an explicit `end_of_stream`),
- * hands each task its start state, plans real-time batches' control, reports the control metrics
- * and the upstream watermark.
+ * In-band control of one streamctl source on the driver. Readers report each (batch, task) result
+ * to the driver, which keeps each micro-batch's in the metadata store ([[BatchResults]],
+ * [[ControlResults]]); the source's planning step ([[step]], the last of the chain) merges the
+ * results of the batch that ends at `start` into the next batch's offset ([[ControlState]]), so the
+ * offset log carries the bookkeeping and a replay starts from exactly the same states. This class
+ * tells the query ([[ControlledQuery]]) when the source's inputs ended (every SSP at end-of-stream,
+ * an `AvailableNow` target reached, or an explicit `end_of_stream`), hands each task its start
+ * state, plans real-time batches' control, reports the control metrics and the upstream watermark.
  *
  * {{{
  * val control = new SourceControl(intermediateStreams, stopOnEndOfStream = true, store, namespace, query)
@@ -33,6 +33,9 @@ final class SourceControl(
   override val hasIntermediateStreams: Boolean = intermediate.nonEmpty
 
   private[control] lazy val results = new ControlResults(store, namespace)
+
+  /** What the readers of this run's micro-batches report, by batch. */
+  val collected = new BatchResults(results)
   query.foreach(_.addSource(this))
 
   // The states after batch `seq`, once loaded: each batch's results are read once.
@@ -157,11 +160,17 @@ final class SourceControl(
     }
   }
 
-  /** Spark is about to run the batch ending at `end`: its readers will (re)write its results. */
-  def planned(end: SourcePosition): Unit = {
+  /**
+   * Spark is about to run the batch ending at `end`: the readers of `reading` (the tasks planned
+   * with a [[TaskControl]]) will report its results.
+   */
+  def planned(end: SourcePosition, reading: Iterable[TaskName]): Unit = {
     known = Some(end)
-    val seq = end.state(ControlState.Codec).seq
-    if (fresh.exists(_._1 == seq)) fresh = None
+    if (hasIntermediateStreams) {
+      val seq = end.state(ControlState.Codec).seq
+      if (fresh.exists(_._1 == seq)) fresh = None
+      collected.expect(seq, reading)
+    }
   }
 
   override def upstreamWatermark: Option[Long] = live match {
@@ -209,8 +218,10 @@ final class SourceControl(
   private[control] def statesAfter(ctl: ControlState): States = fresh match {
     case Some((seq, states)) if seq == ctl.seq => states
     case _ =>
-      val merged = results.statesAfter(ctl)
-      fresh = Some(ctl.seq -> merged)
+      val heard = collected.of(ctl.seq).getOrElse(results.load(ctl.seq))
+      val merged = SspControlStates.merge(ctl.states +: heard.map(_._2))
+      // While its batch runs, a batch's results are not all in yet.
+      if (collected.settled(ctl.seq)) fresh = Some(ctl.seq -> merged)
       merged
   }
 

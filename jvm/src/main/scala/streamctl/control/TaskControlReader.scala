@@ -18,13 +18,13 @@ import streamctl.system.{Envelope, EnvelopeDecoder, SSP, SspRange, TaskName}
  * per-task value would let a fast task's rows pull it past a slow task's data.
  *
  * When the task has read all its ranges, [[finish]] hands its bookkeeping to `record` (the driver
- * merges it into the next offset, see [[ControlResults]]), only if the batch changed it.
+ * merges it into the next offset, see [[BatchResults]]), if the batch changed it.
  *
  * {{{
  * val control = TaskControlReader("Partition 0", ranges, partition.control, intermediateStreams)
  * val reader = new KafkaTaskReader(ranges, consumer, chooser, readWait, decoders = control.fold(...)(_.decoderFor))
  * ... converter.toRow(envelope, control.watermarkMs(envelope.ssp)) ...
- * control.finish(states => results.put(seq, task, states))   // after the last record
+ * control.finish(changed => reports.control(seq, task, changed))   // after the last record
  * }}}
  */
 final class TaskControlReader private (val control: TaskControl, intermediate: Iterable[SSP]) {
@@ -59,15 +59,15 @@ final class TaskControlReader private (val control: TaskControl, intermediate: I
     SspControlStates.allEndOfStream(channels.keys, s => channels.get(s).map(_.state))
 
   /**
-   * Hands the task's bookkeeping to `record` once every range was read to its end, if the batch
-   * changed it.
+   * Hands the task's bookkeeping to `record`, once, when every range was read to its end: the
+   * states if the batch changed them, else None (the task is done and has nothing to add).
    */
-  def finish(record: States => Unit): Unit = if (!finished) {
+  def finish(record: Option[States] => Unit): Unit = if (!finished) {
     finished = true
     val end = state
-    if (
-      end.exists { case (s, st) => control.startStates.getOrElse(s, SspControlState.empty) != st }
-    ) record(end)
+    record(Some(end).filter(_.exists { case (s, st) =>
+      control.startStates.getOrElse(s, SspControlState.empty) != st
+    }))
   }
 
   private def computeWatermark(): Long =

@@ -11,7 +11,8 @@ import org.apache.hadoop.fs.Path
  *   startpoints/<system>/<stream>/<p>[/<task>]  startpoints, written by users (StartpointKey)
  *   grouper/mapping-<source>                    the SSP -> task mapping of source <source>
  *   locality/assignment-<source>                its task -> executor assignment
- *   control-<source>/<seq>/<task>               the readers' control results of batch <seq>
+ *   control-<source>/<seq>                      the readers' control results of micro-batch <seq>
+ *   control-<source>/<seq>/<task>               a real-time reader's of batch <seq>
  *   progress/history-<source>/<batch>           its recent batches, one each, for `streamctl report`
  * <query checkpoint>/sources/<source>/          what Spark hands the source: its checkpoint
  *   streamctl/initial-offset                    the query's first offset

@@ -2,7 +2,7 @@ package streamctl.planner
 
 import streamctl.{Json, StreamctlException}
 import streamctl.chooser.{AdmissionStep, ChooserState}
-import streamctl.control.{ControlledQuery, SourceControl}
+import streamctl.control.{BatchResults, ControlledQuery, SourceControl}
 import streamctl.dataloss.{DataLossChecks, StreamIds}
 import streamctl.grouper.GroupingStep
 import streamctl.locality.{ExecutorId, HostAffinity, TaskLocalityStore}
@@ -203,7 +203,6 @@ final class Planner(
   def planReads(start: SourcePosition, end: SourcePosition): Seq[TaskRead] = {
     val bootstrapHeads = end.state(ChooserState.Codec).bootstrapHeads
     val placement = locality.plan(end.json, end.tasks.keys.toSeq)
-    control.planned(end)
     val reads = end.tasks.toSeq.sortBy(_._1).flatMap { case (task, positions) =>
       val ranges = positions.toSeq.sortBy(_._1).map { case (ssp, until) =>
         val from = end.startOf(start, task, ssp).getOrElse(until)
@@ -219,6 +218,7 @@ final class Planner(
         idsOf(end, ranges)
       ))
     }
+    control.planned(end, reads.filter(_.control.isDefined).map(_.task))
     lastAdmitted = (end.ssps.map(_.stream).map(_ -> 0L).toMap ++
       reads.flatMap(_.ranges).groupMapReduce(_.ssp.stream)(_.size)(_ + _))
     reads
@@ -312,6 +312,9 @@ final class Planner(
 
   /** Spark committed the batch that ends at `end`. */
   def commit(end: SourcePosition): Unit = (begins ++ ends).foreach(_.committed(end))
+
+  /** Where the readers of this source's micro-batches report their control results. */
+  def controlResults: BatchResults = control.collected
 
   /** The progress metrics after the batch ending at `consumed`. */
   def metrics(consumed: Option[SourcePosition]): Map[String, String] = consumed match {

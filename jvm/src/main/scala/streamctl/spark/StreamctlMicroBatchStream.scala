@@ -55,6 +55,7 @@ class StreamctlMicroBatchStream(
     reports,
     control.map(_.run)
   )
+  private val controlReports = ControlAccumulator.register(sc, planner.controlResults)
   // Option commitOffsets: the batch's positions go to the group once it committed (its progress
   // report comes after its commit), for monitoring only. Spark tells a source of a commit only when
   // it plans the next batch, so the last batch of a run would never be committed there.
@@ -145,7 +146,14 @@ class StreamctlMicroBatchStream(
   }
 
   override def createReaderFactory(): PartitionReaderFactory =
-    TaskReaderFactory(ReaderConfig(options), reports, storePath, keys.controlNamespace, readerConf)
+    TaskReaderFactory(
+      ReaderConfig(options),
+      reports,
+      controlReports,
+      storePath,
+      keys.controlNamespace,
+      readerConf
+    )
 
   override def deserializeOffset(json: String): Offset = SourceOffset(SourceStates.parse(json))
 

@@ -19,7 +19,7 @@ import streamctl.system.{ConsumerPool, Envelope, EnvelopeDecoder, KafkaTaskReade
  * -> row. The consumer comes from the executor's [[ConsumerPool]] (preferably one assigned to the
  * task's partitions already) and goes back there after a clean read; after a failure it is closed,
  * since its state is unknown. A batch read (`spark.read`) keeps no control bookkeeping:
- * `controlResults` is None.
+ * `controlReports` and `controlResults` are None.
  *
  * Micro-batch mode calls [[next]] until the task's ranges are read. Real-time mode calls
  * [[readWithin]] (Spark's `nextWithTimeout`, through the Spark line's [[RealTimeReader]]) on
@@ -29,12 +29,14 @@ import streamctl.system.{ConsumerPool, Envelope, EnvelopeDecoder, KafkaTaskReade
  * there, see `control.SourceControl`), after flushing the query's streamctl writers of this Spark
  * task ([[TaskWriters]]), so that a watermark never goes downstream ahead of rows written before
  * it; and once every SSP of the task is at end-of-stream it ends its batch at once (nothing more
- * can come).
+ * can come). A micro-batch reader reports its control results to the driver once it read its ranges
+ * ([[ControlAccumulator]]), which writes the batch's as one value.
  */
 final class TaskPartitionReader(
     read: TaskRead,
     config: ReaderConfig,
     reports: ReaderAccumulator,
+    controlReports: Option[ControlAccumulator],
     controlResults: Option[() => ControlResults]
 ) extends RealTimeReader {
   ConsumerPoolSettings.applied
@@ -76,7 +78,7 @@ final class TaskPartitionReader(
   override def next(): Boolean = {
     val e = reader.next()
     if (e == null) {
-      for (c <- control; r <- results) c.finish(states => r.put(c.control.seq, read.task, states))
+      for (c <- control; r <- controlReports) c.finish(r.report(c.control.seq, read.task, _))
       healthy = true
       false
     } else {

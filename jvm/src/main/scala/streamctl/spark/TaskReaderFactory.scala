@@ -10,12 +10,14 @@ import streamctl.metadata.FileSystemMetadataStore
 import streamctl.planner.ReaderConfig
 
 /**
- * Makes the reader of each task, on its executor. `storePath`, `controlNamespace` and `hadoopConf`
- * say where a reader of intermediate streams records its control results.
+ * Makes the reader of each task, on its executor. A micro-batch reader of intermediate streams
+ * reports its control results to `controlReports`; `storePath`, `controlNamespace` and `hadoopConf`
+ * say where a real-time one records them as it reads.
  */
 final case class TaskReaderFactory(
     config: ReaderConfig,
     reports: ReaderAccumulator,
+    controlReports: ControlAccumulator,
     storePath: String,
     controlNamespace: String,
     hadoopConf: Broadcast[SerializableConfiguration]
@@ -26,6 +28,7 @@ final case class TaskReaderFactory(
       partition.asInstanceOf[TaskInputPartition].read,
       config,
       reports,
+      Some(controlReports),
       Some(() =>
         new ControlResults(
           new FileSystemMetadataStore(storePath, hadoopConf.value.value),
@@ -39,5 +42,11 @@ final case class TaskReaderFactory(
 final case class BatchReaderFactory(config: ReaderConfig, reports: ReaderAccumulator)
     extends PartitionReaderFactory {
   override def createReader(partition: InputPartition): PartitionReader[InternalRow] =
-    new TaskPartitionReader(partition.asInstanceOf[TaskInputPartition].read, config, reports, None)
+    new TaskPartitionReader(
+      partition.asInstanceOf[TaskInputPartition].read,
+      config,
+      reports,
+      None,
+      None
+    )
 }

@@ -202,12 +202,14 @@ class PlannerTest {
     val control = r1.head.control.get
     assertEquals(1L, control.seq)
 
-    // The task's reader heard the only producer end the stream, and recorded it for batch 1.
+    // The task's reader heard the only producer end the stream, and reported it for batch 1:
+    // the driver writes it to the store as the batch's one value.
     val ended = SspControlState.empty(EndOfStreamMessage("p0", 1), mid, 9).state
-    new ControlResults(
-      store,
-      keys.controlNamespace
-    ).put(control.seq, r1.head.task, Map(mid -> ended))
+    q.controlResults.reported(control.seq, r1.head.task, Some(Map(mid -> ended)))
+    assertEquals(
+      Seq(r1.head.task.name -> Map(mid -> ended)),
+      new ControlResults(store, keys.controlNamespace).load(control.seq)
+    )
     assertEquals("true", q.metrics(Some(b1))("endOfStream"))
 
     write(mid, 1)
