@@ -52,9 +52,10 @@ object Admission {
   ): AdmissionPlan = {
     budget.foreach(b => if (b <= 0) throw StreamctlException(s"Record budget must be > 0, got $b"))
     val ssps = backlog.keys.toIndexedSeq.sorted
-    val none = ssps.map(s => s -> backlog(s).start).toMap
+    def none = ssps.map(s => s -> backlog(s).start).toMap
 
-    val behind = ssps.filter(s => config.isBootstrap(s.stream)).filter { s =>
+    val behind = if (config.bootstrapStreams.isEmpty) IndexedSeq.empty[SSP]
+    else ssps.filter(s => config.isBootstrap(s.stream)).filter { s =>
       val head = bootstrapHeads.getOrElse(
         s,
         throw StreamctlException(
@@ -71,8 +72,9 @@ object Admission {
       return AdmissionPlan(none ++ ends, bootstrapping = true, frontier = None)
     }
 
+    // byTiers gives every SSP its end.
     val (ends, frontier) = byTiers(ssps, backlog, config, budget, config.timeAligned, offsetForTime)
-    AdmissionPlan(none ++ ends, bootstrapping = false, frontier)
+    AdmissionPlan(ends, bootstrapping = false, frontier)
   }
 
   private def byTiers(

@@ -1,7 +1,7 @@
 package streamctl.chooser
 
 import streamctl.plan.{BatchPlan, PlanningContext, PlanningStep}
-import streamctl.system.SystemAdmin
+import streamctl.system.{SSP, SystemAdmin}
 
 /**
  * Planning step, admission: decides where each SSP ends in the batch by the chooser policy
@@ -25,13 +25,14 @@ final class AdmissionStep(config: ChooserConfig, admin: SystemAdmin) extends Pla
   override def apply(plan: BatchPlan, ctx: PlanningContext): BatchPlan = {
     val reachable = plan.reachable(ctx.availableNowTarget)
     val before = plan.state(ChooserState.Codec)
-    val heads = plan.ssps.iterator.filter(s => config.isBootstrap(s.stream)).map { s =>
+    val heads = if (config.bootstrapStreams.isEmpty) Map.empty[SSP, Long]
+    else plan.ssps.iterator.filter(s => config.isBootstrap(s.stream)).map { s =>
       val now = reachable(s)
       s -> before.bootstrapHeads.get(s).fold(now)(math.min(_, now))
     }.toMap
     // The last frontier is where the next one is searched from (an estimate is enough).
     val guess = before.frontier.getOrElse(-1L)
-    val backlog = plan.minBegins.map { case (s, b) => s -> SspBacklog(b, reachable(s), guess) }
+    val backlog = plan.minBegins.transform((s, b) => SspBacklog(b, reachable(s), guess))
     val timeIndex =
       if (config.timeAligned && ctx.budget.nonEmpty)
         new AdminTimeIndex(

@@ -18,7 +18,15 @@ object WaterFilling {
     val n = demands.length
     val granted = new Array[Long](n)
     // Smallest demands first: once one fits under the current level it is fully served.
-    val bySize = (0 until n).sortBy(i => (demands(i), i)).toArray
+    val bySize = {
+      val order = Array.tabulate[Integer](n)(Integer.valueOf)
+      // Stable, so equal demands stay in input order.
+      java.util.Arrays.sort(
+        order,
+        (a: Integer, b: Integer) => java.lang.Long.compare(demands(a), demands(b))
+      )
+      order.map(_.intValue)
+    }
     var remaining = math.max(0L, budget)
     var active = n
     var k = 0

@@ -145,6 +145,8 @@ final class SourceControl(
    * SSP.
    */
   def forTask(end: SourcePosition, task: TaskName): Option[TaskControl] = {
+    // Asked for every task of every batch: a source without intermediate streams has no work.
+    if (!hasIntermediateStreams) return None
     val own = end.tasks.getOrElse(task, Map.empty).keySet.filter(isIntermediate)
     if (own.isEmpty) None
     else {

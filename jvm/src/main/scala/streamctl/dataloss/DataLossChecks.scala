@@ -196,8 +196,16 @@ object DataLossChecks {
   private val log = LoggerFactory.getLogger(classOf[DataLossChecks])
 
   /** SSPs whose head is behind a task's position in `plan`, with the furthest such position. */
-  def behind(plan: BatchPlan): Map[SSP, Long] =
-    plan.begins.values.flatten.groupMapReduce(_._1)(_._2)(math.max).filter { case (s, o) =>
-      plan.heads.get(s).exists(_ < o)
-    }
+  def behind(plan: BatchPlan): Map[SSP, Long] = {
+    // Asked twice per batch over every task SSP, and almost always empty: nothing is built
+    // unless a position is past its head (the furthest such position is the SSP's furthest).
+    var found = Map.empty[SSP, Long]
+    if (plan.heads.nonEmpty) plan.begins.valuesIterator.foreach(_.foreach { case (s, o) =>
+      plan.heads.get(s) match {
+        case Some(h) if h < o => found = found.updated(s, math.max(o, found.getOrElse(s, o)))
+        case _ =>
+      }
+    })
+    found
+  }
 }

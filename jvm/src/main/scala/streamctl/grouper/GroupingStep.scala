@@ -84,6 +84,11 @@ final class GroupingStep(
    */
   override def apply(plan: BatchPlan, ctx: PlanningContext): BatchPlan = {
     val state = plan.state(GroupingState.Codec)
+    if (ctx.described.isEmpty || only.nonEmpty) GroupingStep.keep(plan, state)
+    else regroup(plan, state, ctx)
+  }
+
+  private def regroup(plan: BatchPlan, state: GroupingState, ctx: PlanningContext): BatchPlan = {
     val inForce = GroupingStep.inForce(plan, state)
     val mapping = ctx.described.filter(_ => only.isEmpty).fold(inForce) { d =>
       val m = Grouping(config, Some(inForce), counts(d))
@@ -143,11 +148,28 @@ object GroupingStep {
    */
   private[grouper] def inForce(plan: BatchPlan, state: GroupingState): TaskMapping = {
     val taskSsps = plan.begins.collect { case (t, ps) if ps.nonEmpty => t -> ps.keySet }
-    val own = TaskMapping(Map.empty, taskSsps).partitionCounts
-    TaskMapping(
-      own ++ state.initialPartitionCounts.filter { case (k, _) => own.contains(k) },
-      taskSsps
-    )
+    TaskMapping(initialCounts(TaskMapping(Map.empty, taskSsps).partitionCounts, state), taskSsps)
+  }
+
+  private def initialCounts(own: Map[String, Int], state: GroupingState): Map[String, Int] =
+    own ++ state.initialPartitionCounts.filter { case (k, _) => own.contains(k) }
+
+  /**
+   * What [[adjust]] does when the mapping in force stays (the streams were not asked about this
+   * batch), without building that mapping: the batches between two checks of the streams, i.e.
+   * nearly every batch, pass over the task SSPs once here.
+   */
+  private[grouper] def keep(plan: BatchPlan, state: GroupingState): BatchPlan = {
+    val own = scala.collection.mutable.HashMap.empty[String, Int]
+    plan.begins.valuesIterator.foreach(_.keysIterator.foreach { s =>
+      if (own.get(s.stream).forall(_ <= s.partition)) own.update(s.stream, s.partition + 1)
+    })
+    val still =
+      if (state.holds.isEmpty) state.holds else ExpansionHolds.release(state.holds, plan.minBegins)
+    plan.withState(_.updated(
+      GroupingState.Codec,
+      GroupingState(initialCounts(own.toMap, state), still)
+    )).copy(held = still.keySet)
   }
 
   /**

@@ -38,6 +38,9 @@ final class HostAffinity(
   @volatile private var saved: Option[TaskLocality] = None
   @volatile private var last =
     HostAffinity.Planned("", TaskLocality.empty, executors = 0, moved = 0)
+  // The last assignment worked out, with its inputs (previous locality, tasks, live executors).
+  @volatile private var lastAssigned
+      : Option[(TaskLocality, Seq[TaskName], Seq[ExecutorId], Assignment)] = None
 
   /**
    * Assigns `tasks` (every task of the batch, idle ones too, so they keep their place) for the
@@ -52,9 +55,20 @@ final class HostAffinity(
     }
     val previous = saved.getOrElse(store().load())
     val live = executors()
-    val assignment = StickyAssigner.assign(previous, tasks, live)
-    if (!saved.contains(assignment.locality)) store().save(assignment.locality)
-    saved = Some(assignment.locality)
+    // The assignment is a function of its inputs, which stay the same from batch to batch until
+    // a task or an executor comes or goes: then it is not worked out again for thousands of tasks.
+    val assignment = lastAssigned match {
+      case Some((p, t, l, a)) if (p eq previous) && l == live && t == tasks => a
+      case _ =>
+        val a = StickyAssigner.assign(previous, tasks, live)
+        lastAssigned = Some((previous, tasks, live, a))
+        a
+    }
+    // Kept as it is when unchanged, so that the next batch finds the same inputs above.
+    if (!saved.contains(assignment.locality)) {
+      store().save(assignment.locality)
+      saved = Some(assignment.locality)
+    }
     val moved = assignment.moved.size + (if (sameBatch) last.moved else 0)
     last = HostAffinity.Planned(batch, assignment.locality, live.size, moved)
     assignment.locality

@@ -34,10 +34,15 @@ final case class BatchPlan(
 
   def withState(f: SourceState => SourceState): BatchPlan = copy(state = f(state))
 
-  lazy val ssps: Set[SSP] = begins.values.flatMap(_.keys).toSet
+  // Most batches begin exactly where the previous one ended (`begins` is then the previous
+  // position's own map): its SSPs and least positions, computed once, serve every step.
+  lazy val ssps: Set[SSP] =
+    if (begins eq previous.tasks) previous.ssps else begins.values.flatMap(_.keys).toSet
 
   /** The least beginning of each SSP over the tasks that read it. */
-  lazy val minBegins: Map[SSP, Long] = begins.values.flatten.groupMapReduce(_._1)(_._2)(math.min)
+  lazy val minBegins: Map[SSP, Long] =
+    if (begins eq previous.tasks) previous.minPositions
+    else begins.values.flatten.groupMapReduce(_._1)(_._2)(math.min)
 
   /**
    * What each SSP may be read up to in this batch before the budget is shared: its head, capped by
@@ -45,9 +50,9 @@ final case class BatchPlan(
    * started: it had nothing to read then); a held SSP ends where it begins.
    */
   def reachable(availableNowTarget: Option[Map[SSP, Long]]): Map[SSP, Long] =
-    heads.map { case (s, h) =>
+    heads.transform { (s, h) =>
       val capped = availableNowTarget.fold(h)(t => math.min(h, t.getOrElse(s, 0L)))
-      s -> (if (held.contains(s)) math.min(capped, minBegins.getOrElse(s, capped)) else capped)
+      if (held.contains(s)) math.min(capped, minBegins.getOrElse(s, capped)) else capped
     }
 
   /**
@@ -55,7 +60,10 @@ final case class BatchPlan(
    * is behind its beginning (records gone, only with `failOnDataLoss=false`), which continues from
    * the broker's end; and the beginnings that differ from `previous`.
    */
-  def end: SourcePosition = end { (_, ssp, begin) =>
+  def end: SourcePosition = planned
+
+  // Asked by more than one step (control needs it, then the planner): made once per plan.
+  private lazy val planned: SourcePosition = end { (_, ssp, begin) =>
     heads.get(ssp) match {
       case Some(h) if h < begin => h
       case _ => math.max(begin, ends.getOrElse(ssp, begin))
@@ -64,12 +72,18 @@ final case class BatchPlan(
 
   /** The end offset with each task SSP's end from `endOf(task, ssp, begin)`. */
   def end(endOf: (TaskName, SSP, Long) => Long): SourcePosition = {
-    val positions = begins.map { case (t, ps) =>
-      t -> ps.map { case (s, b) => s -> endOf(t, s, b) }
-    }
-    val moved = begins.map { case (t, ps) =>
-      t -> ps.filter { case (s, b) => !previous.tasks.get(t).flatMap(_.get(s)).contains(b) }
-    }.filter(_._2.nonEmpty)
+    // transform keeps the maps' shape: no key is hashed again.
+    val positions = begins.transform((t, ps) => ps.transform((s, b) => endOf(t, s, b)))
+    val moved =
+      if (begins eq previous.tasks) Map.empty[TaskName, Map[SSP, Long]]
+      else begins.flatMap { case (t, ps) =>
+        val before = previous.tasks.getOrElse(t, Map.empty[SSP, Long])
+        if (ps eq before) None
+        else {
+          val m = ps.filter { case (s, b) => !before.get(s).contains(b) }
+          if (m.isEmpty) None else Some(t -> m)
+        }
+      }
     SourcePosition(positions, state, moved)
   }
 }

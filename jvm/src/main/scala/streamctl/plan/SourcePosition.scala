@@ -60,10 +60,18 @@ final case class SourcePosition(
   def startOf(previous: SourcePosition, task: TaskName, ssp: SSP): Option[Long] =
     starts.get(task).flatMap(_.get(ssp)).orElse(previous.tasks.get(task).flatMap(_.get(ssp)))
 
-  lazy val ssps: Set[SSP] = tasks.values.flatMap(_.keys).toSet
+  lazy val ssps: Set[SSP] = tasks.valuesIterator.flatMap(_.keysIterator).toSet
 
   /** The least position of each SSP over the tasks that read it. */
-  lazy val minPositions: Map[SSP, Long] = tasks.values.flatten.groupMapReduce(_._1)(_._2)(math.min)
+  lazy val minPositions: Map[SSP, Long] = {
+    // Most SSPs are read by one task: built directly, merged only when one is read by several.
+    val b = Map.newBuilder[SSP, Long]
+    var occurrences = 0
+    tasks.valuesIterator.foreach { ps => b ++= ps; occurrences += ps.size }
+    val direct = b.result()
+    if (direct.size == occurrences) direct
+    else tasks.valuesIterator.flatten.toSeq.groupMapReduce(_._1)(_._2)(math.min)
+  }
 }
 
 object SourcePosition {
@@ -104,14 +112,23 @@ object SourcePosition {
       e.getKey -> e.getValue.asInt
     ).toMap)
       .getOrElse(Map.empty[String, Int])
-    val compact =
-      Option(root.get("next")).map(SspValues.read(_, What)).getOrElse(Map.empty).toSeq.map {
-        case (ssp, o) =>
-          (taskOf(ssp, modulo.get(SspValues.streamKey(ssp.system, ssp.stream))), ssp, o)
+    val compact = Option(root.get("next")).map(SspValues.read(_, What)).getOrElse(Map.empty)
+    val tasks =
+      if (compact.isEmpty) explicit
+      else {
+        // An offset of thousands of partitions is read every batch: built directly while every
+        // task has one SSP (one stream read by the default grouper), merged otherwise.
+        val withTask = compact.iterator.map { case (ssp, o) =>
+          val k = if (modulo.isEmpty) None
+          else modulo.get(SspValues.streamKey(ssp.system, ssp.stream))
+          (taskOf(ssp, k), ssp, o)
+        }.toSeq
+        val direct = withTask.iterator.map { case (t, ssp, o) => t -> Map(ssp -> o) }.toMap
+        if (explicit.isEmpty && direct.size == withTask.size) direct
+        else withTask.foldLeft(explicit) { case (acc, (task, ssp, o)) =>
+          acc.updated(task, acc.getOrElse(task, Map.empty[SSP, Long]).updated(ssp, o))
+        }
       }
-    val tasks = compact.foldLeft(explicit) { case (acc, (task, ssp, o)) =>
-      acc.updated(task, acc.getOrElse(task, Map.empty[SSP, Long]).updated(ssp, o))
-    }
     (root, tasks)
   }
 
@@ -145,41 +162,65 @@ object SourcePosition {
   /**
    * Writes `tasks` compactly: per stream, the SSPs read by exactly one task that is the default
    * grouper's task of their partition (with the stream's modulus, if it grew) go to `next`, the
-   * rest to `tasks` in full.
+   * rest to `tasks` in full. Written once per batch at thousands of partitions, so it passes over
+   * the task SSPs a fixed number of times and formats no task name.
    */
   private def writeTasks(tasks: Map[TaskName, Map[SSP, Long]], root: ObjectNode): Unit = {
-    val readers = tasks.iterator.flatMap { case (t, ps) =>
-      ps.iterator.map { case (s, o) => (s, t, o) }
-    }.toSeq.groupBy(_._1)
-    val single = readers.collect { case (s, Seq((_, t, o))) => s -> (t, o) }
-    /* Per stream, the modulus its single-task SSPs follow: none while every one is in `Partition
-     * p`, */
-    /* else the first partition that is not (a stream that grew from k partitions puts partition k
-     * in `Partition 0`). */
-    val modulo: Map[(String, String), Int] = single.groupBy { case (s, _) =>
-      (s.system, s.stream)
-    }.flatMap { case (stream, ssps) =>
-      ssps.toSeq.filter { case (s, (t, _)) => t != TaskName.ofPartition(s.partition) }.map(
-        _._1.partition
-      )
-        .minOption.filter(_ > 0).map(stream -> _)
-    }
-    val compact = single.collect {
-      case (s, (t, o)) if t == taskOf(s, modulo.get((s.system, s.stream))) => s -> o
-    }
-    val rest = tasks.map { case (t, ps) =>
-      t -> ps.filter { case (s, _) => !compact.contains(s) }
-    }.filter(_._2.nonEmpty)
-    val usedModulo = modulo.filter { case (stream, _) =>
-      compact.keys.exists(s => (s.system, s.stream) == stream)
-    }
-    if (usedModulo.nonEmpty) {
-      val m = root.putObject("modulo")
-      usedModulo.toSeq.sorted.foreach { case ((system, stream), k) =>
-        m.put(SspValues.streamKey(system, stream), k)
+    // Per SSP its one reader (task's partition number, offset), or Shared when several read it.
+    val single = new java.util.HashMap[SSP, AnyRef]()
+    var occurrences = 0
+    tasks.foreach { case (t, ps) =>
+      val partition = TaskName.partitionOf(t)
+      ps.foreach { case (s, o) =>
+        occurrences += 1
+        if (single.putIfAbsent(s, Reader(partition, o)) != null) single.put(s, Shared)
       }
     }
-    if (compact.nonEmpty) SspValues.write(compact, root.putObject("next"))
-    if (rest.nonEmpty) writePositions("tasks", rest, root)
+    /* Per stream, the modulus its single-task SSPs follow: none while every one is in `Partition
+     * p`, else the first partition that is not (a stream that grew from k partitions puts partition
+     * k in `Partition 0`). */
+    val firstElsewhere = scala.collection.mutable.HashMap.empty[(String, String), Int]
+    single.forEach { (s, r) =>
+      r match {
+        case Reader(p, _) if p != s.partition =>
+          val stream = (s.system, s.stream)
+          if (firstElsewhere.get(stream).forall(s.partition < _))
+            firstElsewhere.update(stream, s.partition)
+        case _ =>
+      }
+    }
+    val modulo = firstElsewhere.filter(_._2 > 0).toMap
+    val compact = Map.newBuilder[SSP, Long]
+    val usedModulo = scala.collection.mutable.HashSet.empty[(String, String)]
+    var compacted = 0
+    single.forEach { (s, r) =>
+      r match {
+        case Reader(p, o) =>
+          val k = if (modulo.isEmpty) None else modulo.get((s.system, s.stream))
+          if (p >= 0 && p == k.fold(s.partition)(s.partition % _)) {
+            compact += s -> o
+            compacted += 1
+            if (k.nonEmpty) usedModulo += ((s.system, s.stream))
+          }
+        case _ =>
+      }
+    }
+    val inCompact = compact.result()
+    if (usedModulo.nonEmpty) {
+      val m = root.putObject("modulo")
+      usedModulo.toSeq.sorted.foreach { case stream @ (system, name) =>
+        m.put(SspValues.streamKey(system, name), modulo(stream))
+      }
+    }
+    if (inCompact.nonEmpty) SspValues.write(inCompact, root.putObject("next"))
+    if (compacted < occurrences) {
+      val rest = tasks.map { case (t, ps) =>
+        t -> ps.filter { case (s, _) => !inCompact.contains(s) }
+      }.filter(_._2.nonEmpty)
+      writePositions("tasks", rest, root)
+    }
   }
+
+  private final case class Reader(partition: Int, offset: Long)
+  private object Shared
 }

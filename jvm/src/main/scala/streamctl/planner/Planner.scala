@@ -77,9 +77,13 @@ final class Planner(
 
   private def headsOf(ssps: Set[SSP], heads: (Set[SSP], () => Map[SSP, Long])): Map[SSP, Long] = {
     val (asked, answer) = heads
-    val known = if (ssps.exists(asked.contains)) answer().filter { case (s, _) => ssps.contains(s) }
-    else Map.empty[SSP, Long]
-    val missing = ssps -- known.keySet
+    val known = if (ssps.exists(asked.contains)) {
+      val all = answer()
+      // Usually the answer is for exactly these SSPs: nothing to take out, nothing missing.
+      if (all.keysIterator.forall(ssps.contains)) all
+      else all.filter { case (s, _) => ssps.contains(s) }
+    } else Map.empty[SSP, Long]
+    val missing = if (known.size == ssps.size) Set.empty[SSP] else ssps -- known.keySet
     if (missing.isEmpty) known else known ++ admin.upcomingOffsets(missing)
   }
   private val admission = new AdmissionStep(options.chooser, admin)
@@ -203,6 +207,7 @@ final class Planner(
   def planReads(start: SourcePosition, end: SourcePosition): Seq[TaskRead] = {
     val bootstrapHeads = end.state(ChooserState.Codec).bootstrapHeads
     val placement = locality.plan(end.json, end.tasks.keys.toSeq)
+    val ids = end.state(StreamIds.Codec).ids
     val reads = end.tasks.toSeq.sortBy(_._1).flatMap { case (task, positions) =>
       val ranges = positions.toSeq.sortBy(_._1).map { case (ssp, until) =>
         val from = end.startOf(start, task, ssp).getOrElse(until)
@@ -215,7 +220,7 @@ final class Planner(
         placement.preferredLocations(task),
         bootstrapHeads.filter(h => ranges.exists(_.ssp == h._1)),
         control.forTask(end, task),
-        idsOf(end, ranges)
+        idsOf(ids, ranges)
       ))
     }
     control.planned(end, reads.filter(_.control.isDefined).map(_.task))
@@ -282,7 +287,7 @@ final class Planner(
         placement.preferredLocations(task),
         bootstrap.filter(h => positions.contains(h._1)),
         control.forTask(start, task),
-        idsOf(start, ranges)
+        idsOf(start.state(StreamIds.Codec).ids, ranges)
       ))
     }
     RealTimeBatch(previous, begun, reads)
@@ -305,10 +310,9 @@ final class Planner(
     }
   }
 
-  private def idsOf(position: SourcePosition, ranges: Seq[SspRange]): Map[String, String] = {
-    val ids = position.state(StreamIds.Codec).ids
-    ranges.iterator.map(_.ssp.stream).flatMap(s => ids.get(s).map(s -> _)).toMap
-  }
+  private def idsOf(ids: Map[String, String], ranges: Seq[SspRange]): Map[String, String] =
+    if (ids.isEmpty) Map.empty
+    else ranges.iterator.map(_.ssp.stream).flatMap(s => ids.get(s).map(s -> _)).toMap
 
   /** Spark committed the batch that ends at `end`. */
   def commit(end: SourcePosition): Unit = (begins ++ ends).foreach(_.committed(end))

@@ -26,19 +26,33 @@ object SspValues {
   def streamKey(system: String, stream: String): String = s"$system/$stream"
 
   /** Adds one field per stream (`system/stream`, sorted) to `into`. */
-  def write(values: Map[SSP, Long], into: ObjectNode): Unit =
-    values.groupBy { case (s, _) => (s.system, s.stream) }.toSeq.sortBy(_._1).foreach {
+  def write(values: Map[SSP, Long], into: ObjectNode): Unit = {
+    // One stream (the usual offset) needs no grouping: thousands of values are not copied.
+    val first = values.headOption.map(_._1)
+    val oneStream = first.exists(f =>
+      values.keysIterator.forall(s => s.stream == f.stream && s.system == f.system)
+    )
+    val byStream =
+      if (oneStream) Seq((first.get.system, first.get.stream) -> values)
+      else values.groupBy { case (s, _) => (s.system, s.stream) }.toSeq.sortBy(_._1)
+    byStream.foreach {
       case ((system, stream), vs) =>
-        val byPartition = vs.map { case (s, v) => s.partition -> v }
         val key = streamKey(system, stream)
-        if ((0 until byPartition.size).forall(byPartition.contains)) {
+        // The partitions of one stream are distinct: n of them in 0..n-1 are every one of those.
+        val dense = vs.keysIterator.forall(s => s.partition >= 0 && s.partition < vs.size)
+        if (dense) {
+          val byPartition = new Array[Long](vs.size)
+          vs.foreach { case (s, v) => byPartition(s.partition) = v }
           val arr = into.putArray(key)
-          (0 until byPartition.size).foreach(p => arr.add(byPartition(p)))
+          byPartition.foreach(v => arr.add(v))
         } else {
           val obj = into.putObject(key)
-          byPartition.toSeq.sorted.foreach { case (p, v) => obj.put(p.toString, v) }
+          vs.toSeq.sortBy(_._1.partition).foreach { case (s, v) =>
+            obj.put(s.partition.toString, v)
+          }
         }
     }
+  }
 
   /** Reads what [[write]] wrote; `what` names the origin in errors. */
   def read(node: JsonNode, what: String): Map[SSP, Long] =

@@ -54,13 +54,13 @@ class FakeSystemAdmin(val system: String = SSP.KafkaSystem) extends SystemAdmin 
 
   override def oldestOffsets(ssps: Set[SSP]): Map[SSP, Long] = {
     calls("oldestOffsets") += 1
-    ssps.flatMap(s => partitions.get(s).map(p => s -> p._1)).toMap
+    ssps.iterator.flatMap(s => partitions.get(s).map(p => s -> p._1)).toMap
   }
 
   override def upcomingOffsets(ssps: Set[SSP]): Map[SSP, Long] = {
     calls("upcomingOffsets") += 1
     requests += "upcomingOffsets"
-    ssps.flatMap(s => partitions.get(s).map(p => s -> (p._1 + p._2.size))).toMap
+    ssps.iterator.flatMap(s => partitions.get(s).map(p => s -> (p._1 + p._2.size))).toMap
   }
 
   override def offsetsForTimestamps(timestamps: Map[SSP, Long]): Map[SSP, Long] = {

@@ -15,4 +15,47 @@ class SSPTest {
     val e = assertThrows(classOf[StreamctlException], () => SSP.parse("kafka/orders"))
     assertTrue(e.getMessage.contains("'kafka/orders'"))
   }
+
+  @Test def sspsSortBySystemThenStreamThenPartitionNumber(): Unit = {
+    val ssps = Seq(
+      SSP("kafka", "orders", 10),
+      SSP("kafka", "orders", 2),
+      SSP("kafka", "audit", 7),
+      SSP("alpha", "zeta", 0),
+      SSP("kafka", "orders", 2)
+    )
+    assertEquals(
+      Seq(
+        SSP("alpha", "zeta", 0),
+        SSP("kafka", "audit", 7),
+        SSP("kafka", "orders", 2),
+        SSP("kafka", "orders", 2),
+        SSP("kafka", "orders", 10)
+      ),
+      ssps.sorted
+    )
+    assertEquals(
+      0,
+      SSP.ordering.compare(SSP.kafka("orders", 3), SSP.kafka(new String("orders"), 3))
+    )
+  }
+
+  @Test def aDefaultTaskNameGivesItsPartitionBackAndNoOtherNameDoes(): Unit = {
+    Seq(0, 7, 10, 4095, 16383, 16384, Int.MaxValue).foreach { p =>
+      assertEquals(TaskName(s"Partition $p"), TaskName.ofPartition(p))
+      assertEquals(p, TaskName.partitionOf(TaskName.ofPartition(p)))
+    }
+    assertSame(TaskName.ofPartition(5), TaskName.ofPartition(5))
+    Seq(
+      "Partition 07",
+      "Partition ",
+      "Partition -1",
+      "Partition 2147483648",
+      "partition 3",
+      "Partition 3 ",
+      "SystemStreamPartition [kafka, orders, 3]",
+      "Partition 99999999999"
+    )
+      .foreach(name => assertEquals(-1, TaskName.partitionOf(TaskName(name)), name))
+  }
 }
