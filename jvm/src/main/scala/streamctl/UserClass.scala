@@ -64,7 +64,7 @@ object UserClass {
       Thread.currentThread.getContextClassLoader,
       getClass.getClassLoader
     ).filter(_ != null).distinct
-    loaders.iterator.flatMap { l =>
+    loaders.iterator.flatMap[Class[_]] { l =>
       try Some(Class.forName(name, false, l))
       catch { case _: ClassNotFoundException | _: LinkageError => None }
     }.nextOption()

@@ -1,4 +1,5 @@
-package streamctl.config
+package streamctl
+package config
 
 import java.util.Locale
 

@@ -1,4 +1,5 @@
-package streamctl.control
+package streamctl
+package control
 
 import java.io.ByteArrayOutputStream
 

@@ -43,7 +43,7 @@ final case class SinkOptions(raw: Map[String, String]) {
   if (!intermediate) ControlSpecs.find(options.isSet).foreach { s =>
     throw StreamctlException(
       s"Option '${options.nameOf(s)}' is about the control messages of an intermediate stream; " +
-        s"set option '${Intermediate.name}' to 'true' to write one (without it the sink writes plain records, as format(\"kafka\") does)"
+        s"""set option '${Intermediate.name}' to 'true' to write one (without it the sink writes plain records, as format("kafka") does)"""
     )
   }
   if (intermediate && topic.isEmpty) throw StreamctlException(

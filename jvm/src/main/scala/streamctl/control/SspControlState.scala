@@ -1,4 +1,5 @@
-package streamctl.control
+package streamctl
+package control
 
 import scala.collection.immutable.{SortedMap, SortedSet}
 import scala.jdk.CollectionConverters._
@@ -306,11 +307,11 @@ object SspControlState {
       Option(node.get(name)).map { f =>
         val problem = s"'$name' must map producer names to $values"
         if (!f.isObject) throw bad(problem)
-        f.properties.asScala.map { e =>
+        SortedMap.from(f.properties.asScala.map { e =>
           val v = e.getValue
           if (e.getKey.isEmpty || !v.isIntegralNumber || !v.canConvertToLong) throw bad(problem)
           e.getKey -> v.longValue
-        }.to(SortedMap)
+        })
       }.getOrElse(SortedMap.empty[String, Long])
     val wm = producerMap("wm", "epoch ms")
     val idle = producerMap("idle", "offsets")

@@ -1,4 +1,5 @@
-package streamctl.control
+package streamctl
+package control
 
 import scala.collection.immutable.SortedMap
 import scala.jdk.CollectionConverters._

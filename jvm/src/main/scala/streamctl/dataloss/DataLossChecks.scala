@@ -1,4 +1,5 @@
-package streamctl.dataloss
+package streamctl
+package dataloss
 
 import org.slf4j.LoggerFactory
 

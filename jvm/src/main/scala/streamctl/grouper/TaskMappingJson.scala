@@ -1,4 +1,5 @@
-package streamctl.grouper
+package streamctl
+package grouper
 
 import com.fasterxml.jackson.databind.JsonNode
 import streamctl.{Json, StreamctlException}

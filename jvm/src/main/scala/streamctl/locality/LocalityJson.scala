@@ -53,7 +53,7 @@ private[locality] object LocalityJson {
       f.asText
     }
     if (!node.isObject)
-      throw StreamctlException(s"Malformed $where: expected {\"id\":...,\"host\":...}")
+      throw StreamctlException(s"""Malformed $where: expected {"id":...,"host":...}""")
     val (id, host) = (text("id"), text("host"))
     try ExecutorId(id, host)
     catch {

@@ -1,4 +1,5 @@
-package streamctl.locality
+package streamctl
+package locality
 
 import streamctl.system.TaskName
 

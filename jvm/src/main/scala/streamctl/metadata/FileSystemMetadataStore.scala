@@ -1,4 +1,5 @@
-package streamctl.metadata
+package streamctl
+package metadata
 
 import java.io.{IOException, UncheckedIOException}
 import java.nio.charset.StandardCharsets

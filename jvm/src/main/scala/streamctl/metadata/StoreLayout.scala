@@ -1,4 +1,5 @@
-package streamctl.metadata
+package streamctl
+package metadata
 
 import org.apache.hadoop.fs.Path
 

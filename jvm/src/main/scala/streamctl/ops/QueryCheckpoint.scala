@@ -1,4 +1,5 @@
-package streamctl.ops
+package streamctl
+package ops
 
 import java.nio.charset.StandardCharsets
 

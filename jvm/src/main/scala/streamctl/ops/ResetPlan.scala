@@ -1,4 +1,5 @@
-package streamctl.ops
+package streamctl
+package ops
 
 import java.time.{Duration, Instant, LocalDateTime, OffsetDateTime}
 import java.time.format.DateTimeParseException

@@ -1,4 +1,5 @@
-package streamctl.plan
+package streamctl
+package plan
 
 import streamctl.system.{SSP, TaskName}
 

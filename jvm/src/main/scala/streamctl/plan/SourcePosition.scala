@@ -1,4 +1,5 @@
-package streamctl.plan
+package streamctl
+package plan
 
 import scala.jdk.CollectionConverters._
 

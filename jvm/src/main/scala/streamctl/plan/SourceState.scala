@@ -81,7 +81,7 @@ object SourceState {
   def read(node: JsonNode, what: String, codecs: Seq[StateCodec[_]]): SourceState = {
     if (!node.isObject)
       throw StreamctlException(s"Malformed 'state' of $what: expected a JSON object")
-    val byKey = codecs.map(c => c.key -> c).toMap
+    val byKey = codecs.map(c => c.key -> c).toMap[String, StateCodec[_]]
     node.properties().asScala.foldLeft(empty) { (state, e) =>
       val codec = byKey.getOrElse(
         e.getKey,

@@ -1,4 +1,5 @@
-package streamctl.planner
+package streamctl
+package planner
 
 import scala.jdk.CollectionConverters._
 
@@ -153,7 +154,7 @@ object OffsetBound {
 
   /** `{"topicA":{"0":23,"1":-1}}`: a number per partition per topic. */
   def parsePartitionJson(option: String, v: String): Map[SSP, Long] = {
-    val what = s"option '$option' (expected JSON such as {\"topicA\":{\"0\":23,\"1\":-2}})"
+    val what = s"""option '$option' (expected JSON such as {"topicA":{"0":23,"1":-2}})"""
     val node = Json.parse(v, what)
     if (!node.isObject) throw StreamctlException(s"Malformed $what: '$v'")
     node.properties().asScala.flatMap { t =>

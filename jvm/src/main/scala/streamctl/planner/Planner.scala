@@ -1,4 +1,5 @@
-package streamctl.planner
+package streamctl
+package planner
 
 import streamctl.{Json, StreamctlException}
 import streamctl.chooser.{AdmissionStep, ChooserState}

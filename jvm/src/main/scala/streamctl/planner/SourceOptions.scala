@@ -1,4 +1,5 @@
-package streamctl.planner
+package streamctl
+package planner
 
 import streamctl.StreamctlException
 import streamctl.chooser.{ChooserConfig, ChooserFactory}

@@ -28,7 +28,7 @@ private[spark] object BatchWriter {
     mode match {
       case SaveMode.Append | SaveMode.ErrorIfExists =>
       case other => throw StreamctlException(
-          s"Save mode ${other.name} is not supported by format(\"streamctl\"): a topic is only appended to " +
+          s"""Save mode ${other.name} is not supported by format("streamctl"): a topic is only appended to """ +
             "(use the default mode or 'append', as with format(\"kafka\"))"
         )
     }

@@ -1,4 +1,5 @@
-package streamctl.spark
+package streamctl
+package spark
 
 import java.time.Instant
 import java.util.UUID
@@ -49,7 +50,9 @@ object QueryLookup {
         _.streams
       )
     val managers = sessions ++ QueryListeners.knownManagers.iterator
-    uuid.flatMap(u => managers.flatMap(m => Try(Option(m.get(u))).toOption.flatten).nextOption())
+    uuid.flatMap(u =>
+      managers.flatMap[StreamingQuery](m => Try(m.get(u)).toOption.filter(_ != null)).nextOption()
+    )
   }
 
   /**

@@ -1,4 +1,5 @@
-package streamctl.spark
+package streamctl
+package spark
 
 import scala.jdk.CollectionConverters._
 
@@ -93,7 +94,7 @@ final case class SinkWrite(options: SinkOptions, layout: RowLayout) {
     val queryId = QueryLookup.currentQueryId.getOrElse(throw new IllegalStateException(
       "A streaming write outside a query's thread: Spark sets the query id there"
     ))
-    if (SinkWrite.checked.add(s"$queryId\u0001transactions"))
+    if (SinkWrite.checked.add(s"${queryId}\u0001transactions"))
       checkTransactions(QueryLookup.find(queryId).flatMap(SparkQueries.trigger))
     TransactionalIds(options.transactionalIdPrefix, queryId, sinkName)
   }

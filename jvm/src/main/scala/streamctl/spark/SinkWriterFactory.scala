@@ -71,7 +71,8 @@ final case class SinkCommitMessage(records: Long) extends WriterCommitMessage
  * already committed them, this one reads its rows and writes nothing.
  */
 final class SinkDataWriter(f: SinkWriterFactory, writerPartition: Int, batch: Long)
-    extends DataWriter[InternalRow] {
+    extends DataWriter[InternalRow]
+    with WriteAll {
   private val transaction =
     f.transactions.map(ids => TransactionalProducers.acquire(f.kafka, ids.of(writerPartition)))
   private val producer = transaction.fold(ProducerPool.acquire(f.kafka))(_.producer)
@@ -108,8 +109,8 @@ final class SinkDataWriter(f: SinkWriterFactory, writerPartition: Int, batch: Lo
    * ends quietly instead. Spark never delivers the result of a killed task (it checks the kill
    * after the task returns), so nothing is committed: the batch runs again after a restart.
    */
-  override def writeAll(rows: java.util.Iterator[InternalRow]): Unit =
-    try super.writeAll(rows)
+  override protected def writingAll(rows: => Unit): Unit =
+    try rows
     catch { case _: InterruptException | _: InterruptedException if taskKilled => killed = true }
 
   private def taskKilled: Boolean = Option(TaskContext.get()).exists(_.isInterrupted())

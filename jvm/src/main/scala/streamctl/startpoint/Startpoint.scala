@@ -1,4 +1,5 @@
-package streamctl.startpoint
+package streamctl
+package startpoint
 
 import java.time.Instant
 

@@ -1,4 +1,5 @@
-package streamctl.startpoint
+package streamctl
+package startpoint
 
 import org.slf4j.LoggerFactory
 

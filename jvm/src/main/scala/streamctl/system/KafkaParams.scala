@@ -1,4 +1,5 @@
-package streamctl.system
+package streamctl
+package system
 
 import java.net.{InetAddress, UnknownHostException}
 

@@ -1,4 +1,5 @@
-package streamctl.system
+package streamctl
+package system
 
 import java.util.concurrent.{ExecutionException, TimeUnit, TimeoutException}
 
@@ -242,7 +243,7 @@ class KafkaSystemAdmin(val params: KafkaParams) extends SystemAdmin with AutoClo
       ).asScala.headOption
       node.flatMap { n =>
         val broker = new ConfigResource(ConfigResource.Type.BROKER, n.idString)
-        val configs = admin.describeConfigs(java.util.List.of(broker)).all().get(
+        val configs = admin.describeConfigs(java.util.Collections.singletonList(broker)).all().get(
           params.apiTimeoutMs,
           TimeUnit.MILLISECONDS
         )

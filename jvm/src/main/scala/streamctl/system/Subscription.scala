@@ -70,7 +70,7 @@ object Subscription {
 
   /** `{"topicA":[0,1],"topicB":[2,4]}`, as Spark's `assign`. */
   def parseAssign(option: String, v: String): Assign = {
-    val what = s"option '$option' (expected JSON such as {\"topicA\":[0,1],\"topicB\":[2,4]})"
+    val what = s"""option '$option' (expected JSON such as {"topicA":[0,1],"topicB":[2,4]})"""
     val node = Json.parse(v, what)
     if (!node.isObject || node.size() == 0) throw StreamctlException(s"Malformed $what: '$v'")
     Assign(node.properties().asScala.map { e =>

@@ -2,7 +2,11 @@ package streamctl.spark
 
 import org.apache.spark.sql.catalyst.InternalRow
 import org.apache.spark.sql.catalyst.expressions.GenericInternalRow
-import org.apache.spark.sql.connector.catalog.procedures.{BoundProcedure, ProcedureParameter}
+import org.apache.spark.sql.connector.catalog.procedures.{
+  BoundProcedure,
+  ProcedureParameter,
+  UnboundProcedure
+}
 import org.apache.spark.sql.connector.read.Scan
 import org.apache.spark.sql.types.StructType
 
@@ -16,17 +20,15 @@ import org.apache.spark.sql.types.StructType
  */
 private[spark] object ProcedureBinding {
 
-  /** What [[StreamctlProcedure]] has of a `BoundProcedure`, without being one. */
-  trait Bound {
-    def name(): String
-    def description(): String
-    def parameters(): Array[ProcedureParameter]
-    def isDeterministic: Boolean
-    def call(input: InternalRow): java.util.Iterator[Scan]
+  /** What [[StreamctlProcedure]] is to Spark: an unbound procedure only. */
+  trait Procedure extends UnboundProcedure { this: StreamctlProcedure =>
+    override def bind(inputType: StructType): BoundProcedure =
+      ProcedureBinding.bind(this, inputType)
+    override def description(): String = text
   }
 
   def bind(procedure: StreamctlProcedure, inputType: StructType): BoundProcedure = {
-    val all = procedure.parameters()
+    val all = ProcedureParameters.of(procedure.params)
     val named = inputType.fieldNames.toSeq.map(n => all.indexWhere(_.name == n))
     // In the procedure's order (required ones first, as Spark asks; it rearranges the arguments to
     // it); positional or unknown arguments: bound to every parameter, as they are written.

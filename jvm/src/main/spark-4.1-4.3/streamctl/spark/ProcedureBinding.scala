@@ -1,6 +1,10 @@
 package streamctl.spark
 
-import org.apache.spark.sql.connector.catalog.procedures.BoundProcedure
+import org.apache.spark.sql.connector.catalog.procedures.{
+  BoundProcedure,
+  ProcedureParameter,
+  UnboundProcedure
+}
 import org.apache.spark.sql.types.StructType
 
 /**
@@ -9,8 +13,10 @@ import org.apache.spark.sql.types.StructType
  */
 private[spark] object ProcedureBinding {
 
-  /** What [[StreamctlProcedure]] is besides an `UnboundProcedure`. */
-  trait Bound extends BoundProcedure
-
-  def bind(procedure: StreamctlProcedure, inputType: StructType): BoundProcedure = procedure
+  /** What [[StreamctlProcedure]] is to Spark. */
+  trait Procedure extends UnboundProcedure with BoundProcedure { this: StreamctlProcedure =>
+    override def bind(inputType: StructType): BoundProcedure = this
+    override def description(): String = text
+    override def parameters(): Array[ProcedureParameter] = ProcedureParameters.of(params)
+  }
 }

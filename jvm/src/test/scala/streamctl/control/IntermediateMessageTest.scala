@@ -144,7 +144,7 @@ class IntermediateMessageTest {
       message(2, """{"version":0,"taskName":"p","taskCount":1}""")
     )
     assertEquals(
-      s"The 'version' of the end-of-stream message at $where must be a whole number from 1, not \"1\"",
+      s"""The 'version' of the end-of-stream message at $where must be a whole number from 1, not "1"""",
       message(2, """{"version":"1","taskName":"p","taskCount":1}""")
     )
     assertEquals(

@@ -52,7 +52,11 @@ object KafkaTools {
   /** Creates a stream (replication factor 1); returns once every partition takes writes. */
   def createStream(servers: String, stream: String, partitions: Int): Unit =
     withKafkaAdmin(servers) { a =>
-      a.createTopics(java.util.List.of(new NewTopic(stream, partitions, 1.toShort))).all().get(
+      a.createTopics(java.util.Collections.singletonList(new NewTopic(
+        stream,
+        partitions,
+        1.toShort
+      ))).all().get(
         TimeoutMs,
         MILLISECONDS
       )
@@ -253,8 +257,8 @@ object KafkaTools {
       new org.apache.kafka.clients.consumer.KafkaConsumer[Array[Byte], Array[Byte]](params.consumer)
     try {
       val tp = new TopicPartition(stream, partition)
-      c.assign(java.util.List.of(tp))
-      val end = c.endOffsets(java.util.List.of(tp)).get(tp).longValue()
+      c.assign(java.util.Collections.singletonList(tp))
+      val end = c.endOffsets(java.util.Collections.singletonList(tp)).get(tp).longValue()
       c.seek(tp, from)
       val out = new java.util.ArrayList[Array[Byte]]()
       val deadline = System.currentTimeMillis() + 30000
@@ -279,9 +283,9 @@ object KafkaTools {
     ](params(servers).consumer)
     try {
       val tp = new TopicPartition(stream, partition)
-      c.assign(java.util.List.of(tp))
-      val end = c.endOffsets(java.util.List.of(tp)).get(tp).longValue()
-      c.seekToBeginning(java.util.List.of(tp))
+      c.assign(java.util.Collections.singletonList(tp))
+      val end = c.endOffsets(java.util.Collections.singletonList(tp)).get(tp).longValue()
+      c.seekToBeginning(java.util.Collections.singletonList(tp))
       val out = new java.util.ArrayList[java.util.List[Any]]()
       val deadline = System.currentTimeMillis() + 30000
       while (c.position(tp) < end && System.currentTimeMillis() < deadline)
@@ -307,7 +311,7 @@ object KafkaTools {
 
   /** Deletes a stream (tests re-create it smaller, as a mistaken re-creation would). */
   def deleteStream(servers: String, stream: String): Unit =
-    withKafkaAdmin(servers)(_.deleteTopics(java.util.List.of(stream)).all().get())
+    withKafkaAdmin(servers)(_.deleteTopics(java.util.Collections.singletonList(stream)).all().get())
 
   /**
    * Runs `send` with a fresh producer and the callback to pass to every `send`, flushes, and fails

@@ -1,4 +1,5 @@
-package streamctl.testing.examples
+package streamctl
+package testing.examples
 
 import streamctl.StreamctlException
 import streamctl.startpoint.{CustomStartpointResolver, Startpoint}
