@@ -45,27 +45,27 @@ object SqlMetrics {
   private final case class TaskValue(name: String, value: Long) extends CustomTaskMetric
 }
 
-/* Spark makes each metric from its class name (no-argument constructor) to aggregate the task
- * values, so each figure is a class of its own; what they share is here. */
-sealed abstract class StreamctlSumMetric(metricName: String, metricDescription: String)
-    extends CustomSumMetric {
-  override def name(): String = metricName
-  override def description(): String = metricDescription
+final class RecordsReadMetric extends CustomSumMetric {
+  override def name(): String = SqlMetrics.RecordsRead
+  override def description(): String = "streamctl records read"
 }
 
-final class RecordsReadMetric
-    extends StreamctlSumMetric(SqlMetrics.RecordsRead, "streamctl records read")
+final class ControlMessagesReadMetric extends CustomSumMetric {
+  override def name(): String = SqlMetrics.ControlMessagesRead
+  override def description(): String = "streamctl control messages read"
+}
 
-final class ControlMessagesReadMetric
-    extends StreamctlSumMetric(SqlMetrics.ControlMessagesRead, "streamctl control messages read")
+final class RecordsSkippedMetric extends CustomSumMetric {
+  override def name(): String = SqlMetrics.RecordsSkipped
+  override def description(): String = "streamctl records skipped (data loss)"
+}
 
-final class RecordsSkippedMetric
-    extends StreamctlSumMetric(SqlMetrics.RecordsSkipped, "streamctl records skipped (data loss)")
+final class RecordsWithheldMetric extends CustomSumMetric {
+  override def name(): String = SqlMetrics.RecordsWithheld
+  override def description(): String = "streamctl records withheld by the chooser"
+}
 
-final class RecordsWithheldMetric extends StreamctlSumMetric(
-      SqlMetrics.RecordsWithheld,
-      "streamctl records withheld by the chooser"
-    )
-
-final class RecordsWrittenMetric
-    extends StreamctlSumMetric(SqlMetrics.RecordsWritten, "streamctl records written")
+final class RecordsWrittenMetric extends CustomSumMetric {
+  override def name(): String = SqlMetrics.RecordsWritten
+  override def description(): String = "streamctl records written"
+}
