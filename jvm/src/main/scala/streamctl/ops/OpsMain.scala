@@ -110,11 +110,14 @@ object OpsMain {
           ))
           withCommands(location, admin, conf) { c =>
             val rows = if (command == "list") c.list()
-            else c.delete(
-              text("topic").getOrElse(throw StreamctlException("delete needs a topic")),
-              Option(req.get("partition")).filterNot(_.isNull).map(p => Int.box(p.asInt)).orNull,
-              text("task").orNull
-            )
+            else {
+              val topic = text("topic").getOrElse(throw StreamctlException("delete needs a topic"))
+              c.delete(
+                topic,
+                Option(req.get("partition")).filterNot(_.isNull).map(_.asInt),
+                TaskName.given(text("task").orNull, topic)
+              )
+            }
             startpoints(c.storeLocation(), rows)
           }
         case "history" => history(location, conf)

@@ -141,7 +141,7 @@ object ResetPlan {
   /** Writes the plan's startpoints through the one startpoint writer. */
   def execute(steps: Seq[Step], task: Option[TaskName], commands: StartpointCommands): Unit =
     steps.foreach(s =>
-      commands.set(s.ssp.stream, Int.box(s.ssp.partition), task.map(_.name).orNull, s.startpoint)
+      commands.set(s.ssp.stream, Some(s.ssp.partition), task, s.startpoint)
     )
 
   def json(

@@ -10,7 +10,7 @@ import streamctl.locality.LocalityListing
 import streamctl.metadata.{MetadataStore, StoreLayout}
 import streamctl.ops.TaskListing
 import streamctl.startpoint.{Startpoint, StartpointCommands, StartpointEntry, StartpointJson}
-import streamctl.system.{KafkaParams, KafkaSystemAdmin}
+import streamctl.system.{KafkaParams, KafkaSystemAdmin, TaskName}
 
 /**
  * The procedures of [[StreamctlCatalog]], `CALL streamctl.system.<name>(...)` with named arguments.
@@ -82,8 +82,8 @@ private[spark] object StreamctlProcedures {
       withCommands(a, kafka(a)) { c =>
         val entries =
           if (a.bool("dry_run"))
-            c.preview(a.string("stream"), a.int("partition"), a.string("task"), startpoint)
-          else c.set(a.string("stream"), a.int("partition"), a.string("task"), startpoint)
+            c.preview(a.string("stream"), partition(a), task(a), startpoint)
+          else c.set(a.string("stream"), partition(a), task(a), startpoint)
         entries.map(startpointRow)
       }
     }
@@ -96,7 +96,7 @@ private[spark] object StreamctlProcedures {
     StructType(Seq(StructField("startpoint", StringType, nullable = false)))
   ) {
     override protected def run(a: Args): Seq[Seq[Any]] = withCommands(a, None) { c =>
-      c.get(a.string("stream"), a.int("partition"), a.string("task")).map(sp =>
+      c.get(a.string("stream"), a.int("partition"), task(a)).map(sp =>
         Seq(StartpointJson.write(sp))
       ).toSeq
     }
@@ -122,7 +122,7 @@ private[spark] object StreamctlProcedures {
       withCommands(
         a,
         None
-      )(_.delete(a.string("stream"), a.int("partition"), a.string("task")).map(startpointRow))
+      )(_.delete(a.string("stream"), partition(a), task(a)).map(startpointRow))
   }
 
   private val startpointStore = new StreamctlProcedure(
@@ -241,6 +241,9 @@ private[spark] object StreamctlProcedures {
     Option(a.string("bootstrap_servers")).filter(_.nonEmpty).map { s =>
       KafkaParams(a.stringMap(Kafka.name) + ("bootstrap.servers" -> s))
     }
+
+  private def partition(a: Args): Option[Int] = Option(a.int("partition")).map(_.intValue)
+  private def task(a: Args): Option[TaskName] = TaskName.given(a.string("task"), a.string("stream"))
 
   private def withCommands[T](
       a: Args,

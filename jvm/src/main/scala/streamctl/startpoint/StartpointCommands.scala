@@ -17,9 +17,9 @@ import streamctl.system.{SSP, SystemAdmin, TaskName}
  *
  * {{{
  * val commands = new StartpointCommands(store, Some(kafkaAdmin), "/chk/q1/streamctl")
- * commands.set("orders", 3, null, Startpoint.oldest())  // Seq(StartpointEntry(key, ..., offset = Some(0)))
+ * commands.set("orders", Some(3), None, Startpoint.oldest())  // Seq(StartpointEntry(key, ..., offset = Some(0)))
  * commands.list()
- * commands.delete("orders", null, null)                 // every startpoint of stream orders
+ * commands.delete("orders", None, None)                      // every startpoint of stream orders
  * }}}
  */
 class StartpointCommands(store: MetadataStore, admin: Option[SystemAdmin], location: String)
@@ -32,8 +32,8 @@ class StartpointCommands(store: MetadataStore, admin: Option[SystemAdmin], locat
    */
   def set(
       stream: String,
-      partition: java.lang.Integer,
-      task: String,
+      partition: Option[Int],
+      task: Option[TaskName],
       startpoint: Startpoint
   ): Seq[StartpointEntry] = {
     val (keys, resolved) = planned(stream, partition, task, startpoint)
@@ -51,8 +51,8 @@ class StartpointCommands(store: MetadataStore, admin: Option[SystemAdmin], locat
    */
   def preview(
       stream: String,
-      partition: java.lang.Integer,
-      task: String,
+      partition: Option[Int],
+      task: Option[TaskName],
       startpoint: Startpoint
   ): Seq[StartpointEntry] = {
     val (keys, resolved) = planned(stream, partition, task, startpoint)
@@ -60,9 +60,9 @@ class StartpointCommands(store: MetadataStore, admin: Option[SystemAdmin], locat
   }
 
   /** The stored startpoint of one key. */
-  def get(stream: String, partition: Int, task: String): Option[Startpoint] = {
+  def get(stream: String, partition: Int, task: Option[TaskName]): Option[Startpoint] = {
     SystemAdmin.checkPartitions(stream, Seq(partition), None, "reading a startpoint")
-    manager.read(StartpointKey(SSP.kafka(stream, partition), Option(task).map(TaskName(_))))
+    manager.read(StartpointKey(SSP.kafka(stream, partition), task))
   }
 
   /**
@@ -76,13 +76,17 @@ class StartpointCommands(store: MetadataStore, admin: Option[SystemAdmin], locat
    * Deletes every stored startpoint of `stream` matching the filters (null: any partition, any
    * task; a task name: only that task's), corrupt ones included, and returns them.
    */
-  def delete(stream: String, partition: java.lang.Integer, task: String): Seq[StartpointEntry] = {
-    Option(partition).foreach(p =>
-      SystemAdmin.checkPartitions(stream, Seq(p.intValue), None, "deleting startpoints")
+  def delete(
+      stream: String,
+      partition: Option[Int],
+      task: Option[TaskName]
+  ): Seq[StartpointEntry] = {
+    partition.foreach(p =>
+      SystemAdmin.checkPartitions(stream, Seq(p), None, "deleting startpoints")
     )
     val matching = stored().filter { case (k, _) =>
-      k.ssp.stream == stream && (partition == null || k.ssp.partition == partition.intValue) &&
-      (task == null || k.task.exists(_.name == task))
+      k.ssp.stream == stream && partition.forall(_ == k.ssp.partition) &&
+      task.forall(k.task.contains)
     }
     matching.foreach { case (k, _) => manager.delete(k) }
     matching.map { case (k, sp) => StartpointEntry(k, sp, None) }
@@ -101,8 +105,8 @@ class StartpointCommands(store: MetadataStore, admin: Option[SystemAdmin], locat
 
   private def planned(
       stream: String,
-      partition: java.lang.Integer,
-      task: String,
+      partition: Option[Int],
+      task: Option[TaskName],
       startpoint: Startpoint
   ): (Seq[StartpointKey], Map[SSP, Resolution]) = {
     if (startpoint == null) throw StreamctlException("No startpoint given")
@@ -120,22 +124,19 @@ class StartpointCommands(store: MetadataStore, admin: Option[SystemAdmin], locat
 
   private def keysFor(
       stream: String,
-      partition: java.lang.Integer,
-      task: String
+      partition: Option[Int],
+      task: Option[TaskName]
   ): Seq[StartpointKey] = {
     if (stream == null || stream.isEmpty) throw StreamctlException("No stream given")
-    if (task != null && task.isEmpty) throw StreamctlException(
-      s"Empty task name for stream '$stream': omit it for every task reading the partition"
-    )
-    val partitions = (Option(partition), admin) match {
+    val partitions = (partition, admin) match {
       case (None, Some(a)) => a.partitionsOf(stream, None, "setting a startpoint")
       case (None, None) => throw StreamctlException(
           s"Which partitions of stream '$stream'? Give a partition, or the Kafka bootstrap servers so that every partition can be listed"
         )
       case (Some(p), _) =>
-        SystemAdmin.checkPartitions(admin, stream, Seq(p.intValue), "setting a startpoint")
+        SystemAdmin.checkPartitions(admin, stream, Seq(p), "setting a startpoint")
     }
-    partitions.map(p => StartpointKey(SSP.kafka(stream, p), Option(task).map(TaskName(_))))
+    partitions.map(p => StartpointKey(SSP.kafka(stream, p), task))
   }
 
   /** Stored startpoints by key: Right when it parses, Left(the error) when it is corrupt. */

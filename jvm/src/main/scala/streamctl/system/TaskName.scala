@@ -12,6 +12,23 @@ object TaskName {
   implicit val ordering: Ordering[TaskName] = Ordering.by(_.name)
 
   /**
+   * A task named by a caller (SQL, the CLI, Python) for one of `stream`'s startpoints: null or
+   * absent means none (every task reading the partition); an empty name is refused, since it would
+   * silently address no task.
+   *
+   * {{{
+   * TaskName.given("Partition 3", "orders")  // Some(TaskName("Partition 3"))
+   * TaskName.given(null, "orders")           // None
+   * }}}
+   */
+  def given(name: String, stream: String): Option[TaskName] = Option(name).map { n =>
+    if (n.isEmpty) throw streamctl.StreamctlException(
+      s"Empty task name for stream '$stream': omit it for every task reading the partition"
+    )
+    TaskName(n)
+  }
+
+  /**
    * `Partition p`: the task of partition p under the default grouper (`grouper.GroupByPartition`),
    * which the compact form of the offset (`plan.SourcePosition`) relies on too.
    */

@@ -17,7 +17,7 @@ class StartpointCommandsTest {
   private val offline = new StartpointCommands(store, None, "mem")
 
   @Test def setWithoutPartitionCoversEveryPartitionAndSaysWhereEachStarts(): Unit = {
-    val out = online.set("orders", null, null, Startpoint.timestamp(25))
+    val out = online.set("orders", None, None, Startpoint.timestamp(25))
     assertEquals(
       Seq(("kafka/orders/0", 2L, false), ("kafka/orders/1", 1L, true)),
       out.map(e => (e.key.storeKey, e.resolution.get.offset, e.resolution.get.beyondData))
@@ -26,7 +26,7 @@ class StartpointCommandsTest {
   }
 
   @Test def previewWritesNothing(): Unit = {
-    val out = online.preview("orders", 1, "Partition 1", Startpoint.oldest())
+    val out = online.preview("orders", Some(1), Some(TaskName("Partition 1")), Startpoint.oldest())
     assertEquals("kafka/orders/1/Partition 1", out.head.key.storeKey)
     assertEquals(Some(0L), out.head.resolution.map(_.offset))
     assertEquals(Seq.empty, manager.list())
@@ -36,58 +36,67 @@ class StartpointCommandsTest {
     def err(f: => Any) = assertThrows(classOf[StreamctlException], () => f).getMessage
     assertEquals(
       "Partition 5 of stream 'orders' does not exist (setting a startpoint): it has 2 partitions (0..1)",
-      err(online.set("orders", 5, null, Startpoint.oldest()))
+      err(online.set("orders", Some(5), None, Startpoint.oldest()))
     )
     assertEquals(
       "Partition -1 of stream 'orders' does not exist (setting a startpoint): it has 2 partitions (0..1)",
-      err(online.preview("orders", -1, null, Startpoint.oldest()))
+      err(online.preview("orders", Some(-1), None, Startpoint.oldest()))
     )
     /* Without a broker only the count is unknown: a negative partition is refused all the same, by
      * every command. */
     assertEquals(
       "Partition -1 of stream 'orders' does not exist (setting a startpoint): partitions are numbered from 0",
-      err(offline.set("orders", -1, null, Startpoint.oldest()))
+      err(offline.set("orders", Some(-1), None, Startpoint.oldest()))
     )
     assertTrue(err(offline.get(
       "orders",
       -1,
-      null
+      None
     )).startsWith("Partition -1 of stream 'orders' does not exist (reading a startpoint)"))
     assertTrue(err(offline.delete(
       "orders",
-      -1,
-      null
+      Some(-1),
+      None
     )).startsWith("Partition -1 of stream 'orders' does not exist (deleting startpoints)"))
     assertTrue(err(online.set(
       "orders",
-      0,
-      null,
+      Some(0),
+      None,
       Startpoint.specific(9)
     )).contains("offset 9 is beyond the end"))
     assertTrue(err(offline.set(
       "orders",
-      null,
-      null,
+      None,
+      None,
       Startpoint.oldest()
     )).contains("Give a partition, or the Kafka bootstrap servers"))
-    assertTrue(err(online.set("orders", 0, "", Startpoint.oldest())).contains("Empty task name"))
+    assertTrue(err(online.set(
+      "orders",
+      Some(0),
+      TaskName.given("", "orders"),
+      Startpoint.oldest()
+    )).contains("Empty task name"))
     assertEquals(Seq.empty, manager.list())
   }
 
   @Test def getListAndDeleteByFilter(): Unit = {
-    offline.set("orders", 0, null, Startpoint.specific(1))
-    offline.set("orders", 0, "Partition 0", Startpoint.oldest())
-    offline.set("orders", 1, null, Startpoint.upcoming())
-    assertTrue(offline.get("orders", 0, "Partition 0").exists(_.isInstanceOf[Startpoint.Oldest]))
-    assertEquals(None, offline.get("orders", 1, "Partition 1"))
+    offline.set("orders", Some(0), None, Startpoint.specific(1))
+    offline.set("orders", Some(0), Some(TaskName("Partition 0")), Startpoint.oldest())
+    offline.set("orders", Some(1), None, Startpoint.upcoming())
+    assertTrue(offline.get(
+      "orders",
+      0,
+      Some(TaskName("Partition 0"))
+    ).exists(_.isInstanceOf[Startpoint.Oldest]))
+    assertEquals(None, offline.get("orders", 1, Some(TaskName("Partition 1"))))
     assertEquals(3, offline.list().size)
     assertEquals(
       Seq("kafka/orders/0/Partition 0"),
-      offline.delete("orders", 0, "Partition 0").map(_.key.storeKey)
+      offline.delete("orders", Some(0), Some(TaskName("Partition 0"))).map(_.key.storeKey)
     )
     assertEquals(
       Seq("kafka/orders/0", "kafka/orders/1"),
-      offline.delete("orders", null, null).map(_.key.storeKey)
+      offline.delete("orders", None, None).map(_.key.storeKey)
     )
     assertEquals(Seq.empty, manager.list())
     assertEquals(None, manager.read(SSP.kafka("orders", 0), TaskName("Partition 0")))
@@ -117,13 +126,13 @@ class StartpointCommandsTest {
   }
 
   @Test def aCorruptValueIsListedWithItsErrorAndCanBeDeleted(): Unit = {
-    offline.set("orders", 1, null, Startpoint.oldest())
+    offline.set("orders", Some(1), None, Startpoint.oldest())
     store.put(StoreLayout.StartpointsNamespace, "kafka/orders/0", "{oops")
     val listed = offline.list()
     assertEquals(Seq("kafka/orders/0", "kafka/orders/1"), listed.map(_.key.storeKey))
     assertTrue(listed.head.startpoint.isLeft)
     assertTrue(listed.head.description.contains("corrupt: Malformed JSON"), listed.head.toString)
-    assertEquals(Seq("kafka/orders/0"), offline.delete("orders", 0, null).map(_.key.storeKey))
+    assertEquals(Seq("kafka/orders/0"), offline.delete("orders", Some(0), None).map(_.key.storeKey))
     assertEquals(Seq("kafka/orders/1"), manager.list().map(_.key.storeKey))
   }
 }
