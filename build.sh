@@ -29,7 +29,8 @@ LOG="$ROOT/target/build-logs"
 export SPARK_LOCAL_IP=127.0.0.1
 export PYSPARK_PYTHON="$PY"
 
-say() { printf '==> %s\n' "$*"; }
+# Each line carries the seconds since the build started, so CI's log shows where its time goes.
+say() { printf '==> [%4d s] %s\n' "$SECONDS" "$*"; }
 
 # Runs a noisy step quietly; shows its log only when it fails.
 quiet() {
@@ -172,11 +173,6 @@ ensure_chromium() {
 
 # streamctl must also run on the kafka-clients that spark-sql-kafka-0-10 brings (3.9.x): compiling
 # against it proves no API it lacks is used (tests/test_spark_kafka.py runs on it).
-check_kafka_39() {
-  say "compiling against kafka-clients 3.9"
-  quiet maven-kafka-3.9 mvn_ -Pkafka-3.9 compile
-}
-
 # One format for both languages (scalafmt through Maven's spotless plugin, ruff format): `format`
 # applies it, `test` fails on any file that differs from it, and on ruff's lint rules.
 check_format() {
@@ -261,7 +257,7 @@ case "$cmd" in
     check_format
     make_other_venvs >"$LOG/other-venvs.log" 2>&1 &
     venvs=$!
-    build_jar; build_wheels; fetch_broker; check_kafka_39; ensure_chromium
+    build_jar; build_wheels; fetch_broker; ensure_chromium
     if ! wait $venvs; then cat "$LOG/other-venvs.log" >&2; exit 1; fi
     ensure_other_venvs
     # The other lines' smoke sets run beside the 4.3 suite: both spend much of their time waiting
@@ -272,8 +268,9 @@ case "$cmd" in
     say "running the Python tests (real Kafka broker, real SparkSession and Spark Connect server; pyspark 4.3.0)"
     export STREAMCTL_OTHER_PYSPARK_VENV="$OTHER_VENV"
     set +e
-    (cd "$ROOT" && "$VENV/bin/pytest" -q -p no:cacheprovider "${TEST_WORKERS[@]}" tests)
+    (cd "$ROOT" && "$VENV/bin/pytest" -q -p no:cacheprovider --durations=30 "${TEST_WORKERS[@]}" tests)
     rc=$?
+    say "the 4.3 suite finished"
     wait $smoke_pid
     smoke=$?
     cat "$LOG/smoke-matrix.log"
