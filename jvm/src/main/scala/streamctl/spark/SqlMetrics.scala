@@ -45,27 +45,29 @@ object SqlMetrics {
   private final case class TaskValue(name: String, value: Long) extends CustomTaskMetric
 }
 
-final class RecordsReadMetric extends CustomSumMetric {
-  override def name(): String = SqlMetrics.RecordsRead
-  override def description(): String = "streamctl records read"
+/**
+ * A figure Spark sums over a batch's task attempts. Spark makes each metric by its class name with
+ * no arguments, hence one small subclass per figure below.
+ */
+sealed abstract class StreamctlSumMetric(metricName: String, text: String) extends CustomSumMetric {
+  override def name(): String = metricName
+  override def description(): String = text
 }
 
-final class ControlMessagesReadMetric extends CustomSumMetric {
-  override def name(): String = SqlMetrics.ControlMessagesRead
-  override def description(): String = "streamctl control messages read"
-}
+final class RecordsReadMetric
+    extends StreamctlSumMetric(SqlMetrics.RecordsRead, "streamctl records read")
 
-final class RecordsSkippedMetric extends CustomSumMetric {
-  override def name(): String = SqlMetrics.RecordsSkipped
-  override def description(): String = "streamctl records skipped (data loss)"
-}
+final class ControlMessagesReadMetric
+    extends StreamctlSumMetric(SqlMetrics.ControlMessagesRead, "streamctl control messages read")
 
-final class RecordsWithheldMetric extends CustomSumMetric {
-  override def name(): String = SqlMetrics.RecordsWithheld
-  override def description(): String = "streamctl records withheld by the chooser"
-}
+final class RecordsSkippedMetric
+    extends StreamctlSumMetric(SqlMetrics.RecordsSkipped, "streamctl records skipped (data loss)")
 
-final class RecordsWrittenMetric extends CustomSumMetric {
-  override def name(): String = SqlMetrics.RecordsWritten
-  override def description(): String = "streamctl records written"
-}
+final class RecordsWithheldMetric
+    extends StreamctlSumMetric(
+      SqlMetrics.RecordsWithheld,
+      "streamctl records withheld by the chooser"
+    )
+
+final class RecordsWrittenMetric
+    extends StreamctlSumMetric(SqlMetrics.RecordsWritten, "streamctl records written")
