@@ -32,8 +32,19 @@ PARTITIONS = 6
 EXECUTORS = 3
 
 
+# What the tests below need beyond the first steady batches: an executor killed, and a run with
+# host affinity off. When none of them runs (the other Spark lines' smoke set runs only the first
+# test), the scenario stops early: starting and killing executor JVMs is most of its cost.
+NEEDS_KILL = {
+    "test_surviving_executors_keep_their_tasks_when_one_is_killed",
+    "test_progress_reports_moves_and_consumer_reuse",
+    "test_host_affinity_false_assigns_nothing",
+}
+
+
 @pytest.fixture(scope="module")
-def scenario(servers: str, tmp_path_factory: pytest.TempPathFactory) -> dict[str, Any]:
+def scenario(request: pytest.FixtureRequest, servers: str, tmp_path_factory: pytest.TempPathFactory) -> dict[str, Any]:
+    selected = {item.name for item in request.session.items if item.path == request.path}
     work = tmp_path_factory.mktemp("affinity")
     out = work / "observed.json"
     args = [
@@ -55,6 +66,8 @@ def scenario(servers: str, tmp_path_factory: pytest.TempPathFactory) -> dict[str
         "--locality-wait",
         "10s",
     ]
+    if not selected & NEEDS_KILL:
+        args.append("--no-kill")
     # Its own session (process group): the executor JVMs die with it if it has to be killed.
     job = subprocess.Popen(args, start_new_session=True, stdout=subprocess.PIPE, stderr=subprocess.STDOUT, text=True)
     try:
@@ -90,7 +103,8 @@ def _steady(scenario: dict[str, Any], batches: list[dict[str, Any]]) -> list[dic
 def test_tasks_run_on_the_executor_the_assignment_names(scenario):
     batches = scenario["batches"]
     before, after = batches[: scenario["killed_at"]], batches[scenario["killed_at"] :]
-    assert len(_steady(scenario, before)) >= 3 and len(_steady(scenario, after)) >= 2
+    assert len(_steady(scenario, before)) >= 3
+    assert len(_steady(scenario, after)) >= 2 or "victim" not in scenario
     for b in _steady(scenario, batches):
         assert len(b["ran"]) == len(b["assigned"]) == PARTITIONS
         assert b["ran"] == b["assigned"], f"batch {b['batch']}"
@@ -120,8 +134,15 @@ def test_progress_reports_moves_and_consumer_reuse(scenario):
     first = metrics[batches[0]["batch"]]
     assert (first["executors"], first["tasksMoved"], first["consumersCreated"]) == (str(EXECUTORS), "0", "6")
     for b in _steady(scenario, batches[: scenario["killed_at"]]):
-        m = metrics[b["batch"]]
-        assert (m["consumersReused"], m["consumersCreated"], m["tasksOffAssignedExecutor"]) == ("6", "0", "0")
+        assert metrics[b["batch"]]["tasksOffAssignedExecutor"] == "0", f"batch {b['batch']}"
+    # An executor creates a consumer for a task the first time the task runs there, and reuses it
+    # after. (Counting from where tasks ran, not from the assignment: on a loaded machine a task of
+    # the first batch may run elsewhere, and its executor then creates one in the next batch.)
+    seen: set[tuple[str, str]] = set()
+    for b in batches[: scenario["killed_at"]]:
+        fresh = {(t, e) for t, e in b["ran"].items()} - seen
+        assert metrics[b["batch"]]["consumersCreated"] == str(len(fresh)), f"batch {b['batch']}: {sorted(fresh)}"
+        seen |= fresh
     for b in batches:
         m = metrics[b["batch"]]
         assert int(m["consumersReused"]) + int(m["consumersCreated"]) == len(b["ran"]), f"batch {b['batch']}"

@@ -86,11 +86,13 @@ def run(
     executors: int = 3,
     partitions: int = 6,
     locality_wait: str | None = None,
+    kill: bool = True,
     say: Callable[[str], None] = print,
 ) -> dict[str, Any]:
     """Runs the scenario and returns what it saw: per batch, where each task ``ran`` (from the
     executor), where it was ``assigned`` (``describe_locality``) and the ``live`` executors;
     the source's progress ``metrics`` per batch; and a run with ``host.affinity=false``.
+    ``kill=False`` stops after the first steady batches: no executor killed, no second run.
 
     ``locality_wait`` sets ``spark.locality.wait`` (Spark's default, 3s, when None): how long
     Spark holds a task for its preferred executor while another executor is free.
@@ -107,13 +109,19 @@ def run(
     ).getOrCreate()
     spark.sparkContext.setLogLevel("ERROR")
     try:
-        return _scenario(spark, servers, Path(workdir), executors, partitions, say)
+        return _scenario(spark, servers, Path(workdir), executors, partitions, kill, say)
     finally:
         spark.stop()
 
 
 def _scenario(
-    spark: SparkSession, servers: str, workdir: Path, executors: int, partitions: int, say: Callable[[str], None]
+    spark: SparkSession,
+    servers: str,
+    workdir: Path,
+    executors: int,
+    partitions: int,
+    kill: bool,
+    say: Callable[[str], None],
 ) -> dict[str, Any]:
     _wait(f"{executors} executors", lambda: len(streamctl.live_executors(spark)) >= executors, 180)
     app_id = spark.sparkContext.applicationId
@@ -179,6 +187,9 @@ def _scenario(
         return progress
 
     _wait("the first batches", after(4, 0), 180)
+    if not kill:
+        progress = stop(q)
+        return {"executors": executors, "killed_at": len(batches), "batches": batches, "metrics": progress}
     victim = batches[-1]["assigned"]["Partition 0"]
     os.kill(executor_pid(app_id, victim), signal.SIGKILL)
     killed_at = len(batches)
@@ -301,6 +312,7 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--partitions", type=int, default=6)
     parser.add_argument("--locality-wait", help="spark.locality.wait (default: Spark's)")
     parser.add_argument("--json", help="write the observations here")
+    parser.add_argument("--no-kill", action="store_true", help="stop after the first steady batches")
     args = parser.parse_args(argv)
     os.environ.setdefault("SPARK_LOCAL_IP", "127.0.0.1")
     result = run(
@@ -309,9 +321,11 @@ def main(argv: list[str] | None = None) -> int:
         executors=args.executors,
         partitions=args.partitions,
         locality_wait=args.locality_wait,
+        kill=not args.no_kill,
         say=say,
     )
-    narrate(result, say=say)
+    if "victim" in result:
+        narrate(result, say=say)
     if args.json:
         Path(args.json).write_text(json.dumps(result, indent=1))
     return 0
