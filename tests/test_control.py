@@ -134,6 +134,23 @@ def test_end_of_stream_from_every_producer_across_a_kill_stops_the_consumer(spar
     assert sorted(int(r.value) for r in rows) == list(range(n))
 
 
+def test_a_query_restarted_after_every_input_ended_stops_without_new_data(spark, servers, make_stream, tmp_path):
+    """A bounded pipeline's consumer that is started again (a re-run of the pipeline's script) finds
+    end-of-stream from every producer in its checkpoint and nothing new: it stops by itself, as it
+    did the first time, rather than wait for data that will never come."""
+    mid = make_stream(partitions=2)
+    control.produce_framed(spark, servers, mid, [b"a", b"b"], partitions=[0, 1])
+    control.send_end_of_stream(spark, servers, mid, "p0", 1)
+    checkpoint, output = tmp_path / "cp", tmp_path / "out"
+    q = _copy_query(spark, servers, mid, checkpoint, output)
+    assert q.awaitTermination(120), "the consumer did not stop at end-of-stream"
+    q = _copy_query(spark, servers, mid, checkpoint, output)
+    assert q.awaitTermination(120), "the restarted consumer did not stop: it read nothing new and every input had ended"
+    assert q.exception() is None
+    assert not [p for p in q.recentProgress if p["numInputRows"] > 0]
+    assert sorted(r.value for r in spark.read.parquet(str(output)).collect()) == [b"a", b"b"]
+
+
 def test_end_of_stream_survives_a_driver_killed_right_after_its_batch_committed(spark, servers, make_stream, tmp_path):
     """The driver dies the moment Spark's commit log holds the batch that carried end-of-stream from
     p0 on every partition, before it plans the next: the batch's control results must be in the
@@ -150,8 +167,8 @@ def test_end_of_stream_survives_a_driver_killed_right_after_its_batch_committed(
         job = subprocess.Popen(
             [
                 sys.executable,
-                str(Path(__file__).with_name("_control_commit_kill_job.py")),
-                *(servers, mid, str(checkpoint), str(output), "0"),
+                str(Path(__file__).with_name("_control_job.py")),
+                *(servers, mid, str(checkpoint), str(output), "--kill-after", "0"),
             ],
             start_new_session=True,
             stdout=subprocess.DEVNULL,

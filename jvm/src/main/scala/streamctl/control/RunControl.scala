@@ -154,7 +154,11 @@ final class RunControl(
    * end-of-stream after the batch it last reported on.
    */
   def endOfStreamReached(querySources: Int): Boolean = synchronized {
-    stopOnEndOfStream && sources.size == querySources && sources.keys.forall(atEndOfStream.contains)
+    stopOnEndOfStream && sources.size == querySources && sources.forall { case (s, planned) =>
+      // Its last batch's report said so, or its last planning found nothing new after
+      // end-of-stream everywhere (a run restarted at the end has no batch to report on).
+      atEndOfStream.contains(s) || planned.contains(InputsEnded.EndOfStream)
+    }
   }
 
   /** A batch is about to write: sinks coming back from idle say so before the writers start. */

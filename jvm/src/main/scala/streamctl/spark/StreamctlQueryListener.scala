@@ -79,6 +79,9 @@ class StreamctlQueryListener extends StreamingQueryListener {
     EndOfStreamStopper.onProgress(p, find)
   }
 
+  override def onQueryIdle(event: QueryIdleEvent): Unit =
+    EndOfStreamStopper.onIdle(event.id, event.runId, find)
+
   override def onQueryTerminated(event: QueryTerminatedEvent): Unit = {
     QueryMetrics.remove(event.id.toString)
     QueryControlRegistry.queryTerminated(event.id.toString, event.runId.toString)

@@ -329,6 +329,22 @@ class RunControlTest {
     assertFalse(new Run().control.endOfStreamReached(0), "a query with no streamctl source")
   }
 
+  @Test def aRunRestartedAtTheEndStopsOnWhatItsPlanningFoundNotOnABatchReport(): Unit = {
+    val (a, b) = (new Source(None), new Source(None))
+    val run = new Run(a, b)
+    run.control.sourcePlanned(a, Some(InputsEnded.EndOfStream), newData = false)
+    assertFalse(run.control.endOfStreamReached(2), "b planned nothing yet")
+    run.control.sourcePlanned(b, Some(InputsEnded.EndOfStream), newData = false)
+    assertTrue(
+      run.control.endOfStreamReached(2),
+      "nothing new to read after end-of-stream everywhere"
+    )
+    run.control.sourcePlanned(b, Some(InputsEnded.EndOfStream), newData = true)
+    assertFalse(run.control.endOfStreamReached(2), "b has a batch to run first")
+    run.control.sourcePlanned(b, Some(InputsEnded.AvailableNow), newData = false)
+    assertFalse(run.control.endOfStreamReached(2), "an Available-now target is not end-of-stream")
+  }
+
   @Test def aScheduledAvailableNowRunSaysIdleAsItFinishesNotAfterTheTimeout(): Unit = {
     val s = new Source(None, intermediate = false)
     val run = new Run(s)

@@ -42,6 +42,15 @@ object SparkQueries {
   }.toOption.flatten
 
   /**
+   * How many streaming sources `query` reads; None when not readable. Progress reports list them,
+   * but a query restarted with nothing new to read reports no progress, only idleness, and the
+   * end-of-stream stopper must still know that streamctl's sources are all of them.
+   */
+  def streamingSources(query: StreamingQuery): Option[Int] = Try {
+    execution(query).map(_.logicalPlan.collectLeaves().count(_.isStreaming))
+  }.toOption.flatten
+
+  /**
    * How `query` is triggered: a sink's checks at start (a transactional sink's timeout against the
    * trigger interval; real-time mode) need it, and it is only in the engine. None when not
    * readable.
