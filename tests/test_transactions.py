@@ -206,7 +206,9 @@ def test_the_open_transaction_a_dead_run_left_is_listed_and_aborted(spark, serve
         dead.begin()
         dead.producer().send(j.org.apache.kafka.clients.producer.ProducerRecord(out, b"uncommitted"))
         dead.producer().flush()
+        # A broker on a loaded CI machine can take longer than the CLI's 5 s default to answer.
         ask = ["--checkpoint", str(checkpoint), "--bootstrap-servers", servers, "--output", "json"]
+        ask += ["--kafka-option", "default.api.timeout.ms=60000"]
 
         listed = _cli("transactions", "list", *ask)
         assert listed.returncode == 0, listed.stderr
