@@ -104,9 +104,15 @@ object QueryDescription {
         else
           try admin.fold(Map.empty[SSP, Long])(_.newestTimestampsAsked(behind)())
           catch { case _: StreamctlException => Map.empty }
-      val processed = rows.map(_.source).distinct.map(s =>
-        s -> new ProgressHistory(store, StoreLayout.Source(s)).lastRecordTimes()
-      ).toMap
+      // The history is a picture for people: one that does not read leaves the figure out.
+      val processed = rows.map(_.source).distinct.map { s =>
+        val times =
+          if (behind.isEmpty) Map.empty[SSP, Long]
+          else
+            try new ProgressHistory(store, StoreLayout.Source(s)).lastRecordTimes()
+            catch { case _: StreamctlException => Map.empty[SSP, Long] }
+        s -> times
+      }.toMap
       val arr = root.putArray("partitions")
       rows.foreach { r =>
         val n = arr.addObject()
