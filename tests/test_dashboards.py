@@ -23,7 +23,13 @@ def _exported() -> set[str]:
 
 def test_the_dashboard_and_alerts_use_only_exported_metrics():
     exported = _exported()
-    assert {"streamctl_recordsBehind", "streamctl_query_recordsSkipped", "streamctl_watermarkMs"} <= exported
+    assert {
+        "streamctl_recordsBehind",
+        "streamctl_secondsBehind",
+        "streamctl_recordsSkipped",
+        "streamctl_query_recordsSkipped",
+        "streamctl_watermarkMs",
+    } <= exported
 
     dashboard = json.loads((ROOT / "docs/grafana/streamctl.json").read_text())
     exprs = [t["expr"] for p in dashboard["panels"] for t in p["targets"]]
@@ -37,6 +43,7 @@ def test_the_dashboard_and_alerts_use_only_exported_metrics():
 
     assert alerts == [
         "StreamctlLagGrowing",
+        "StreamctlFarBehind",
         "StreamctlWatermarkStalled",
         "StreamctlProducerIdleTooLong",
         "StreamctlEndOfStreamReached",

@@ -158,10 +158,13 @@ def test_records_deleted_by_retention_are_logged_once_and_counted(spark, servers
         f"WARN DataLossChecks stream '{stream}' partition 1: skipped offsets 1000 to 1199 (200 records), {why}",
     ], log()
     assert progress[-1]["recordsSkipped"] == "700"
-    # The offset log says so too: what the batch skipped and the running total.
+    # Per partition too (the metrics system's gauge `...partition.<p>.recordsSkipped` is set from it).
+    assert json.loads(progress[-1]["recordsSkippedBySsp"]) == {f"{stream}-0": 500, f"{stream}-1": 200}
+    # The offset log says so too: what the batch skipped and the running totals.
     last = max(int(p.name) for p in (tmp_path / "cp" / "offsets").iterdir() if p.name.isdigit())
     loss = json.loads((tmp_path / "cp" / "offsets" / str(last)).read_text().splitlines()[-1])["state"]["dataLoss"]
     assert loss["recordsSkipped"] == 700
+    assert loss["recordsSkippedBySsp"] == {f"kafka/{stream}": [500, 200]}
 
 
 def test_records_deleted_while_a_batch_reads_are_logged_and_counted(spark, servers, make_stream, tmp_path):
@@ -187,6 +190,7 @@ def test_records_deleted_while_a_batch_reads_are_logged_and_counted(spark, serve
     assert len(warned) == 1 and line_names(warned[0], "KafkaTaskReader", f"stream '{stream}' partition 0"), log()
     assert progress[0]["recordsSkipped"] == "15"
     assert progress[-1]["recordsSkipped"] == "15"
+    assert json.loads(progress[-1]["recordsSkippedBySsp"]) == {f"{stream}-0": 15}
 
 
 def test_a_range_gone_past_a_replayed_batch_is_one_warn(spark, servers, make_stream, tmp_path):

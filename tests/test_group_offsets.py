@@ -9,6 +9,8 @@ import pytest
 from streamctl import Startpoint, StartpointManager, StreamctlException, options
 from streamctl_testing import kafka
 
+from conftest import driver_log
+
 
 def _run(spark, servers: str, stream: str, group: str, checkpoint: str) -> int:
     """One AvailableNow run of a query that commits its positions to ``group``; the rows it read."""
@@ -83,3 +85,77 @@ def test_a_batch_read_refuses_commit_offsets(spark, servers, make_stream):
         spark.read.format("streamctl").options(**options.source(servers, [stream], kafka={"group.id": "g"})).option(
             "commitOffsets", "true"
         ).load().collect()
+
+
+def test_a_group_with_a_live_member_is_one_warn_per_episode_and_the_query_goes_on(
+    spark, servers, make_stream, tmp_path
+):
+    """Kafka commits for a group only while it has no member: another application consuming with the
+    same group id makes every commit fail. The query goes on, says so once, and commits as soon as
+    the member left; a later episode says so again."""
+    stream = make_stream(partitions=2)
+    group = f"busy-{stream}"
+    produced = [0]
+
+    def produce(n: int) -> None:
+        kafka.produce(spark, servers, stream, [str(i).encode() for i in range(n)], partitions=[i % 2 for i in range(n)])
+        produced[0] += n
+
+    def read_all(q) -> None:  # wait for the batches that read everything produced
+        deadline = time.monotonic() + 60
+        while sum(p["numInputRows"] for p in q.recentProgress) < produced[0]:
+            assert q.isActive and time.monotonic() < deadline, f"the query read {q.recentProgress}"
+            q.awaitTermination(0.2)
+
+    def warnings(log) -> list[str]:
+        return [line for line in log().splitlines() if line.startswith("WARN") and "Could not commit" in line]
+
+    def await_warnings(log, n: int) -> None:  # the commit follows the batch on a thread of its own
+        deadline = time.monotonic() + 60
+        while len(warnings(log)) < n:
+            assert time.monotonic() < deadline, log()
+            time.sleep(0.2)
+
+    member = kafka.group_member(spark, servers, stream, group)
+    produce(4)
+    with driver_log(spark) as log:
+        q = (
+            spark.readStream.format("streamctl")
+            .options(
+                **options.source(
+                    servers, [stream], starting_offsets="earliest", max_records_per_batch=2, kafka={"group.id": group}
+                )
+            )
+            .option("commitOffsets", "true")
+            .load()
+            .writeStream.format("noop")
+            .option("checkpointLocation", str(tmp_path / "cp"))
+            .trigger(processingTime="200 milliseconds")
+            .start()
+        )
+        try:
+            read_all(q)  # two batches, each commit refused
+            await_warnings(log, 1)
+            produce(2)
+            read_all(q)  # refused again, without another WARN
+            member.close()
+            produce(2)
+            read_all(q)
+            assert _lag_once_committed(servers, group, {0: 4, 1: 4}) == {0: (4, 4, 0), 1: (4, 4, 0)}
+            [warning] = warnings(log)
+            assert f"consumer group '{group}'" in warning and "the group has live members" in warning, warning
+
+            # Another member, another episode: one more WARN, and the commits resume once it left.
+            member = kafka.group_member(spark, servers, stream, group)
+            produce(2)
+            read_all(q)
+            await_warnings(log, 2)
+            member.close()
+            produce(2)
+            read_all(q)
+            assert _lag_once_committed(servers, group, {0: 6, 1: 6}) == {0: (6, 6, 0), 1: (6, 6, 0)}
+            assert len(warnings(log)) == 2
+            assert q.isActive and q.exception() is None
+        finally:
+            q.stop()
+            member.close()

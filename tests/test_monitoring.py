@@ -135,7 +135,15 @@ def _flat(name: str) -> str:
 
 def test_prometheus_shows_the_lag_and_control_health_describe_shows(spark, servers, make_stream, driver, tmp_path):
     src, mid = make_stream(partitions=2), make_stream(partitions=2)
-    kafka.produce(spark, servers, src, [str(i).encode() for i in range(100)], partitions=[i % 2 for i in range(100)])
+    # Record i at offset i // 2 of partition i % 2, 30 s after record i - 1 (all in the past).
+    kafka.produce(
+        spark,
+        servers,
+        src,
+        [str(i).encode() for i in range(100)],
+        partitions=[i % 2 for i in range(100)],
+        timestamps=[T0 + i * 30_000 for i in range(100)],
+    )
     control.send_idle_status(spark, servers, mid, "p0", 2, idle=True, watermark_ms=T0)
     control.send_watermark(spark, servers, mid, "p1", 2, T0 + 5000)
     control.produce_framed(
@@ -153,6 +161,18 @@ def test_prometheus_shows_the_lag_and_control_health_describe_shows(spark, serve
         (t, p): v for (metric, *tp), v in scraped.items() if metric == "recordsBehind" for t, p in [tp]
     }
     assert scraped[("recordsSkipped",)] == 0
+    assert {k: v for k, v in scraped.items() if k[0] == "recordsSkipped" and len(k) == 3} == {
+        ("recordsSkipped", _flat(p.stream), str(p.partition)): 0 for p in described.partitions
+    }
+    # Seconds behind: the newest record on the broker minus the last processed one, as describe says.
+    assert {(_flat(p.stream), str(p.partition)): p.seconds_behind for p in described.partitions} == {
+        (t, p): scraped.get(("secondsBehind", t, p))
+        for t, p in {(_flat(p.stream), str(p.partition)) for p in described.partitions}
+    }
+    read = [p for p in described.partitions if p.stream == src and p.committed]
+    assert read, "the batch read no record of the plain stream"
+    for p in read:  # the last processed record is at offset committed - 1, the newest at offset 49
+        assert p.seconds_behind == ((2 * 49 + p.partition) - (2 * (p.committed - 1) + p.partition)) * 30
     for p in described.partitions:
         key = (_flat(p.stream), str(p.partition))
         if p.stream == src:

@@ -75,7 +75,7 @@ def parser() -> argparse.ArgumentParser:
 
     d = commands.add_parser(
         "describe",
-        help="per partition: task, executor, committed offset, log-end offset, lag, startpoints, control state",
+        help="per partition: task, executor, committed and log-end offsets, lag, seconds behind, startpoints, control",
         description="Where a query stands, per partition, from its checkpoint, metadata store and broker.",
         **_example("streamctl describe --checkpoint /chk/q1 --bootstrap-servers 127.0.0.1:9092 --output json"),
     )

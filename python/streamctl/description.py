@@ -10,7 +10,7 @@ Example::
     import streamctl
     d = streamctl.describe("/chk/orders-count", bootstrap_servers="127.0.0.1:9092")
     for p in d.partitions:
-        print(p.stream, p.partition, p.task, p.committed, p.log_end, p.lag)
+        print(p.stream, p.partition, p.task, p.committed, p.log_end, p.lag, p.seconds_behind)
     print(d.table())
 """
 
@@ -39,8 +39,11 @@ class PartitionState:
     """One partition as one task of one streamctl source reads it (a broadcast partition has a row per task).
 
     ``committed`` is the next offset after the last committed batch; ``log_end`` and ``lag`` are
-    None when the broker was not asked or did not answer; ``executor`` is where host affinity
-    assigned the task (None without it).
+    None when the broker was not asked or did not answer; ``seconds_behind`` is the time of the
+    newest record on the broker minus that of the newest record the query processed (0 when
+    ``lag`` is 0; None when unknown: no broker, or no record of the partition processed by a
+    batch the query's progress history kept); ``executor`` is where host affinity assigned the task
+    (None without it).
     """
 
     source: str
@@ -53,6 +56,7 @@ class PartitionState:
     lag: int | None
     pending_startpoints: list[str]
     control: IntermediateState | None
+    seconds_behind: int | None = None
 
 
 @dataclass(frozen=True)
@@ -84,7 +88,7 @@ def describe(
     kafka_options: dict[str, str] | None = None,
 ) -> QueryDescription:
     """Describes the query with this checkpoint location: per partition its task, executor,
-    committed offset, log-end offset and lag (with ``bootstrap_servers``), pending startpoints and
+    committed offset, log-end offset, lag and seconds behind (with ``bootstrap_servers``), pending startpoints and
     the control state of intermediate streams; and the query's watermark and end-of-stream state.
 
     Raises ``StreamctlException`` when the path holds no streamctl query.
@@ -149,6 +153,7 @@ def from_json(node: dict[str, Any]) -> QueryDescription:
                 p.get("lag"),
                 p["pendingStartpoints"],
                 control(p.get("control")),
+                p.get("secondsBehind"),
             )
             for p in node["partitions"]
         ],
@@ -195,7 +200,18 @@ def format_table(d: QueryDescription) -> str:
         )
     head.append(f"Broker: {d.broker}")
     intermediate = any(p.control for p in d.partitions)
-    header = ["SOURCE", "TOPIC", "PARTITION", "TASK", "EXECUTOR", "COMMITTED", "LOG-END", "LAG", "STARTPOINT"]
+    header = [
+        "SOURCE",
+        "TOPIC",
+        "PARTITION",
+        "TASK",
+        "EXECUTOR",
+        "COMMITTED",
+        "LOG-END",
+        "LAG",
+        "SECONDS-BEHIND",
+        "STARTPOINT",
+    ]
     if intermediate:
         header += ["WATERMARK", "EOS-PRODUCERS"]
     rows = [header]
@@ -209,6 +225,7 @@ def format_table(d: QueryDescription) -> str:
             cell(p.committed),
             cell(p.log_end),
             cell(p.lag),
+            cell(p.seconds_behind),
             ", ".join(p.pending_startpoints) or "-",
         ]
         if intermediate:

@@ -134,6 +134,13 @@ def delete_records_before(spark: SparkSession, servers: str, stream: str, partit
     _tools(spark).deleteRecordsBefore(servers, stream, partition, offset)
 
 
+def group_member(spark: SparkSession, servers: str, stream: str, group: str) -> Any:
+    """A live member of consumer group ``group`` subscribed to ``stream`` (a plain KafkaConsumer in the
+    driver JVM, as another application sharing the group id), once the group assigned it partitions.
+    Call ``.close()`` on it to leave the group."""
+    return _tools(spark).groupMember(servers, stream, group)
+
+
 def consumer_groups_describe(servers: str, group: str) -> list[dict[str, str]]:
     """``kafka-consumer-groups --describe --group <group>``, run from Kafka's own tools jars (fetched
     once), one dict per row with its column names (``TOPIC``, ``PARTITION``, ``CURRENT-OFFSET``,

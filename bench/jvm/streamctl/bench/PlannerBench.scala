@@ -25,6 +25,7 @@ object PlannerBench {
   private object NoReports extends ReaderReports {
     override def runs: Seq[ReaderRun] = Nil
     override def skipped: Seq[SkippedRange] = Nil
+    override def recordTimes: Map[SSP, Long] = Map.empty
     override def clear(): Unit = ()
   }
 

@@ -6,13 +6,14 @@ import com.fasterxml.jackson.databind.JsonNode
 
 import streamctl.Json
 import streamctl.plan.StateCodec
-import streamctl.system.{SSP, SkippedRange}
+import streamctl.system.{SSP, SkippedRange, SspValues}
 
 /**
  * Records a query skipped because they were gone, kept in the source's offset (state `dataLoss`):
- * the totals since the query's checkpoint began, and what the batch ending at that offset skipped
- * when it was planned. Being in the offset log, the ranges say why a batch began where it did, a
- * replay neither repeats nor forgets them, and the totals survive restarts.
+ * the totals since the query's checkpoint began (records skipped also per SSP, since streamctl kept
+ * them: `recordsSkippedBySsp`, only once there are any), and what the batch ending at that offset
+ * skipped when it was planned. Being in the offset log, the ranges say why a batch began where it
+ * did, a replay neither repeats nor forgets them, and the totals survive restarts.
  *
  * {{{
  * {"recordsSkipped":500,"streamsRecreated":1,
@@ -24,7 +25,9 @@ final case class DataLoss(
     recordsSkipped: Long,
     streamsRecreated: Long,
     skipped: Seq[SkippedRange],
-    recreated: Seq[Recreation]
+    recreated: Seq[Recreation],
+    /** [[recordsSkipped]] per SSP (since streamctl kept it: an older offset's total is not in). */
+    skippedBySsp: Map[SSP, Long] = Map.empty
 ) {
   def isEmpty: Boolean =
     recordsSkipped == 0 && streamsRecreated == 0 && skipped.isEmpty && recreated.isEmpty
@@ -36,7 +39,8 @@ final case class DataLoss(
   def skip(ranges: Seq[SkippedRange]): DataLoss =
     copy(
       recordsSkipped = recordsSkipped + ranges.iterator.map(_.records).sum,
-      skipped = skipped ++ ranges
+      skipped = skipped ++ ranges,
+      skippedBySsp = counted(ranges)
     )
 
   /**
@@ -44,7 +48,13 @@ final case class DataLoss(
    * were found.
    */
   def skippedWhileReading(ranges: Seq[SkippedRange]): DataLoss =
-    copy(recordsSkipped = recordsSkipped + ranges.iterator.map(_.records).sum)
+    copy(
+      recordsSkipped = recordsSkipped + ranges.iterator.map(_.records).sum,
+      skippedBySsp = counted(ranges)
+    )
+
+  private def counted(ranges: Seq[SkippedRange]): Map[SSP, Long] =
+    ranges.foldLeft(skippedBySsp)((m, r) => m.updated(r.ssp, m.getOrElse(r.ssp, 0L) + r.records))
 
   def recreate(streams: Seq[Recreation]): DataLoss =
     copy(streamsRecreated = streamsRecreated + streams.size, recreated = recreated ++ streams)
@@ -77,6 +87,8 @@ object DataLoss {
           s.addObject().put("ssp", r.ssp.key).put("from", r.from).put("until", r.until)
         )
       }
+      if (d.skippedBySsp.nonEmpty)
+        root.set[JsonNode]("recordsSkippedBySsp", SspValues.json(d.skippedBySsp))
       if (d.recreated.nonEmpty) {
         val c = root.putArray("recreated")
         d.recreated.sortBy(_.stream).foreach(r =>
@@ -104,7 +116,8 @@ object DataLoss {
             Json.field(r, "before", what).asText(),
             Json.field(r, "now", what).asText()
           )
-        )
+        ),
+        Option(node.get("recordsSkippedBySsp")).fold(Map.empty[SSP, Long])(SspValues.read(_, what))
       )
     }
   }

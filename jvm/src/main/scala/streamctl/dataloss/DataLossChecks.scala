@@ -3,10 +3,10 @@ package dataloss
 
 import org.slf4j.LoggerFactory
 
-import streamctl.StreamctlException
+import streamctl.{Json, StreamctlException}
 import streamctl.grouper.GroupingState
 import streamctl.plan.{BatchPlan, PlanningContext, PlanningStep, SourcePosition}
-import streamctl.system.{SSP, SkippedRange, StreamDescription, SystemAdmin}
+import streamctl.system.{SSP, SkippedRange, SspValues, StreamDescription, SystemAdmin}
 
 /**
  * Planning for records that are gone from the broker: nothing is lost silently. Three steps, in the
@@ -132,8 +132,8 @@ final class DataLossChecks(admin: SystemAdmin, failOnDataLoss: Boolean) {
   }
 
   /**
-   * `recordsSkipped` and `streamsRecreated` since the query's checkpoint began, up to the batch
-   * ending at `consumed`.
+   * `recordsSkipped` (also per SSP once any were: `recordsSkippedBySsp`, by SSP name) and
+   * `streamsRecreated` since the query's checkpoint began, up to the batch ending at `consumed`.
    */
   def metrics(
       consumed: SourcePosition,
@@ -143,7 +143,8 @@ final class DataLossChecks(admin: SystemAdmin, failOnDataLoss: Boolean) {
     Map(
       "recordsSkipped" -> loss.recordsSkipped.toString,
       "streamsRecreated" -> loss.streamsRecreated.toString
-    )
+    ) ++ (if (loss.skippedBySsp.isEmpty) Map.empty
+          else Map("recordsSkippedBySsp" -> Json.write(SspValues.byName(loss.skippedBySsp))))
   }
 
   private def startOver(

@@ -39,7 +39,16 @@ final case class BatchSummary(
      * Where the batch ended per SSP (the least position of the tasks reading it); not kept in the
      * history.
      */
-    positions: Map[SSP, Long] = Map.empty
+    positions: Map[SSP, Long] = Map.empty,
+    /** Per SSP, seconds behind ([[streamctl.system.TimeLag]]), where known; not kept. */
+    secondsBehind: Map[SSP, Long] = Map.empty,
+    /**
+     * Per SSP, the newest record time (epoch ms) the query processed, where known: kept in the
+     * history, where `streamctl describe` finds it.
+     */
+    lastRecordMs: Map[SSP, Long] = Map.empty,
+    /** Per SSP, records skipped as gone since the checkpoint began, where any were; not kept. */
+    recordsSkipped: Map[SSP, Long] = Map.empty
 ) {
 
   /** The concise log line: only what streamctl decided, nothing about Spark's own work. */
@@ -126,9 +135,21 @@ object BatchSummary {
       applied,
       metrics.get("tasksMoved").flatMap(_.toIntOption).getOrElse(0),
       ended(metrics.get("control")),
-      end.minPositions
+      end.minPositions,
+      bySsp(metrics.get("secondsBehind"), "secondsBehind", end),
+      bySsp(metrics.get("lastRecordTimeMs"), "lastRecordTimeMs", end),
+      bySsp(metrics.get("recordsSkippedBySsp"), "recordsSkippedBySsp", end)
     )
   }
+
+  // A metric with a number per SSP of the source ([[streamctl.system.SspValues.byName]]).
+  private def bySsp(json: Option[String], name: String, end: SourcePosition): Map[SSP, Long] =
+    json.fold(Map.empty[SSP, Long]) { text =>
+      val byName = end.ssps.iterator.map(s => s.toString -> s).toMap
+      Json.parse(text, s"metric '$name'").properties().asScala.flatMap(e =>
+        byName.get(e.getKey).map(_ -> e.getValue.asLong)
+      ).toMap
+    }
 
   // The `control` metric: per intermediate SSP its producer count and how many sent end-of-stream.
   private def ended(control: Option[String]): Seq[String] =

@@ -7,7 +7,7 @@ import com.fasterxml.jackson.databind.node.ObjectNode
 
 import streamctl.Json
 import streamctl.metadata.{MetadataStore, StoreLayout}
-import streamctl.system.SspValues
+import streamctl.system.{SSP, SspValues}
 
 /**
  * The last [[ProgressHistory.Limit]] batch summaries of one source, kept in its metadata store so
@@ -34,6 +34,8 @@ final class ProgressHistory(store: MetadataStore, source: StoreLayout.Source) {
   def append(summary: BatchSummary): Unit = {
     val entry = summary.toJson
     entry.set[JsonNode]("lag", SspValues.json(summary.lag))
+    if (summary.lastRecordMs.nonEmpty)
+      entry.set[JsonNode](LastRecordTimes, SspValues.json(summary.lastRecordMs))
     entry.put("version", Version)
     store.put(StoreLayout.ProgressNamespace, source.progressKey(summary.batchId), Json.write(entry))
     val old = summary.batchId - Limit
@@ -69,6 +71,7 @@ final class ProgressHistory(store: MetadataStore, source: StoreLayout.Source) {
           case (s, n) => lag.put(s.key, n)
         }
         e.set[JsonNode]("lag", lag)
+        e.remove(LastRecordTimes)
         e: JsonNode
       }
     }
@@ -76,6 +79,17 @@ final class ProgressHistory(store: MetadataStore, source: StoreLayout.Source) {
     (legacy.filterNot(b => newer.contains(b.get("batch").asLong)) ++ entries)
       .sortBy(_.get("batch").asLong).takeRight(Limit)
   }
+
+  /**
+   * Per SSP, the newest record time (epoch ms) the query processed, as of the last batch kept
+   * (empty without history, or from a streamctl that did not keep it).
+   */
+  def lastRecordTimes(): Map[SSP, Long] =
+    batchKeys.lastOption.flatMap { case (_, key) =>
+      store.get(StoreLayout.ProgressNamespace, key).flatMap { text =>
+        Option(Json.parse(text, what(key)).get(LastRecordTimes)).map(SspValues.read(_, what(key)))
+      }
+    }.getOrElse(Map.empty)
 
   // This source's per-batch keys, by batch.
   private def batchKeys: Seq[(Long, String)] =
@@ -86,6 +100,9 @@ final class ProgressHistory(store: MetadataStore, source: StoreLayout.Source) {
 
 object ProgressHistory {
   val Version = 2
+
+  // The field of an entry holding [[BatchSummary.lastRecordMs]] (for describe, not the report).
+  private val LastRecordTimes = "lastRecordTimeMs"
 
   /** Batches kept per source: enough for a picture of the recent past. */
   val Limit = 240

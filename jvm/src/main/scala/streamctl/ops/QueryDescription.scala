@@ -15,7 +15,7 @@ import streamctl.grouper.TaskOrder
 import streamctl.locality.TaskLocalityStore
 import streamctl.metadata.{MetadataStore, StoreLayout}
 import streamctl.startpoint.{StartpointManager, StoredStartpoint}
-import streamctl.system.{SSP, SystemAdmin, TaskName}
+import streamctl.system.{SSP, SystemAdmin, TaskName, TimeLag}
 
 /**
  * `streamctl describe`: what a query has done and where it stands, from its checkpoint (the offset
@@ -93,6 +93,26 @@ object QueryDescription {
         case Right(_) => root.put("broker", "reachable")
         case Left(why) => root.put("broker", why)
       }
+      // Seconds behind: the newest record time on the broker where records are left, against
+      // the newest the query processed (its progress history keeps that).
+      val behind = rows.collect {
+        case r if r.committed.exists(c => heads.toOption.flatMap(_.get(r.ssp)).exists(_ > c)) =>
+          r.ssp
+      }.toSet
+      val newest: Map[SSP, Long] =
+        if (behind.isEmpty) Map.empty
+        else
+          try admin.fold(Map.empty[SSP, Long])(_.newestTimestampsAsked(behind)())
+          catch { case _: StreamctlException => Map.empty }
+      // The history is a picture for people: one that does not read leaves the figure out.
+      val processed = rows.map(_.source).distinct.map { s =>
+        val times =
+          if (behind.isEmpty) Map.empty[SSP, Long]
+          else
+            try new ProgressHistory(store, StoreLayout.Source(s)).lastRecordTimes()
+            catch { case _: StreamctlException => Map.empty[SSP, Long] }
+        s -> times
+      }.toMap
       val arr = root.putArray("partitions")
       rows.foreach { r =>
         val n = arr.addObject()
@@ -106,7 +126,10 @@ object QueryDescription {
           case Some(end) =>
             n.put("logEnd", end)
             r.committed.fold(n.putNull("lag"))(c => n.put("lag", math.max(0L, end - c)))
-          case None => n.putNull("logEnd"); n.putNull("lag")
+            r.committed.flatMap(c =>
+              TimeLag.secondsBehind(end - c, newest.get(r.ssp), processed(r.source).get(r.ssp))
+            ).fold(n.putNull("secondsBehind"))(n.put("secondsBehind", _))
+          case None => n.putNull("logEnd"); n.putNull("lag"); n.putNull("secondsBehind")
         }
         val sp = n.putArray("pendingStartpoints")
         pending.filter(p => p.key.ssp == r.ssp && p.key.task.forall(_ == r.task)).foreach(p =>

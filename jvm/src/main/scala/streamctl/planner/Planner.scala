@@ -10,7 +10,15 @@ import streamctl.locality.{ExecutorId, HostAffinity, TaskLocalityStore}
 import streamctl.metadata.{MetadataStore, StoreLayout}
 import streamctl.plan.{BatchPlan, PlanningContext, PlanningStep, ReaderReports, SourcePosition}
 import streamctl.startpoint.StartpointStep
-import streamctl.system.{SSP, SspRange, StreamCheck, SystemAdmin, TaskName}
+import streamctl.system.{
+  SSP,
+  SspRange,
+  SspValues,
+  StreamCheck,
+  SystemAdmin,
+  TaskName,
+  TimeLag
+}
 
 /**
  * Plans a streamctl source's micro-batches from broker offsets: the whole of what Spark's
@@ -41,6 +49,10 @@ import streamctl.system.{SSP, SspRange, StreamCheck, SystemAdmin, TaskName}
  *   what the readers of earlier batches reported
  * @param query
  *   the query's in-band control, when the source runs in a streaming query
+ * @param secondsBehind
+ *   whether the progress metrics carry `secondsBehind` per SSP ([[TimeLag]]): it costs one request
+ *   for the newest record times per batch that leaves records behind (none for a caught-up query),
+ *   sent with the planning and answered while the batch runs
  * @param clockMs
  *   a monotonic clock (ms) for how often Kafka is asked about the streams
  */
@@ -54,6 +66,7 @@ final class Planner(
     executors: () => Seq[ExecutorId],
     reports: ReaderReports,
     query: Option[ControlledQuery],
+    secondsBehind: Boolean = false,
     clockMs: () => Long = () => System.nanoTime() / 1000000L
 ) {
 
@@ -111,6 +124,12 @@ final class Planner(
   /* The heads the last planning asked for; a real-time batch takes them only when asked
    * (metrics()). */
   @volatile private var lastHeads: () => Map[SSP, Long] = () => Map.empty
+  /* The newest record time on the broker of the SSPs (given) the last batch left records behind in,
+   * for seconds behind. */
+  @volatile private var lastNewest: Set[SSP] => Map[SSP, Long] = _ => Map.empty
+  // Per SSP, the newest record time the readers reported, from the last batch that read it.
+  @volatile private var processedMs: Map[SSP, Long] = Map.empty
+  @volatile private var newestFailed = false
   // Records (offsets) each stream admitted into the batch last planned for reading.
   @volatile private var lastAdmitted: Map[String, Long] = Map.empty
   @volatile private var lastBatchMs: Long = clockMs()
@@ -160,6 +179,14 @@ final class Planner(
     else {
       dataLoss.planned(next)
       lastBatchMs = clockMs()
+      if (secondsBehind) {
+        // Asked now, so the answer comes while the batch runs; only where records stay behind
+        // (elsewhere the figure is 0 without asking).
+        val asked = admin.newestTimestampsAsked(next.minPositions.collect {
+          case (ssp, o) if begun.heads.get(ssp).exists(_ > o) => ssp
+        }.toSet)
+        lastNewest = _ => asked()
+      }
       next
     }
   }
@@ -262,6 +289,15 @@ final class Planner(
           }
         () => answer
       }
+    if (secondsBehind) {
+      // The end is known only after the batch: asked then, once, like its heads.
+      var answer: Option[Map[SSP, Long]] = None
+      lastNewest = ssps =>
+        synchronized {
+          if (answer.isEmpty) answer = Some(admin.newestTimestampsAsked(ssps)())
+          answer.get
+        }
+    }
     val start = begun.end
     dataLoss.planned(start)
     val bootstrap = start.state(ChooserState.Codec).bootstrapHeads ++
@@ -332,16 +368,42 @@ final class Planner(
         val behind = c.minPositions.map { case (ssp, o) =>
           ssp -> math.max(0L, heads.getOrElse(ssp, o) - o)
         }
-        val perSsp = Json.obj()
-        behind.toSeq.sortBy(_._1).foreach { case (ssp, b) => perSsp.put(ssp.toString, b) }
         Map(
           "minOffsetsBehindLatest" -> behind.values.min.toString,
           "maxOffsetsBehindLatest" -> behind.values.max.toString,
           "avgOffsetsBehindLatest" -> (behind.values.sum.toDouble / behind.size).toString,
-          "recordsBehindHead" -> Json.write(perSsp),
+          "recordsBehindHead" -> Json.write(SspValues.byName(behind)),
           "admitted" -> Json.write(admittedJson)
-        ) ++ loss ++ locality.metrics ++ control.metrics(c)
+        ) ++ timeMetrics(behind) ++ loss ++ locality.metrics ++ control.metrics(c)
       }
+  }
+
+  /**
+   * `lastRecordTimeMs` (per SSP, the newest record time processed, as far as this run knows) and,
+   * when asked for, `secondsBehind` ([[TimeLag]]; SSPs where it is unknown left out).
+   */
+  private def timeMetrics(behind: Map[SSP, Long]): Map[String, String] = {
+    val read = reports.recordTimes
+    if (read.nonEmpty) processedMs = processedMs ++ read
+    val processed = processedMs.filter { case (s, _) => behind.contains(s) }
+    val times = Map("lastRecordTimeMs" -> Json.write(SspValues.byName(processed)))
+    if (!secondsBehind) times
+    else {
+      val newest =
+        try lastNewest(behind.collect { case (s, b) if b > 0 => s }.toSet)
+        catch {
+          // Only this figure waits for the answer: without it the figure is left out, the query
+          // goes on.
+          case e: StreamctlException =>
+            if (!newestFailed) Planner.log.warn(s"Seconds behind left out: ${e.getMessage}")
+            newestFailed = true
+            Map.empty[SSP, Long]
+        }
+      val seconds = behind.flatMap { case (s, b) =>
+        TimeLag.secondsBehind(b, newest.get(s), processed.get(s)).map(s -> _)
+      }
+      times + ("secondsBehind" -> Json.write(SspValues.byName(seconds)))
+    }
   }
 
   private def admittedJson = {

@@ -19,7 +19,8 @@ import streamctl.system.SSP
  * source's `recordsSkipped` and `control` metrics); a query's gauges go when it terminates. Names
  * (dots replaced by `_` inside a query or stream name), under `<namespace>.driver.streamctl.`:
  *
- *   - `query.<q>.topic.<stream>.partition.<p>.recordsBehind`
+ *   - `query.<q>.topic.<stream>.partition.<p>.recordsBehind`, `...secondsBehind` (where known,
+ *     [[streamctl.system.TimeLag]]), `...recordsSkipped`
  *   - `query.<q>.recordsSkipped`, `query.<q>.upstreamWatermarkMs`, `query.<q>.endOfStream`
  *   - per intermediate SSP: `query.<q>.topic.<stream>.partition.<p>.` + `watermarkMs`,
  *     `watermarkLagSeconds`, `producersExpected`, `producersIdle`, `endOfStream`
@@ -79,6 +80,10 @@ object QueryMetrics {
       )
       sources.foreach { case (summary, metrics) =>
         summary.lag.foreach { case (s, behind) => set(s"${ssp(s)}.recordsBehind", behind) }
+        summary.secondsBehind.foreach { case (s, b) => set(s"${ssp(s)}.secondsBehind", b) }
+        summary.lag.keys.foreach(s =>
+          set(s"${ssp(s)}.recordsSkipped", summary.recordsSkipped.getOrElse(s, 0L))
+        )
         summary.upstreamWatermarkMs.foreach(set(s"$q.upstreamWatermarkMs", _))
         if (metrics.contains("control")) set(s"$q.endOfStream", if (summary.endOfStream) 1 else 0)
         val byName = summary.positions.keys.map(s => s.toString -> s).toMap

@@ -5,14 +5,14 @@ import scala.jdk.CollectionConverters._
 import org.apache.spark.{SparkContext, SparkEnv}
 import org.apache.spark.util.CollectionAccumulator
 
-import streamctl.plan.{ReaderReports, ReaderRun}
-import streamctl.system.{SkippedRange, TaskName}
+import streamctl.plan.{ReaderReports, ReaderRun, RecordTimes}
+import streamctl.system.{SSP, SkippedRange, TaskName}
 
 /**
- * Carries the readers' reports ([[ReaderRun]]s and [[SkippedRange]]s) back to the driver with a
- * Spark accumulator: the public way for code on executors to report facts to the driver. Spark
- * merges a reader attempt's additions when it succeeds (failed attempts are dropped), before the
- * batch ends.
+ * Carries the readers' reports ([[ReaderRun]]s, [[SkippedRange]]s, [[RecordTimes]]) back to the
+ * driver with a Spark accumulator: the public way for code on executors to report facts to the
+ * driver. Spark merges a reader attempt's additions when it succeeds (failed attempts are dropped),
+ * before the batch ends.
  *
  * {{{
  * val reports = ReaderAccumulator.register(spark.sparkContext) // on the driver; ships inside the reader factory
@@ -30,11 +30,21 @@ final class ReaderAccumulator private (accumulator: CollectionAccumulator[AnyRef
   /** Called by a reader: it skipped records gone from the broker. */
   def skip(range: SkippedRange): Unit = accumulator.add(range)
 
+  /** Called by a reader once it read: the newest record time per SSP it read. */
+  def read(times: RecordTimes): Unit = if (times.newestMs.nonEmpty) accumulator.add(times)
+
   override def clear(): Unit = accumulator.reset()
 
   override def runs: Seq[ReaderRun] = reports.collect { case r: ReaderRun => r }
 
   override def skipped: Seq[SkippedRange] = reports.collect { case r: SkippedRange => r }.distinct
+
+  // A batch read twice (a `foreachBatch` running several actions) reports twice: the max is the
+  // same.
+  override def recordTimes: Map[SSP, Long] =
+    reports.collect { case r: RecordTimes => r.newestMs }.flatten.groupMapReduce(_._1)(_._2)(
+      math.max
+    )
 
   private def reports: Seq[AnyRef] = accumulator.value.asScala.toList
 }

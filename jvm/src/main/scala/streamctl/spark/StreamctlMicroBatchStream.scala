@@ -53,7 +53,9 @@ class StreamctlMicroBatchStream(
     new InitialOffset(() => new FileSystemMetadataStore(sourceCheckpoint, hadoopConf)),
     () => executors.fold(Seq.empty[ExecutorId])(_.live),
     reports,
-    control.map(_.run)
+    control.map(_.run),
+    // The one broker request it costs serves the metrics system's gauge.
+    secondsBehind = QueryMetrics.enabled
   )
   private val controlReports = ControlAccumulator.register(sc, planner.controlResults)
   // Option commitOffsets: the batch's positions go to the group once it committed (its progress

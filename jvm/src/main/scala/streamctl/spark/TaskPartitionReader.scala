@@ -11,6 +11,7 @@ import streamctl.control.{
   SspControlStates,
   TaskControlReader
 }
+import streamctl.plan.RecordTimes
 import streamctl.planner.{ReaderConfig, TaskRead}
 import streamctl.system.{ConsumerPool, Envelope, EnvelopeDecoder, KafkaTaskReader}
 
@@ -123,6 +124,8 @@ final class TaskPartitionReader(
   override def currentMetricsValues(): Array[CustomTaskMetric] = SqlMetrics.of(reader)
 
   override def close(): Unit = {
+    // The driver keeps the last reported time per SSP; a failed attempt's report is dropped.
+    reports.read(RecordTimes(reader.newestRecordTimes))
     publisher.foreach(_.close())
     reader.close()
     if (healthy) ConsumerPool.release(config.kafka, read.task, consumer, reader.unread)

@@ -3,6 +3,12 @@ package streamctl.system
 import java.util.concurrent.atomic.AtomicReference
 import java.util.concurrent.{Executors, RejectedExecutionException, TimeUnit}
 
+import org.apache.kafka.common.errors.{
+  GroupAuthorizationException,
+  IllegalGenerationException,
+  RebalanceInProgressException,
+  UnknownMemberIdException
+}
 import org.slf4j.LoggerFactory
 
 import streamctl.StreamctlException
@@ -18,7 +24,8 @@ import streamctl.StreamctlException
  * message, so a query that caught up shows 0 behind. The commit goes out on a thread of its own,
  * latest positions first (an older set still waiting is dropped), so a slow broker never holds up a
  * batch. A failure (no ACL for the group, a group with live members) is one WARN naming the group
- * and the reason, repeated only when the reason changes; the next batch commits again.
+ * and the reason per episode: commits keep failing without another until one succeeds (an INFO says
+ * so), and the next batch commits again.
  *
  * {{{
  * val committer = new GroupOffsetCommitter(params, "orders-etl", "query 'etl'")
@@ -72,14 +79,15 @@ final class GroupOffsetCommitter(params: KafkaParams, val group: String, who: St
       }
     catch {
       case e: StreamctlException =>
-        val reason = Option(e.getCause).map(c =>
-          s"${c.getClass.getSimpleName}: ${c.getMessage}"
-        ).getOrElse(e.getMessage)
-        if (!failing.contains(reason)) log.warn(
+        val reason = GroupOffsetCommitter.reason(e)
+        if (failing.isEmpty) log.warn(
           s"Could not commit the positions of $who to consumer group '$group' " +
             s"(option 'commitOffsets'), so monitoring shows them behind: $reason. The query goes on and commits again after " +
-            "its next batch; the group is for monitoring only (the query resumes from its checkpoint)"
+            "each batch, without another warning until a commit succeeds; the group is for monitoring only (the query " +
+            "resumes from its checkpoint)"
         )
+        else if (!failing.contains(reason))
+          log.info(s"Committing to consumer group '$group' still fails, now because $reason")
         failing = Some(reason)
     }
   }
@@ -90,5 +98,23 @@ final class GroupOffsetCommitter(params: KafkaParams, val group: String, who: St
     thread.awaitTermination(5, TimeUnit.SECONDS)
     closed = true
     synchronized { if (adminRef != null) adminRef.close(); adminRef = null }
+  }
+}
+
+object GroupOffsetCommitter {
+
+  /**
+   * Why a commit failed, in an operator's words for the two usual causes (Kafka's own say "the
+   * coordinator is not aware of this member" for a group with members).
+   */
+  private def reason(e: StreamctlException): String = e.getCause match {
+    case _: UnknownMemberIdException | _: RebalanceInProgressException |
+        _: IllegalGenerationException =>
+      "the group has live members (another consumer uses this group id; Kafka commits for a group " +
+        "only while it has none)"
+    case c: GroupAuthorizationException =>
+      s"not authorized for the group (it needs READ on the group): ${c.getMessage}"
+    case null => e.getMessage
+    case c => s"${c.getClass.getSimpleName}: ${c.getMessage}"
   }
 }

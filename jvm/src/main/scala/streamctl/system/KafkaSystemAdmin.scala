@@ -83,6 +83,22 @@ class KafkaSystemAdmin(val params: KafkaParams) extends SystemAdmin with AutoClo
     () => answer
   }
 
+  // Kafka's ListOffsets for the max timestamp (brokers 3.0+, KIP-734): one request per broker for
+  // every SSP, answered from the broker's index without reading a record.
+  override def newestTimestampsAsked(ssps: Set[SSP]): () => Map[SSP, Long] = {
+    if (ssps.isEmpty) return () => Map.empty
+    val result = admin.listOffsets(
+      ssps.map(s => topicPartition(s) -> OffsetSpec.maxTimestamp()).toMap.asJava,
+      listOptions
+    )
+    lazy val answer = call(s"listing the newest record times of ${describe(ssps)}")(result.all())
+      .asScala.collect {
+        case (tp, info) if info.timestamp() >= 0 =>
+          SSP.kafka(tp.topic, tp.partition) -> info.timestamp()
+      }.toMap
+    () => answer
+  }
+
   override def offsetsForTimestamps(timestamps: Map[SSP, Long]): Map[SSP, Long] = {
     val found = offsetsAtOrAfter(timestamps)
     // No record has a timestamp >= ts: the position is then the end.

@@ -79,6 +79,8 @@ final class KafkaTaskReader(
   // Per SSP, the offset of the first record not handed on yet (chosen, or consumed by its
   // decoder): where reading resumes if it stops now (real-time mode's batch end).
   private val resumeAt = active.map(_.from)
+  // Per SSP, the newest record timestamp read (-1: none), for seconds behind.
+  private val newestMs = Array.fill(n)(-1L)
   private var lastPollNs = 0L
   // Records the decoders consumed (control messages): real-time callers act on those at once.
   private var decoded = 0L
@@ -209,6 +211,13 @@ final class KafkaTaskReader(
    */
   def positions: Map[SSP, Long] = active.indices.map(i => active(i).ssp -> resumeAt(i)).toMap
 
+  /**
+   * Per SSP read, the newest record timestamp (epoch ms) among the records of its range read so
+   * far, control messages included; SSPs with none left out.
+   */
+  def newestRecordTimes: Map[SSP, Long] =
+    active.indices.collect { case i if newestMs(i) >= 0 => active(i).ssp -> newestMs(i) }.toMap
+
   def close(): Unit = chooser.stop()
 
   /** Envelopes handed on so far (user records; control messages are [[controlMessagesRead]]). */
@@ -275,6 +284,7 @@ final class KafkaTaskReader(
       val r = buf.get(bufferPos(i))
       bufferPos(i) += 1
       if (r.offset() >= until(i)) { finish(i); return true }
+      if (r.timestamp() > newestMs(i)) newestMs(i) = r.timestamp()
       val e = envelope(i).fill(
         r.offset(),
         r.timestamp(),

@@ -84,4 +84,18 @@ object SspValues {
 
   /** Convenience for a whole node of [[write]]'s fields. */
   def json(values: Map[SSP, Long]): ObjectNode = { val n = Json.obj(); write(values, n); n }
+
+  /**
+   * The form of a per-SSP figure in a source's progress metrics (`recordsBehindHead`,
+   * `secondsBehind`...): by the SSP's name, as people read it, sorted.
+   *
+   * {{{
+   * Json.write(SspValues.byName(Map(SSP.kafka("orders", 0) -> 42L)))   // {"orders-0":42}
+   * }}}
+   */
+  def byName(values: Map[SSP, Long]): ObjectNode = {
+    val n = Json.obj()
+    values.toSeq.sortBy(_._1).foreach { case (ssp, v) => n.put(ssp.toString, v) }
+    n
+  }
 }

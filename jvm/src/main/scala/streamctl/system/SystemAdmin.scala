@@ -88,6 +88,19 @@ trait SystemAdmin {
   }
 
   /**
+   * Per SSP, the newest record timestamp (epoch ms) on the broker, asked now and answered when the
+   * returned function is called (which fails as [[upcomingOffsets]] does); SSPs without records or
+   * timestamps are left out. One request for all `ssps`, for [[TimeLag]]. A system that keeps no
+   * record times answers nothing.
+   *
+   * {{{
+   * val newest = admin.newestTimestampsAsked(Set(SSP.kafka("orders", 0)))
+   * newest()   // Map(SSP(orders, 0) -> 1764236789000)
+   * }}}
+   */
+  def newestTimestampsAsked(ssps: Set[SSP]): () => Map[SSP, Long] = () => Map.empty
+
+  /**
    * First offset whose timestamp is >= the given epoch ms; the upcoming offset when there is none.
    */
   def offsetsForTimestamps(timestamps: Map[SSP, Long]): Map[SSP, Long]

@@ -137,7 +137,7 @@ class DataLossChecksTest {
     val end = plan.end((_, _, b) => b + 10)
     assertEquals(Map(p0 -> Map(orders(0) -> 600L)), end.starts)
     assertEquals(
-      DataLoss(100, 0, Seq(SkippedRange(orders(0), 500, 600)), Nil),
+      DataLoss(100, 0, Seq(SkippedRange(orders(0), 500, 600)), Nil, Map(orders(0) -> 100L)),
       end.state(DataLoss.Codec)
     )
 
@@ -147,9 +147,14 @@ class DataLossChecksTest {
       tolerant.recreations(BatchPlan(end), PlanningContext(None, skippedWhileReading = read)),
       PlanningContext()
     )
-    assertEquals(DataLoss(105, 0, Nil, Nil), next.state(DataLoss.Codec))
+    val bySsp = Map(orders(0) -> 100L, orders(1) -> 5L)
+    assertEquals(DataLoss(105, 0, Nil, Nil, bySsp), next.state(DataLoss.Codec))
     assertEquals(
-      Map("recordsSkipped" -> "105", "streamsRecreated" -> "0"),
+      Map(
+        "recordsSkipped" -> "105",
+        "recordsSkippedBySsp" -> """{"orders-0":100,"orders-1":5}""",
+        "streamsRecreated" -> "0"
+      ),
       tolerant.metrics(end, read)
     )
   }

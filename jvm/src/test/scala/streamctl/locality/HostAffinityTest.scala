@@ -5,7 +5,7 @@ import org.junit.jupiter.api.Test
 
 import streamctl.metadata.{InMemoryMetadataStore, StoreLayout}
 import streamctl.plan.{ReaderReports, ReaderRun}
-import streamctl.system.{SkippedRange, TaskName}
+import streamctl.system.{SSP, SkippedRange, TaskName}
 
 class HostAffinityTest {
 
@@ -15,6 +15,7 @@ class HostAffinityTest {
     def record(run: ReaderRun): Unit = recorded :+= run
     override def runs: Seq[ReaderRun] = recorded
     override def skipped: Seq[SkippedRange] = Nil
+    override def recordTimes: Map[SSP, Long] = Map.empty
     override def clear(): Unit = recorded = Vector.empty
   }
 

@@ -52,6 +52,7 @@ class PlannerTest {
   private object reports extends ReaderReports {
     override def runs: Seq[ReaderRun] = Nil
     override def skipped: Seq[SkippedRange] = Nil
+    override def recordTimes: Map[SSP, Long] = Map.empty
     override def clear(): Unit = ()
   }
 

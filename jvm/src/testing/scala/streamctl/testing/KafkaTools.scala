@@ -300,6 +300,30 @@ object KafkaTools {
     } finally c.close()
   }
 
+  /**
+   * A live member of consumer group `group`, as another application sharing the group id would be:
+   * a plain `KafkaConsumer` subscribed to `stream`, returned once the group assigned it partitions.
+   * It stays a member (the client heartbeats on a thread of its own) until closed, which leaves the
+   * group at once.
+   */
+  def groupMember(servers: String, stream: String, group: String): AutoCloseable = {
+    val conf = KafkaParams(Map("bootstrap.servers" -> servers, "group.id" -> group)).consumer
+    conf.put("auto.offset.reset", "latest") // a new group has no offsets to start from
+    val c = new org.apache.kafka.clients.consumer.KafkaConsumer[Array[Byte], Array[Byte]](conf)
+    try {
+      c.subscribe(java.util.Collections.singletonList(stream))
+      val deadline = System.currentTimeMillis() + 60000
+      while (c.assignment().isEmpty) {
+        if (System.currentTimeMillis() > deadline)
+          throw new IllegalStateException(
+            s"Group '$group' assigned no partition of '$stream' in 60 s"
+          )
+        c.poll(java.time.Duration.ofMillis(200))
+      }
+      c
+    } catch { case e: Throwable => c.close(); throw e }
+  }
+
   /** Deletes the records of a partition before `offset`, as retention would. */
   def deleteRecordsBefore(servers: String, stream: String, partition: Int, offset: Long): Unit =
     withKafkaAdmin(servers) {
