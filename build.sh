@@ -14,13 +14,19 @@ PY="$VENV/bin/python"
 PY_DEPS="pyspark[connect]==4.3.0 pandas<3 pytest pytest-xdist ruff build wheel setuptools"
 # The Spark lines streamctl is built for besides 4.3, one jar each (pom.xml's profiles,
 # -Dspark.line=<line>; 4.3 is the default, compiled against .venv's pyspark jars), as
-# <line>:<scala>:<pyspark the smoke tests run on, in .venv-pyspark-<version>>.
-OTHER_LINES=(4.2:2.13:4.2.1 4.1:2.13:4.1.4 4.0:2.13:4.0.5)
+# <line>:<scala>:<pyspark the smoke tests run on, in .venv-pyspark-<version>>. A line built for two
+# Scala versions (3.5) names the profile with it (3.5_2.12); its jar is still spark3.5_<scala>.
+OTHER_LINES=(4.2:2.13:4.2.1 4.1:2.13:4.1.4 4.0:2.13:4.0.5 3.5_2.12:2.12:3.5.9)
 # tests/test_install.py installs the wheel where a cluster's pyspark is: a venv of its own (it
 # uninstalls and reinstalls streamctl there, which the smoke tests running meanwhile must not see).
 OTHER_PYSPARK=4.2.1
 OTHER_VENV="$ROOT/.venv-install-pyspark-$OTHER_PYSPARK"
-other_py_deps() { echo "pyspark[connect]==$1 pandas<3 pytest pytest-xdist"; }
+# pyspark 3.5's Connect client needs NumPy 1 (pyspark[connect] 3.5 pins it), which pyarrow 21 and later refuse.
+other_py_deps() {
+  local extra=""
+  [[ $1 == 3.5.* ]] && extra=" pyarrow<21"
+  echo "pyspark[connect]==$1 pandas<3 pytest pytest-xdist$extra"
+}
 # Much of a test's time is waiting (for a batch, a broker, a killed driver to restart): two
 # processes, each with its own broker and SparkSession, keep CI's two cores busy. A test file
 # stays in one process (its module fixtures are set up once).
@@ -107,8 +113,8 @@ take_jars() {
 # The jars of the other Spark lines, compiled against each line's own Spark from Maven Central
 # (provided scope; pom.xml's profile spark-<line> adds the line's adapter sources), all at once
 # (scalac keeps one core busy; each line builds in its own target/spark-<line>). Their Scala tests
-# are not compiled or run here (the 4.0 line's kafka-clients 3.9 lacks the fakes they use): the
-# smoke tests run on each line's pyspark instead.
+# are not compiled or run here (a whole scalac run per line that CI's two cores would pay for):
+# the smoke tests run on each line's pyspark instead.
 build_other_lines() {
   local spec line scala pids=() failed=0 i
   # A developer working on 4.3 alone can skip the other lines (their jars are then absent).
@@ -126,7 +132,7 @@ build_other_lines() {
       tail -n 40 "$LOG/maven-spark-$line.log" >&2
       failed=1
     else
-      take_jars "target/spark-$line" "$line" "$scala"
+      take_jars "target/spark-$line" "${line%_*}" "$scala"
     fi
   done
   [[ $failed -eq 0 ]] || exit 1

@@ -11,10 +11,11 @@ import sys
 from collections.abc import Iterator
 from pathlib import Path
 
+import pyspark
 import pytest
 
 import streamctl
-from streamctl import options
+from streamctl import _jars, options
 from streamctl_testing import kafka
 from streamctl_testing.connect_server import SparkConnectServer
 
@@ -31,6 +32,10 @@ def _entries(entries) -> list[list]:
     return [[e.stream, e.partition, e.task, e.description, e.offset] for e in entries]
 
 
+_PROCEDURES = _jars.has(_jars.PROCEDURES, pyspark.__version__)
+
+
+@pytest.mark.skipif(not _PROCEDURES, reason=f"Spark {pyspark.__version__} has no DataSource V2 procedures")
 def test_every_helper_works_over_spark_connect_as_in_a_classic_session(
     spark, servers, make_stream, connect_url, tmp_path
 ):
@@ -87,3 +92,32 @@ def test_every_helper_works_over_spark_connect_as_in_a_classic_session(
     assert "offset 1000000000" in errors["set_beyond_end"][0]
     assert errors["bad_source_option"][0].startswith("Unknown option 'max.record.per.batch'")
     assert all(condition.startswith("STREAMCTL_") for _, condition in errors.values())
+
+
+# A Connect client of a Spark without procedures: a helper refuses before asking the server.
+_HELPER_ON_CONNECT = """
+import sys
+from pyspark.sql import SparkSession
+import streamctl
+from streamctl._jars import SparkLineError
+spark = SparkSession.builder.remote(sys.argv[1]).getOrCreate()
+try:
+    streamctl.describe_tasks(spark, checkpoint=sys.argv[2])
+except SparkLineError as e:
+    print(e)
+"""
+
+
+@pytest.mark.skipif(_PROCEDURES, reason="this Spark has DataSource V2 procedures: every helper runs over Connect")
+def test_a_helper_over_spark_connect_without_procedures_is_refused_naming_the_spark_and_the_helper(
+    connect_url, tmp_path
+):
+    job = subprocess.run(
+        [sys.executable, "-c", _HELPER_ON_CONNECT, connect_url, str(tmp_path / "cp")],
+        capture_output=True, text=True, timeout=600,
+    )  # fmt: skip
+    assert job.returncode == 0, job.stderr[-4000:]
+    assert job.stdout.strip() == (
+        f"Spark {pyspark.__version__} cannot run {_jars.PROCEDURES}: it needs Spark 4.0 or later (describe_tasks: "
+        f"use a classic SparkSession, where the helpers work on Spark {_jars.line(pyspark.__version__)})"
+    )

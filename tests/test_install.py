@@ -68,5 +68,5 @@ def test_import_refuses_a_pyspark_outside_the_supported_range(tmp_path):
         )  # fmt: skip
         assert done.returncode == 1, code
         last = done.stderr.strip().splitlines()[-1]
-        want = "ImportError: streamctl 0.1.0 supports pyspark <4.4,>=4.0; this Python has pyspark 5.0.0"
+        want = "ImportError: streamctl 0.1.0 supports pyspark <4.4,>=3.5; this Python has pyspark 5.0.0"
         assert last.startswith(want), code

@@ -17,6 +17,7 @@ from streamctl import _jars
 pytestmark = pytest.mark.smoke
 
 RUNNING = _jars.line(pyspark.__version__)
+SCALA = _jars.LINES[RUNNING][0]
 
 
 def _cli(*args: str) -> subprocess.CompletedProcess[str]:
@@ -26,14 +27,14 @@ def _cli(*args: str) -> subprocess.CompletedProcess[str]:
 
 
 def test_the_running_pyspark_gets_the_jars_of_its_own_line():
-    assert streamctl.jar_path().name == f"streamctl-spark{RUNNING}_2.13.jar"
+    assert streamctl.jar_path().name == f"streamctl-spark{RUNNING}_{SCALA}.jar"
     assert streamctl.jar_path().is_file()
-    assert streamctl_testing.jar_path().name == f"streamctl-testing-spark{RUNNING}_2.13.jar"
+    assert streamctl_testing.jar_path().name == f"streamctl-testing-spark{RUNNING}_{SCALA}.jar"
     assert streamctl_testing.jar_path().is_file()
     done = _cli()
     assert done.returncode == 0, done.stderr
     jars = done.stdout.strip().split(",")
-    assert jars[0].rsplit("/", 1)[-1] == f"streamctl-spark{RUNNING}_2.13.jar"
+    assert jars[0].rsplit("/", 1)[-1] == f"streamctl-spark{RUNNING}_{SCALA}.jar"
     assert jars[1].rsplit("/", 1)[-1].startswith("kafka-clients-")
 
 
@@ -49,7 +50,7 @@ def test_jars_for_another_spark_name_its_line(line):
 @pytest.mark.parametrize(
     ("args", "message"),
     [
-        (["--spark-version", "3.4.1"], "streamctl has no jar for Spark 3.4.1: it carries jars for Spark 4.0 (Scala"),
+        (["--spark-version", "3.4.1"], "streamctl has no jar for Spark 3.4.1: it carries jars for Spark 3.5 (Scala"),
         (["--spark-version", "4.2.1", "--scala", "2.12"], "streamctl has no jar for Spark 4.2.1 with Scala 2.12"),
     ],
 )
@@ -62,5 +63,26 @@ def test_a_spark_without_a_jar_is_refused_naming_it(args, message):
 
 def test_a_feature_a_line_lacks_is_refused_naming_the_version_and_the_feature():
     with pytest.raises(_jars.SparkLineError, match=r"Spark 4\.0\.5 cannot run real-time mode .* needs Spark 4\.1"):
-        _jars.require("real-time mode (trigger(realTime=...))", "4.0.5")
-    _jars.require("real-time mode (trigger(realTime=...))", "4.1.0")
+        _jars.require(_jars.REAL_TIME, "4.0.5")
+    _jars.require(_jars.REAL_TIME, "4.1.0")
+    with pytest.raises(
+        _jars.SparkLineError, match=r"Spark 3\.5\.9 cannot run DataSource V2 procedures .* 4\.0 or later"
+    ):
+        _jars.require(_jars.PROCEDURES, "3.5.9")
+
+
+def test_the_helpers_reach_the_jvm_in_a_classic_session_on_every_line(spark, tmp_path):
+    """CALL where Spark has procedures; on 3.5, which has none, the same JVM procedures over py4j:
+    results, typed arguments and errors come back alike."""
+    cp = str(tmp_path / "cp")
+    manager = streamctl.StartpointManager(spark, checkpoint=cp)
+    assert manager.location == f"{cp}/{manager.location.rsplit('/', 1)[-1]}"
+    assert manager.list() == []
+    with pytest.raises(streamctl.StreamctlException, match="No task mapping in the metadata store at ") as e:
+        streamctl.describe_tasks(spark, checkpoint=cp)
+    assert e.value.getCondition().startswith("STREAMCTL_")
+    with pytest.raises(streamctl.StreamctlException, match="exactly one of checkpoint"):
+        streamctl.describe_tasks(spark)
+    # Only lines with procedures register the catalog (3.5's jar has no StreamctlCatalog).
+    has_catalog = spark.conf.get("spark.sql.catalog.streamctl", None) is not None
+    assert has_catalog == _jars.has(_jars.PROCEDURES, pyspark.__version__)

@@ -20,6 +20,7 @@ from pathlib import Path
 # Every Spark line the wheel carries a jar for, with its Scala versions (the first is the one
 # PyPI's pyspark of that line ships, assumed when no Spark jars are at hand, e.g. pyspark-client).
 LINES: dict[str, tuple[str, ...]] = {
+    "3.5": ("2.12",),
     "4.0": ("2.13",),
     "4.1": ("2.13",),
     "4.2": ("2.13",),
@@ -27,9 +28,15 @@ LINES: dict[str, tuple[str, ...]] = {
 }
 
 # The first Spark line that has each feature streamctl refuses on older lines.
+REAL_TIME = "real-time mode (trigger(realTime=...))"
+# The Python helpers run CALL where Spark has it; before, a classic session reaches the same JVM code
+# over py4j, but over Spark Connect there is no other way.
+PROCEDURES = (
+    "DataSource V2 procedures (CALL streamctl.system.*), which streamctl's Python helpers run over Spark Connect"
+)
 SINCE = {
-    "real-time mode (trigger(realTime=...))": "4.1",
-    "the SQL procedures (CALL streamctl.system.*), which the Python helpers use over Spark Connect": "4.0",
+    REAL_TIME: "4.1",
+    PROCEDURES: "4.0",
 }
 
 
@@ -101,7 +108,9 @@ def jar_name(distribution: str, spark_version: str | None = None, scala: str | N
     spark_line = line(version)
     if spark_line not in LINES:
         raise SparkLineError(f"streamctl has no jar for Spark {version}: it carries jars for {_carried()}")
-    scala = scala or scala_version(spark_line)
+    # The installed Spark's Scala tells only about its own line; another line's is its default.
+    installed = spark_version is None or (pyspark_version() or "").startswith(f"{spark_line}.")
+    scala = scala or (scala_version(spark_line) if installed else LINES[spark_line][0])
     if scala not in LINES[spark_line]:
         raise SparkLineError(
             f"streamctl has no jar for Spark {version} with Scala {scala}: it carries jars for {_carried()}"
@@ -109,12 +118,30 @@ def jar_name(distribution: str, spark_version: str | None = None, scala: str | N
     return f"{distribution}-spark{spark_line}_{scala}.jar"
 
 
-def require(feature: str, spark_version: str) -> None:
+def has(feature: str, spark_version: str) -> bool:
+    """Whether the line of ``spark_version`` has ``feature`` (a key of :data:`SINCE`).
+
+    Example::
+
+        has(REAL_TIME, "4.0.5")   # False
+    """
+    return _key(line(spark_version)) >= _key(SINCE[feature])
+
+
+def require(feature: str, spark_version: str, detail: str = "") -> None:
     """Raises :class:`SparkLineError` naming the Spark version and the feature when the line of
-    ``spark_version`` is older than the first one that has ``feature`` (a key of :data:`SINCE`)."""
-    since = SINCE[feature]
-    if _key(line(spark_version)) < _key(since):
-        raise SparkLineError(f"Spark {spark_version} cannot run {feature}: it needs Spark {since} or later")
+    ``spark_version`` is older than the first one that has ``feature`` (a key of :data:`SINCE`);
+    ``detail`` ends the message (what was asked for, what works instead).
+
+    Example::
+
+        require(REAL_TIME, "4.0.5")   # SparkLineError: Spark 4.0.5 cannot run real-time mode ...: it needs Spark 4.1
+    """
+    if not has(feature, spark_version):
+        raise SparkLineError(
+            f"Spark {spark_version} cannot run {feature}: it needs Spark {SINCE[feature]} or later"
+            + (f" ({detail})" if detail else "")
+        )
 
 
 def _key(spark_line: str) -> tuple[int, ...]:

@@ -45,8 +45,9 @@ _JAR_PREFIXES = (
     "spark-common-utils_",
     "commons-lang3-",
 )
-# Taken when there: Spark 4.0 has no spark-common-utils-java (4.1 split it off spark-common-utils).
-_OPTIONAL_JAR_PREFIXES = ("spark-common-utils-java_",)
+# Taken when there: Spark 4.0 has no spark-common-utils-java (4.1 split it off spark-common-utils);
+# on Scala 2.12 (Spark 3.5) scala-collection-compat is where 2.13's scala.jdk.CollectionConverters is.
+_OPTIONAL_JAR_PREFIXES = ("spark-common-utils-java_", "scala-collection-compat_")
 
 
 # Kafka settings whose values are secrets (sasl.jaas.config, ssl.keystore.password, ...): never in
@@ -90,7 +91,9 @@ def classpath() -> str:
         raise OpsError("pyspark is not installed: streamctl's commands use the jars it carries (pip install pyspark)")
     jars_dir = Path(next(iter(spec.submodule_search_locations))) / "jars"
     names = sorted(os.listdir(jars_dir)) if jars_dir.is_dir() else []
-    picked = [str(jars_dir / n) for n in names if n.endswith(".jar") and n.startswith(_JAR_PREFIXES)]
+    picked = [
+        str(jars_dir / n) for n in names if n.endswith(".jar") and n.startswith(_JAR_PREFIXES + _OPTIONAL_JAR_PREFIXES)
+    ]
     needed = [p for p in _JAR_PREFIXES if p not in _OPTIONAL_JAR_PREFIXES]
     missing = [p for p in needed if not any(Path(j).name.startswith(p) for j in picked)]
     if missing:

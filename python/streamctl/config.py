@@ -122,7 +122,9 @@ def configure_spark(builder: _Builder, *, kafka_clients: bool | None = None) -> 
             kafka_clients = not brought
         for jar in jar_paths(kafka_clients=kafka_clients):
             append_setting(builder, "spark.jars", str(jar))
-    builder.config(CATALOG_CONF, CATALOG_CLASS)
+    # Spark 3.5 has no procedure catalogs (and its jar no StreamctlCatalog): the helpers use py4j there.
+    if _jars.has(_jars.PROCEDURES, _jars.pyspark_version() or "4.0"):
+        builder.config(CATALOG_CONF, CATALOG_CLASS)
     return builder
 
 

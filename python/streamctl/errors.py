@@ -19,6 +19,7 @@ Example::
 
 from __future__ import annotations
 
+import inspect
 import sys
 from collections.abc import Callable
 from typing import Any
@@ -32,6 +33,10 @@ _DEFAULT_CONDITION = "STREAMCTL_ERROR"
 # How PySpark appends the JVM's stack trace to a message (classic and Connect alike).
 _STACKTRACE = "\n\nJVM stacktrace:"
 _WRAPPED = "_streamctl_wrapped"
+# PySpark 4.0 renamed an exception's error class its condition: its constructor takes
+# errorClass/messageParameters beside a message; PySpark 3.5's takes error_class/message_parameters
+# or a message, not both, and has no getCondition().
+_CONDITION_AND_MESSAGE = "errorClass" in inspect.signature(PySparkException.__init__).parameters
 
 
 class StreamctlException(IllegalArgumentException):
@@ -42,10 +47,19 @@ class StreamctlException(IllegalArgumentException):
     def __init__(
         self, message: str, condition: str = _DEFAULT_CONDITION, parameters: dict[str, str] | None = None
     ) -> None:
-        super().__init__(message=message, errorClass=condition, messageParameters=dict(parameters or {}))
+        params = dict(parameters or {})
+        if _CONDITION_AND_MESSAGE:
+            super().__init__(message=message, errorClass=condition, messageParameters=params)
+        else:
+            super().__init__(message=message)
+            self.error_class, self.message_parameters = condition, params
+        self._streamctl = (message, condition)
 
     def getMessage(self) -> str:
-        return str(self._message)
+        return self._streamctl[0]
+
+    def getCondition(self) -> str:
+        return self._streamctl[1]
 
     def __str__(self) -> str:
         return self.getMessage()
@@ -56,13 +70,17 @@ def _streamctl_error(error: Any) -> Any:
     a streamctl condition, else unchanged."""
     if isinstance(error, StreamctlException) or not isinstance(error, PySparkException):
         return error
-    condition = error.getCondition()
+    condition = _condition(error)
     if not condition or not condition.startswith(CONDITION_PREFIX):
         return error
     message = str(error).split(_STACKTRACE, 1)[0]
     converted = StreamctlException(message, condition, error.getMessageParameters())
     converted.__cause__ = error
     return converted
+
+
+def _condition(error: PySparkException) -> str | None:
+    return error.getCondition() if hasattr(error, "getCondition") else error.getErrorClass()
 
 
 def _wrap(convert: Callable[..., Any]) -> Callable[..., Any]:

@@ -27,6 +27,8 @@ from typing import Self
 
 import streamctl
 import streamctl_testing
+from streamctl._jars import LINES, line, pyspark_version
+from streamctl_testing._maven_fetch import fetch_once, jars_dir
 from streamctl_testing._proc import spawn
 from streamctl_testing.broker import _accepts, _free_port
 
@@ -34,6 +36,10 @@ __all__ = ["SERVER_CLASS", "SparkConnectServer"]
 
 SERVER_CLASS = "org.apache.spark.sql.connect.service.SparkConnectServer"
 _HOST = "127.0.0.1"
+# The Spark lines whose pyspark wheel has no Connect server, and the spark-connect jar fetched for
+# them (3.5.0: the newest 3.5 one on the reachable Maven Central mirror; the protocol is the line's).
+_SERVER_JARS = {"3.5": "3.5.0"}
+_SERVER_LIB_ENV = "STREAMCTL_SPARK_CONNECT_LIB"
 
 
 class SparkConnectServer:
@@ -98,7 +104,7 @@ class SparkConnectServer:
             str(self._spark_home / "bin" / "spark-submit"),
             "--class", SERVER_CLASS,
             "--master", self._master,
-            "--jars", ",".join(str(j) for j in self._jars),
+            "--jars", ",".join(str(j) for j in [*self._jars, *_server_jars(self._spark_home)]),
             *[arg for k, v in conf.items() for arg in ("--conf", f"{k}={v}")],
         ]  # fmt: skip
         env = {**os.environ, "SPARK_HOME": str(self._spark_home), "SPARK_LOCAL_IP": _HOST}
@@ -147,3 +153,28 @@ def _pyspark_home() -> Path:
     import pyspark
 
     return Path(pyspark.__file__).parent
+
+
+def _server_jars(spark_home: Path) -> list[Path]:
+    """The Spark Connect server's jar when the Spark at ``spark_home`` does not ship it (pyspark 3.5),
+    fetched once from Maven Central; nothing otherwise."""
+    if any((spark_home / "jars").glob("spark-connect_*.jar")):
+        return []
+    spark_line = line(pyspark_version() or "4.3")
+    version = _SERVER_JARS.get(spark_line)
+    if version is None:
+        return []
+    scala = LINES[spark_line][0]
+    marker = f"spark-connect_{scala}-{version}.jar"
+    lib = jars_dir(_SERVER_LIB_ENV, f"spark-connect-{version}_{scala}")
+    fetch_once(
+        Path(__file__).resolve().parent / "spark_connect" / "pom.xml",
+        lib,
+        marker,
+        f"the Spark Connect server (spark-connect_{scala} {version})",
+        RuntimeError,
+        env_hint=_SERVER_LIB_ENV,
+        settings=Path(__file__).resolve().parent / "kafka_connector" / "settings.xml",
+        properties={"spark.connect.version": version, "scala.binary.version": scala},
+    )
+    return [lib / marker]

@@ -15,21 +15,28 @@ from __future__ import annotations
 
 from pathlib import Path
 
-from streamctl._jars import line, pyspark_version
+from streamctl._jars import LINES, line, pyspark_version
 from streamctl_testing._maven_fetch import fetch_once, jars_dir
 
 # Per Spark line: the connector's version and the kafka-clients it brings (Spark's own pom says which).
+# 3.5.0: the newest 3.5 connector the reachable Maven Central mirror has (same kafka-clients as 3.5.8).
 CONNECTORS = {
     "4.3": ("4.2.0", "3.9.2"),
     "4.2": ("4.2.0", "3.9.2"),
     "4.1": ("4.1.3", "3.9.1"),
     "4.0": ("4.0.4", "3.9.1"),
+    "3.5": ("3.5.0", "3.4.1"),
 }
-SPARK_KAFKA_VERSION, KAFKA_CLIENTS_VERSION = CONNECTORS[line(pyspark_version() or "4.3")]
+_LINE = line(pyspark_version() or "4.3")
+SPARK_KAFKA_VERSION, KAFKA_CLIENTS_VERSION = CONNECTORS[_LINE]
+# The connector's Scala: PyPI's pyspark of the line has one (2.12 for 3.5).
+_SCALA = LINES[_LINE][0] if _LINE in LINES else "2.13"
+# Its delegation-token helper: the mirror has 4.0.0 but not 4.2.0 (unchanged since 4.0); 3.5's own on 3.5.
+_TOKEN_PROVIDER_VERSION = SPARK_KAFKA_VERSION if _LINE == "3.5" else "4.0.0"
 SPARK_KAFKA_LIB_ENV = "STREAMCTL_SPARK_KAFKA_LIB"
 
 _POM_DIR = Path(__file__).resolve().parent / "kafka_connector"
-_MARKER_JAR = f"spark-sql-kafka-0-10_2.13-{SPARK_KAFKA_VERSION}.jar"
+_MARKER_JAR = f"spark-sql-kafka-0-10_{_SCALA}-{SPARK_KAFKA_VERSION}.jar"
 
 
 def spark_kafka_jars() -> list[Path]:
@@ -50,6 +57,10 @@ def spark_kafka_jars() -> list[Path]:
         RuntimeError,
         env_hint=SPARK_KAFKA_LIB_ENV,
         settings=_POM_DIR / "settings.xml",
-        properties={"spark.kafka.version": SPARK_KAFKA_VERSION},
+        properties={
+            "spark.kafka.version": SPARK_KAFKA_VERSION,
+            "scala.binary.version": _SCALA,
+            "spark.token.provider.version": _TOKEN_PROVIDER_VERSION,
+        },
     )
     return sorted(lib.glob("*.jar"))

@@ -72,9 +72,9 @@ object CeilingBench {
     // connection to the broker (the end-offset lookup).
     val readers = partitions.map { tp =>
       val c = new KafkaConsumer[Array[Byte], Array[Byte]](params.consumer)
-      c.assign(java.util.List.of(tp))
-      c.seekToBeginning(java.util.List.of(tp))
-      Reader(c, tp, c.endOffsets(java.util.List.of(tp)).get(tp).longValue)
+      c.assign(java.util.Collections.singletonList(tp))
+      c.seekToBeginning(java.util.Collections.singletonList(tp))
+      Reader(c, tp, c.endOffsets(java.util.Collections.singletonList(tp)).get(tp).longValue)
     }
     try {
       val queue = new ConcurrentLinkedQueue[Reader](readers.asJava)

@@ -83,7 +83,7 @@ object ChooserBench {
     val heads = ssps.filter(s => config.isBootstrap(s.stream)).map(_ -> Long.MaxValue).toMap
     val rnd = new java.util.Random(17)
     val ring = Array.tabulate(n) { i =>
-      Array.tabulate(Ring)(k => new Envelope(ssps(i), k.toLong, 1_000_000L + k * 10L + rnd.nextInt(10), null, null))
+      Array.tabulate(Ring)(k => new Envelope(ssps(i), k.toLong, 1000000L + k * 10L + rnd.nextInt(10), null, null))
     }
     val pos = new Array[Int](n)
     val chooser = ChooserFactory.forTask(config, ssps.map(_ -> 0L).toMap, heads)

@@ -29,7 +29,7 @@ object ConsumerPoolBench {
       def batch(): Unit = (0 until n).foreach { i =>
         val task = TaskName.ofPartition(i)
         val lease = ConsumerPool.acquire(params, task, Seq(SSP.kafka("orders", i)))
-        if (!lease.reused) lease.consumer.assign(java.util.List.of(new TopicPartition("orders", i)))
+        if (!lease.reused) lease.consumer.assign(java.util.Collections.singletonList(new TopicPartition("orders", i)))
         ConsumerPool.release(params, task, lease.consumer)
       }
       batch() // the first batch creates every task's consumer

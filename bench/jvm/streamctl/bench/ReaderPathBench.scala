@@ -1,13 +1,13 @@
 package streamctl.bench
 
 
-import org.apache.kafka.clients.consumer.{ConsumerRecord, ConsumerRecords, MockConsumer, OffsetAndMetadata}
+import org.apache.kafka.clients.consumer.{ConsumerRecord, ConsumerRecords}
 import org.apache.kafka.common.TopicPartition
 
 import streamctl.chooser.{ChooserConfig, ChooserFactory}
 import streamctl.control.{IntermediateMessage, TaskControl, TaskControlReader, WatermarkSummary}
 import streamctl.spark.EnvelopeRowConverter
-import streamctl.system.{BrokerWait, EnvelopeDecoder, KafkaTaskReader, SSP, SspRange, TaskName}
+import streamctl.system.{BrokerWait, EnvelopeDecoder, KafkaMocks, KafkaTaskReader, SSP, SspRange, TaskName}
 
 /**
  * Cost of the reader path per record, the way an executor runs it: Kafka reader -> control
@@ -103,7 +103,7 @@ object ReaderPathBench {
  * so the loop measures the reader path rather than a broker or MockConsumer's own bookkeeping.
  */
 final class FeedConsumer(feeds: Map[TopicPartition, Array[ConsumerRecord[Array[Byte], Array[Byte]]]])
-    extends MockConsumer[Array[Byte], Array[Byte]]("earliest") {
+    extends KafkaMocks.FromEarliest[Array[Byte], Array[Byte]] {
   private val positions = scala.collection.mutable.HashMap.empty[TopicPartition, Long]
   private val lists = feeds.map { case (tp, rs) => tp -> java.util.Arrays.asList(rs: _*) }
 
@@ -122,6 +122,6 @@ final class FeedConsumer(feeds: Map[TopicPartition, Array[ConsumerRecord[Array[B
         positions(tp) = until.toLong
       }
     }
-    new ConsumerRecords(out, java.util.Map.of[TopicPartition, OffsetAndMetadata]())
+    KafkaMocks.records(out)
   }
 }

@@ -40,7 +40,9 @@ final case class ChooserConfig(
 }
 
 object ChooserConfig {
-  sealed abstract class Kind(val name: String)
+  // Serializable itself: on Scala 2.12 a case object is deserialized through the no-argument
+  // constructor of its first superclass that is not (Kind has none), which fails in an executor.
+  sealed abstract class Kind(val name: String) extends Serializable
   case object RoundRobin extends Kind("round-robin")
   case object TimeAligned extends Kind("time-aligned")
   val kinds: Seq[Kind] = Seq(RoundRobin, TimeAligned)

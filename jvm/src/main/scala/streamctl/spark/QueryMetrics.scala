@@ -1,4 +1,5 @@
-package streamctl.spark
+package streamctl
+package spark
 
 import scala.collection.mutable
 import scala.jdk.CollectionConverters._

@@ -61,7 +61,7 @@ private[spark] abstract class StreamctlProcedure(
   def isDeterministic: Boolean = false
 
   def call(input: InternalRow): java.util.Iterator[Scan] = {
-    val out = run(new Args(params, input)).map(r =>
+    val out = rows(input).map(r =>
       new GenericInternalRow(r.map(internal).toArray[Any]): InternalRow
     ).toArray
     val scan: Scan = new LocalScan {
@@ -70,6 +70,12 @@ private[spark] abstract class StreamctlProcedure(
     }
     Iterator(scan).asJava
   }
+
+  /**
+   * The result rows of a call whose arguments are `input` (one value per parameter, in `params`'
+   * order, Spark's internal types), as plain values: what `CALL` returns, for [[ProcedureCalls]].
+   */
+  def rows(input: InternalRow): Seq[Seq[Any]] = run(new Args(params, input))
 
   private def internal(v: Any): Any = v match {
     case null | None => null

@@ -36,7 +36,11 @@ class OptionSetTest {
     assertEquals(60000L, ms("1m"))
     assertEquals(2L, ms("2000us"))
     for (bad <- Seq("10", "", "-1s", "ten s", "5 fortnights", "9999999999999999h"))
-      assertThrows(classOf[StreamctlException], () => { ms(bad); () }, bad)
+      assertThrows(
+        classOf[StreamctlException],
+        ((() => { ms(bad); () }): org.junit.jupiter.api.function.Executable),
+        bad
+      )
   }
 
   @Test def aliasesReadAsTheCanonicalName(): Unit = {

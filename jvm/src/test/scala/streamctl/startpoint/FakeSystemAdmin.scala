@@ -33,7 +33,7 @@ class FakeSystemAdmin(val system: String = SSP.KafkaSystem) extends SystemAdmin 
 
   /** Deletes the stream's partitions and creates `partitions` empty ones under a new ID. */
   def recreate(stream: String, partitions: Int, id: String): this.type = {
-    this.partitions.filterInPlace((ssp, _) => ssp.stream != stream)
+    this.partitions.keys.filter(_.stream == stream).toList.foreach(this.partitions.remove)
     (0 until partitions).foreach(p => add(SSP(system, stream, p), 0, Nil))
     ids(stream) = id
     this

@@ -21,7 +21,10 @@ class ConsumerPoolTest {
    */
   private def read(kp: KafkaParams, task: String, ssp: SSP): (ConsumerPool.Consumer, Boolean) = {
     val lease = ConsumerPool.acquire(kp, TaskName(task), Seq(ssp))
-    lease.consumer.assign(java.util.List.of(new TopicPartition(ssp.stream, ssp.partition)))
+    lease.consumer.assign(java.util.Collections.singletonList(new TopicPartition(
+      ssp.stream,
+      ssp.partition
+    )))
     (lease.consumer, lease.reused)
   }
 

@@ -19,8 +19,8 @@ class KafkaTaskReaderDataLossTest {
   private val readWait = BrokerWait("127.0.0.1:9092", 2000, "kafka.default.api.timeout.ms")
 
   private def consumer(oldest: Long, upTo: Long): MockConsumer[Array[Byte], Array[Byte]] = {
-    val c = new MockConsumer[Array[Byte], Array[Byte]]("none")
-    c.assign(java.util.List.of(tp))
+    val c = KafkaMocks.consumer[Array[Byte], Array[Byte]]("none")
+    c.assign(java.util.Collections.singletonList(tp))
     c.updateBeginningOffsets(java.util.Map.of(tp, oldest))
     c.setPollException(new OffsetOutOfRangeException(java.util.Map.of(tp, 10L)))
     (oldest until upTo).foreach(o =>
@@ -81,7 +81,7 @@ class KafkaTaskReaderDataLossTest {
   }
 
   @Test def aBrokerThatReturnsNothingFailsNamingServersAndOption(): Unit = {
-    val c = new MockConsumer[Array[Byte], Array[Byte]]("none")
+    val c = KafkaMocks.consumer[Array[Byte], Array[Byte]]("none")
     val r = new KafkaTaskReader(
       Seq(SspRange(SSP.kafka("orders", 0), 10, 20)),
       c,

@@ -18,7 +18,7 @@ class KafkaTaskReaderRealTimeTest {
   private val readWait = BrokerWait("127.0.0.1:9092", 2000, "kafka.default.api.timeout.ms")
 
   private def consumer(records: (SSP, Long)*): MockConsumer[Array[Byte], Array[Byte]] = {
-    val c = new MockConsumer[Array[Byte], Array[Byte]]("none")
+    val c = KafkaMocks.consumer[Array[Byte], Array[Byte]]("none")
     val tps = Seq(a, b).map(s => new TopicPartition(s.stream, s.partition))
     c.assign(java.util.List.of(tps: _*))
     c.updateBeginningOffsets(java.util.Map.of(tps(0), 0L, tps(1), 0L))

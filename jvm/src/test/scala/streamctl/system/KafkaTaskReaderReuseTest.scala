@@ -15,11 +15,11 @@ import streamctl.chooser.{RoundRobinChooser, TaskChooser}
  */
 class KafkaTaskReaderReuseTest {
   @Test def partitionsPausedByAPreviousReaderAreRead(): Unit = {
-    val consumer = new MockConsumer[Array[Byte], Array[Byte]]("earliest")
+    val consumer = KafkaMocks.consumer[Array[Byte], Array[Byte]]("earliest")
     val (a0, a2) = (new TopicPartition("a", 0), new TopicPartition("a", 2))
     consumer.assign(java.util.List.of(a0, a2))
     consumer.pause(
-      java.util.List.of(a0)
+      java.util.Collections.singletonList(a0)
     ) // what a previous reader that finished a0 first leaves behind
     consumer.addRecord(new ConsumerRecord("a", 0, 0L, Array[Byte](1), Array[Byte](1)))
     consumer.addRecord(new ConsumerRecord("a", 2, 0L, Array[Byte](2), Array[Byte](2)))
@@ -46,8 +46,8 @@ class KafkaTaskReaderPrefetchTest {
   private val readWait = BrokerWait("test", 500, "poll.timeout.ms")
 
   private def consumerWith(records: Int): MockConsumer[Array[Byte], Array[Byte]] = {
-    val c = new MockConsumer[Array[Byte], Array[Byte]]("earliest")
-    c.assign(java.util.List.of(tp))
+    val c = KafkaMocks.consumer[Array[Byte], Array[Byte]]("earliest")
+    c.assign(java.util.Collections.singletonList(tp))
     c.updateBeginningOffsets(java.util.Map.of(tp, 0L))
     (0 until records).foreach(o =>
       c.addRecord(new ConsumerRecord("a", 0, o.toLong, Array[Byte](), Array[Byte](o.toByte)))
