@@ -126,7 +126,7 @@ final class Planner(
   @volatile private var lastHeads: () => Map[SSP, Long] = () => Map.empty
   /* The newest record time on the broker of the SSPs (given) the last batch left records behind in,
    * for seconds behind. */
-  @volatile private var lastNewest: Set[SSP] => Map[SSP, Long] = _ => Map.empty
+  @volatile private var lastNewest: Set[SSP] => Map[SSP, Long] = (_: Set[SSP]) => Map.empty
   // Per SSP, the newest record time the readers reported, from the last batch that read it.
   @volatile private var processedMs: Map[SSP, Long] = Map.empty
   @volatile private var newestFailed = false
