@@ -29,6 +29,7 @@ from bench import (
     cli,
     control_overhead,
     memory,
+    monitoring_cost,
     pipeline,
     read_throughput,
     realtime_latency,
@@ -66,7 +67,19 @@ JVM_BENCHES = [
     "PlannerBench",
     "ConsumerPoolBench",
 ]
-GROUPS = ("jvm", "read", "write", "control", "upstream", "pipeline", "memory", "cli", "realtime", "scale")
+GROUPS = (
+    "jvm",
+    "read",
+    "write",
+    "control",
+    "upstream",
+    "pipeline",
+    "memory",
+    "cli",
+    "realtime",
+    "scale",
+    "monitoring",
+)
 R = read_throughput
 COMPARISONS = [
     ("streamctl, tuned", "built-in, tuned"),
@@ -294,6 +307,11 @@ def main() -> int:
         help="records per partition of the scale benchmark (default 24: about 12 batches)",
     )
     parser.add_argument(
+        "--monitoring-partitions",
+        type=int,
+        help="partitions of the monitoring-cost benchmark (default 1024; --quick 128)",
+    )
+    parser.add_argument(
         "--only",
         type=groups,
         default=set(GROUPS),
@@ -315,6 +333,7 @@ def main() -> int:
     args.latency_seconds = args.latency_seconds or (6.0 if q else 30.0)
     args.memory_gb = args.memory_gb or ("0.02,0.05" if q else "0.5,2")
     args.scale_sizes = tuple(int(x) for x in (args.scale_sizes or ("8,128" if q else "8,128,1024,4096")).split(","))
+    args.monitoring_partitions = args.monitoring_partitions or (128 if q else 1024)
     # Only the one command docs/performance.md names writes the results it quotes.
     full = sys.argv[1:] == []
     out = args.out or (ROOT / "bench" / "results" if full else ROOT / "target" / "bench-results")
@@ -378,6 +397,23 @@ def main() -> int:
             framed,
             scale.FRAMED_HEADER,
             [dict(zip(scale.FRAMED_HEADER, r, strict=True)) for r in framed],
+        )
+    if "monitoring" in only:  # bench/monitoring_cost.py: a broker and session sized as scale's
+        with kafka_broker(properties=scale.BROKER_PROPERTIES) as broker:
+            spark = bench_session(extra=scale.SESSION)
+            try:
+                rows, config = monitoring_cost.run(
+                    spark, broker.bootstrap_servers, args.monitoring_partitions, 24, 1 if q else 3
+                )
+            finally:
+                spark.stop()
+        results.section(
+            f"Monitoring cost: metrics and commitOffsets on against off, {args.monitoring_partitions} partitions, "
+            "1 s triggers",
+            config,
+            rows,
+            monitoring_cost.HEADER,
+            [dict(zip(monitoring_cost.HEADER, r, strict=True)) for r in rows],
         )
     if only & {"read", "write", "control", "upstream", "pipeline", "memory"}:
         with tempfile.TemporaryDirectory(prefix="streamctl-bench-") as tmp, kafka_broker() as broker:

@@ -12,19 +12,18 @@ from streamctl_testing import kafka
 from conftest import driver_log
 
 
+def _committing(spark, servers: str, stream: str, group: str, budget: int):
+    """A streamctl source that commits its positions to ``group``, ``budget`` records a batch."""
+    opts = options.source(
+        servers, [stream], starting_offsets="earliest", max_records_per_batch=budget, kafka={"group.id": group}
+    )
+    return spark.readStream.format("streamctl").options(**opts).option("commitOffsets", "true").load()
+
+
 def _run(spark, servers: str, stream: str, group: str, checkpoint: str) -> int:
     """One AvailableNow run of a query that commits its positions to ``group``; the rows it read."""
     read = [0]
-    df = (
-        spark.readStream.format("streamctl")
-        .options(
-            **options.source(
-                servers, [stream], starting_offsets="earliest", max_records_per_batch=4, kafka={"group.id": group}
-            )
-        )
-        .option("commitOffsets", "true")
-        .load()
-    )
+    df = _committing(spark, servers, stream, group, 4)
     q = (
         df.writeStream.foreachBatch(lambda b, _i: read.__setitem__(0, read[0] + b.count()))
         .option("checkpointLocation", checkpoint)
@@ -120,14 +119,7 @@ def test_a_group_with_a_live_member_is_one_warn_per_episode_and_the_query_goes_o
     produce(4)
     with driver_log(spark) as log:
         q = (
-            spark.readStream.format("streamctl")
-            .options(
-                **options.source(
-                    servers, [stream], starting_offsets="earliest", max_records_per_batch=2, kafka={"group.id": group}
-                )
-            )
-            .option("commitOffsets", "true")
-            .load()
+            _committing(spark, servers, stream, group, 2)
             .writeStream.format("noop")
             .option("checkpointLocation", str(tmp_path / "cp"))
             .trigger(processingTime="200 milliseconds")

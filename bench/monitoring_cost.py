@@ -1,0 +1,127 @@
+"""Monitoring cost (issue 33): what streamctl's monitoring adds to a steady-state batch at 1,024
+partitions and 1 s triggers.
+
+One topic of P partitions holds ``per_partition`` records of 100 B in every partition. streamctl
+reads it with ``trigger(processingTime="1 second")``, ``maxOffsetsPerTrigger`` = 2 x P (about 2
+records per partition a batch: a live topic's small batches), the tuned consumer settings of the
+scale benchmark and the ``noop`` sink, in two variants that alternate run by run in one session:
+
+- **off**: ``spark.streamctl.metrics.enabled=false`` and no ``commitOffsets``;
+- **on**: the metrics source on (gauges per partition, seconds behind with its newest-time request)
+  and ``commitOffsets=true`` to a consumer group.
+
+Each run reads the whole topic from a checkpoint of its own and is checked to have read every
+record. A run's figure is the median ``triggerExecution`` of its batches after the first; the
+variant's figure is the median over its runs. The cost is (on - off) / off. Spark's batch times
+vary by several percent from run to run, so the spread (min-max over runs) is reported beside it.
+"""
+
+from __future__ import annotations
+
+import statistics
+import tempfile
+import time
+from pathlib import Path
+from typing import Any
+
+from pyspark.sql import SparkSession
+
+from bench.common import kafka_options
+from bench.scale import SCALE_SETTINGS
+from streamctl_testing import kafka
+from streamctl_testing._jvm import jvm
+
+METRICS_CONF = "spark.streamctl.metrics.enabled"
+VARIANTS = ("off", "on")
+HEADER = ("variant", "runs", "batch ms (median)", "min-max over runs", "batches per run", "cost vs off")
+
+
+def _metrics(spark: SparkSession, on: bool) -> None:
+    # The setting is read from the application's SparkConf when a query starts and as batches
+    # report: set on that very object, so both variants share one session, one JVM, one broker.
+    jvm(spark).org.apache.spark.SparkEnv.get().conf().set(METRICS_CONF, str(on).lower())
+
+
+def _one(
+    spark: SparkSession, servers: str, topic: str, partitions: int, total: int, variant: str, work: Path
+) -> list[float]:
+    on = variant == "on"
+    _metrics(spark, on)
+    reader = (
+        spark.readStream.format("streamctl")
+        .option("kafka.bootstrap.servers", servers)
+        .option("subscribe", topic)
+        .option("startingOffsets", "earliest")
+        .option("maxOffsetsPerTrigger", 2 * partitions)
+        .options(**kafka_options(SCALE_SETTINGS["tuned"]["consumer"]))
+    )
+    if on:
+        reader = reader.option("commitOffsets", "true").option("kafka.group.id", f"bench-monitoring-{work.name}")
+    q = (
+        reader.load()
+        .writeStream.format("noop")
+        .option("checkpointLocation", str(work / "checkpoint"))
+        .trigger(processingTime="1 second")
+        .start()
+    )
+    try:
+        deadline = time.monotonic() + 600
+        while sum(p["numInputRows"] for p in q.recentProgress) < total:
+            if q.exception() is not None:
+                raise q.exception()  # type: ignore[misc]
+            if time.monotonic() > deadline:
+                raise RuntimeError(f"{variant}: the query did not read the {total} records of {topic} in 600 s")
+            time.sleep(0.2)
+    finally:
+        q.stop()
+    progress = [p for p in q.recentProgress if p["numInputRows"] > 0]
+    read = sum(p["numInputRows"] for p in progress)
+    if read != total:
+        raise RuntimeError(f"{variant}: read {read} records of {topic}, expected {total}")
+    return [float(p["durationMs"]["triggerExecution"]) for p in progress[1:]]
+
+
+def run(
+    spark: SparkSession, servers: str, partitions: int, per_partition: int, reps: int
+) -> tuple[list[tuple[str, ...]], dict[str, Any]]:
+    topic = f"bench-monitoring-{partitions}"
+    kafka.create_stream(spark, servers, topic, partitions)
+    values = [b"x" * 100] * (partitions * per_partition)
+    kafka.produce(spark, servers, topic, values, partitions=[i % partitions for i in range(len(values))])
+    runs: dict[str, list[list[float]]] = {v: [] for v in VARIANTS}
+    with tempfile.TemporaryDirectory(prefix="streamctl-bench-monitoring-") as tmp:
+        for rep in range(reps):
+            for variant in VARIANTS if rep % 2 == 0 else tuple(reversed(VARIANTS)):
+                work = Path(tmp) / f"{variant}-{rep}"
+                work.mkdir()
+                runs[variant].append(_one(spark, servers, topic, partitions, len(values), variant, work))
+    _metrics(spark, True)
+    medians = {v: [statistics.median(r) for r in runs[v]] for v in VARIANTS}
+    off = statistics.median(medians["off"])
+    rows = []
+    for v in VARIANTS:
+        m = statistics.median(medians[v])
+        rows.append(
+            (
+                v,
+                str(reps),
+                f"{m:.0f}",
+                f"{min(medians[v]):.0f}-{max(medians[v]):.0f}",
+                f"{statistics.median(len(r) + 1 for r in runs[v]):.0f}",
+                "" if v == "off" else f"{(m - off) / off * 100:+.1f}%",
+            )
+        )
+    config = {
+        "partitions": partitions,
+        "records_per_partition": per_partition,
+        "record_bytes": 100,
+        "trigger": "processingTime 1 second",
+        "maxOffsetsPerTrigger": 2 * partitions,
+        "consumer": SCALE_SETTINGS["tuned"]["consumer"],
+        "sink": "noop",
+        "off": f"{METRICS_CONF}=false, no commitOffsets",
+        "on": f"{METRICS_CONF}=true, commitOffsets=true",
+        "runs_per_variant": reps,
+        "batch_ms_per_run": medians,
+    }
+    return rows, config
