@@ -23,7 +23,9 @@ from streamctl_testing import kafka
 
 from conftest import committed_batches, run_job_until
 
-KILLS_PER_MOMENT = 4
+# Kills per moment of the plain query (docs/exactly-once.md reports a longer run); each costs a
+# driver start, and CI's two cores share them with the rest of the suite.
+KILLS_PER_MOMENT = int(os.environ.get("STREAMCTL_CHAOS_KILLS_PER_MOMENT", "2"))
 MOMENTS = ("starting", "running", "in a batch")
 PARTITIONS = 3
 # Kills of the transactional stage: each costs a driver start, and they share CI's time budget.

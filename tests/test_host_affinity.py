@@ -68,6 +68,7 @@ def scenario(request: pytest.FixtureRequest, servers: str, tmp_path_factory: pyt
     ]
     if not selected & NEEDS_KILL:
         args.append("--no-kill")
+        args[args.index("--executors") + 1] = "2"  # placement needs two executors, not three
     # Its own session (process group): the executor JVMs die with it if it has to be killed.
     job = subprocess.Popen(args, start_new_session=True, stdout=subprocess.PIPE, stderr=subprocess.STDOUT, text=True)
     try:
