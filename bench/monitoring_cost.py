@@ -26,8 +26,7 @@ from typing import Any
 
 from pyspark.sql import SparkSession
 
-from bench.common import kafka_options
-from bench.scale import SCALE_SETTINGS
+from bench.scale import SCALE_SETTINGS, small_batches
 from streamctl_testing import kafka
 from streamctl_testing._jvm import jvm
 
@@ -47,14 +46,7 @@ def _one(
 ) -> list[float]:
     on = variant == "on"
     _metrics(spark, on)
-    reader = (
-        spark.readStream.format("streamctl")
-        .option("kafka.bootstrap.servers", servers)
-        .option("subscribe", topic)
-        .option("startingOffsets", "earliest")
-        .option("maxOffsetsPerTrigger", 2 * partitions)
-        .options(**kafka_options(SCALE_SETTINGS["tuned"]["consumer"]))
-    )
+    reader = small_batches(spark, servers, topic, partitions)
     if on:
         reader = reader.option("commitOffsets", "true").option("kafka.group.id", f"bench-monitoring-{work.name}")
     q = (

@@ -162,18 +162,24 @@ def _framed(
     return out
 
 
+def small_batches(spark: SparkSession, servers: str, topic: str, partitions: int) -> Any:
+    """A streamctl reader of ``topic`` from its start, about 2 records per partition a batch, with the
+    tuned consumer settings: the steady state these benchmarks measure."""
+    return (
+        spark.readStream.format("streamctl")
+        .option("kafka.bootstrap.servers", servers)
+        .option("subscribe", topic)
+        .option("startingOffsets", "earliest")
+        .option("maxOffsetsPerTrigger", 2 * partitions)
+        .options(**kafka_options(SCALE_SETTINGS["tuned"]["consumer"]))
+    )
+
+
 def _two_queries(spark: SparkSession, servers: str, topic: str, partitions: int, checkpoints: Path) -> dict[str, Any]:
     """Two streamctl queries over one topic at once: the consumers each created and reused per steady-state batch."""
     queries = []
     for name in ("first", "second"):
-        reader = (
-            spark.readStream.format("streamctl")
-            .option("kafka.bootstrap.servers", servers)
-            .option("subscribe", topic)
-            .option("startingOffsets", "earliest")
-            .option("maxOffsetsPerTrigger", 2 * partitions)
-            .options(**kafka_options(SCALE_SETTINGS["tuned"]["consumer"]))
-        )
+        reader = small_batches(spark, servers, topic, partitions)
         queries.append(
             reader.load()
             .writeStream.format("noop")
