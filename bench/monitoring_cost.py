@@ -28,7 +28,6 @@ from pyspark.sql import SparkSession
 
 from bench.scale import SCALE_SETTINGS, small_batches
 from streamctl_testing import kafka
-from streamctl_testing._jvm import jvm
 
 METRICS_CONF = "spark.streamctl.metrics.enabled"
 VARIANTS = ("off", "on")
@@ -37,8 +36,10 @@ HEADER = ("variant", "runs", "batch ms (median)", "min-max over runs", "batches 
 
 def _metrics(spark: SparkSession, on: bool) -> None:
     # The setting is read from the application's SparkConf when a query starts and as batches
-    # report: set on that very object, so both variants share one session, one JVM, one broker.
-    jvm(spark).org.apache.spark.SparkEnv.get().conf().set(METRICS_CONF, str(on).lower())
+    # report: set on that very object (the SparkContext's, which SparkEnv shares), so both variants
+    # share one session, one JVM, one broker. Not through py4j's SparkEnv: reflecting on that class
+    # loads classes that need protobuf, which pyspark's classpath lacks.
+    spark.sparkContext._jsc.sc().conf().set(METRICS_CONF, str(on).lower())  # noqa: SLF001
 
 
 def _one(
