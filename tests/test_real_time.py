@@ -127,6 +127,40 @@ def test_a_plain_stream_is_read_continuously_within_one_batch_and_written_plain(
         q.stop()
 
 
+def group_offsets(servers: str, group: str) -> dict[int, int]:
+    """The group's committed offset per partition, as ``kafka-consumer-groups --describe`` shows it."""
+    rows = kafka.consumer_groups_describe(servers, group)
+    return {int(r["PARTITION"]): int(r["CURRENT-OFFSET"]) for r in rows if r.get("CURRENT-OFFSET", "-") != "-"}
+
+
+@pytest.mark.skipif(
+    tuple(int(p) for p in pyspark.__version__.split(".")[:2]) < (4, 1), reason="real-time mode came in Spark 4.1"
+)
+def test_commit_offsets_follows_the_readers_within_a_real_time_batch(spark, servers, make_stream, tmp_path, real_time):
+    """Option commitOffsets in real-time mode: the consumer group follows what the readers read while
+    the batch runs (Spark's executor heartbeats carry their positions), not only when it ends."""
+    src, out = make_stream(partitions=2), make_stream(suffix="out")
+    group = f"monitor-{src}"
+    df = (
+        spark.readStream.format("streamctl")
+        .options(**options.source(servers, [src], starting_offsets="earliest", kafka={"group.id": group}))
+        .option("commitOffsets", "true")
+        .load()
+        .select(F.col("offset").cast("string").alias("key"), F.col("value"))
+    )
+    q = start_real_time(df, servers, out, tmp_path / "cp")
+    try:
+        kafka.produce(spark, servers, src, [b"a%d" % i for i in range(10)], partitions=[i % 2 for i in range(10)])
+        wait_for("the group at the records read", lambda: group_offsets(servers, group) == {0: 5, 1: 5}, q)
+        kafka.produce(spark, servers, src, [b"b%d" % i for i in range(6)], partitions=[i % 2 for i in range(6)])
+        wait_for("the group at the later records", lambda: group_offsets(servers, group) == {0: 8, 1: 8}, q)
+        # Both within the query's first batch: it lasts ten minutes and none has ended.
+        assert committed_batches(tmp_path / "cp") == 0
+        wait_for("every record at the sink", lambda: len(plain_values(spark, servers, out)) == 16, q)
+    finally:
+        q.stop()
+
+
 def offset_value(df):
     text = F.concat_ws(":", "topic", F.col("offset").cast("string"), F.col("value").cast("string"))
     return df.select(text.alias("value"))

@@ -34,8 +34,16 @@ final class ProgressHistory(store: MetadataStore, source: StoreLayout.Source) {
   def append(summary: BatchSummary): Unit = {
     val entry = summary.toJson
     entry.set[JsonNode]("lag", SspValues.json(summary.lag))
-    if (summary.lastRecordMs.nonEmpty)
-      entry.set[JsonNode](LastRecordTimes, SspValues.json(summary.lastRecordMs))
+    if (summary.lastRecordMs.nonEmpty) {
+      /* As milliseconds after the oldest of them: a few digits each instead of thirteen, which at
+       * thousands of partitions is most of what a batch writes. */
+      val base = summary.lastRecordMs.valuesIterator.min
+      entry.put(LastRecordTimesBase, base)
+      entry.set[JsonNode](
+        LastRecordTimes,
+        SspValues.json(summary.lastRecordMs.map { case (s, t) => s -> (t - base) })
+      )
+    }
     entry.put("version", Version)
     store.put(StoreLayout.ProgressNamespace, source.progressKey(summary.batchId), Json.write(entry))
     val old = summary.batchId - Limit
@@ -72,6 +80,7 @@ final class ProgressHistory(store: MetadataStore, source: StoreLayout.Source) {
         }
         e.set[JsonNode]("lag", lag)
         e.remove(LastRecordTimes)
+        e.remove(LastRecordTimesBase)
         e: JsonNode
       }
     }
@@ -87,7 +96,11 @@ final class ProgressHistory(store: MetadataStore, source: StoreLayout.Source) {
   def lastRecordTimes(): Map[SSP, Long] =
     batchKeys.lastOption.flatMap { case (_, key) =>
       store.get(StoreLayout.ProgressNamespace, key).flatMap { text =>
-        Option(Json.parse(text, what(key)).get(LastRecordTimes)).map(SspValues.read(_, what(key)))
+        val e = Json.parse(text, what(key))
+        Option(e.get(LastRecordTimes)).map { times =>
+          val base = Option(e.get(LastRecordTimesBase)).fold(0L)(_.asLong)
+          SspValues.read(times, what(key)).map { case (s, t) => s -> (t + base) }
+        }
       }
     }.getOrElse(Map.empty)
 
@@ -103,6 +116,9 @@ object ProgressHistory {
 
   // The field of an entry holding [[BatchSummary.lastRecordMs]] (for describe, not the report).
   private val LastRecordTimes = "lastRecordTimeMs"
+  /* What LastRecordTimes' values are after (absent: 0, as the first streamctl that kept them
+   * wrote). */
+  private val LastRecordTimesBase = "lastRecordTimeBaseMs"
 
   /** Batches kept per source: enough for a picture of the recent past. */
   val Limit = 240

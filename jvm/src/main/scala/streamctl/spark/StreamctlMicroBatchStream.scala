@@ -79,6 +79,10 @@ class StreamctlMicroBatchStream(
     }
   ))
 
+  /* Real-time mode with commitOffsets: the readers' positions between batch ends, from Spark's
+   * executor heartbeats. Started with the first real-time reader factory, stopped with the source. */
+  private var heartbeatPositions: Option[HeartbeatPositions] = None
+
   @volatile private var realTime = false
   /* Real-time mode: the batch planned from its start (Spark plans the partitions more than once per
    * batch). */
@@ -154,8 +158,15 @@ class StreamctlMicroBatchStream(
       controlReports,
       storePath,
       keys.controlNamespace,
-      readerConf
+      readerConf,
+      if (realTime) positionsFromHeartbeats() else None
     )
+
+  private def positionsFromHeartbeats(): Option[PositionAccumulator] = synchronized {
+    if (heartbeatPositions.isEmpty)
+      heartbeatPositions = groupOffsets.map(g => HeartbeatPositions.start(sc, g.reported))
+    heartbeatPositions.map(_.accumulator)
+  }
 
   override def deserializeOffset(json: String): Offset = SourceOffset(SourceStates.parse(json))
 
@@ -167,6 +178,7 @@ class StreamctlMicroBatchStream(
     else None).asJava
 
   override def stop(): Unit = {
+    synchronized(heartbeatPositions.foreach(_.stop()))
     planner.stop()
     groupOffsets.foreach(_.close())
     executors.foreach(_.stop())

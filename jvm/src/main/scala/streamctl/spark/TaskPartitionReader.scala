@@ -31,14 +31,16 @@ import streamctl.system.{ConsumerPool, Envelope, EnvelopeDecoder, KafkaTaskReade
  * task ([[TaskWriters]]), so that a watermark never goes downstream ahead of rows written before
  * it; and once every SSP of the task is at end-of-stream it ends its batch at once (nothing more
  * can come). A micro-batch reader reports its control results to the driver once it read its ranges
- * ([[ControlAccumulator]]), which writes the batch's as one value.
+ * ([[ControlAccumulator]]), which writes the batch's as one value. With option commitOffsets, a
+ * real-time reader also reports how far it read ([[HeartbeatPositions]]).
  */
 final class TaskPartitionReader(
     read: TaskRead,
     config: ReaderConfig,
     reports: ReaderAccumulator,
     controlReports: Option[ControlAccumulator],
-    controlResults: Option[() => ControlResults]
+    controlResults: Option[() => ControlResults],
+    positions: Option[PositionAccumulator]
 ) extends RealTimeReader {
   ConsumerPoolSettings.applied
   private val lease = ConsumerPool.acquire(config.kafka, read.task, read.ranges.map(_.ssp))
@@ -75,6 +77,7 @@ final class TaskPartitionReader(
     control.isDefined && read.ranges.forall(r => config.intermediateStreams.contains(r.ssp.stream))
   // Whether every SSP is at end-of-stream; changes only with a control message (publishControl).
   private var ended = endsOnEndOfStream && control.get.atEndOfStream
+  private var positionsReportedMs = 0L
 
   override def next(): Boolean = {
     val e = reader.next()
@@ -107,8 +110,18 @@ final class TaskPartitionReader(
         emit(e)
         record(e.timestamp)
       }
+    reportPositions()
     healthy = true
     status
+  }
+
+  /* Real-time mode with option commitOffsets: once a second at most (a heartbeat takes the last). */
+  private def reportPositions(): Unit = positions.foreach { p =>
+    val now = System.currentTimeMillis()
+    if (now - positionsReportedMs >= TaskPartitionReader.PositionReportMs) {
+      p.add(reader.positions)
+      positionsReportedMs = now
+    }
   }
 
   override def getOffset: PartitionOffset =
@@ -153,4 +166,9 @@ final class TaskPartitionReader(
       publisher.foreach(_.publish(c.control.seq, c.state, TaskWriters.ofCurrent()))
     }
   }
+}
+
+private object TaskPartitionReader {
+  // Spark's heartbeat (10 s by default) takes the last report; more often would only cost maps.
+  val PositionReportMs = 1000L
 }

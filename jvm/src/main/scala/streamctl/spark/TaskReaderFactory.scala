@@ -12,7 +12,8 @@ import streamctl.planner.ReaderConfig
 /**
  * Makes the reader of each task, on its executor. A micro-batch reader of intermediate streams
  * reports its control results to `controlReports`; `storePath`, `controlNamespace` and `hadoopConf`
- * say where a real-time one records them as it reads.
+ * say where a real-time one records them as it reads, and `positions` (real-time mode with option
+ * commitOffsets) is where it reports how far it read.
  */
 final case class TaskReaderFactory(
     config: ReaderConfig,
@@ -20,7 +21,8 @@ final case class TaskReaderFactory(
     controlReports: ControlAccumulator,
     storePath: String,
     controlNamespace: String,
-    hadoopConf: Broadcast[SerializableConfiguration]
+    hadoopConf: Broadcast[SerializableConfiguration],
+    positions: Option[PositionAccumulator]
 ) extends PartitionReaderFactory {
 
   override def createReader(partition: InputPartition): PartitionReader[InternalRow] =
@@ -34,7 +36,8 @@ final case class TaskReaderFactory(
           new FileSystemMetadataStore(storePath, hadoopConf.value.value),
           controlNamespace
         )
-      )
+      ),
+      positions
     )
 }
 
@@ -46,6 +49,7 @@ final case class BatchReaderFactory(config: ReaderConfig, reports: ReaderAccumul
       partition.asInstanceOf[TaskInputPartition].read,
       config,
       reports,
+      None,
       None,
       None
     )

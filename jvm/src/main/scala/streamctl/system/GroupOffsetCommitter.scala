@@ -20,12 +20,12 @@ import streamctl.StreamctlException
  * is where it resumes), and joins no group.
  *
  * `committed` is called once a batch committed (never ahead of the offset log) with, per partition,
- * the next offset to read: the batch's end, which is past any transaction marker and control
- * message, so a query that caught up shows 0 behind. The commit goes out on a thread of its own,
- * latest positions first (an older set still waiting is dropped), so a slow broker never holds up a
- * batch. A failure (no ACL for the group, a group with live members) is one WARN naming the group
- * and the reason per episode: commits keep failing without another until one succeeds (an INFO says
- * so), and the next batch commits again.
+ * the next offset to read (in real-time mode, `reported` also between batch ends): the batch's end,
+ * which is past any transaction marker and control message, so a query that caught up shows 0
+ * behind. The commit goes out on a thread of its own, latest positions first (an older set still
+ * waiting is dropped), so a slow broker never holds up a batch. A failure (no ACL for the group, a
+ * group with live members) is one WARN naming the group and the reason per episode: commits keep
+ * failing without another until one succeeds (an INFO says so), and the next batch commits again.
  *
  * {{{
  * val committer = new GroupOffsetCommitter(params, "orders-etl", "query 'etl'")
@@ -53,9 +53,32 @@ final class GroupOffsetCommitter(params: KafkaParams, val group: String, who: St
   }
   @volatile private var failing: Option[String] = None
 
+  // The last batch end handed to `committed`: a report from readers moves the group only past it.
+  @volatile private var batchEnd = Map.empty[SSP, Long]
+
   /** The next offset to read per SSP, once the batch that read up to them committed. */
   def committed(next: Map[SSP, Long]): Unit = {
-    pending.set(calls.incrementAndGet() -> next)
+    batchEnd = next
+    commit(next)
+  }
+
+  /**
+   * Real-time mode: where running readers stand, between two batch ends (a real-time batch may run
+   * for minutes). Only SSPs past the last batch end move: a report that comes after its batch ended
+   * must not move the group back. A startpoint that moved the query back shows at the next batch
+   * end.
+   */
+  def reported(positions: Map[SSP, Long]): Unit = {
+    val ahead = GroupOffsetCommitter.ahead(positions, batchEnd)
+    if (ahead.nonEmpty) commit(ahead)
+  }
+
+  /* Positions not yet sent are merged with the newer ones (a report names only some SSPs). */
+  private def commit(next: Map[SSP, Long]): Unit = {
+    pending.synchronized { // numbered and merged in one step: a newer set never loses to an older
+      val waiting = pending.get()
+      pending.set(calls.incrementAndGet() -> (if (waiting == null) next else waiting._2 ++ next))
+    }
     try thread.execute(() => commitPending())
     catch { case _: RejectedExecutionException => commitPending() }
   }
@@ -102,6 +125,10 @@ final class GroupOffsetCommitter(params: KafkaParams, val group: String, who: St
 }
 
 object GroupOffsetCommitter {
+
+  /** The reported positions past the last batch end (an SSP it did not have is new: taken). */
+  private[system] def ahead(reported: Map[SSP, Long], batchEnd: Map[SSP, Long]): Map[SSP, Long] =
+    reported.filter { case (ssp, o) => batchEnd.get(ssp).forall(o > _) }
 
   /**
    * Why a commit failed, in an operator's words for the two usual causes (Kafka's own say "the

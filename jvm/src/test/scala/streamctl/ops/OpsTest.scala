@@ -217,6 +217,40 @@ class OpsTest {
     assertEquals(3L, history.load().last.get("lag").get("kafka/o/1023").asLong)
   }
 
+  @Test def lastRecordTimesAreKeptAfterTheirOldestAndReadBackWhole(): Unit = {
+    val written = scala.collection.mutable.Buffer[String]()
+    val store = new InMemoryMetadataStore {
+      override def put(namespace: String, key: String, value: String): Unit = {
+        written += value; super.put(namespace, key, value)
+      }
+    }
+    val history = new ProgressHistory(store, StoreLayout.Source("0"))
+    val times = (0 until 1024).map(p => SSP.kafka("o", p) -> (1700000000000L + p)).toMap
+    val lag = times.map { case (s, _) => s -> 0L }
+    history.append(BatchSummary(
+      7,
+      1700000005000L,
+      Map.empty,
+      lag,
+      None,
+      None,
+      false,
+      Nil,
+      0,
+      lastRecordMs = times
+    ))
+    assertEquals(times, history.lastRecordTimes())
+    // A few digits per partition, not thirteen.
+    assertTrue(written.last.length < 1024 * 8, s"${written.last.length} bytes for 1,024 partitions")
+    // An entry of the first form (times whole, no base) still reads.
+    store.put(
+      StoreLayout.ProgressNamespace,
+      StoreLayout.Source("0").progressKey(8),
+      """{"batch":8,"lag":{"kafka/o":[0]},"lastRecordTimeMs":{"kafka/o":[1700000000009]},"version":2}"""
+    )
+    assertEquals(Map(SSP.kafka("o", 0) -> 1700000000009L), history.lastRecordTimes())
+  }
+
   @Test def aHistoryOfTheOldFormStillReadsAndIsSweptAway(): Unit = {
     val store = new InMemoryMetadataStore
     store.put(
