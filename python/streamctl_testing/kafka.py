@@ -144,7 +144,8 @@ def group_member(spark: SparkSession, servers: str, stream: str, group: str) -> 
 def consumer_groups_describe(servers: str, group: str) -> list[dict[str, str]]:
     """``kafka-consumer-groups --describe --group <group>``, run from Kafka's own tools jars (fetched
     once), one dict per row with its column names (``TOPIC``, ``PARTITION``, ``CURRENT-OFFSET``,
-    ``LOG-END-OFFSET``, ``LAG``, ...): what an operator's tool sees of a group."""
+    ``LOG-END-OFFSET``, ``LAG``, ...): what an operator's tool sees of a group; none for a group
+    that does not exist yet."""
     import subprocess
 
     from streamctl import _ops
@@ -160,5 +161,7 @@ def consumer_groups_describe(servers: str, group: str) -> list[dict[str, str]]:
     if done.returncode != 0:
         raise RuntimeError(f"kafka-consumer-groups --describe --group {group} failed: {done.stderr.strip()[-2000:]}")
     lines = [line.split() for line in done.stdout.splitlines() if line.strip()]
-    header = next(i for i, cols in enumerate(lines) if cols and cols[0] == "GROUP")
+    header = next((i for i, cols in enumerate(lines) if cols and cols[0] == "GROUP"), None)
+    if header is None:  # "Consumer group '...' does not exist." (nothing committed to it yet)
+        return []
     return [dict(zip(lines[header], cols, strict=False)) for cols in lines[header + 1 :]]

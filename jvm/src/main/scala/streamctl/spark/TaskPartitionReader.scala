@@ -99,9 +99,13 @@ final class TaskPartitionReader(
     var e: Envelope = null
     var left = timeoutMs
     // The reader returns early after a control message: record it, and end at end-of-stream.
+    /* Reporting positions, the wait is cut in pieces: Spark's timeout is what is left of a batch
+     * (minutes), and a quiet stream's position still moves (past transaction markers). */
+    val piece = if (positions.isDefined) TaskPartitionReader.PositionReportMs else Long.MaxValue
     while (e == null && left > 0 && !ended) {
-      e = reader.nextWithin(left)
+      e = reader.nextWithin(math.min(left, piece))
       publishControl()
+      reportPositions()
       left = deadline - System.currentTimeMillis()
     }
     val status =
@@ -110,7 +114,6 @@ final class TaskPartitionReader(
         emit(e)
         record(e.timestamp)
       }
-    reportPositions()
     healthy = true
     status
   }
