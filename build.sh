@@ -74,20 +74,24 @@ ensure_venv() {
 ensure_other_venv() {
   local dir=${2:-$ROOT/.venv-pyspark-$1}
   make_venv "$dir" "pip-$1" $(other_py_deps "$1")
-  install_wheels "$dir" "${DIST:-$ROOT/dist}"
+  quiet "install-$1" "$dir/bin/pip" install --disable-pip-version-check --no-deps --force-reinstall \
+    "$ROOT"/dist/streamctl-0.1.0-*.whl "$ROOT"/dist/streamctl_testing-0.1.0-*.whl
 }
 
 mvn_() { mvn -B -q -Dspark.jars.dir="$SPARK_JARS" "$@"; }
 
-build_jar() {  # $1: "skip" to skip the Scala tests; "later" to compile them and run them with scala_tests
-  if [[ "${1:-}" == skip || "${1:-}" == later ]]; then
+build_jar() {  # $1: "skip" to skip the Scala tests
+  if [[ "${1:-}" == skip ]]; then
     say "building the jar"
     quiet maven mvn_ package -DskipTests
   else
     say "building the jar and running the Scala tests"
     rm -rf "$ROOT/target/surefire-reports"
     if ! mvn_ package >"$LOG/maven-test.log" 2>&1; then
-      scala_failed
+      grep -E '(Tests run:|FAIL|ERROR|expected|Exception)' "$LOG/maven-test.log" | head -n 60 >&2
+      scala_summary || true
+      echo "FAILED: Maven build or Scala tests (log: $LOG/maven-test.log)" >&2
+      exit 1
     fi
     scala_summary
   fi
@@ -96,22 +100,7 @@ build_jar() {  # $1: "skip" to skip the Scala tests; "later" to compile them and
   # The wheel carries the kafka-clients jar streamctl was compiled against (not bundled, not relocated).
   cp target/kafka-clients-*.jar python/streamctl/jars/
   take_jars target 4.3 2.13
-  [[ "${1:-}" == later ]] || build_other_lines
-}
-
-# The Scala tests of what build_jar later compiled, run on their own (surefire only: nothing is
-# compiled again), so that `test` can run them beside the Python tests.
-scala_tests() {
-  rm -rf "$ROOT/target/surefire-reports"
-  mvn_ surefire:test >"$LOG/maven-test.log" 2>&1 || scala_failed
-  scala_summary
-}
-
-scala_failed() {
-  grep -E '(Tests run:|FAIL|ERROR|expected|Exception)' "$LOG/maven-test.log" | head -n 60 >&2
-  scala_summary || true
-  echo "FAILED: Maven build or Scala tests (log: $LOG/maven-test.log)" >&2
-  exit 1
+  build_other_lines
 }
 
 # take_jars DIR LINE SCALA: the line's two jars, from Maven's DIR into the wheels' folders, named
@@ -163,29 +152,19 @@ sys.exit(1 if f + e else 0)
 PYEOF
 }
 
-# build_wheels [DIR]: DIR (default dist/) gets both wheels and both jars of every line built so
-# far; .venv gets both wheels, unless DIR is another directory (`test` builds the wheels that carry
-# every line while the 4.3 suite runs on .venv).
+# dist/ gets both wheels and both jars; .venv gets both wheels.
 build_wheels() {
-  local out=${1:-$ROOT/dist}
-  say "building the wheels (streamctl, streamctl-testing) into $out"
+  say "building the wheels (streamctl, streamctl-testing)"
   local testing="$ROOT/python/streamctl_testing"
   rm -rf "$ROOT/build" "$ROOT"/python/*.egg-info "$testing/build" "$testing"/*.egg-info
-  mkdir -p "$out"
-  rm -f "$out"/streamctl-0.1.0-*.whl "$out"/streamctl_testing-0.1.0-*.whl
-  quiet wheel "$PY" -m build --wheel --no-isolation --outdir "$out" "$ROOT"
-  quiet wheel-testing "$PY" -m build --wheel --no-isolation --outdir "$out" "$testing"
+  rm -f "$ROOT"/dist/streamctl-0.1.0-*.whl "$ROOT"/dist/streamctl_testing-0.1.0-*.whl
+  quiet wheel "$PY" -m build --wheel --no-isolation --outdir "$ROOT/dist" "$ROOT"
+  quiet wheel-testing "$PY" -m build --wheel --no-isolation --outdir "$ROOT/dist" "$testing"
   rm -rf "$testing/build" "$testing"/*.egg-info
-  rm -f "$out"/*.jar
-  cp python/streamctl/jars/*.jar python/streamctl_testing/jars/*.jar "$out/"
-  [[ "$out" == "$ROOT/dist" ]] && install_wheels "$VENV" "$out"
-  return 0
-}
-
-# install_wheels VENV DIR: both wheels of DIR into VENV, without their dependencies.
-install_wheels() {
-  quiet "install-$(basename "$1")" "$1/bin/pip" install --disable-pip-version-check --no-deps --force-reinstall \
-    "$2"/streamctl-0.1.0-*.whl "$2"/streamctl_testing-0.1.0-*.whl
+  rm -f "$ROOT"/dist/*.jar
+  cp python/streamctl/jars/*.jar python/streamctl_testing/jars/*.jar "$ROOT/dist/"
+  quiet install "$VENV/bin/pip" install --disable-pip-version-check --no-deps --force-reinstall \
+    "$ROOT"/dist/streamctl-0.1.0-*.whl "$ROOT"/dist/streamctl_testing-0.1.0-*.whl
 }
 
 # tests/test_operations.py renders `streamctl report` in headless Chromium (Debian's package).
@@ -282,73 +261,30 @@ case "$cmd" in
   test)
     ensure_venv
     mkdir -p "$LOG"
-    # While Maven compiles the 4.3 jar: the format check, and the other lines' venvs (which mostly
-    # wait on PyPI).
-    check_format >"$LOG/format.log" 2>&1 &
-    format=$!
+    check_format
     make_other_venvs >"$LOG/other-venvs.log" 2>&1 &
     venvs=$!
-    build_jar later; build_wheels; fetch_broker; ensure_chromium
-    if ! wait $format; then cat "$LOG/format.log" >&2; exit 1; fi
-    cat "$LOG/format.log"
+    build_jar; build_wheels; fetch_broker; ensure_chromium
     if ! wait $venvs; then cat "$LOG/other-venvs.log" >&2; exit 1; fi
-    # The 4.3 suite starts as soon as the 4.3 wheel is in .venv. Beside it (it spends much of its
-    # time waiting for batches, brokers and restarted drivers, which CI's two cores can fill): the
-    # Scala tests, and the other lines' chain: their jars, the wheels that carry every line (built
-    # into target/dist-all, since the suite's README test installs dist/'s), their smoke sets, and
-    # the tests that inspect or install those wheels (WHEEL_TESTS, pointed there by STREAMCTL_DIST).
-    # Only the test that needs .venv itself to carry every line (LINES_TESTS) runs after the suite,
-    # once dist-all has become dist/ and .venv has its wheels.
-    WHEEL_TESTS=(tests/test_packaging.py tests/test_install.py)
-    LINES_TESTS=(tests/test_spark_lines.py)
-    scala_tests >"$LOG/scala.log" 2>&1 &
-    scala=$!
-    (
-      all="$ROOT/target/dist-all"
-      build_other_lines
-      build_wheels "$all"
-      DIST=$all ensure_other_venvs
-      run_smoke_matrix &
-      smoke=$!
-      say "running ${WHEEL_TESTS[*]} on the wheels that carry every line"
-      wheels=0
-      STREAMCTL_DIST=$all STREAMCTL_OTHER_PYSPARK_VENV="$OTHER_VENV" "$VENV/bin/pytest" -q -p no:cacheprovider \
-        "${WHEEL_TESTS[@]}" >"$LOG/wheel-tests.log" 2>&1 || wheels=$?
-      say "wheel tests: exit $wheels: $(tail -n 1 "$LOG/wheel-tests.log")"
-      [[ $wheels -eq 0 ]] || cat "$LOG/wheel-tests.log"
-      smoke_rc=0
-      wait $smoke || smoke_rc=$?
-      exit $((wheels || smoke_rc))
-    ) >"$LOG/other-lines.log" 2>&1 &
-    others=$!
+    ensure_other_venvs
+    # The other lines' smoke sets run beside the 4.3 suite: both spend much of their time waiting
+    # (for batches, brokers, restarted drivers), so together they finish well before one after the
+    # other would on CI's two cores.
+    run_smoke_matrix >"$LOG/smoke-matrix.log" 2>&1 &
+    smoke_pid=$!
     say "running the Python tests (real Kafka broker, real SparkSession and Spark Connect server; pyspark 4.3.0)"
+    export STREAMCTL_OTHER_PYSPARK_VENV="$OTHER_VENV"
     set +e
-    (cd "$ROOT" && "$VENV/bin/pytest" -q -p no:cacheprovider --durations=30 "${TEST_WORKERS[@]}" \
-      "${WHEEL_TESTS[@]/#/--ignore=}" "${LINES_TESTS[@]/#/--ignore=}" tests)
+    (cd "$ROOT" && "$VENV/bin/pytest" -q -p no:cacheprovider --durations=30 "${TEST_WORKERS[@]}" tests)
     rc=$?
     say "the 4.3 suite finished"
-    wait $scala
-    scala_rc=$?
-    cat "$LOG/scala.log"
-    wait $others
-    others_rc=$?
-    cat "$LOG/other-lines.log"
-    lines_rc=1
-    if [[ $others_rc -eq 0 ]]; then
-      rm -f "$ROOT"/dist/*
-      mv "$ROOT"/target/dist-all/* "$ROOT/dist/"
-      install_wheels "$VENV" "$ROOT/dist"
-      say "running ${LINES_TESTS[*]} (every line's jar in .venv's wheel)"
-      (cd "$ROOT" && "$VENV/bin/pytest" -q -p no:cacheprovider "${LINES_TESTS[@]}")
-      lines_rc=$?
-    fi
+    wait $smoke_pid
+    smoke=$?
+    cat "$LOG/smoke-matrix.log"
     set -e
-    say "done"
     if [[ $rc -eq 5 ]]; then echo "FAILED: pytest collected no tests" >&2; exit 1; fi
     [[ $rc -ne 0 ]] && exit $rc
-    [[ $scala_rc -ne 0 ]] && exit $scala_rc
-    [[ $others_rc -ne 0 ]] && exit $others_rc
-    exit $lines_rc
+    exit $smoke
     ;;
   format)
     ensure_venv

@@ -14,8 +14,7 @@ from pathlib import Path
 
 import pytest
 
-# ./build.sh test points STREAMCTL_DIST at the wheels that carry every Spark line.
-DIST = Path(os.environ.get("STREAMCTL_DIST", Path(__file__).resolve().parent.parent / "dist"))
+DIST = Path(__file__).resolve().parent.parent / "dist"
 VENV = os.environ.get("STREAMCTL_OTHER_PYSPARK_VENV")
 
 needs_venv = pytest.mark.skipif(not VENV, reason="./build.sh test sets STREAMCTL_OTHER_PYSPARK_VENV")

@@ -2,14 +2,12 @@
 installs) hold no test, demo or bench tooling; the streamctl-testing wheel and jar hold it, and
 ``python -m streamctl broker|demo`` reach it when it is installed.
 
-Inspects what ./build.sh put into dist/ (or into ``STREAMCTL_DIST``, where ``./build.sh test``
-builds the wheels that carry every Spark line while the rest of the suite runs); builds nothing.
+Inspects what ./build.sh put into dist/; builds nothing.
 """
 
 from __future__ import annotations
 
 import io
-import os
 import re
 import struct
 import subprocess
@@ -21,8 +19,8 @@ import pytest
 
 from streamctl._jars import LINES
 
-ROOT = Path(__file__).resolve().parent.parent
-DIST = Path(os.environ.get("STREAMCTL_DIST", ROOT / "dist"))
+DIST = Path(__file__).resolve().parent.parent / "dist"
+ROOT = DIST.parent
 # The jars the fixtures inspect: those of the line the full suite runs on (every line's jar is
 # built from the same sources; test_every_spark_line_has_its_jars checks that each is there).
 PRODUCT_JAR = "streamctl-spark4.3_2.13.jar"
