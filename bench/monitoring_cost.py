@@ -4,11 +4,13 @@ partitions and 1 s triggers.
 One topic of P partitions holds ``per_partition`` records of 100 B in every partition. streamctl
 reads it with ``trigger(processingTime="1 second")``, ``maxOffsetsPerTrigger`` = 2 x P (about 2
 records per partition a batch: a live topic's small batches), the tuned consumer settings of the
-scale benchmark and the ``noop`` sink, in two variants that alternate run by run in one session:
+scale benchmark and the ``noop`` sink, in variants that take turns run by run in one session:
 
 - **off**: ``spark.streamctl.metrics.enabled=false`` and no ``commitOffsets``;
-- **on**: the metrics source on (gauges per partition, seconds behind with its newest-time request)
-  and ``commitOffsets=true`` to a consumer group.
+- **metrics**: the metrics source on (gauges per partition, seconds behind with its newest-time
+  request), no ``commitOffsets``;
+- **commitOffsets**: ``commitOffsets=true`` to a consumer group, the metrics source off;
+- **on**: both.
 
 Each run reads the whole topic from a checkpoint of its own and is checked to have read every
 record. A run's figure is the median ``triggerExecution`` of its batches after the first; the
@@ -30,7 +32,7 @@ from bench.scale import SCALE_SETTINGS, small_batches
 from streamctl_testing import kafka
 
 METRICS_CONF = "spark.streamctl.metrics.enabled"
-VARIANTS = ("off", "on")
+VARIANTS = ("off", "metrics", "commitOffsets", "on")
 HEADER = ("variant", "runs", "batch ms (median)", "min-max over runs", "batches per run", "cost vs off")
 
 
@@ -45,10 +47,9 @@ def _metrics(spark: SparkSession, on: bool) -> None:
 def _one(
     spark: SparkSession, servers: str, topic: str, partitions: int, total: int, variant: str, work: Path
 ) -> list[float]:
-    on = variant == "on"
-    _metrics(spark, on)
+    _metrics(spark, variant in ("metrics", "on"))
     reader = small_batches(spark, servers, topic, partitions)
-    if on:
+    if variant in ("commitOffsets", "on"):
         reader = reader.option("commitOffsets", "true").option("kafka.group.id", f"bench-monitoring-{work.name}")
     q = (
         reader.load()
@@ -113,6 +114,8 @@ def run(
         "consumer": SCALE_SETTINGS["tuned"]["consumer"],
         "sink": "noop",
         "off": f"{METRICS_CONF}=false, no commitOffsets",
+        "metrics": f"{METRICS_CONF}=true, no commitOffsets",
+        "commitOffsets": f"{METRICS_CONF}=false, commitOffsets=true",
         "on": f"{METRICS_CONF}=true, commitOffsets=true",
         "runs_per_variant": reps,
         "batch_ms_per_run": medians,

@@ -201,7 +201,10 @@ def test_the_open_transaction_a_dead_run_left_is_listed_and_aborted(spark, serve
     # What a run killed mid-batch leaves: writer partition 0's transaction, begun and never ended.
     j = jvm(spark)
     producers = j.streamctl.system.TransactionalProducers
-    dead = producers.acquire(j.streamctl.testing.KafkaTools.kafkaParams(servers), tid)
+    # Its transaction outlives the test: on a loaded machine the two CLI runs below can take longer
+    # than Kafka's 60 s default, after which the broker aborts the transaction itself.
+    params = j.streamctl.testing.KafkaTools.kafkaParams(servers, "transaction.timeout.ms", "600000")
+    dead = producers.acquire(params, tid)
     try:
         dead.begin()
         dead.producer().send(j.org.apache.kafka.clients.producer.ProducerRecord(out, b"uncommitted"))

@@ -37,6 +37,10 @@ object KafkaTools {
   /** Client settings for `servers`, for tests that drive a product class through py4j. */
   def kafkaParams(servers: String): KafkaParams = params(servers)
 
+  /** The same with one Kafka setting more (e.g. a stand-in producer's `transaction.timeout.ms`). */
+  def kafkaParams(servers: String, key: String, value: String): KafkaParams =
+    KafkaParams(Map("bootstrap.servers" -> servers, key -> value))
+
   private def withAdmin[T](servers: String)(f: KafkaSystemAdmin => T): T = {
     val a = KafkaSystemAdmin(params(servers))
     try f(a)
