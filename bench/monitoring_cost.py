@@ -50,7 +50,10 @@ def _one(
     _metrics(spark, variant in ("metrics", "on"))
     reader = small_batches(spark, servers, topic, partitions)
     if variant in ("commitOffsets", "on"):
-        reader = reader.option("commitOffsets", "true").option("kafka.group.id", f"bench-monitoring-{work.name}")
+        # One group per variant, as a query keeps its group: the consumers' settings include the
+        # group, and a group per run would leave the executor's pool a thousand idle consumers
+        # more per run (each holding the topic's metadata), which the other variant never pays.
+        reader = reader.option("commitOffsets", "true").option("kafka.group.id", f"bench-monitoring-{variant}")
     q = (
         reader.load()
         .writeStream.format("noop")

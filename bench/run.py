@@ -399,6 +399,7 @@ def main() -> int:
             [dict(zip(scale.FRAMED_HEADER, r, strict=True)) for r in framed],
         )
     if "monitoring" in only:  # bench/monitoring_cost.py: a broker and session sized as scale's
+        results.json["open_file_limit"] = scale.raise_file_limit()
         with kafka_broker(properties=scale.BROKER_PROPERTIES) as broker:
             spark = bench_session(extra=scale.SESSION)
             try:
