@@ -41,15 +41,10 @@ def _lag_once_committed(servers: str, group: str, current: dict[int, int]) -> di
     a thread of its own)."""
     deadline = time.monotonic() + 60
     while True:
-        rows = kafka.consumer_groups_describe(servers, group)
-        shown = {
-            int(r["PARTITION"]): (int(r["CURRENT-OFFSET"]), int(r["LOG-END-OFFSET"]), int(r["LAG"]))
-            for r in rows
-            if r.get("CURRENT-OFFSET", "-") != "-"
-        }
+        shown = kafka.consumer_group_lag(servers, group)
         if {p: c for p, (c, _, _) in shown.items()} == current:
             return shown
-        assert time.monotonic() < deadline, f"group {group} shows {rows}, expected offsets {current}"
+        assert time.monotonic() < deadline, f"group {group} shows {shown}, expected offsets {current}"
 
 
 def test_kafka_consumer_groups_shows_the_query_lag(spark, servers, make_stream, tmp_path):

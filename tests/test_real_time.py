@@ -129,8 +129,7 @@ def test_a_plain_stream_is_read_continuously_within_one_batch_and_written_plain(
 
 def group_offsets(servers: str, group: str) -> dict[int, int]:
     """The group's committed offset per partition, as ``kafka-consumer-groups --describe`` shows it."""
-    rows = kafka.consumer_groups_describe(servers, group)
-    return {int(r["PARTITION"]): int(r["CURRENT-OFFSET"]) for r in rows if r.get("CURRENT-OFFSET", "-") != "-"}
+    return {p: current for p, (current, _, _) in kafka.consumer_group_lag(servers, group).items()}
 
 
 @pytest.mark.skipif(

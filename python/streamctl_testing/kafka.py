@@ -165,3 +165,13 @@ def consumer_groups_describe(servers: str, group: str) -> list[dict[str, str]]:
     if header is None:  # "Consumer group '...' does not exist." (nothing committed to it yet)
         return []
     return [dict(zip(lines[header], cols, strict=False)) for cols in lines[header + 1 :]]
+
+
+def consumer_group_lag(servers: str, group: str) -> dict[int, tuple[int, int, int]]:
+    """Per partition with a committed offset, (``CURRENT-OFFSET``, ``LOG-END-OFFSET``, ``LAG``) as
+    ``kafka-consumer-groups --describe`` shows them (:func:`consumer_groups_describe`)."""
+    return {
+        int(r["PARTITION"]): (int(r["CURRENT-OFFSET"]), int(r["LOG-END-OFFSET"]), int(r["LAG"]))
+        for r in consumer_groups_describe(servers, group)
+        if r.get("CURRENT-OFFSET", "-") != "-"
+    }
