@@ -48,6 +48,8 @@ final class GroupingStep(
 
   private val what = s"metadata store namespace '${StoreLayout.MappingNamespace}' key '$storeKey'"
   private var written: Option[TaskMapping] = None
+  // The partition counts this run last derived a mapping from, and that mapping.
+  @volatile private var lastDerived: Option[(Map[String, Int], TaskMapping)] = None
 
   /**
    * The mapping for a query's first batch: the stored one (if any) brought up to the streams as
@@ -84,8 +86,17 @@ final class GroupingStep(
    */
   override def apply(plan: BatchPlan, ctx: PlanningContext): BatchPlan = {
     val state = plan.state(GroupingState.Codec)
-    if (ctx.described.isEmpty || only.nonEmpty) GroupingStep.keep(plan, state)
-    else regroup(plan, state, ctx)
+    ctx.described.filter(_ => only.isEmpty) match {
+      // Streams described as when this run last derived the mapping, which is still the one in
+      // force: nothing to derive again (checked every batch at thousands of partitions, where a
+      // batch outlasts `partition.check.interval`).
+      case Some(d) if lastDerived.exists { case (c, m) =>
+            c == counts(d) && GroupingStep.inForce(plan, state) == m
+          } =>
+        GroupingStep.keep(plan, state)
+      case Some(_) => regroup(plan, state, ctx)
+      case None => GroupingStep.keep(plan, state)
+    }
   }
 
   private def regroup(plan: BatchPlan, state: GroupingState, ctx: PlanningContext): BatchPlan = {
@@ -93,6 +104,7 @@ final class GroupingStep(
     val mapping = ctx.described.filter(_ => only.isEmpty).fold(inForce) { d =>
       val m = Grouping(config, Some(inForce), counts(d))
       record(m)
+      lastDerived = Some(counts(d) -> m)
       m
     }
     def barriers(ssps: Set[SSP]): Map[SSP, Long] = {

@@ -1,6 +1,8 @@
 package streamctl
 package planner
 
+import java.util.concurrent.Executor
+
 import streamctl.{Json, StreamctlException}
 import streamctl.chooser.{AdmissionStep, ChooserState}
 import streamctl.control.{BatchResults, ControlledQuery, SourceControl}
@@ -11,6 +13,7 @@ import streamctl.metadata.{MetadataStore, StoreLayout}
 import streamctl.plan.{BatchPlan, PlanningContext, PlanningStep, ReaderReports, SourcePosition}
 import streamctl.startpoint.StartpointStep
 import streamctl.system.{
+  InBackground,
   SSP,
   SspRange,
   SspValues,
@@ -67,11 +70,17 @@ final class Planner(
     reports: ReaderReports,
     query: Option[ControlledQuery],
     secondsBehind: Boolean = false,
-    clockMs: () => Long = () => System.nanoTime() / 1000000L
+    clockMs: () => Long = () => System.nanoTime() / 1000000L,
+    background: Executor = InBackground.executor
 ) {
 
-  private val streamCheck =
-    new StreamCheck(admin, options.subscription, options.grouping.checkIntervalMs, clockMs)
+  private val streamCheck = new StreamCheck(
+    admin,
+    options.subscription,
+    options.grouping.checkIntervalMs,
+    clockMs,
+    background
+  )
   private val dataLoss = new DataLossChecks(admin, options.failOnDataLoss)
   private val grouping =
     new GroupingStep(options.grouping, admin, store, keys.mappingKey, options.subscription.only)
@@ -133,6 +142,9 @@ final class Planner(
   // Records (offsets) each stream admitted into the batch last planned for reading.
   @volatile private var lastAdmitted: Map[String, Long] = Map.empty
   @volatile private var lastBatchMs: Long = clockMs()
+  // When the last planning began, and how long after the one before it.
+  @volatile private var lastPlanningMs: Long = clockMs()
+  @volatile private var lastCycleMs: Long = 0L
   // Real-time batches planned by this run ([[beginRealTime]] runs once per batch).
   private var realTimeBatches = 0L
 
@@ -156,6 +168,9 @@ final class Planner(
    * batch). Beginnings that differ from `previous`'s positions go into the end's `starts`.
    */
   def latestOffset(previous: SourcePosition, budget: Option[Long]): SourcePosition = {
+    val planningMs = clockMs()
+    lastCycleMs = planningMs - lastPlanningMs
+    lastPlanningMs = planningMs
     if (control.holdsBack(previous) || waitsForMore(previous)) return previous
     askHeads(previous)
     // Always Some at the first planning of a run, so a run's one-shot steps (startpoints) never
@@ -181,10 +196,12 @@ final class Planner(
       lastBatchMs = clockMs()
       if (secondsBehind) {
         // Asked now, so the answer comes while the batch runs; only where records stay behind
-        // (elsewhere the figure is 0 without asking).
-        val asked = admin.newestTimestampsAsked(next.minPositions.collect {
-          case (ssp, o) if begun.heads.get(ssp).exists(_ > o) => ssp
-        }.toSet)
+        // (elsewhere the figure is 0 without asking). Only the batch's metrics wait for it, so
+        // even the request is made on another thread.
+        val asked =
+          InBackground.ask(background)(admin.newestTimestampsAsked(next.minPositions.collect {
+            case (ssp, o) if begun.heads.get(ssp).exists(_ > o) => ssp
+          }.toSet))
         lastNewest = _ => asked()
       }
       next
@@ -351,8 +368,15 @@ final class Planner(
     if (ids.isEmpty) Map.empty
     else ranges.iterator.map(_.ssp.stream).flatMap(s => ids.get(s).map(s -> _)).toMap
 
-  /** Spark committed the batch that ends at `end`. */
-  def commit(end: SourcePosition): Unit = (begins ++ ends).foreach(_.committed(end))
+  /**
+   * Spark committed the batch that ends at `end`, which it does right after planning the next
+   * batch: a check of the streams due by the planning after that one (a cycle away, as the last one
+   * was) is asked now, and answered while the batch runs.
+   */
+  def commit(end: SourcePosition): Unit = {
+    (begins ++ ends).foreach(_.committed(end))
+    streamCheck.askAhead(withinMs = lastCycleMs)
+  }
 
   /** Where the readers of this source's micro-batches report their control results. */
   def controlResults: BatchResults = control.collected

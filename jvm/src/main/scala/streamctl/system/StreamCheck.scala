@@ -1,9 +1,7 @@
 package streamctl
 package system
 
-import java.util.concurrent.{CompletableFuture, ExecutionException, ExecutorService, Executors}
-
-import streamctl.DaemonThreads
+import java.util.concurrent.{CompletableFuture, ExecutionException, Executor}
 
 /**
  * Asks the system about the streams a source reads (partition counts and identities, in one
@@ -18,7 +16,7 @@ import streamctl.DaemonThreads
  * check.ifDue()   // None: asked less than 10 s ago
  * check.now()     // asks again at once
  * check.describe() // asks without moving the schedule
- * check.askAhead()  // real-time mode, as a batch ends: asks in the background if due...
+ * check.askAhead(5000) // as a batch ends: asks in the background if due within 5 s...
  * check.ifDue()     // ...and the next boundary takes that answer
  * }}}
  */
@@ -26,16 +24,22 @@ final class StreamCheck(
     admin: SystemAdmin,
     subscription: Subscription,
     intervalMs: Long,
-    nowMs: () => Long = () => System.nanoTime() / 1000000L
+    nowMs: () => Long = () => System.nanoTime() / 1000000L,
+    background: Executor = InBackground.executor
 ) {
 
   private var lastMs: Option[Long] = None
   // The answer [[askAhead]] asked for, and when it asked.
   private var ahead: Option[(Long, CompletableFuture[Map[String, StreamDescription]])] = None
 
-  private def due: Boolean = lastMs.forall(last => nowMs() - last >= intervalMs)
+  private def due: Boolean = dueWithin(0L)
+  private def dueWithin(ms: Long): Boolean =
+    lastMs.forall(last => nowMs() + ms - last >= intervalMs)
 
-  /** The streams as they are now if a check is due (or as [[askAhead]] found them), else None. */
+  /**
+   * The streams as they are now if a check is due, or as [[askAhead]] found them (asked since the
+   * previous planning), else None.
+   */
   def ifDue(): Option[Map[String, StreamDescription]] = synchronized {
     ahead match {
       case Some((askedMs, answer)) =>
@@ -53,15 +57,19 @@ final class StreamCheck(
   }
 
   /**
-   * Real-time mode, as a batch ends: if a check is due, asks in the background, and the next
-   * [[ifDue]] (the next batch's beginning) takes the answer. Between two real-time batches Spark
-   * writes its offset and commit logs, so the request is answered meanwhile instead of on the path
-   * every record waits on; a stream that grows in that moment is seen at the check after.
+   * As a batch ends: if a check is due within `withinMs` (when the next planning is expected), asks
+   * in the background, and the next [[ifDue]] (the next batch's planning) takes the answer, which
+   * at 4,096 partitions (a round trip and about 100 ms of parsing) the planning would otherwise
+   * wait for. A real-time batch asks as it ends, while Spark logs it (the next one begins at once);
+   * a micro-batch as Spark commits the batch before it to the source, which Spark does right after
+   * planning the next one, so the answer comes while that batch runs and the next planning is about
+   * a batch away. A stream that grows after the answer is seen at the check after: up to a batch
+   * (or a trigger interval) later than when each planning asked for itself.
    */
-  def askAhead(): Unit = synchronized {
-    if (ahead.isEmpty && due)
+  def askAhead(withinMs: Long = 0L): Unit = synchronized {
+    if (ahead.isEmpty && dueWithin(withinMs))
       ahead =
-        Some(nowMs() -> CompletableFuture.supplyAsync(() => describe(), StreamCheck.background))
+        Some(nowMs() -> CompletableFuture.supplyAsync(() => describe(), background))
   }
 
   /** Asks now; the next [[ifDue]] is due an interval from now. */
@@ -96,11 +104,4 @@ final class StreamCheck(
       })
       described
   }
-}
-
-object StreamCheck {
-  // Daemon threads for [[StreamCheck.askAhead]]: one metadata request per real-time batch per
-  // query, so threads are few and idle ones go away.
-  private lazy val background: ExecutorService =
-    Executors.newCachedThreadPool(DaemonThreads.named("streamctl-stream-check"))
 }

@@ -106,6 +106,25 @@ class GroupingStepTest {
     assertEquals(Map(orders(0) -> 10L, orders(2) -> 3L), readAll(s, next).tasks(p0))
   }
 
+  @Test def growthIsSeenAfterChecksThatFoundThePartitionsRead(): Unit = {
+    partition("orders", 0, 4); partition("orders", 1, 4)
+    val s = step()("orders")
+    var end = s.initialOffset(s.initial(), Map(orders(0) -> 0L, orders(1) -> 0L))
+    // Every batch outlasts the check interval: each planning gets the streams described.
+    for (_ <- 1 to 3) {
+      clock += 1000
+      val plan = s.plan(BatchPlan(end), None)
+      assertEquals(Set(orders(0), orders(1)), plan.ssps)
+      end = readAll(s, plan)
+    }
+    partition("orders", 2, 3); partition("orders", 3, 3)
+    clock += 1000
+    val grown = s.plan(BatchPlan(end), None)
+    assertEquals(Map(orders(0) -> 4L, orders(2) -> 0L), grown.begins(p0))
+    assertEquals(Map(orders(1) -> 4L, orders(3) -> 0L), grown.begins(p1))
+    assertEquals(Set(orders(0), orders(2)), stored.taskSsps(p0))
+  }
+
   @Test def countsAreAskedAtMostEveryCheckInterval(): Unit = {
     partition("orders", 0, 1)
     val s = step()("orders")

@@ -86,7 +86,9 @@ class PlannerTest {
       () => Seq(ExecutorId("1", "h1"), ExecutorId("2", "h2")),
       reports,
       query = query,
-      clockMs = () => clock
+      clockMs = () => clock,
+      // Stream checks asked ahead run at once, in order with the test's own steps.
+      background = (r: Runnable) => r.run()
     )
 
   /** A run's control as `spark.QueryControl` makes it, for a query with no event-time watermark. */
@@ -333,6 +335,27 @@ class PlannerTest {
     )
   }
 
+  @Test def aCheckDueByTheNextPlanningIsAskedAsAMicroBatchCommitsAndThatPlanningTakesIt(): Unit = {
+    write(orders(0), 10); write(orders(1), 10)
+    val mb = planner("orders")
+    val e1 = mb.latestOffset(mb.initialPosition(), Some(4)) // the first planning checks at once
+    clock += 600
+    val e2 = mb.latestOffset(e1, Some(4)) // not due yet (partition.check.interval is 1 s)
+    write(orders(2), 3); write(orders(3), 3)
+    admin.requests.clear()
+    // Spark commits batch 1 right after planning batch 2; the check is due by the next planning.
+    mb.commit(e1)
+    assertEquals(Seq("partitionCounts"), admin.requests.toSeq, "asked as the batch committed")
+    clock += 600
+    val e3 = mb.latestOffset(e2, Some(4))
+    assertEquals(
+      Seq("partitionCounts"),
+      admin.requests.filter(_ == "partitionCounts").toSeq,
+      "the planning takes that answer"
+    )
+    assertEquals((0 to 3).map(orders).toSet, e3.ssps, "with the growth it saw")
+  }
+
   @Test def eachBoundaryAsksTheHeadsBeforeDescribingTheStreamsSoBothRequestsTravelTogether()
       : Unit = {
     write(orders(0), 10); write(orders(1), 10)
@@ -350,19 +373,14 @@ class PlannerTest {
         "two requests, in flight together"
       )
     }
+    // A micro-batch's first planning too (later ones take the check asked ahead as the batch
+    // before commits).
     val mb = planner("orders")
-    var e = mb.initialPosition()
-    for (_ <- 1 to 2) {
-      clock += 2000
-      write(orders(0), 1)
-      admin.requests.clear()
-      e = batch(mb, e)._1
-      assertEquals(
-        Seq("upcomingOffsets", "partitionCounts"),
-        admin.requests.toSeq,
-        "a micro-batch plans the same way"
-      )
-    }
+    clock += 2000
+    write(orders(0), 2)
+    admin.requests.clear()
+    mb.latestOffset(mb.initialPosition(), None)
+    assertEquals(Seq("upcomingOffsets", "partitionCounts"), admin.requests.toSeq)
 
     // A grown stream: the heads of its new partitions are asked once the planning knows them.
     write(orders(2), 3); write(orders(3), 4)
