@@ -403,8 +403,13 @@ def main() -> int:
         with kafka_broker(properties=scale.BROKER_PROPERTIES) as broker:
             spark = bench_session(extra=scale.SESSION)
             try:
-                rows, config = monitoring_cost.run(
-                    spark, broker.bootstrap_servers, args.monitoring_partitions, 24, 1 if q else 3
+                rows, cpu_rows, config = monitoring_cost.run(
+                    spark,
+                    broker.bootstrap_servers,
+                    process_ids(spark, broker),
+                    args.monitoring_partitions,
+                    24,
+                    1 if q else 3,
                 )
             finally:
                 spark.stop()
@@ -415,6 +420,14 @@ def main() -> int:
             rows,
             monitoring_cost.HEADER,
             [dict(zip(monitoring_cost.HEADER, r, strict=True)) for r in rows],
+        )
+        results.section(
+            f"Monitoring cost: CPU per batch after the first, {args.monitoring_partitions} partitions "
+            "(medians over runs)",
+            {"threads": monitoring_cost.THREADS},
+            cpu_rows,
+            monitoring_cost.CPU_HEADER,
+            [dict(zip(monitoring_cost.CPU_HEADER, r, strict=True)) for r in cpu_rows],
         )
     if only & {"read", "write", "control", "upstream", "pipeline", "memory"}:
         with tempfile.TemporaryDirectory(prefix="streamctl-bench-") as tmp, kafka_broker() as broker:
