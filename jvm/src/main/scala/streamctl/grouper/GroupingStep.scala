@@ -86,27 +86,29 @@ final class GroupingStep(
    */
   override def apply(plan: BatchPlan, ctx: PlanningContext): BatchPlan = {
     val state = plan.state(GroupingState.Codec)
-    ctx.described.filter(_ => only.isEmpty) match {
+    ctx.described.filter(_ => only.isEmpty).map(counts) match {
       // Streams described as when this run last derived the mapping, which is still the one in
       // force: nothing to derive again (checked every batch at thousands of partitions, where a
       // batch outlasts `partition.check.interval`).
-      case Some(d) if lastDerived.exists { case (c, m) =>
-            c == counts(d) && GroupingStep.inForce(plan, state) == m
+      case Some(c) if lastDerived.exists { case (from, m) =>
+            from == c && GroupingStep.inForce(plan, state) == m
           } =>
         GroupingStep.keep(plan, state)
-      case Some(_) => regroup(plan, state, ctx)
+      case Some(c) => regroup(plan, state, c, ctx)
       case None => GroupingStep.keep(plan, state)
     }
   }
 
-  private def regroup(plan: BatchPlan, state: GroupingState, ctx: PlanningContext): BatchPlan = {
+  private def regroup(
+      plan: BatchPlan,
+      state: GroupingState,
+      partitionCounts: Map[String, Int],
+      ctx: PlanningContext
+  ): BatchPlan = {
     val inForce = GroupingStep.inForce(plan, state)
-    val mapping = ctx.described.filter(_ => only.isEmpty).fold(inForce) { d =>
-      val m = Grouping(config, Some(inForce), counts(d))
-      record(m)
-      lastDerived = Some(counts(d) -> m)
-      m
-    }
+    val mapping = Grouping(config, Some(inForce), partitionCounts)
+    record(mapping)
+    lastDerived = Some(partitionCounts -> mapping)
     def barriers(ssps: Set[SSP]): Map[SSP, Long] = {
       val heads = admin.upcomingOffsets(ssps)
       ctx.availableNowTarget.fold(heads)(t =>
