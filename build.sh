@@ -81,6 +81,7 @@ ensure_other_venv() {
 mvn_() { mvn -B -q -Dspark.jars.dir="$SPARK_JARS" "$@"; }
 
 build_jar() {  # $1: "skip" to skip the Scala tests
+  start_other_lines
   if [[ "${1:-}" == skip ]]; then
     say "building the jar"
     quiet maven mvn_ package -DskipTests
@@ -100,7 +101,7 @@ build_jar() {  # $1: "skip" to skip the Scala tests
   # The wheel carries the kafka-clients jar streamctl was compiled against (not bundled, not relocated).
   cp target/kafka-clients-*.jar python/streamctl/jars/
   take_jars target 4.3 2.13
-  build_other_lines
+  take_other_lines
 }
 
 # take_jars DIR LINE SCALA: the line's two jars, from Maven's DIR into the wheels' folders, named
@@ -112,22 +113,32 @@ take_jars() {
 
 # The jars of the other Spark lines, compiled against each line's own Spark from Maven Central
 # (provided scope; pom.xml's profile spark-<line> adds the line's adapter sources), all at once
-# (scalac keeps one core busy; each line builds in its own target/spark-<line>). Their Scala tests
-# are not compiled or run here (a whole scalac run per line that CI's two cores would pay for):
-# the smoke tests run on each line's pyspark instead.
-build_other_lines() {
-  local spec line scala pids=() failed=0 i
+# (each builds in its own target/spark-<line>). Their Scala tests are not compiled or run here (a
+# whole scalac run per line that CI's two cores would pay for): the smoke tests run on each line's
+# pyspark instead. start_other_lines starts them in the background (scalac keeps one core busy, so
+# they use what the 4.3 build leaves); take_other_lines waits and takes their jars.
+OTHER_BUILDS=()
+start_other_lines() {
+  local spec line
+  OTHER_BUILDS=()
   # A developer working on 4.3 alone can skip the other lines (their jars are then absent).
   [[ "${STREAMCTL_SKIP_OTHER_LINES:-}" == 1 ]] && return 0
+  mkdir -p "$LOG"
+  # A failed 4.3 build exits the script: its background builds must not outlive it.
+  trap 'kill "${OTHER_BUILDS[@]}" 2>/dev/null || true' EXIT
   for spec in "${OTHER_LINES[@]}"; do
     IFS=: read -r line _ _ <<<"$spec"
-    say "building the jar for Spark $line"
+    say "building the jar for Spark $line (in the background)"
     mvn -B -q -Dspark.line="$line" -Dmaven.test.skip=true package >"$LOG/maven-spark-$line.log" 2>&1 &
-    pids+=($!)
+    OTHER_BUILDS+=($!)
   done
-  for i in "${!pids[@]}"; do
+}
+
+take_other_lines() {
+  local line scala failed=0 i
+  for i in "${!OTHER_BUILDS[@]}"; do
     IFS=: read -r line scala _ <<<"${OTHER_LINES[$i]}"
-    if ! wait "${pids[$i]}"; then
+    if ! wait "${OTHER_BUILDS[$i]}"; then
       echo "FAILED: the jar for Spark $line (log: $LOG/maven-spark-$line.log)" >&2
       tail -n 40 "$LOG/maven-spark-$line.log" >&2
       failed=1
@@ -136,6 +147,7 @@ build_other_lines() {
     fi
   done
   [[ $failed -eq 0 ]] || exit 1
+  [[ ${#OTHER_BUILDS[@]} -eq 0 ]] || say "took the other Spark lines' jars"
 }
 
 scala_summary() {
