@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import fcntl
+import hashlib
 import itertools
 import json
 import os
@@ -14,6 +16,7 @@ from collections.abc import Callable, Iterator, Sequence
 from contextlib import contextmanager
 from pathlib import Path
 
+import pyspark
 import pytest
 from py4j.protocol import Py4JJavaError
 from pyspark.sql import DataFrame, Row, SparkSession
@@ -27,6 +30,46 @@ from streamctl_testing._jvm import jvm
 
 os.environ.setdefault("SPARK_LOCAL_IP", "127.0.0.1")
 
+# Every driver of a run also maps one class-data archive (AppCDS) of Spark's own classes, made once
+# per pyspark and java on the machine: loading and verifying those classes was half of a child
+# driver's start (18 against 9 CPU-seconds for a session that runs two small jobs). JVM logging is
+# off in them, so an archive that does not fit (another classpath) is skipped without a word on
+# the stdout that some jobs answer on.
+_DUMP_JOB = """
+from pyspark.sql import SparkSession
+import streamctl_testing
+spark = streamctl_testing.configure_spark(SparkSession.builder.master("local[2]")
+    .config("spark.ui.enabled", "false").config("spark.sql.shuffle.partitions", "2")).getOrCreate()
+spark.range(1000).selectExpr("id % 7 AS k").groupBy("k").count().collect()
+q = (spark.readStream.format("rate").load().writeStream.format("memory").queryName("warm")
+     .trigger(availableNow=True).start())
+q.awaitTermination(120)
+spark.stop()
+"""
+
+
+def _class_archive_opts() -> str:
+    java = os.path.join(os.environ["JAVA_HOME"], "bin", "java") if os.environ.get("JAVA_HOME") else "java"
+    jars = Path(pyspark.__file__).parent / "jars"
+    stamp = [subprocess.run([java, "-version"], capture_output=True, text=True).stderr, str(jars)]
+    stamp += sorted(f"{p.name}:{p.stat().st_mtime_ns}" for p in jars.iterdir())
+    key = hashlib.sha256("\0".join(stamp).encode()).hexdigest()[:16]
+    cache = Path(os.environ.get("XDG_CACHE_HOME") or Path.home() / ".cache") / "streamctl" / "test-class-archives"
+    archive = cache / f"spark-{pyspark.__version__}-{key}.jsa"
+    if not archive.is_file():
+        cache.mkdir(parents=True, exist_ok=True)
+        with (cache / f"{archive.name}.lock").open("w") as lock:
+            fcntl.flock(lock, fcntl.LOCK_EX)  # the other pytest processes wait for the first one's
+            if not archive.is_file():
+                pending = archive.with_name(f"{archive.name}.{os.getpid()}.tmp")
+                opts = f"{_CHILD_DRIVER_OPTS} -Xlog:disable -XX:ArchiveClassesAtExit={pending}"
+                env = {**os.environ, "SPARK_SUBMIT_OPTS": opts}
+                subprocess.run([sys.executable, "-c", _DUMP_JOB], env=env, capture_output=True, timeout=600)
+                if pending.is_file():
+                    pending.rename(archive)
+    return f" -Xlog:disable -XX:SharedArchiveFile={archive}" if archive.is_file() else ""
+
+
 # Many tests start Spark drivers of their own (a job to kill and restart, a CLI, a README
 # example; the chaos test alone starts 21), each living seconds. On CI's two cores, C2 compiling
 # Spark cost each of them ~40% of its CPU (31 vs 19 CPU-seconds to a job's third batch) for code
@@ -37,6 +80,8 @@ os.environ.setdefault("SPARK_LOCAL_IP", "127.0.0.1")
 # pyspark 4.2.1, where it mostly waits for child drivers). Behaviour does not depend on the JIT.
 _CHILD_DRIVER_OPTS = "-XX:TieredStopAtLevel=1"
 _SET_CHILD_DRIVER_OPTS = "SPARK_SUBMIT_OPTS" not in os.environ
+_ARCHIVE_OPTS = _class_archive_opts() if _SET_CHILD_DRIVER_OPTS else ""
+_CHILD_DRIVER_OPTS += _ARCHIVE_OPTS
 if _SET_CHILD_DRIVER_OPTS:
     os.environ["SPARK_SUBMIT_OPTS"] = _CHILD_DRIVER_OPTS
 
@@ -71,7 +116,7 @@ def spark(request: pytest.FixtureRequest) -> Iterator[SparkSession]:
     )
     session_keeps_c2 = _SET_CHILD_DRIVER_OPTS and request.config.getoption("markexpr") != "smoke"
     if session_keeps_c2:
-        del os.environ["SPARK_SUBMIT_OPTS"]  # the session's own driver: see _CHILD_DRIVER_OPTS
+        os.environ["SPARK_SUBMIT_OPTS"] = _ARCHIVE_OPTS  # the session's own driver: see _CHILD_DRIVER_OPTS
     try:
         session = streamctl_testing.configure_spark(builder).getOrCreate()
     finally:
