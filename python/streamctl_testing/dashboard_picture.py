@@ -38,12 +38,12 @@ from pathlib import Path
 from typing import Any
 
 from pyspark.sql import SparkSession
-from pyspark.sql import functions as F
 
 import streamctl
 import streamctl_testing
 from streamctl import options
 from streamctl_testing import kafka, kafka_broker
+from streamctl_testing.demos.pipeline import clicks_by_user, counts_per_window
 
 STEP_S = 1
 COLORS = ["#73bf69", "#f2cc0c", "#8ab8ff", "#ff780a", "#f2495c", "#5794f2", "#b877d9", "#fade2a"]
@@ -125,19 +125,8 @@ class Prometheus:
 def _run_pipeline(spark: SparkSession, servers: str, work: Path, say: Any) -> None:
     kafka.create_stream(spark, servers, "clicks", 4)
     kafka.create_stream(spark, servers, "clicks-by-user", 2)
-    by_user = (
-        spark.readStream.format("streamctl")
-        .options(
-            **options.source(servers, ["clicks-by-user"], starting_offsets="earliest", stop_on_end_of_stream=False)
-        )
-        .options(**options.intermediate("clicks-by-user"))
-        .load()
-        .select(F.timestamp_millis(F.col("value").cast("string").cast("long")).alias("ts"), "watermark")
-    )
     stage2 = (
-        streamctl.with_upstream_watermark(by_user, "ts")
-        .groupBy(F.window("ts", "10 seconds"))
-        .count()
+        counts_per_window(spark, servers, "10 seconds", stop_on_end_of_stream=False)
         .writeStream.queryName("count_per_window")
         .outputMode("update")
         .format("noop")
@@ -146,16 +135,7 @@ def _run_pipeline(spark: SparkSession, servers: str, work: Path, say: Any) -> No
         .start()
     )
     stage1 = (
-        spark.readStream.format("streamctl")
-        .options(
-            **options.source(
-                servers, ["clicks"], starting_offsets="earliest", max_records_per_batch=400, fail_on_data_loss=False
-            )
-        )
-        .load()
-        .withWatermark("timestamp", "5 seconds")
-        .repartition(2, "key")
-        .select("key", F.unix_millis("timestamp").cast("string").alias("value"))
+        clicks_by_user(spark, servers, "5 seconds", max_records_per_batch=400, fail_on_data_loss=False)
         .writeStream.format("streamctl")
         .queryName("clicks_by_user")
         .options(**options.sink(servers, "clicks-by-user", intermediate=True, producer_idle_timeout="10s"))

@@ -8,8 +8,9 @@ once done, sends end-of-stream; stage 2 stops by itself when every partition has
 from __future__ import annotations
 
 import time
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, Any
 
+from pyspark.sql import DataFrame, SparkSession
 from pyspark.sql import functions as F
 
 import streamctl
@@ -45,17 +46,8 @@ def step_control_pipeline(ctx: DemoContext) -> None:
         for r in batch.collect():
             windows[int(r.window.start.timestamp())] = r["count"]
 
-    by_user = (
-        spark.readStream.format("streamctl")
-        .options(**options.source(servers, ["clicks-by-user"], starting_offsets="earliest"))
-        .options(**options.intermediate("clicks-by-user"))
-        .load()
-        .select(F.timestamp_millis(F.col("value").cast("string").cast("long")).alias("ts"), "watermark")
-    )
     stage2 = (
-        streamctl.with_upstream_watermark(by_user, "ts")
-        .groupBy(F.window("ts", "30 seconds"))
-        .count()
+        counts_per_window(spark, servers, "30 seconds")
         .writeStream.queryName("count_per_window")
         .outputMode("update")
         .foreachBatch(upsert)
@@ -64,12 +56,7 @@ def step_control_pipeline(ctx: DemoContext) -> None:
         .start()
     )
     stage1 = (
-        spark.readStream.format("streamctl")
-        .options(**options.source(servers, ["clicks"], starting_offsets="earliest", max_records_per_batch=150))
-        .load()
-        .withWatermark("timestamp", "10 seconds")
-        .repartition(2, "key")
-        .select("key", F.unix_millis("timestamp").cast("string").alias("value"))
+        clicks_by_user(spark, servers, "10 seconds", max_records_per_batch=150)
         .writeStream.format("streamctl")
         .queryName("clicks_by_user")
         .options(**options.sink(servers, "clicks-by-user", intermediate=True))
@@ -97,4 +84,31 @@ def step_control_pipeline(ctx: DemoContext) -> None:
     say(f"{sum(windows.values())} clicks in {len(windows)} windows: every click counted once.")
 
 
-__all__ = ["step_control_pipeline"]
+def clicks_by_user(spark: SparkSession, servers: str, delay: str, **source: Any) -> DataFrame:
+    """Stage 1's rows: stream ``clicks`` from its start, with a watermark ``delay`` behind its
+    event times, in two partitions by user (the key), each value its event time in milliseconds.
+    ``source``: more :func:`streamctl.options.source` arguments."""
+    return (
+        spark.readStream.format("streamctl")
+        .options(**options.source(servers, ["clicks"], starting_offsets="earliest", **source))
+        .load()
+        .withWatermark("timestamp", delay)
+        .repartition(2, "key")
+        .select("key", F.unix_millis("timestamp").cast("string").alias("value"))
+    )
+
+
+def counts_per_window(spark: SparkSession, servers: str, window: str, **source: Any) -> DataFrame:
+    """Stage 2's rows: intermediate stream ``clicks-by-user`` counted per ``window`` of event time
+    on the upstream watermark (update mode)."""
+    by_user = (
+        spark.readStream.format("streamctl")
+        .options(**options.source(servers, ["clicks-by-user"], starting_offsets="earliest", **source))
+        .options(**options.intermediate("clicks-by-user"))
+        .load()
+        .select(F.timestamp_millis(F.col("value").cast("string").cast("long")).alias("ts"), "watermark")
+    )
+    return streamctl.with_upstream_watermark(by_user, "ts").groupBy(F.window("ts", window)).count()
+
+
+__all__ = ["clicks_by_user", "counts_per_window", "step_control_pipeline"]
