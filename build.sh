@@ -115,8 +115,8 @@ take_jars() {
 # (provided scope; pom.xml's profile spark-<line> adds the line's adapter sources), all at once
 # (each builds in its own target/spark-<line>). Their Scala tests are not compiled or run here (a
 # whole scalac run per line that CI's two cores would pay for): the smoke tests run on each line's
-# pyspark instead. start_other_lines starts them in the background (scalac keeps one core busy, so
-# they use what the 4.3 build leaves); take_other_lines waits and takes their jars.
+# pyspark instead. start_other_lines starts them in the background (`test` starts them first: they
+# need no venv, so they compile while pip installs); take_other_lines waits and takes their jars.
 OTHER_BUILDS=()
 OTHER_STARTED=0
 start_other_lines() {
@@ -150,6 +150,7 @@ take_other_lines() {
   done
   [[ $failed -eq 0 ]] || exit 1
   [[ ${#OTHER_BUILDS[@]} -eq 0 ]] || say "took the other Spark lines' jars"
+  OTHER_BUILDS=()  # reaped: the exit trap must not signal their (reusable) process ids
 }
 
 scala_summary() {
