@@ -25,6 +25,7 @@ from pyspark.sql.streaming import DataStreamWriter, StreamingQuery
 
 import streamctl_testing
 from streamctl import LISTENER_CLASS, options
+from streamctl._ops import cache_dir
 from streamctl_testing import kafka, kafka_broker
 from streamctl_testing._jvm import jvm
 
@@ -54,7 +55,7 @@ def _class_archive_opts() -> str:
     stamp = [subprocess.run([java, "-version"], capture_output=True, text=True).stderr, str(jars)]
     stamp += sorted(f"{p.name}:{p.stat().st_mtime_ns}" for p in jars.iterdir())
     key = hashlib.sha256("\0".join(stamp).encode()).hexdigest()[:16]
-    cache = Path(os.environ.get("XDG_CACHE_HOME") or Path.home() / ".cache") / "streamctl" / "test-class-archives"
+    cache = cache_dir() / "test-class-archives"
     archive = cache / f"spark-{pyspark.__version__}-{key}.jsa"
     if not archive.is_file():
         cache.mkdir(parents=True, exist_ok=True)

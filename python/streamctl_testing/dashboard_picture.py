@@ -27,7 +27,6 @@ import json
 import os
 import re
 import shutil
-import socket
 import subprocess
 import tempfile
 import threading
@@ -43,16 +42,12 @@ import streamctl
 import streamctl_testing
 from streamctl import options
 from streamctl_testing import kafka, kafka_broker
+from streamctl_testing.broker import _free_port
+from streamctl_testing.demos import wait_until
 from streamctl_testing.demos.pipeline import clicks_by_user, counts_per_window
 
 STEP_S = 1
 COLORS = ["#73bf69", "#f2cc0c", "#8ab8ff", "#ff780a", "#f2495c", "#5794f2", "#b877d9", "#fade2a"]
-
-
-def _free_port() -> int:
-    with socket.socket() as s:
-        s.bind(("127.0.0.1", 0))
-        return int(s.getsockname()[1])
 
 
 def _prometheus_binary() -> str:
@@ -175,7 +170,7 @@ def _run_pipeline(spark: SparkSession, servers: str, work: Path, say: Any) -> No
     heads = kafka.upcoming_offsets(spark, servers, "clicks")
     say("retention deletes clicks-3 up to its newest 1,500 records, some that stage 1 has not read")
     kafka.delete_records_before(spark, servers, "clicks", 3, heads[3] - 1_500)
-    _wait("stage 1 to drain the burst", lambda: _behind(stage1) < 200, 180)
+    wait_until("stage 1 to drain the burst", lambda: _behind(stage1) < 200, 180)
     time.sleep(15)
     say("the feed stops: stage 1's writers declare themselves idle after 10 s")
     feeding.clear()
@@ -183,7 +178,7 @@ def _run_pipeline(spark: SparkSession, servers: str, work: Path, say: Any) -> No
     time.sleep(30)
     say("end-of-stream for stage 1; stage 2 runs on past it (stop.on.end.of.stream=false) for the scrapes")
     streamctl.end_of_stream(stage1)
-    _wait("stage 2 to reach end-of-stream", lambda: _metric(stage2, "endOfStream") == "true", 120)
+    wait_until("stage 2 to reach end-of-stream", lambda: _metric(stage2, "endOfStream") == "true", 120)
     time.sleep(10)
     stage2.stop()
 
@@ -196,14 +191,6 @@ def _metric(query: Any, name: str) -> str | None:
 
 def _behind(query: Any) -> float:
     return float(_metric(query, "maxOffsetsBehindLatest") or "inf")
-
-
-def _wait(what: str, done: Any, timeout: float) -> None:
-    deadline = time.monotonic() + timeout
-    while not done():
-        if time.monotonic() > deadline:
-            raise TimeoutError(f"timed out after {timeout:.0f} s waiting for {what}")
-        time.sleep(0.5)
 
 
 def _path(points: list[tuple[float, float]], x0: float, x1: float, y0: float, y1: float, w: int, h: int) -> str:

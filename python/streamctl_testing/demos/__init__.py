@@ -2,7 +2,19 @@
 
 from __future__ import annotations
 
+import time
+from collections.abc import Callable
+
 
 def say(text: str) -> None:
     """Prints a line of the demo at once (Spark's own output interleaves with it)."""
     print(text, flush=True)
+
+
+def wait_until(what: str, done: Callable[[], bool], timeout: float) -> None:
+    """Polls ``done`` until it is true; raises ``TimeoutError`` naming ``what`` after ``timeout`` s."""
+    deadline = time.monotonic() + timeout
+    while not done():
+        if time.monotonic() > deadline:
+            raise TimeoutError(f"timed out after {timeout:.0f} s waiting for {what}")
+        time.sleep(0.2)

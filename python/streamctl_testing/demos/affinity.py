@@ -35,7 +35,7 @@ import streamctl_testing
 from streamctl import options
 from streamctl_testing import kafka
 from streamctl_testing._proc import spawn
-from streamctl_testing.demos import say
+from streamctl_testing.demos import say, wait_until
 
 if TYPE_CHECKING:
     from streamctl_testing.demo import DemoContext
@@ -69,14 +69,6 @@ def executor_pid(app_id: str, executor_id: str) -> int:
 
 def _has_pair(args: list[str], flag: str, value: str) -> bool:
     return any(a == flag and b == value for a, b in itertools.pairwise(args))
-
-
-def _wait(what: str, done: Callable[[], bool], timeout: float) -> None:
-    deadline = time.monotonic() + timeout
-    while not done():
-        if time.monotonic() > deadline:
-            raise TimeoutError(f"timed out after {timeout:.0f} s waiting for {what}")
-        time.sleep(0.2)
 
 
 def run(
@@ -127,7 +119,7 @@ def _scenario(
     kill: bool,
     say: Callable[[str], None],
 ) -> dict[str, Any]:
-    _wait(f"{executors} executors", lambda: len(streamctl.live_executors(spark)) >= executors, 180)
+    wait_until(f"{executors} executors", lambda: len(streamctl.live_executors(spark)) >= executors, 180)
     app_id = spark.sparkContext.applicationId
     say(f"Spark started {executors} executor JVMs: {_names(streamctl.live_executors(spark))}.")
     stream = f"affinity-{uuid.uuid4().hex[:8]}"
@@ -190,7 +182,7 @@ def _scenario(
         q.stop()
         return progress
 
-    _wait("the first batches", after(4, 0), 180)
+    wait_until("the first batches", after(4, 0), 180)
     if not kill:
         progress = stop(q)
         return {"executors": executors, "killed_at": len(batches), "batches": batches, "metrics": progress}
@@ -198,10 +190,10 @@ def _scenario(
     os.kill(executor_pid(app_id, victim), signal.SIGKILL)
     killed_at = len(batches)
     say(f"Ran {killed_at} batches, then killed executor {victim} with SIGKILL.")
-    _wait("a rebalance without it", running(lambda: victim not in batches[-1]["assigned"].values()), 180)
+    wait_until("a rebalance without it", running(lambda: victim not in batches[-1]["assigned"].values()), 180)
     # A cluster manager usually starts a replacement; wait for it a while, then for calm.
     _wait_quietly(running(lambda: len(batches[-1]["live"]) >= executors), 60)
-    _wait("batches after the rebalance", after(3, len(batches)), 120)
+    wait_until("batches after the rebalance", after(3, len(batches)), 120)
     progress = stop(q)
     off = _affinity_off(spark, servers, stream, workdir)
     return {
@@ -234,7 +226,7 @@ def _affinity_off(spark: SparkSession, servers: str, stream: str, workdir: Path)
 
 def _wait_quietly(done: Callable[[], bool], timeout: float) -> None:
     with contextlib.suppress(TimeoutError):
-        _wait("", done, timeout)
+        wait_until("", done, timeout)
 
 
 def _source_progress(q: Any) -> dict[str, dict[str, str]]:
