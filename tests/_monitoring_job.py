@@ -3,8 +3,9 @@ for test_monitoring. Reads commands from stdin, one per line, and answers each w
 
 - ``copy <servers> <mid> <out> <checkpoint>``: reads intermediate stream ``mid`` with AvailableNow
   and writes it to plain stream ``out`` with the streamctl sink; answers once the query ended.
-- ``start <servers> <src> <mid> <checkpoint> <name>``: starts query ``name`` reading plain ``src``
-  and intermediate ``mid`` (30 records a batch, one batch an hour); answers after its first batch.
+- ``start <servers> <src> <mid> <checkpoint> <name> [first]``: starts query ``name`` reading plain
+  ``src`` and intermediate ``mid`` (30 records a batch, one batch an hour; stream ``first``, if
+  given, in a higher priority tier); answers after its first batch.
 - ``stop``: stops that query. ``exit``: ends the driver.
 
 The first line it prints is ``{"ui": <driver UI URL>, "app": <application id>}``.
@@ -59,11 +60,12 @@ if __name__ == "__main__":
             q.awaitTermination(180)
             answer(copied=q.exception() is None)
         elif command == "start":
-            servers, src, mid, checkpoint, name = args
+            servers, src, mid, checkpoint, name, *first = args
             query = (
                 spark.readStream.format("streamctl")
                 .options(**options.source(servers, [src, mid], starting_offsets="earliest", max_records_per_batch=30))
                 .options(**options.intermediate(mid))
+                .options(**(options.priority(first[0], 1) if first else {}))
                 .load()
                 .writeStream.format("noop")
                 .queryName(name)

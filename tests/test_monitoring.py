@@ -190,3 +190,15 @@ def test_prometheus_shows_the_lag_and_control_health_describe_shows(spark, serve
     # A stopped query's gauges go with it.
     assert driver.ask("stop") == {"stopped": True}
     assert _scrape(driver, "lag_q") == {}
+
+    # Restarted with the plain stream in a higher tier, its first batch reads none of the
+    # intermediate stream, which still has records behind: their seconds behind comes from what the
+    # first run processed (its progress history), as describe's does.
+    assert driver.ask("start", servers, src, mid, checkpoint, "lag_q", src) == {"started": True}
+    described = streamctl.describe(checkpoint, bootstrap_servers=servers)
+    scraped = _scrape(driver, "lag_q")
+    waiting = {(_flat(p.stream), str(p.partition)): p.seconds_behind for p in described.partitions if p.stream == mid}
+    assert all(p.lag > 0 for p in described.partitions if p.stream == mid), described.partitions
+    assert None not in waiting.values(), described.partitions
+    assert waiting == {k: scraped.get(("secondsBehind", *k)) for k in waiting}
+    assert driver.ask("stop") == {"stopped": True}

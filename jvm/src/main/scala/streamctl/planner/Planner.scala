@@ -58,6 +58,10 @@ import streamctl.system.{
  *   sent with the planning and answered while the batch runs
  * @param clockMs
  *   a monotonic clock (ms) for how often Kafka is asked about the streams
+ * @param processedBefore
+ *   per SSP, the newest record time an earlier run processed (the progress history keeps it), so
+ *   seconds behind is known from a restart's first batch, before this run read the SSP; asked once,
+ *   at the first planning
  */
 final class Planner(
     options: SourceOptions,
@@ -71,7 +75,8 @@ final class Planner(
     query: Option[ControlledQuery],
     secondsBehind: Boolean = false,
     clockMs: () => Long = () => System.nanoTime() / 1000000L,
-    background: Executor = InBackground.executor
+    background: Executor = InBackground.executor,
+    processedBefore: () => Map[SSP, Long] = () => Map.empty
 ) {
 
   private val streamCheck = new StreamCheck(
@@ -136,8 +141,11 @@ final class Planner(
   /* The newest record time on the broker of the SSPs (given) the last batch left records behind in,
    * for seconds behind. */
   @volatile private var lastNewest: Set[SSP] => Map[SSP, Long] = (_: Set[SSP]) => Map.empty
-  // Per SSP, the newest record time the readers reported, from the last batch that read it.
+  // Per SSP, the newest record time the readers reported, from the last batch that read it (before
+  // this run read it: what the earlier run processed).
   @volatile private var processedMs: Map[SSP, Long] = Map.empty
+  // Once per run, at its first planning.
+  private lazy val seedProcessed: Unit = processedMs = processedBefore() ++ processedMs
   @volatile private var newestFailed = false
   // Records (offsets) each stream admitted into the batch last planned for reading.
   @volatile private var lastAdmitted: Map[String, Long] = Map.empty
@@ -172,6 +180,7 @@ final class Planner(
     lastCycleMs = planningMs - lastPlanningMs
     lastPlanningMs = planningMs
     if (control.holdsBack(previous) || waitsForMore(previous)) return previous
+    seedProcessed
     askHeads(previous)
     // Always Some at the first planning of a run, so a run's one-shot steps (startpoints) never
     // see the planning repeated below.
@@ -193,6 +202,8 @@ final class Planner(
     if (next == previous) previous
     else {
       dataLoss.planned(next)
+      // A moved beginning (a startpoint, a gap skipped) leaves the processed time behind.
+      if (next.starts.nonEmpty) processedMs --= next.starts.valuesIterator.flatMap(_.keysIterator)
       lastBatchMs = clockMs()
       if (secondsBehind) {
         // Asked now, so the answer comes while the batch runs; only where records stay behind
@@ -284,6 +295,7 @@ final class Planner(
    */
   def beginRealTime(previous: SourcePosition): RealTimeBatch = {
     if (control.holdsBack(previous)) return RealTimeBatch(previous, BatchPlan(previous), Seq.empty)
+    seedProcessed
     askHeads(previous)
     val ctx = PlanningContext(streamCheck.ifDue(), None, None, reports.skipped)
     // Tasks read open-ended, so the heads matter to a real-time batch only for a bootstrap stream

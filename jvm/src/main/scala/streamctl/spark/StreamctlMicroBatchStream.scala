@@ -8,6 +8,7 @@ import org.apache.spark.sql.connector.read.{InputPartition, PartitionReaderFacto
 import org.apache.spark.sql.connector.read.streaming._
 import org.apache.spark.util.SerializableConfiguration
 
+import streamctl.StreamctlException
 import streamctl.locality.ExecutorId
 import streamctl.metadata.{FileSystemMetadataStore, MetadataStore, StoreLayout}
 import streamctl.ops.ProgressHistory
@@ -20,7 +21,7 @@ import streamctl.planner.{
   SourceOptions,
   SourceStates
 }
-import streamctl.system.{GroupOffsetCommitter, KafkaSystemAdmin}
+import streamctl.system.{GroupOffsetCommitter, KafkaSystemAdmin, SSP}
 
 /**
  * Spark's `MicroBatchStream` for a streamctl source: converts Spark's types around the [[Planner]],
@@ -55,7 +56,8 @@ class StreamctlMicroBatchStream(
     reports,
     control.map(_.run),
     // The one broker request it costs serves the metrics system's gauge.
-    secondsBehind = QueryMetrics.enabled
+    secondsBehind = QueryMetrics.enabled,
+    processedBefore = () => lastRecordTimes()
   )
   private val controlReports = ControlAccumulator.register(sc, planner.controlResults)
   // Option commitOffsets: the batch's positions go to the group once it committed (its progress
@@ -89,6 +91,19 @@ class StreamctlMicroBatchStream(
   private var realTimeBatch: Option[RealTimeBatch] = None
 
   override def initialOffset(): Offset = SourceOffset(planner.initialPosition())
+
+  /* What the earlier run processed, as its progress history kept it: seconds behind is then known
+   * from a restart's first batch. Only that figure depends on it, so an unreadable history leaves
+   * it unknown until the readers report. */
+  private def lastRecordTimes(): Map[SSP, Long] =
+    try new ProgressHistory(store, keys).lastRecordTimes()
+    catch {
+      case e: StreamctlException =>
+        StreamctlMicroBatchStream.log.warn(
+          s"Seconds behind unknown until a record is read: ${e.getMessage}"
+        )
+        Map.empty
+    }
 
   override def getDefaultReadLimit: ReadLimit =
     options.maxRecordsPerBatch.map(n => ReadLimit.maxRows(n)).getOrElse(ReadLimit.allAvailable())
@@ -196,6 +211,7 @@ class StreamctlMicroBatchStream(
 }
 
 object StreamctlMicroBatchStream {
+  private val log = org.slf4j.LoggerFactory.getLogger(classOf[StreamctlMicroBatchStream])
 
   /** How a streamctl source describes itself in query progress: `streamctl[orders,rates]`. */
   val DescriptionPrefix = "streamctl["

@@ -70,6 +70,14 @@ class PlannerTest {
       streams: String,
       query: Option[ControlledQuery],
       options: (String, String)*
+  ): Planner = timedPlanner(streams, query, Map.empty, options: _*)
+
+  /** A run whose metrics carry seconds behind, told what the earlier run processed. */
+  private def timedPlanner(
+      streams: String,
+      query: Option[ControlledQuery],
+      processedBefore: Map[SSP, Long],
+      options: (String, String)*
   ): Planner =
     new Planner(
       SourceOptions(Map(
@@ -86,9 +94,11 @@ class PlannerTest {
       () => Seq(ExecutorId("1", "h1"), ExecutorId("2", "h2")),
       reports,
       query = query,
+      secondsBehind = processedBefore.nonEmpty,
       clockMs = () => clock,
       // Stream checks asked ahead run at once, in order with the test's own steps.
-      background = (r: Runnable) => r.run()
+      background = (r: Runnable) => r.run(),
+      processedBefore = () => processedBefore
     )
 
   /** A run's control as `spark.QueryControl` makes it, for a query with no event-time watermark. */
@@ -194,6 +204,29 @@ class PlannerTest {
     write(orders(0), 1)
     val b3 = restarted.latestOffset(b2, None)
     assertTrue(b3.starts.isEmpty && b3.state(AppliedStartpoints.Codec).isEmpty, "applied once")
+  }
+
+  @Test def secondsBehindIsKnownFromARestartsFirstBatchUnlessAStartpointMovedThePartition()
+      : Unit = {
+    // Records 20 s apart; the earlier run processed orders(0) up to 20 s and orders(1) up to 40 s.
+    admin.add(orders(0), 0, (0 until 10).map(_ * 20000L))
+    admin.add(orders(1), 0, (0 until 10).map(_ * 20000L))
+    val first = planner("orders")
+    val (b1, _) = batch(first, first.initialPosition(), budget = Some(4))
+    new StartpointManager(store).write(orders(1), Startpoint.specific(1)) // the query is stopped
+
+    // This run's readers report no record time (the test's reports are empty): what is known comes
+    // from the earlier run.
+    val restarted =
+      timedPlanner("orders", None, Map(orders(0) -> 20000L, orders(1) -> 40000L))
+    val (b2, _) = batch(restarted, b1, budget = Some(2))
+    assertEquals(Map(p1 -> Map(orders(1) -> 1L)), b2.starts)
+    val metrics = restarted.metrics(Some(b2))
+    assertEquals(
+      """{"orders-0":160}""",
+      metrics("secondsBehind"),
+      "the newest record (180 s) minus the earlier run's last (20 s), in seconds; orders(1) moved"
+    )
   }
 
   @Test def theReadersControlResultsAreMergedIntoTheNextOffset(): Unit = {

@@ -81,5 +81,12 @@ class FakeSystemAdmin(val system: String = SSP.KafkaSystem) extends SystemAdmin 
       }
     }
 
+  override def newestTimestampsAsked(ssps: Set[SSP]): () => Map[SSP, Long] = {
+    val answer = ssps.iterator.flatMap(s =>
+      partitions.get(s).filter(_._2.nonEmpty).map(p => s -> p._2.max)
+    ).toMap
+    () => answer
+  }
+
   override def listStreams(): Set[String] = partitions.keys.map(_.stream).toSet
 }
