@@ -59,7 +59,9 @@ make_venv() {
   fi
   if [[ ! -f "$stamp" || "$(cat "$stamp")" != "$deps" ]]; then
     say "installing $deps into $dir"
-    quiet "$log" "$dir/bin/pip" install --disable-pip-version-check "$@"
+    # --no-compile: Python compiles what is imported when it is first imported; compiling every
+    # module at install was half of pip's CPU (15 against 29 CPU-seconds for a line's venv).
+    quiet "$log" "$dir/bin/pip" install --disable-pip-version-check --no-compile "$@"
     echo "$deps" >"$stamp"
   fi
 }

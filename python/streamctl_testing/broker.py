@@ -83,6 +83,10 @@ class KafkaBroker:
                 .option("kafka.bootstrap.servers", broker.bootstrap_servers)
     """
 
+    #: JVM flags every broker started by this process adds to its own. Benchmarks keep the JVM's
+    #: defaults; a test run sets ``("-XX:TieredStopAtLevel=1",)`` (tests/conftest.py).
+    extra_jvm_flags: tuple[str, ...] = ()
+
     def __init__(
         self,
         port: int | None = None,
@@ -280,6 +284,7 @@ class KafkaBroker:
             "-XX:-UsePerfData",
             "-Djava.awt.headless=true",
             f"-Dlog4j2.configurationFile={self.work_dir / 'log4j2.properties'}",
+            *self.extra_jvm_flags,
             *extra_flags,
             "-cp",
             self._classpath,

@@ -154,7 +154,8 @@ def consumer_groups_describe(servers: str, group: str) -> list[dict[str, str]]:
     classpath = f"{ensure_kafka_tools_jars()}/*:{ensure_kafka_jars()}/*"
     command = "org.apache.kafka.tools.consumer.group.ConsumerGroupCommand"
     done = subprocess.run(
-        [_ops.java(), "-Dlog4j2.level=ERROR", "-cp", classpath, command,
+        # A one-shot tool: the quick JIT only (C2 would compile code it runs once).
+        [_ops.java(), "-XX:TieredStopAtLevel=1", "-Dlog4j2.level=ERROR", "-cp", classpath, command,
          "--bootstrap-server", servers, "--describe", "--group", group],
         capture_output=True, text=True, timeout=120, check=False,
     )  # fmt: skip
