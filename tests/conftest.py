@@ -55,6 +55,7 @@ def _class_archive_opts() -> str:
     jars = Path(pyspark.__file__).parent / "jars"
     stamp = [subprocess.run([java, "-version"], capture_output=True, text=True).stderr, str(jars)]
     stamp += sorted(f"{p.name}:{p.stat().st_mtime_ns}" for p in jars.iterdir())
+    stamp.append(_CHILD_DRIVER_OPTS)  # the flags it is made with (the GC among them)
     key = hashlib.sha256("\0".join(stamp).encode()).hexdigest()[:16]
     cache = cache_dir() / "test-class-archives"
     archive = cache / f"spark-{pyspark.__version__}-{key}.jsa"
@@ -72,12 +73,15 @@ def _class_archive_opts() -> str:
     return f" -Xlog:disable -XX:SharedArchiveFile={archive}" if archive.is_file() else ""
 
 
-# Every driver of a run (the session's, child drivers, Connect servers: SparkConf takes `spark.*`
-# system properties) waits 100 ms instead of Spark's 10 ms before asking its sources again when a
-# batch found no new data. A query left running while a test waits for something else otherwise
-# plans ~100 times a second: 0.55 of a core for one idle streamctl query (driver and broker, 0.74
-# for Spark's own source). Behaviour does not depend on it; a batch starts up to 100 ms later.
-_TEST_SPARK_PROPERTIES = " -Dspark.sql.streaming.pollingDelay=100ms"
+# Every driver of a run (the session's, child drivers, Connect servers) gets these:
+# - Serial GC: a 1 GB heap needs no concurrent collector, whose threads compete for CI's two cores
+#   (three test files: the session driver 91 against 102 CPU-seconds, the files 160 s against 170 s).
+# - `spark.sql.streaming.pollingDelay` 100 ms instead of Spark's 10 ms (SparkConf takes `spark.*`
+#   system properties): how long a query waits before asking its sources again when a batch found
+#   no new data. A query left running while a test waits for something else otherwise plans ~100
+#   times a second: 0.55 of a core for one idle streamctl query (driver and broker; 0.74 for Spark's
+#   own source). Behaviour does not depend on either; a batch starts up to 100 ms later.
+_TEST_JVM_OPTS = " -XX:+UseSerialGC -Dspark.sql.streaming.pollingDelay=100ms"
 
 # The test brokers (the session's and those tests start) use the quick JIT only: 14 against 28
 # CPU-seconds for a broker serving three test files, and the files took 157 s instead of 177 s.
@@ -91,9 +95,9 @@ KafkaBroker.extra_jvm_flags = ("-XX:TieredStopAtLevel=1",)
 # works for the whole run (C1 only there: 131 against 119 CPU-seconds for eight test files), and
 # gets C1 in a smoke run (-m smoke, the other Spark lines' set: 54 against 108 CPU-seconds on
 # pyspark 4.2.1, where it mostly waits for child drivers). Behaviour does not depend on the JIT.
-_CHILD_DRIVER_OPTS = "-XX:TieredStopAtLevel=1" + _TEST_SPARK_PROPERTIES
+_CHILD_DRIVER_OPTS = "-XX:TieredStopAtLevel=1" + _TEST_JVM_OPTS
 _SET_CHILD_DRIVER_OPTS = "SPARK_SUBMIT_OPTS" not in os.environ
-_ARCHIVE_OPTS = (_class_archive_opts() + _TEST_SPARK_PROPERTIES) if _SET_CHILD_DRIVER_OPTS else ""
+_ARCHIVE_OPTS = _class_archive_opts() if _SET_CHILD_DRIVER_OPTS else ""
 _CHILD_DRIVER_OPTS += _ARCHIVE_OPTS
 if _SET_CHILD_DRIVER_OPTS:
     os.environ["SPARK_SUBMIT_OPTS"] = _CHILD_DRIVER_OPTS
@@ -129,7 +133,8 @@ def spark(request: pytest.FixtureRequest) -> Iterator[SparkSession]:
     )
     session_keeps_c2 = _SET_CHILD_DRIVER_OPTS and request.config.getoption("markexpr") != "smoke"
     if session_keeps_c2:
-        os.environ["SPARK_SUBMIT_OPTS"] = _ARCHIVE_OPTS  # the session's own driver: see _CHILD_DRIVER_OPTS
+        # The session's own driver: see _CHILD_DRIVER_OPTS.
+        os.environ["SPARK_SUBMIT_OPTS"] = _ARCHIVE_OPTS + _TEST_JVM_OPTS
     try:
         session = streamctl_testing.configure_spark(builder).getOrCreate()
     finally:
