@@ -128,6 +128,11 @@ def _scrape(driver: Driver, query: str) -> dict[tuple[str, ...], int]:
     return found
 
 
+def _seconds_behind(scraped: dict[tuple[str, ...], int], keys: dict) -> dict:
+    """The scraped ``secondsBehind`` of each (topic, partition) in ``keys`` (None where absent)."""
+    return {k: scraped.get(("secondsBehind", *k)) for k in keys}
+
+
 def _flat(name: str) -> str:
     """A stream name as PrometheusServlet flattens it."""
     return re.sub(r"[^a-zA-Z0-9]", "_", name)
@@ -187,18 +192,25 @@ def test_prometheus_shows_the_lag_and_control_health_describe_shows(spark, serve
             assert scraped[("watermarkMs", *key)] == c.watermark_ms
             assert scraped[("watermarkLagSeconds", *key)] >= (time.time() * 1000 - c.watermark_ms) // 1000 - 60
 
-    # A stopped query's gauges go with it.
+    # A stopped query's gauges go with it (at its termination event, which the listener bus delivers
+    # after stop() returns).
     assert driver.ask("stop") == {"stopped": True}
-    assert _scrape(driver, "lag_q") == {}
+    deadline = time.monotonic() + 60
+    while (left := _scrape(driver, "lag_q")) != {}:
+        assert time.monotonic() < deadline, f"the stopped query's gauges stayed: {left}"
+        time.sleep(0.5)
 
     # Restarted with the plain stream in a higher tier, its first batch reads none of the
     # intermediate stream, which still has records behind: their seconds behind comes from what the
     # first run processed (its progress history), as describe's does.
     assert driver.ask("start", servers, src, mid, checkpoint, "lag_q", src) == {"started": True}
     described = streamctl.describe(checkpoint, bootstrap_servers=servers)
-    scraped = _scrape(driver, "lag_q")
     waiting = {(_flat(p.stream), str(p.partition)): p.seconds_behind for p in described.partitions if p.stream == mid}
     assert all(p.lag > 0 for p in described.partitions if p.stream == mid), described.partitions
     assert None not in waiting.values(), described.partitions
-    assert waiting == {k: scraped.get(("secondsBehind", *k)) for k in waiting}
+    # The gauges come with the first progress event, which the listener bus delivers after it.
+    deadline = time.monotonic() + 60
+    while (scraped := _seconds_behind(_scrape(driver, "lag_q"), waiting)) != waiting:
+        assert time.monotonic() < deadline, f"scraped {scraped}, describe says {waiting}"
+        time.sleep(0.5)
     assert driver.ask("stop") == {"stopped": True}
