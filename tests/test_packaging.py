@@ -8,6 +8,7 @@ Inspects what ./build.sh put into dist/; builds nothing.
 from __future__ import annotations
 
 import io
+import os
 import re
 import struct
 import subprocess
@@ -55,12 +56,13 @@ def _referenced_classes(class_file: bytes) -> set[str]:
     return _class_info(class_file)[0]
 
 
-def _superclass(class_file: bytes) -> str:
+def _supertypes(class_file: bytes) -> list[str]:
     return _class_info(class_file)[1]
 
 
-def _class_info(class_file: bytes) -> tuple[set[str], str]:
-    """What ``_referenced_classes`` returns, and the internal name of the class's superclass."""
+def _class_info(class_file: bytes) -> tuple[set[str], list[str]]:
+    """What ``_referenced_classes`` returns, and the internal names of the class's superclass and
+    of the interfaces it implements."""
     sizes = {3: 4, 4: 4, 5: 8, 6: 8, 7: 2, 8: 2, 9: 4, 10: 4, 11: 4, 12: 4, 15: 3, 16: 2, 17: 4, 18: 4, 19: 2, 20: 2}
     (count,) = struct.unpack_from(">H", class_file, 8)
     pos, index, utf8 = 10, 1, {}
@@ -76,13 +78,15 @@ def _class_info(class_file: bytes) -> tuple[set[str], str]:
                 class_entries[index] = struct.unpack_from(">H", class_file, pos + 1)[0]
             pos += 1 + sizes[tag]
         index += 2 if tag in (5, 6) else 1
-    # After the pool: access flags, this class, then the superclass (a class entry's index).
-    (super_index,) = struct.unpack_from(">H", class_file, pos + 4)
+    # After the pool: access flags, this class, the superclass, then the interfaces (count, indexes):
+    # each a class entry's index.
+    (super_index, interfaces) = struct.unpack_from(">HH", class_file, pos + 4)
+    supers = (super_index, *struct.unpack_from(f">{interfaces}H", class_file, pos + 8))
     names = {utf8[i].lstrip("[") for i in class_entries.values()}
     names = {n[1:-1] if n.startswith("L") and n.endswith(";") else n for n in names}
     for text in utf8.values():
         names.update(re.findall(r"L([\w/$]+)[;<]", text))
-    return {n for n in names if "/" in n}, utf8[class_entries[super_index]]
+    return {n for n in names if "/" in n}, [utf8[class_entries[i]] for i in supers]
 
 
 @pytest.fixture(scope="module")
@@ -193,11 +197,11 @@ def test_spark_package_only_adapts(product_jar: zipfile.ZipFile) -> None:
 
     def uses_spark(top: str) -> bool:
         # A subclass of an adapter adapts too (one small class per Spark metric name, say), though
-        # its own class file names only its parent.
+        # its own class file names only its parent; so does a class implementing an adapter trait.
         if any(u.startswith("org/apache/spark/") for u in refs[top]):
             return True
-        parent = _superclass(classes[f"streamctl/spark/{top}.class"]).removeprefix("streamctl/spark/")
-        return parent in refs and parent != top and uses_spark(parent)
+        parents = [t.removeprefix("streamctl/spark/") for t in _supertypes(classes[f"streamctl/spark/{top}.class"])]
+        return any(p in refs and p != top and uses_spark(p) for p in parents)
 
     without_spark = sorted(t for t in refs if not uses_spark(t))
     assert without_spark == [], "move these to their feature package"
@@ -215,11 +219,6 @@ ARCHITECTURE = ROOT / "docs" / "architecture.md"
 GRAPH_BEGIN, GRAPH_END = "<!-- package graph: begin -->", "<!-- package graph: end -->"
 # Where Spark is allowed: the adapter and the files that need Spark's internals.
 SPARK_PACKAGES = ("spark", "org.apache.spark.streamctl")
-# Outside them, the one exception that still names a Spark type: StreamctlException is a SparkThrowable
-# where it is thrown (through StreamctlThrowable, its per-Spark-line part), which is how PySpark (classic
-# and Connect) sees its STREAMCTL_* condition. ops/ puts that one interface's jar on its classpath;
-# moving the conversion into spark/ is still to do.
-SPARK_OUTSIDE_ADAPTERS = {"streamctl/StreamctlException.class", "streamctl/StreamctlThrowable.class"}
 
 
 def _package(class_name: str) -> str | None:
@@ -320,11 +319,15 @@ def test_only_the_spark_adapters_use_spark(product_jar: zipfile.ZipFile) -> None
         name
         for name, data in classes.items()
         if _package(name) not in (*SPARK_PACKAGES, None)
-        and name not in SPARK_OUTSIDE_ADAPTERS
         and any(u.startswith("org/apache/spark/") and _package(u) is None for u in _referenced_classes(data))
     )
     assert users == []
     assert any(_package(n) == "ops" for n in classes)
+    # The streamctl command's JVM takes none of Spark's jars either (its errors are plain ones there).
+    from streamctl import _ops
+
+    spark_jars = [j for j in _ops.classpath().split(os.pathsep) if Path(j).name.startswith("spark-")]
+    assert spark_jars == []
 
 
 def test_the_testing_wheel_carries_the_tooling(testing_wheel: zipfile.ZipFile) -> None:

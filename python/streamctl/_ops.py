@@ -27,8 +27,8 @@ from typing import Any
 MAIN_CLASS = "streamctl.ops.OpsMain"
 
 # What OpsMain needs from pyspark's jars (kafka-clients comes from the wheel): Scala, Jackson,
-# Hadoop's FileSystem (the checkpoint and the metadata store may be on HDFS or S3), logging, and
-# Spark's SparkThrowable interface alone (StreamctlException implements it; nothing else of Spark).
+# Hadoop's FileSystem (the checkpoint and the metadata store may be on HDFS or S3) and logging;
+# nothing of Spark (StreamctlException is a Spark error only where Spark's jars are).
 _JAR_PREFIXES = (
     "scala-library-",
     "jackson-core-",
@@ -42,12 +42,10 @@ _JAR_PREFIXES = (
     "log4j-api-",
     "log4j-core-",
     "log4j-slf4j2-impl-",
-    "spark-common-utils_",
-    "commons-lang3-",
 )
-# Taken when there: Spark 4.0 has no spark-common-utils-java (4.1 split it off spark-common-utils);
-# on Scala 2.12 (Spark 3.5) scala-collection-compat is where 2.13's scala.jdk.CollectionConverters is.
-_OPTIONAL_JAR_PREFIXES = ("spark-common-utils-java_", "scala-collection-compat_")
+# Taken when there: on Scala 2.12 (Spark 3.5) scala-collection-compat is where 2.13's
+# scala.jdk.CollectionConverters is.
+_OPTIONAL_JAR_PREFIXES = ("scala-collection-compat_",)
 
 
 # Kafka settings whose values are secrets (sasl.jaas.config, ssl.keystore.password, ...): never in

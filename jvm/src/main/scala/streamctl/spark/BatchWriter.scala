@@ -1,7 +1,5 @@
 package streamctl.spark
 
-import scala.jdk.CollectionConverters._
-
 import org.apache.spark.{SparkException, TaskContext}
 import org.apache.spark.sql.{DataFrame, SaveMode}
 
@@ -50,14 +48,8 @@ private[spark] object BatchWriter {
     catch {
       // The executor's error, first; Spark's wrapping stays attached as the cause.
       case e: SparkException => throw StreamctlException.in(e)
-          .map(s =>
-            new StreamctlException(
-              s.getMessage,
-              e,
-              s.condition,
-              s.getMessageParameters.asScala.toMap
-            )
-          ).getOrElse(e)
+          .map(s => StreamctlException(s.getMessage, e, s.condition, s.parameters))
+          .getOrElse(e)
     }
   }
 }

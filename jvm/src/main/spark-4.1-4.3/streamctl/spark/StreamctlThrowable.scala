@@ -1,9 +1,9 @@
-package streamctl
+package streamctl.spark
 
 import org.apache.spark.SparkThrowable
 
 /**
- * How [[StreamctlException]] is a `SparkThrowable` on Spark 4.1 and later: its condition is
+ * How [[SparkStreamctlException]] is a `SparkThrowable` on Spark 4.1 and later: its condition is
  * `getCondition`, and its message template is its own message (4.1 added
  * `getDefaultMessageTemplate`; Spark's error-class registry does not know streamctl's conditions).
  */
