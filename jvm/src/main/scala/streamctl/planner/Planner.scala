@@ -54,8 +54,9 @@ import streamctl.system.{
  *   the query's in-band control, when the source runs in a streaming query
  * @param secondsBehind
  *   whether the progress metrics carry `secondsBehind` per SSP ([[TimeLag]]): it costs one request
- *   for the newest record times per batch that leaves records behind (none for a caught-up query),
- *   sent with the planning and answered while the batch runs
+ *   for the newest record times of the SSPs left behind (none for a caught-up query), sent with the
+ *   planning and answered while the batch runs, at most every `Planner.NewestRefreshMs` unless
+ *   another SSP falls behind
  * @param clockMs
  *   a monotonic clock (ms) for how often Kafka is asked about the streams
  * @param processedBefore
@@ -141,6 +142,10 @@ final class Planner(
   /* The newest record time on the broker of the SSPs (given) the last batch left records behind in,
    * for seconds behind. */
   @volatile private var lastNewest: Set[SSP] => Map[SSP, Long] = (_: Set[SSP]) => Map.empty
+  /* When a micro-batch's planning last asked for the newest record times, for which SSPs, and the
+   * answer: taken by later batches until it is Planner.NewestRefreshMs old or an SSP it does not
+   * cover falls behind. */
+  private var newestAsked: Option[(Long, Set[SSP], () => Map[SSP, Long])] = None
   // Per SSP, the newest record time the readers reported, from the last batch that read it (before
   // this run read it: what the earlier run processed).
   @volatile private var processedMs: Map[SSP, Long] = Map.empty
@@ -206,13 +211,23 @@ final class Planner(
       if (next.starts.nonEmpty) processedMs --= next.starts.valuesIterator.flatMap(_.keysIterator)
       lastBatchMs = clockMs()
       if (secondsBehind) {
-        // Asked now, so the answer comes while the batch runs; only where records stay behind
-        // (elsewhere the figure is 0 without asking). Only the batch's metrics wait for it, so
-        // even the request is made on another thread.
-        val asked =
-          InBackground.ask(background)(admin.newestTimestampsAsked(next.minPositions.collect {
-            case (ssp, o) if begun.heads.get(ssp).exists(_ > o) => ssp
-          }.toSet))
+        // Only where records stay behind (elsewhere the figure is 0 without asking).
+        val behind = next.minPositions.collect {
+          case (ssp, o) if begun.heads.get(ssp).exists(_ > o) => ssp
+        }.toSet
+        val now = clockMs()
+        val fresh = newestAsked.exists { case (at, ssps, _) =>
+          now - at < Planner.NewestRefreshMs && behind.subsetOf(ssps)
+        }
+        // Asked now, so the answer comes while the batch runs. Only the batch's metrics wait for
+        // it, so even the request is made on another thread.
+        if (!fresh)
+          newestAsked = Some((
+            now,
+            behind,
+            InBackground.ask(background)(admin.newestTimestampsAsked(behind))
+          ))
+        val asked = newestAsked.get._3
         lastNewest = _ => asked()
       }
       next
@@ -457,4 +472,13 @@ final class Planner(
 
 object Planner {
   private val log = org.slf4j.LoggerFactory.getLogger(classOf[Planner])
+
+  /**
+   * How old an answer about the newest record times (for seconds behind) a micro-batch may take
+   * instead of asking the broker again: asking for every partition behind was most of what
+   * monitoring cost per batch at 1,024 partitions. The figure can read up to this much low when
+   * records arrived since; a Prometheus scrape (15 s typically) or Spark's metrics sinks (10 s by
+   * default) rarely look more often.
+   */
+  val NewestRefreshMs = 5000L
 }

@@ -229,6 +229,35 @@ class PlannerTest {
     )
   }
 
+  @Test def newestRecordTimesAreAskedAtMostEveryFewSecondsOrWhenAnotherSspFallsBehind(): Unit = {
+    admin.add(orders(0), 0, (0 until 10).map(_ * 1000L))
+    admin.add(orders(1), 0, Seq(0L))
+    val q = timedPlanner("orders", None, Map(orders(0) -> 0L, orders(1) -> 0L))
+    def secondsBehind(end: SourcePosition): String = q.metrics(Some(end))("secondsBehind")
+
+    val (b1, _) = batch(q, q.initialPosition(), budget = Some(3))
+    assertEquals(Seq(Set(orders(0))), admin.newestAsked.toSeq, "only orders-0 is left behind")
+    assertEquals("""{"orders-0":9,"orders-1":0}""", secondsBehind(b1))
+
+    // Records arrive later in time, but the answer is younger than the refresh: taken again.
+    admin.add(orders(0), 0, (0 until 12).map(_ * 1000L))
+    clock += Planner.NewestRefreshMs - 1
+    val (b2, _) = batch(q, b1, budget = Some(1))
+    assertEquals(1, admin.newestAsked.size)
+    assertEquals("""{"orders-0":9,"orders-1":0}""", secondsBehind(b2))
+
+    // orders-1 falls behind: asked at once, for both.
+    admin.add(orders(1), 0, Seq(0L, 4000L, 5000L, 6000L))
+    val (b3, _) = batch(q, b2, budget = Some(2))
+    assertEquals(Set(orders(0), orders(1)), admin.newestAsked.last)
+    assertEquals("""{"orders-0":11,"orders-1":6}""", secondsBehind(b3))
+
+    // The refresh passed: asked again.
+    clock += Planner.NewestRefreshMs
+    batch(q, b3, budget = Some(2))
+    assertEquals(3, admin.newestAsked.size)
+  }
+
   @Test def theReadersControlResultsAreMergedIntoTheNextOffset(): Unit = {
     write(mid, 10)
     val q = planner("mid", "stream.mid.intermediate" -> "true")

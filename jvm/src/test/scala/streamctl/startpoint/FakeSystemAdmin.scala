@@ -81,7 +81,11 @@ class FakeSystemAdmin(val system: String = SSP.KafkaSystem) extends SystemAdmin 
       }
     }
 
+  /** The SSPs each newest-times request asked for, in order. */
+  val newestAsked = scala.collection.mutable.Buffer[Set[SSP]]()
+
   override def newestTimestampsAsked(ssps: Set[SSP]): () => Map[SSP, Long] = {
+    newestAsked += ssps
     val answer = ssps.iterator.flatMap(s =>
       partitions.get(s).filter(_._2.nonEmpty).map(p => s -> p._2.max)
     ).toMap
