@@ -15,17 +15,19 @@ PY_DEPS="pyspark[connect]==4.3.0 pandas<3 pytest pytest-xdist ruff build wheel s
 # The Spark lines streamctl is built for besides 4.3, one jar each (pom.xml's profiles,
 # -Dspark.line=<line>; 4.3 is the default, compiled against .venv's pyspark jars), as
 # <line>:<scala>:<pyspark the smoke tests run on, in .venv-pyspark-<version>>. A line built for two
-# Scala versions (3.5) names the profile with it (3.5_2.12); its jar is still spark3.5_<scala>.
-OTHER_LINES=(4.2:2.13:4.2.1 4.1:2.13:4.1.4 4.0:2.13:4.0.5 3.5_2.12:2.12:3.5.9)
+# Scala versions (3.5) names the profile with it (3.5_2.12); its jar is still spark3.5_<scala>. A
+# Scala PyPI's pyspark does not carry (3.5 with 2.13) runs on that pyspark with its jars replaced by
+# the same Spark's for that Scala (<version>-scala<scala>; streamctl_testing.other_scala).
+OTHER_LINES=(4.2:2.13:4.2.1 4.1:2.13:4.1.4 4.0:2.13:4.0.5 3.5_2.12:2.12:3.5.9 3.5_2.13:2.13:3.5.9-scala2.13)
 # tests/test_install.py installs the wheel where a cluster's pyspark is: a venv of its own (it
 # uninstalls and reinstalls streamctl there, which the smoke tests running meanwhile must not see).
 OTHER_PYSPARK=4.2.1
 OTHER_VENV="$ROOT/.venv-install-pyspark-$OTHER_PYSPARK"
 # pyspark 3.5's Connect client needs NumPy 1 (pyspark[connect] 3.5 pins it), which pyarrow 21 and later refuse.
 other_py_deps() {
-  local extra=""
-  [[ $1 == 3.5.* ]] && extra=" pyarrow<21"
-  echo "pyspark[connect]==$1 pandas<3 pytest pytest-xdist$extra"
+  local extra="" version=${1%%-scala*}
+  [[ $version == 3.5.* ]] && extra=" pyarrow<21"
+  echo "pyspark[connect]==$version pandas<3 pytest pytest-xdist$extra"
 }
 # Much of a test's time is waiting (for a batch, a broker, a killed driver to restart): two
 # processes, each with its own broker and SparkSession, keep CI's two cores busy. A test file
@@ -71,13 +73,17 @@ ensure_venv() {
   SPARK_JARS=$("$PY" -c 'import os, pyspark; print(os.path.join(os.path.dirname(pyspark.__file__), "jars"))')
 }
 
-# ensure_other_venv PYSPARK: a venv with that pyspark, and both wheels (installed without deps: the
+# ensure_other_venv PYSPARK: a venv with that pyspark (<version>-scala<scala>: its Spark for that
+# Scala), and both wheels (installed without deps: the
 # install test checks separately what pip does with them).
 ensure_other_venv() {
   local dir=${2:-$ROOT/.venv-pyspark-$1}
   make_venv "$dir" "pip-$1" $(other_py_deps "$1")
   quiet "install-$1" "$dir/bin/pip" install --disable-pip-version-check --no-deps --force-reinstall \
     "$ROOT"/dist/streamctl-0.1.0-*.whl "$ROOT"/dist/streamctl_testing-0.1.0-*.whl
+  if [[ $1 == *-scala* ]]; then
+    quiet "scala-$1" "$dir/bin/python" -m streamctl_testing.other_scala "${1##*-scala}"
+  fi
 }
 
 mvn_() { mvn -B -q -Dspark.jars.dir="$SPARK_JARS" "$@"; }

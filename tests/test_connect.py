@@ -16,7 +16,7 @@ import pytest
 
 import streamctl
 from streamctl import _jars, options
-from streamctl_testing import kafka
+from streamctl_testing import connect_server, kafka
 from streamctl_testing.connect_server import SparkConnectServer
 
 pytestmark = pytest.mark.smoke
@@ -24,6 +24,9 @@ pytestmark = pytest.mark.smoke
 
 @pytest.fixture(scope="module")
 def connect_url() -> Iterator[str]:
+    missing = connect_server.unavailable()
+    if missing:
+        pytest.skip(missing)
     with SparkConnectServer() as server:
         yield server.url
 

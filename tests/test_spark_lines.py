@@ -17,7 +17,7 @@ from streamctl import _jars
 pytestmark = pytest.mark.smoke
 
 RUNNING = _jars.line(pyspark.__version__)
-SCALA = _jars.LINES[RUNNING][0]
+SCALA = _jars.scala_version(RUNNING)
 
 
 def _cli(*args: str) -> subprocess.CompletedProcess[str]:
@@ -44,7 +44,13 @@ def test_jars_for_another_spark_name_its_line(line):
     this Python's."""
     done = _cli("--spark-version", f"{line}.1", "--without-kafka-clients")
     assert done.returncode == 0, done.stderr
-    assert done.stdout.strip().rsplit("/", 1)[-1] == f"streamctl-spark{line}_{_jars.LINES[line][0]}.jar"
+    # The running line's Scala is the running Spark's; another line's, PyPI's pyspark's.
+    scala = SCALA if line == RUNNING else _jars.LINES[line][0]
+    assert done.stdout.strip().rsplit("/", 1)[-1] == f"streamctl-spark{line}_{scala}.jar"
+    for other in _jars.LINES[line]:
+        done = _cli("--spark-version", f"{line}.1", "--scala", other, "--without-kafka-clients")
+        assert done.returncode == 0, done.stderr
+        assert done.stdout.strip().rsplit("/", 1)[-1] == f"streamctl-spark{line}_{other}.jar"
 
 
 @pytest.mark.parametrize(

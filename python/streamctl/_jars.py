@@ -20,7 +20,7 @@ from pathlib import Path
 # Every Spark line the wheel carries a jar for, with its Scala versions (the first is the one
 # PyPI's pyspark of that line ships, assumed when no Spark jars are at hand, e.g. pyspark-client).
 LINES: dict[str, tuple[str, ...]] = {
-    "3.5": ("2.12",),
+    "3.5": ("2.12", "2.13"),
     "4.0": ("2.13",),
     "4.1": ("2.13",),
     "4.2": ("2.13",),

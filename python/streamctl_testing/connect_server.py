@@ -27,7 +27,7 @@ from typing import Self
 
 import streamctl
 import streamctl_testing
-from streamctl._jars import LINES, line, pyspark_version
+from streamctl._jars import line, pyspark_version, scala_version
 from streamctl_testing._maven_fetch import fetch_once, jars_dir
 from streamctl_testing._proc import spawn
 from streamctl_testing.broker import _accepts, _free_port
@@ -36,9 +36,10 @@ __all__ = ["SERVER_CLASS", "SparkConnectServer"]
 
 SERVER_CLASS = "org.apache.spark.sql.connect.service.SparkConnectServer"
 _HOST = "127.0.0.1"
-# The Spark lines whose pyspark wheel has no Connect server, and the spark-connect jar fetched for
-# them (3.5.0: the newest 3.5 one on the reachable Maven Central mirror; the protocol is the line's).
-_SERVER_JARS = {"3.5": "3.5.0"}
+# The Spark lines (and Scala versions) whose pyspark wheel has no Connect server, and the
+# spark-connect jar fetched for them (3.5.0: the newest 3.5 one on the reachable Maven Central
+# mirror; the protocol is the line's). That mirror has no spark-connect_2.13 of 3.5 at all.
+_SERVER_JARS = {("3.5", "2.12"): "3.5.0"}
 _SERVER_LIB_ENV = "STREAMCTL_SPARK_CONNECT_LIB"
 
 
@@ -155,16 +156,31 @@ def _pyspark_home() -> Path:
     return Path(pyspark.__file__).parent
 
 
+def unavailable() -> str | None:
+    """Why no Spark Connect server can run on the installed pyspark, or None when one can."""
+    spark_home = _pyspark_home()
+    if any((spark_home / "jars").glob("spark-connect_*.jar")):
+        return None
+    spark_line = line(pyspark_version() or "4.3")
+    scala = scala_version(spark_line)
+    if (spark_line, scala) in _SERVER_JARS:
+        return None
+    return (
+        f"no Spark Connect server for Spark {pyspark_version()} with Scala {scala}: its pyspark has none, "
+        f"and the Maven Central mirror the tests fetch from serves no spark-connect_{scala} of Spark {spark_line}"
+    )
+
+
 def _server_jars(spark_home: Path) -> list[Path]:
     """The Spark Connect server's jar when the Spark at ``spark_home`` does not ship it (pyspark 3.5),
     fetched once from Maven Central; nothing otherwise."""
     if any((spark_home / "jars").glob("spark-connect_*.jar")):
         return []
     spark_line = line(pyspark_version() or "4.3")
-    version = _SERVER_JARS.get(spark_line)
+    scala = scala_version(spark_line)
+    version = _SERVER_JARS.get((spark_line, scala))
     if version is None:
         return []
-    scala = LINES[spark_line][0]
     marker = f"spark-connect_{scala}-{version}.jar"
     lib = jars_dir(_SERVER_LIB_ENV, f"spark-connect-{version}_{scala}")
     fetch_once(

@@ -15,7 +15,7 @@ from __future__ import annotations
 
 from pathlib import Path
 
-from streamctl._jars import LINES, line, pyspark_version
+from streamctl._jars import line, pyspark_version, scala_version
 from streamctl_testing._maven_fetch import fetch_once, jars_dir
 
 # Per Spark line: the connector's version and the kafka-clients it brings (Spark's own pom says which).
@@ -29,8 +29,8 @@ CONNECTORS = {
 }
 _LINE = line(pyspark_version() or "4.3")
 SPARK_KAFKA_VERSION, KAFKA_CLIENTS_VERSION = CONNECTORS[_LINE]
-# The connector's Scala: PyPI's pyspark of the line has one (2.12 for 3.5).
-_SCALA = LINES[_LINE][0] if _LINE in LINES else "2.13"
+# The connector's Scala: the running Spark's (3.5 has two).
+_SCALA = scala_version(_LINE)
 # Its delegation-token helper: the mirror has 4.0.0 but not 4.2.0 (unchanged since 4.0); 3.5's own on 3.5.
 _TOKEN_PROVIDER_VERSION = SPARK_KAFKA_VERSION if _LINE == "3.5" else "4.0.0"
 SPARK_KAFKA_LIB_ENV = "STREAMCTL_SPARK_KAFKA_LIB"
@@ -41,14 +41,14 @@ _MARKER_JAR = f"spark-sql-kafka-0-10_{_SCALA}-{SPARK_KAFKA_VERSION}.jar"
 
 def spark_kafka_jars() -> list[Path]:
     """The connector's jars (kafka-clients included), fetched with Maven on first use into
-    ``$STREAMCTL_SPARK_KAFKA_LIB`` or ``${XDG_CACHE_HOME:-~/.cache}/streamctl/spark-sql-kafka-<version>``.
+    ``$STREAMCTL_SPARK_KAFKA_LIB`` or ``${XDG_CACHE_HOME:-~/.cache}/streamctl/spark-sql-kafka-<version>_<scala>``.
 
     Example::
 
         [j.name for j in spark_kafka_jars()]
         # [..., 'kafka-clients-3.9.2.jar', 'spark-sql-kafka-0-10_2.13-4.2.0.jar', ...]
     """
-    lib = jars_dir(SPARK_KAFKA_LIB_ENV, f"spark-sql-kafka-{SPARK_KAFKA_VERSION}")
+    lib = jars_dir(SPARK_KAFKA_LIB_ENV, f"spark-sql-kafka-{SPARK_KAFKA_VERSION}_{_SCALA}")
     fetch_once(
         _POM_DIR / "pom.xml",
         lib,
