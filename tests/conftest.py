@@ -249,6 +249,13 @@ def committed_batches(checkpoint: Path) -> int:
     return len([p for p in commits.iterdir() if p.name.isdigit()]) if commits.is_dir() else 0
 
 
+def planned_batches(checkpoint: Path) -> int:
+    """How many batches the query with this checkpoint has planned (logged their offsets); one more
+    than committed while a batch runs."""
+    offsets = checkpoint / "offsets"
+    return len([p for p in offsets.iterdir() if p.name.isdigit()]) if offsets.is_dir() else 0
+
+
 def run_job_until(
     script: str,
     args: Sequence[str],

@@ -4,24 +4,28 @@ duplicates nothing with an idempotent sink.
 
 Each kill costs a driver start (~20 s on 2 cores), so the kills are planned rather than many:
 a third each while starting, at a random point after progress, and inside a batch (its offsets
-logged, its commit not yet), in a random order with random delays."""
+logged, its commit not yet), in a random order with random delays. A transactional stage on
+``local-cluster`` also has its executors SIGKILLed mid-batch while its driver lives on."""
 
 from __future__ import annotations
 
 import json
 import os
 import random
-import threading
+import signal
+import subprocess
+import sys
 import time
 from collections import Counter
 from pathlib import Path
 
-from _chaos_job import start_chaos_query, start_transactional_stage
+from _chaos_job import LiveProducer, start_chaos_query, start_pipeline_stage
 
 from streamctl import options
 from streamctl_testing import kafka
+from streamctl_testing.demos.affinity import executor_pids
 
-from conftest import committed_batches, run_job_until
+from conftest import committed_batches, planned_batches, run_job_until
 
 # Kills per moment of the plain query (docs/exactly-once.md reports a longer run); each costs a
 # driver start, and CI's two cores share them with the rest of the suite.
@@ -30,39 +34,8 @@ MOMENTS = ("starting", "running", "in a batch")
 PARTITIONS = 3
 # Kills of the transactional stage: each costs a driver start, and they share CI's time budget.
 TRANSACTIONAL_KILLS = int(os.environ.get("STREAMCTL_CHAOS_TRANSACTIONAL_KILLS", "6"))
-
-
-class _Producer(threading.Thread):
-    """Writes numbered records to every partition, about 200 a second, until stopped."""
-
-    def __init__(self, spark, servers: str, stream: str) -> None:
-        super().__init__(daemon=True)
-        self.spark, self.servers, self.stream = spark, servers, stream
-        self.sent = 0
-        self.stopped = threading.Event()
-        self.error: Exception | None = None
-
-    def run(self) -> None:
-        try:
-            while not self.stopped.wait(0.1):
-                numbers = range(self.sent, self.sent + 20)
-                values = [str(i).encode() for i in numbers]
-                partitions = [i % PARTITIONS for i in numbers]
-                kafka.produce(self.spark, self.servers, self.stream, values, partitions=partitions)
-                self.sent += len(values)
-        except Exception as e:  # noqa: BLE001 - reported by the test, which fails on it
-            self.error = e
-
-    def stop(self) -> int:
-        self.stopped.set()
-        self.join(60)
-        assert self.error is None, f"the producer failed: {self.error}"
-        return self.sent
-
-
-def _planned_batches(checkpoint: Path) -> int:
-    offsets = checkpoint / "offsets"
-    return len([p for p in offsets.iterdir() if p.name.isdigit()]) if offsets.is_dir() else 0
+# Executor kills of the transactional stage on local-cluster: each costs an executor start.
+EXECUTOR_KILLS = int(os.environ.get("STREAMCTL_CHAOS_EXECUTOR_KILLS", "3"))
 
 
 def _kill_repeatedly(
@@ -94,7 +67,7 @@ def _kill_repeatedly(
                 in_batch: bool = in_batch,
             ) -> bool:
                 committed = committed_batches(checkpoint)
-                planned = _planned_batches(checkpoint)
+                planned = planned_batches(checkpoint)
                 if not progressed and committed > before and (not in_batch or planned > committed):
                     progressed.append(time.monotonic())
                 return bool(progressed) and time.monotonic() - progressed[0] >= delay
@@ -110,7 +83,7 @@ def _kill_repeatedly(
         )
         moments[moment] += 1
         # A batch planned (in the offset log) and not committed: the kill came mid-batch.
-        if _planned_batches(checkpoint) > committed_batches(checkpoint):
+        if planned_batches(checkpoint) > committed_batches(checkpoint):
             moments["mid-batch"] += 1
     return moments
 
@@ -124,7 +97,7 @@ def test_random_sigkills_of_the_driver_lose_and_duplicate_nothing(spark, servers
     rng = random.Random(seed)
     stream = make_stream(partitions=PARTITIONS)
     checkpoint, output = tmp_path / "cp", tmp_path / "out"
-    producer = _Producer(spark, servers, stream)
+    producer = LiveProducer(spark, servers, stream, PARTITIONS)
     producer.start()
     try:
         moments = _kill_repeatedly(
@@ -168,7 +141,7 @@ def test_sigkills_of_a_transactional_stage_leave_its_intermediate_stream_exactly
     rng = random.Random(seed)
     stream, mid = make_stream(partitions=PARTITIONS), make_stream(partitions=PARTITIONS)
     checkpoint = tmp_path / "cp"
-    producer = _Producer(spark, servers, stream)
+    producer = LiveProducer(spark, servers, stream, PARTITIONS)
     producer.start()
     try:
         moments = _kill_repeatedly(
@@ -182,7 +155,7 @@ def test_sigkills_of_a_transactional_stage_leave_its_intermediate_stream_exactly
     finally:
         sent = producer.stop()
 
-    stage1 = start_transactional_stage(spark, servers, stream, str(checkpoint), mid, availableNow=True)
+    stage1 = start_pipeline_stage(spark, servers, stream, str(checkpoint), mid, availableNow=True)
     stage1.awaitTermination(300)
     assert stage1.exception() is None, stage1.exception()
     seen: list[int] = []
@@ -206,3 +179,66 @@ def test_sigkills_of_a_transactional_stage_leave_its_intermediate_stream_exactly
     assert sorted(seen) == list(range(sent)), f"stage 2 ({context})"
     print(f"chaos (transactional): {context}")
     assert moments["mid-batch"] > 0, f"no kill came mid-batch ({context})"
+
+
+def test_executor_kills_under_a_transactional_stage_leave_its_intermediate_stream_exactly_once(
+    spark, servers, make_stream, tmp_path
+):
+    """Stage 1 runs on ``local-cluster`` (two executor JVMs) under a live producer, and an executor
+    is SIGKILLed in the middle of a batch, again and again: Spark runs the lost attempts again on an
+    executor it starts anew, each new writer fences the killed one's open transaction, and a plain
+    read_committed consumer of the intermediate stream sees every record exactly once while the
+    driver goes on."""
+    seed = _seed()
+    rng = random.Random(seed)
+    stream, mid = make_stream(partitions=PARTITIONS), make_stream(partitions=PARTITIONS)
+    checkpoint, app_file, log = tmp_path / "cp", tmp_path / "app-id", tmp_path / "job.log"
+    stalls = tmp_path / "stalls"
+    stalls.mkdir()
+    # The first attempt that writes one of these values stalls there, its rows before it sent, and
+    # names its executor: the one to kill, mid-write (a kill between writes would rerun nothing).
+    values = [str(400 + 600 * k + rng.randrange(200)) for k in range(EXECUTOR_KILLS)]
+    args = [servers, stream, str(checkpoint), mid, "transactional", "--master", "local-cluster[2,1,1024]"]
+    args += ["--stall-at", ",".join(values), "--stall-folder", str(stalls)]
+    producer = LiveProducer(spark, servers, stream, PARTITIONS)
+    producer.start()
+    with log.open("w") as err:
+        job = subprocess.Popen(
+            [sys.executable, str(Path(__file__).with_name("_chaos_job.py")), *args, "--app-id-file", str(app_file)],
+            start_new_session=True,
+            stdout=subprocess.DEVNULL,
+            stderr=err,
+        )
+
+    def committed_records() -> list[int]:
+        framed = [v for p in range(PARTITIONS) for v in kafka.read_committed(spark, servers, mid, p)]
+        return [int(v[1:]) for v in framed if v[0] == 0]  # type byte 0: a user record
+
+    def wait(what: str, done, timeout: float = 240) -> None:
+        deadline = time.monotonic() + timeout
+        while not done():
+            assert job.poll() is None, f"the stage's driver died ({what}, seed {seed}):\n{log.read_text()[-3000:]}"
+            assert time.monotonic() < deadline, f"{what} (seed {seed})"
+            time.sleep(0.02)
+
+    killed: list[str] = []
+    sent = 0
+    try:
+        for value in values:
+            told = stalls / f"stalled-{value}"
+            wait(f"an attempt stalled at {value}", told.is_file)
+            executor = told.read_text()
+            os.kill(executor_pids(app_file.read_text())[executor], signal.SIGKILL)
+            killed.append(executor)
+        before = committed_batches(checkpoint)
+        wait("batches after the last kill", lambda: committed_batches(checkpoint) >= before + 3)
+        sent = producer.stop()
+        wait("the stage caught up", lambda: len(committed_records()) >= sent)
+    finally:
+        producer.stop()
+        os.killpg(job.pid, signal.SIGKILL)
+        job.wait()
+
+    context = f"seed {seed}, executors killed {killed}, {sent} records, {committed_batches(checkpoint)} batches"
+    assert sorted(committed_records()) == list(range(sent)), f"lost or duplicated ({context})"
+    print(f"chaos (executors): {context}")

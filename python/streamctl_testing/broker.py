@@ -25,7 +25,7 @@ import weakref
 from collections.abc import Collection, Mapping, Sequence
 from pathlib import Path
 from types import FrameType, TracebackType
-from typing import NoReturn, Self
+from typing import NamedTuple, NoReturn, Self
 
 from streamctl import _ops
 from streamctl_testing._kafka_jars import (
@@ -56,6 +56,17 @@ _LOG_TAIL_LINES = 40
 # Brokers still running, stopped at interpreter exit. Weak so that an abandoned
 # broker object is still garbage-collected (and stopped by its finalizer).
 _live: weakref.WeakSet[KafkaBroker] = weakref.WeakSet()
+
+
+class _Quorum(NamedTuple):
+    """A node's place in a cluster of several (``streamctl_testing.cluster``): its id, its
+    controller port, every controller (``controller.quorum.voters``) and the id all format with."""
+
+    node_id: int
+    controller_port: int
+    voters: str
+    cluster_id: str
+
 
 _LOG4J2 = """\
 rootLogger.level = INFO
@@ -95,12 +106,14 @@ class KafkaBroker:
         properties: Mapping[str, str] | None = None,
         start_timeout: float = 60.0,
         heap: str = "512m",
+        quorum: _Quorum | None = None,
     ) -> None:
         self._fixed_port = port
         self._lib_dir = lib_dir
         self._extra = dict(properties or {})
         self._start_timeout = start_timeout
         self._heap = heap
+        self._quorum = quorum
         self._work: Path | None = None
         self._proc: subprocess.Popen[bytes] | None = None
         self._port = 0
@@ -236,14 +249,14 @@ class KafkaBroker:
 
     def _pick_ports(self) -> None:
         self._port = self._fixed_port or _free_port()
-        self._controller_port = _free_port(avoid=(self._port,))
+        self._controller_port = self._quorum.controller_port if self._quorum else _free_port(avoid=(self._port,))
 
     def _write_config(self) -> None:
         work = self.work_dir
         props = {
             "process.roles": "broker,controller",
-            "node.id": "1",
-            "controller.quorum.voters": f"1@{_HOST}:{self._controller_port}",
+            "node.id": str(self._quorum.node_id if self._quorum else 1),
+            "controller.quorum.voters": (self._quorum.voters if self._quorum else f"1@{_HOST}:{self._controller_port}"),
             "listeners": f"PLAINTEXT://{_HOST}:{self._port},CONTROLLER://{_HOST}:{self._controller_port}",
             "advertised.listeners": f"PLAINTEXT://{_HOST}:{self._port}",
             "controller.listener.names": "CONTROLLER",
@@ -313,7 +326,8 @@ class KafkaBroker:
         self._run_tool(
             f"formatting Kafka storage in {self.log_dir}",
             "kafka.tools.StorageTool", "format",
-            "-t", _cluster_id(), "-c", str(self.work_dir / "server.properties"),
+            "-t", self._quorum.cluster_id if self._quorum else _cluster_id(),
+            "-c", str(self.work_dir / "server.properties"),
             *self._format_args(),
         )  # fmt: skip
 

@@ -21,9 +21,20 @@ def _tools(spark: SparkSession) -> Any:
     return jvm(spark).streamctl.testing.KafkaTools
 
 
-def create_stream(spark: SparkSession, servers: str, stream: str, partitions: int) -> None:
-    """Creates a topic with ``partitions`` partitions (replication factor 1)."""
-    _tools(spark).createStream(servers, stream, partitions)
+def create_stream(spark: SparkSession, servers: str, stream: str, partitions: int, replicas: int = 1) -> None:
+    """Creates a topic with ``partitions`` partitions, ``replicas`` copies of each."""
+    _tools(spark).createStream(servers, stream, partitions, replicas)
+
+
+def leaders(spark: SparkSession, servers: str, stream: str) -> dict[int, int]:
+    """Per partition of ``stream``, the node id of its leader (-1 while it has none)."""
+    return {int(p): int(n) for p, n in _tools(spark).leaders(servers, stream).items()}
+
+
+def transaction_coordinators(spark: SparkSession, servers: str, part: str) -> dict[str, int]:
+    """Per transactional id containing ``part`` (a sink's ids name its topic), the node id of its
+    transaction coordinator."""
+    return {str(t): int(n) for t, n in _tools(spark).transactionCoordinators(servers, part).items()}
 
 
 def grow_stream(spark: SparkSession, servers: str, stream: str, partitions: int) -> None:

@@ -54,7 +54,15 @@ def executor_of(jvm_command: str) -> str:
 
 def executor_pid(app_id: str, executor_id: str) -> int:
     """The pid of this application's executor ``executor_id``, found from process command lines."""
-    pairs = (("--app-id", app_id), ("--executor-id", executor_id))
+    pid = executor_pids(app_id).get(executor_id)
+    if pid is None:
+        raise LookupError(f"no {EXECUTOR_MAIN} process found with --app-id {app_id} --executor-id {executor_id}")
+    return pid
+
+
+def executor_pids(app_id: str) -> dict[str, int]:
+    """The pids of this application's live executor JVMs by executor id, from process command lines."""
+    found: dict[str, int] = {}
     for entry in Path("/proc").iterdir():
         if not entry.name.isdigit():
             continue
@@ -62,9 +70,11 @@ def executor_pid(app_id: str, executor_id: str) -> int:
             args = (entry / "cmdline").read_bytes().decode(errors="replace").split("\0")
         except OSError:
             continue  # the process ended while we looked
-        if EXECUTOR_MAIN in args and all(_has_pair(args, flag, value) for flag, value in pairs):
-            return int(entry.name)
-    raise LookupError(f"no {EXECUTOR_MAIN} process found with --app-id {app_id} --executor-id {executor_id}")
+        if EXECUTOR_MAIN in args and _has_pair(args, "--app-id", app_id):
+            executor = next((b for a, b in itertools.pairwise(args) if a == "--executor-id"), None)
+            if executor is not None:
+                found[executor] = int(entry.name)
+    return found
 
 
 def _has_pair(args: list[str], flag: str, value: str) -> bool:

@@ -55,16 +55,47 @@ object KafkaTools {
 
   /** Creates a stream (replication factor 1); returns once every partition takes writes. */
   def createStream(servers: String, stream: String, partitions: Int): Unit =
+    createStream(servers, stream, partitions, 1)
+
+  /** The same with `replicas` copies of every partition (a cluster of that many brokers or more). */
+  def createStream(servers: String, stream: String, partitions: Int, replicas: Int): Unit =
     withKafkaAdmin(servers) { a =>
       a.createTopics(java.util.Collections.singletonList(new NewTopic(
         stream,
         partitions,
-        1.toShort
+        replicas.toShort
       ))).all().get(
         TimeoutMs,
         MILLISECONDS
       )
       awaitServed(a, servers, stream, partitions)
+    }
+
+  /** Per partition of `stream`, the node id of its leader (-1 while it has none). */
+  def leaders(servers: String, stream: String): java.util.Map[Integer, Integer] =
+    withKafkaAdmin(servers) { a =>
+      val topic = a.describeTopics(java.util.Collections.singletonList(stream)).allTopicNames().get(
+        TimeoutMs,
+        MILLISECONDS
+      ).get(stream)
+      topic.partitions().asScala.map { p =>
+        Integer.valueOf(p.partition()) ->
+          Integer.valueOf(Option(p.leader()).filterNot(_.isEmpty).fold(-1)(_.id()))
+      }.toMap.asJava
+    }
+
+  /**
+   * Per transactional id that contains `part` (a sink writes under ids naming its topic), the node
+   * id of its transaction coordinator.
+   */
+  def transactionCoordinators(servers: String, part: String): java.util.Map[String, Integer] =
+    withKafkaAdmin(servers) { a =>
+      val ids = a.listTransactions().all().get(TimeoutMs, MILLISECONDS).asScala
+        .map(_.transactionalId()).filter(_.contains(part)).toList
+      if (ids.isEmpty) java.util.Map.of[String, Integer]()
+      else a.describeTransactions(ids.asJava).all().get(TimeoutMs, MILLISECONDS).asScala.map {
+        case (id, d) => id -> Integer.valueOf(d.coordinatorId())
+      }.toMap.asJava
     }
 
   /**

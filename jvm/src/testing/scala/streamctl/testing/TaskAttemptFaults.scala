@@ -3,7 +3,7 @@ package streamctl.testing
 import java.util.concurrent.ConcurrentHashMap
 import java.util.concurrent.atomic.AtomicInteger
 
-import org.apache.spark.TaskContext
+import org.apache.spark.{SparkEnv, TaskContext}
 import org.apache.spark.scheduler.{SparkListener, SparkListenerTaskEnd, SparkListenerTaskStart}
 import org.apache.spark.sql.SparkSession
 
@@ -18,6 +18,7 @@ import streamctl.system.TransactionalProducers
  * TaskAttemptFaults.register(spark)
  * df.selectExpr("fail_after_commit(CAST(value AS STRING), 0) AS value")  // partition 0 runs twice
  * df.selectExpr("stall_first_attempt(CAST(value AS STRING), 0, '150', 120000) AS value")
+ * df.selectExpr("stall_and_tell(CAST(value AS STRING), '400,1400', '/tmp/stalls', 120000) AS value")
  * }}}
  */
 object TaskAttemptFaults {
@@ -35,6 +36,10 @@ object TaskAttemptFaults {
       (value: String, partition: Int, at: String, ms: Long) => {
         stallFirstAttempt(value, partition, at, ms); value
       }
+    )
+    spark.udf.register(
+      "stall_and_tell",
+      (value: String, at: String, dir: String, ms: Long) => { stallAndTell(value, at, dir, ms); value }
     )
   }
 
@@ -69,6 +74,23 @@ object TaskAttemptFaults {
     val c = TaskContext.get()
     if (c != null && c.partitionId() == partition && c.attemptNumber() == 0 && value == at)
       Thread.sleep(ms)
+  }
+
+  /**
+   * Holds attempt 0 of whichever Spark task reaches a row whose value is one of `at`
+   * (comma-separated) for up to `ms`, after the rows before it went to the writer, and first writes
+   * the id of the executor it runs on to `dir/stalled-<value>`: the moment, and the executor, for
+   * a test to kill mid-write. An interrupt ends the wait.
+   */
+  def stallAndTell(value: String, at: String, dir: String, ms: Long): Unit = {
+    val c = TaskContext.get()
+    if (c != null && c.attemptNumber() == 0 && at.split(',').contains(value)) {
+      java.nio.file.Files.writeString(
+        java.nio.file.Paths.get(dir, s"stalled-$value"),
+        SparkEnv.get.executorId
+      )
+      Thread.sleep(ms)
+    }
   }
 }
 
