@@ -74,8 +74,8 @@ ensure_venv() {
 }
 
 # ensure_other_venv PYSPARK: a venv with that pyspark (<version>-scala<scala>: its Spark for that
-# Scala), and both wheels (installed without deps: the
-# install test checks separately what pip does with them).
+# Scala), and both wheels (installed without deps: the install test checks separately what pip
+# does with them).
 ensure_other_venv() {
   local dir=${2:-$ROOT/.venv-pyspark-$1}
   make_venv "$dir" "pip-$1" $(other_py_deps "$1")
