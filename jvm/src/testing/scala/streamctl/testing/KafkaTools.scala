@@ -57,7 +57,9 @@ object KafkaTools {
   def createStream(servers: String, stream: String, partitions: Int): Unit =
     createStream(servers, stream, partitions, 1)
 
-  /** The same with `replicas` copies of every partition (a cluster of that many brokers or more). */
+  /**
+   * The same with `replicas` copies of every partition (a cluster of that many brokers or more).
+   */
   def createStream(servers: String, stream: String, partitions: Int, replicas: Int): Unit =
     withKafkaAdmin(servers) { a =>
       a.createTopics(java.util.Collections.singletonList(new NewTopic(

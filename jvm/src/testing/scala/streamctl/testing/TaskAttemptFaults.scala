@@ -39,7 +39,9 @@ object TaskAttemptFaults {
     )
     spark.udf.register(
       "stall_and_tell",
-      (value: String, at: String, dir: String, ms: Long) => { stallAndTell(value, at, dir, ms); value }
+      (value: String, at: String, dir: String, ms: Long) => {
+        stallAndTell(value, at, dir, ms); value
+      }
     )
   }
 
@@ -79,8 +81,8 @@ object TaskAttemptFaults {
   /**
    * Holds attempt 0 of whichever Spark task reaches a row whose value is one of `at`
    * (comma-separated) for up to `ms`, after the rows before it went to the writer, and first writes
-   * the id of the executor it runs on to `dir/stalled-<value>`: the moment, and the executor, for
-   * a test to kill mid-write. An interrupt ends the wait.
+   * the id of the executor it runs on to `dir/stalled-<value>`: the moment, and the executor, for a
+   * test to kill mid-write. An interrupt ends the wait.
    */
   def stallAndTell(value: String, at: String, dir: String, ms: Long): Unit = {
     val c = TaskContext.get()
