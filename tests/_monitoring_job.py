@@ -2,7 +2,7 @@
 for test_monitoring. Reads commands from stdin, one per line, and answers each with a JSON line:
 
 - ``copy <servers> <mid> <out> <checkpoint>``: reads intermediate stream ``mid`` with AvailableNow
-  and writes it to plain stream ``out`` with the streamctl sink; answers once the query ended.
+  and writes it to intermediate stream ``out`` with the streamctl sink; answers once the query ended.
 - ``start <servers> <src> <mid> <checkpoint> <name> [first]``: starts query ``name`` reading plain
   ``src`` and intermediate ``mid`` (30 records a batch, one batch an hour; stream ``first``, if
   given, in a higher priority tier); answers after its first batch.
@@ -52,7 +52,7 @@ if __name__ == "__main__":
                 .load()
                 .select("key", "value")
                 .writeStream.format("streamctl")
-                .options(**options.sink(servers, out))
+                .options(**options.sink(servers, out, intermediate=True))
                 .option("checkpointLocation", checkpoint)
                 .trigger(availableNow=True)
                 .start()

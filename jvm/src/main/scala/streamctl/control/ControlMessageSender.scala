@@ -48,6 +48,7 @@ final class ControlMessageSender(
   private var closed = false
   private var nextCheck: Option[ScheduledFuture[_]] = None
   private var watermarkChecks: Option[ScheduledFuture[_]] = None
+  private val sent = new java.util.concurrent.atomic.AtomicLong
 
   private lazy val control = new ProducerControl(
     ControlEncoder.forProducer(producerName(), producerCount),
@@ -89,6 +90,7 @@ final class ControlMessageSender(
           }
         }
         failed = false
+        ControlMessageSender.this.sent.addAndGet(partitions.size.toLong)
       } finally ProducerPool.release(kafka, producer, failed)
     }
   }
@@ -155,6 +157,8 @@ final class ControlMessageSender(
   }
 
   override def producer: String = control.messages.producer
+
+  override def messagesSent: Long = sent.get
 
   override def target: (String, String) = (kafka.bootstrapServers, stream)
 

@@ -47,4 +47,7 @@ trait ControlSink {
    * timeouts).
    */
   def start(): Unit = ()
+
+  /** How many control messages (one per partition each) this sink has sent so far. */
+  def messagesSent: Long = 0L
 }

@@ -37,8 +37,11 @@ final class SinkWriteBuilder(info: LogicalWriteInfo) extends WriteBuilder with U
       private val query =
         if (prepared.options.intermediate) QueryControlRegistry.current().map(_.run) else None
       private val sink = query.flatMap(_.addSinkFor(prepared.options))
+      // Spark builds this write at every batch: what the sink had sent when the batch began.
+      private var sentBefore = 0L
       override def createStreamingWriterFactory(info: PhysicalWriteInfo)
           : StreamingDataWriterFactory = {
+        sentBefore = sink.fold(0L)(_.messagesSent)
         query.foreach(_.batchStarted(QueryLookup.currentBatchId.getOrElse(-1L)))
         // The writers write the partitions the query's control messages of this batch go to, asked
         // over the sink's open connection: Spark builds this write at every batch.
@@ -54,7 +57,7 @@ final class SinkWriteBuilder(info: LogicalWriteInfo) extends WriteBuilder with U
       // task killed by a query's stop ends quietly (SinkDataWriter.writeAll) instead of being
       // refused a commit, which Spark logs as an ERROR; Spark drops a killed task's answer anyway.
       override def useCommitCoordinator(): Boolean = false
-      override def commit(epochId: Long, messages: Array[WriterCommitMessage]): Unit =
+      override def commit(epochId: Long, messages: Array[WriterCommitMessage]): Unit = {
         query.foreach(_.batchCommitted(
           epochId,
           wroteData = messages.exists {
@@ -62,6 +65,18 @@ final class SinkWriteBuilder(info: LogicalWriteInfo) extends WriteBuilder with U
             case _ => false
           }
         ))
+        // Sent here on the driver, after the writers: no task attempt can report them.
+        sink.foreach(s =>
+          QueryLookup.currentQueryId.flatMap(QueryLookup.find).foreach(q =>
+            SparkQueries.postWriteMetric(
+              q,
+              epochId,
+              SqlMetrics.ControlMessagesSent,
+              s.messagesSent - sentBefore
+            )
+          )
+        )
+      }
       override def abort(epochId: Long, messages: Array[WriterCommitMessage]): Unit =
         query.foreach(_.batchAborted(epochId))
     }

@@ -22,6 +22,7 @@ object SqlMetrics {
   val RecordsSkipped = "streamctlRecordsSkipped"
   val RecordsWithheld = "streamctlRecordsWithheld"
   val RecordsWritten = "streamctlRecordsWritten"
+  val ControlMessagesSent = "streamctlControlMessagesSent"
 
   def scan: Array[CustomMetric] = Array(
     new RecordsReadMetric,
@@ -30,7 +31,7 @@ object SqlMetrics {
     new RecordsWithheldMetric
   )
 
-  def write: Array[CustomMetric] = Array(new RecordsWrittenMetric)
+  def write: Array[CustomMetric] = Array(new RecordsWrittenMetric, new ControlMessagesSentMetric)
 
   /** One reader's counts so far (Spark asks every so many rows and at the end). */
   def of(reader: KafkaTaskReader): Array[CustomTaskMetric] = Array(
@@ -71,3 +72,6 @@ final class RecordsWithheldMetric
 
 final class RecordsWrittenMetric
     extends StreamctlSumMetric(SqlMetrics.RecordsWritten, "streamctl records written")
+
+final class ControlMessagesSentMetric
+    extends StreamctlSumMetric(SqlMetrics.ControlMessagesSent, "streamctl control messages sent")

@@ -3,6 +3,9 @@ package org.apache.spark.streamctl
 import scala.util.Try
 
 import org.apache.spark.sql.catalyst.plans.logical.EventTimeWatermark
+import org.apache.spark.sql.execution.SQLExecution
+import org.apache.spark.sql.execution.datasources.v2.V2TableWriteExec
+import org.apache.spark.sql.execution.metric.SQLMetrics
 import org.apache.spark.sql.streaming.StreamingQuery
 
 /**
@@ -57,6 +60,32 @@ object SparkQueries {
    */
   def trigger(query: StreamingQuery): Option[QueryTrigger] =
     Try(StreamExecutions.trigger(query)).toOption.flatten
+
+  /**
+   * Sets the write node's custom metric `name` of batch `batchId`, which `query` is running, to
+   * `value` and posts it to the SQL tab, as Spark posts a batch write's driver metrics. Why
+   * internal: a streaming write's driver-side figures (an intermediate sink's control messages,
+   * sent after the writers committed) have no public way there: Spark calls
+   * `Write.reportDriverMetrics` only for batch writes, and the node's metric sits in the batch's
+   * executed plan. Called on the query's thread, inside the batch's SQL execution. Does nothing
+   * when not readable.
+   */
+  def postWriteMetric(query: StreamingQuery, batchId: Long, name: String, value: Long): Unit =
+    Try {
+      for {
+        batch <- execution(query).flatMap(e => Option(e.lastExecution))
+        if batch.currentBatchId == batchId
+        metric <- batch.executedPlan.collectFirst {
+          case w: V2TableWriteExec if w.customMetrics.contains(name) => w.customMetrics(name)
+        }
+        sc = batch.sparkSession.sparkContext
+        executionId <- Option(sc.getLocalProperty(SQLExecution.EXECUTION_ID_KEY))
+      } {
+        metric.set(value)
+        SQLMetrics.postDriverMetricUpdates(sc, executionId, Seq(metric))
+      }
+    }
+  ()
 
   /** The engine behind a query handle (the adapters of this package read internals from it). */
   private[streamctl] def execution(query: StreamingQuery) = StreamExecutions.of(query)
