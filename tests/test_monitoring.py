@@ -105,8 +105,9 @@ def test_the_sql_tab_shows_what_each_batch_read_and_wrote(spark, servers, make_s
         "streamctl records skipped (data loss)": 0,
         "streamctl records withheld by the chooser": 0,
         "streamctl records written": 100,
-        # Sent by the driver after the writers committed: the upstream watermark, to each of two partitions.
-        "streamctl control messages sent": 2,
+        # Sent by the driver after the writers committed: the watermark and the end-of-stream of the
+        # AvailableNow run, each to both partitions.
+        "streamctl control messages sent": 4,
     }
     # The status store takes the batch's last metric updates from the listener bus, after the query.
     deadline = time.monotonic() + 60

@@ -76,7 +76,8 @@ object SparkQueries {
         batch <- execution(query).flatMap(e => Option(e.lastExecution))
         if batch.currentBatchId == batchId
         metric <- batch.executedPlan.collectFirst {
-          case w: V2TableWriteExec if w.customMetrics.contains(name) => w.customMetrics(name)
+          // The node's metrics are its write's custom metrics, by name.
+          case w: V2TableWriteExec if w.metrics.contains(name) => w.metrics(name)
         }
         sc = batch.sparkSession.sparkContext
         executionId <- Option(sc.getLocalProperty(SQLExecution.EXECUTION_ID_KEY))
