@@ -1,8 +1,8 @@
 """A query that writes every batch of a stream to a file of its own, named by batch id and
 replaced atomically (an idempotent sink), until it is killed (used by test_chaos); with a last
 argument ``transactional``, stage 1 of a pipeline instead: a copy into an intermediate stream
-through the transactional sink, the output argument naming that stream. ``--master
-local-cluster[...]`` runs it on executor JVMs of its own (for kills of executors)."""
+through the transactional sink, the output argument naming that stream. ``--executors
+N`` runs it on ``local-cluster`` with N executor JVMs of its own (for kills of executors)."""
 
 from __future__ import annotations
 
@@ -19,6 +19,7 @@ import streamctl_testing
 from streamctl import options
 from streamctl_testing import kafka
 from streamctl_testing._jvm import jvm
+from streamctl_testing.demos.affinity import local_cluster
 
 
 class LiveProducer(threading.Thread):
@@ -114,19 +115,14 @@ if __name__ == "__main__":
     parser.add_argument("checkpoint")
     parser.add_argument("output")
     parser.add_argument("mode", nargs="?", choices=["transactional"])
-    # local-cluster[...]: executor JVMs of their own, for kills of executors; the job then writes its
-    # application id to --app-id-file, so the test finds their processes.
-    parser.add_argument("--master", default="local[2]")
+    # --executors: on local-cluster, executor JVMs of their own, for kills of executors; the job then
+    # writes its application id to --app-id-file, so the test finds their processes.
+    parser.add_argument("--executors", type=int, help="run on local-cluster with this many executor JVMs")
     parser.add_argument("--app-id-file")
     parser.add_argument("--stall-at", help="values whose first writing attempt stalls (start_pipeline_stage)")
     parser.add_argument("--stall-folder", help="where a stalled attempt names its executor")
     args = parser.parse_args()
-    builder = SparkSession.builder.master(args.master)
-    if args.master.startswith("local-cluster"):
-        # As the host-affinity scenario's: short-lived executors on a machine shared with the test.
-        builder = builder.config("spark.executor.memory", "512m").config(
-            "spark.executor.extraJavaOptions", "-XX:TieredStopAtLevel=1 -XX:+UseSerialGC"
-        )
+    builder = local_cluster(args.executors) if args.executors else SparkSession.builder.master("local[2]")
     session = streamctl_testing.configure_spark(
         builder.config("spark.ui.enabled", "false").config("spark.sql.shuffle.partitions", "2")
     ).getOrCreate()

@@ -225,6 +225,13 @@ def read_committed_values(spark, servers: str, stream: str, partitions: int) -> 
     return sorted(v.decode() for p in range(partitions) for v in kafka.read_committed(spark, servers, stream, p))
 
 
+def read_committed_numbers(spark, servers: str, stream: str, partitions: int) -> list[int]:
+    """The user records of intermediate ``stream`` (framed: type byte 0; control messages are 1 and 2)
+    whose values are numbers, as a plain ``read_committed`` Kafka consumer reads them, sorted."""
+    framed = [v for p in range(partitions) for v in kafka.read_committed(spark, servers, stream, p)]
+    return sorted(int(v[1:]) for v in framed if v[0] == 0)
+
+
 def run_available_now(df: DataFrame, checkpoint: str) -> list[Row]:
     """Runs a query with Trigger.AvailableNow and returns the rows of every batch it ran.
 

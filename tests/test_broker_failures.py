@@ -18,7 +18,7 @@ from pyspark.sql.streaming import StreamingQuery
 from streamctl_testing import kafka
 from streamctl_testing.cluster import KafkaCluster
 
-from conftest import committed_batches, planned_batches
+from conftest import committed_batches, planned_batches, read_committed_numbers
 
 PARTITIONS = 3
 OUTAGE_S = 20
@@ -102,9 +102,7 @@ def test_a_stage_rides_out_killed_leaders_a_killed_coordinator_and_a_cluster_out
     assert stage.exception() is None, stage.exception()
     stage.stop()
 
-    # Framed values: type byte 0 for a user record (control messages are 1 and 2).
-    framed = [v for p in range(PARTITIONS) for v in kafka.read_committed(spark, servers, mid, p)]
-    committed = sorted(int(v[1:]) for v in framed if v[0] == 0)
+    committed = read_committed_numbers(spark, servers, mid, PARTITIONS)
     context = f"{sent} records, {committed_batches(checkpoint)} batches, killed: {', '.join(killed)}"
     if transactional:
         assert committed == list(range(sent)), f"lost or duplicated ({context})"

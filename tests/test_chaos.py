@@ -25,7 +25,7 @@ from streamctl import options
 from streamctl_testing import kafka
 from streamctl_testing.demos.affinity import executor_pids
 
-from conftest import committed_batches, planned_batches, run_job_until
+from conftest import committed_batches, planned_batches, read_committed_numbers, run_job_until
 
 # Kills per moment of the plain query (docs/exactly-once.md reports a longer run); each costs a
 # driver start, and CI's two cores share them with the rest of the suite.
@@ -172,10 +172,8 @@ def test_sigkills_of_a_transactional_stage_leave_its_intermediate_stream_exactly
     assert stage2.exception() is None, stage2.exception()
 
     context = f"seed {seed}, {dict(moments)} kills, {sent} records, {committed_batches(checkpoint)} batches"
-    # Framed values: type byte 0 for a user record (control messages are 1 and 2).
-    framed = [v for p in range(PARTITIONS) for v in kafka.read_committed(spark, servers, mid, p)]
-    committed = [int(v[1:]) for v in framed if v[0] == 0]
-    assert sorted(committed) == list(range(sent)), f"plain read_committed consumer ({context})"
+    committed = read_committed_numbers(spark, servers, mid, PARTITIONS)
+    assert committed == list(range(sent)), f"plain read_committed consumer ({context})"
     assert sorted(seen) == list(range(sent)), f"stage 2 ({context})"
     print(f"chaos (transactional): {context}")
     assert moments["mid-batch"] > 0, f"no kill came mid-batch ({context})"
@@ -198,7 +196,7 @@ def test_executor_kills_under_a_transactional_stage_leave_its_intermediate_strea
     # The first attempt that writes one of these values stalls there, its rows before it sent, and
     # names its executor: the one to kill, mid-write (a kill between writes would rerun nothing).
     values = [str(400 + 600 * k + rng.randrange(200)) for k in range(EXECUTOR_KILLS)]
-    args = [servers, stream, str(checkpoint), mid, "transactional", "--master", "local-cluster[2,1,1024]"]
+    args = [servers, stream, str(checkpoint), mid, "transactional", "--executors", "2"]
     args += ["--stall-at", ",".join(values), "--stall-folder", str(stalls)]
     producer = LiveProducer(spark, servers, stream, PARTITIONS)
     producer.start()
@@ -209,10 +207,6 @@ def test_executor_kills_under_a_transactional_stage_leave_its_intermediate_strea
             stdout=subprocess.DEVNULL,
             stderr=err,
         )
-
-    def committed_records() -> list[int]:
-        framed = [v for p in range(PARTITIONS) for v in kafka.read_committed(spark, servers, mid, p)]
-        return [int(v[1:]) for v in framed if v[0] == 0]  # type byte 0: a user record
 
     def wait(what: str, done, timeout: float = 240) -> None:
         deadline = time.monotonic() + timeout
@@ -233,12 +227,14 @@ def test_executor_kills_under_a_transactional_stage_leave_its_intermediate_strea
         before = committed_batches(checkpoint)
         wait("batches after the last kill", lambda: committed_batches(checkpoint) >= before + 3)
         sent = producer.stop()
-        wait("the stage caught up", lambda: len(committed_records()) >= sent)
+        wait("the stage caught up", lambda: len(read_committed_numbers(spark, servers, mid, PARTITIONS)) >= sent)
     finally:
         producer.stop()
         os.killpg(job.pid, signal.SIGKILL)
         job.wait()
 
     context = f"seed {seed}, executors killed {killed}, {sent} records, {committed_batches(checkpoint)} batches"
-    assert sorted(committed_records()) == list(range(sent)), f"lost or duplicated ({context})"
+    assert read_committed_numbers(spark, servers, mid, PARTITIONS) == list(range(sent)), (
+        f"lost or duplicated ({context})"
+    )
     print(f"chaos (executors): {context}")

@@ -46,6 +46,18 @@ EXECUTOR_MAIN = "org.apache.spark.executor.CoarseGrainedExecutorBackend"
 JVM_COMMAND_SQL = "reflect('java.lang.System', 'getProperty', 'sun.java.command')"
 
 
+def local_cluster(executors: int) -> SparkSession.Builder:
+    """A session builder for ``local-cluster`` with ``executors`` executor JVMs of one core each,
+    set for short-lived executors on a machine shared with the driver and a broker."""
+    return (
+        SparkSession.builder.master(f"local-cluster[{executors},1,1024]")
+        .config("spark.executor.memory", "512m")
+        # C2 compiling Spark costs executors that live a minute more CPU than it saves, and one GC
+        # thread leaves the cores to the work. Placement depends on neither.
+        .config("spark.executor.extraJavaOptions", "-XX:TieredStopAtLevel=1 -XX:+UseSerialGC")
+    )
+
+
 def executor_of(jvm_command: str) -> str:
     """The executor id in an executor JVM's command line; ``driver`` for any other JVM."""
     m = re.search(r"--executor-id (\S+)", jvm_command or "")
@@ -99,16 +111,11 @@ def run(
     ``locality_wait`` sets ``spark.locality.wait`` (Spark's default, 3s, when None): how long
     Spark holds a task for its preferred executor while another executor is free.
     """
-    builder = SparkSession.builder.master(f"local-cluster[{executors},1,1024]")
+    builder = local_cluster(executors)
     if locality_wait is not None:
         builder = builder.config("spark.locality.wait", locality_wait)
     spark = streamctl_testing.configure_spark(
         builder.appName("streamctl-affinity")
-        .config("spark.executor.memory", "512m")
-        # Executor JVMs that live a minute on a machine shared with the driver and a broker: C2
-        # compiling Spark costs them more CPU than it saves, and one GC thread leaves the cores
-        # to the work. Placement does not depend on either.
-        .config("spark.executor.extraJavaOptions", "-XX:TieredStopAtLevel=1 -XX:+UseSerialGC")
         .config("spark.ui.enabled", "false")
         .config("spark.ui.showConsoleProgress", "false")
         .config("spark.sql.streaming.numRecentProgressUpdates", "1000")

@@ -29,9 +29,7 @@ object SparkQueries {
    * The watermark of batch `batchId` while `query` runs it; None elsewhere, or when not readable.
    */
   def batchWatermarkMs(query: StreamingQuery, batchId: Long): Option[Long] = Try {
-    execution(query).flatMap(e => Option(e.lastExecution))
-      .filter(_.currentBatchId == batchId)
-      .map(_.offsetSeqMetadata.batchWatermarkMs)
+    runningBatch(query, batchId).map(_.offsetSeqMetadata.batchWatermarkMs)
   }.toOption.flatten
 
   /**
@@ -73,8 +71,7 @@ object SparkQueries {
   def postWriteMetric(query: StreamingQuery, batchId: Long, name: String, value: Long): Unit =
     Try {
       for {
-        batch <- execution(query).flatMap(e => Option(e.lastExecution))
-        if batch.currentBatchId == batchId
+        batch <- runningBatch(query, batchId)
         metric <- batch.executedPlan.collectFirst {
           // The node's metrics are its write's custom metrics, by name.
           case w: V2TableWriteExec if w.metrics.contains(name) => w.metrics(name)
@@ -87,6 +84,10 @@ object SparkQueries {
       }
     }
   ()
+
+  /** The execution of batch `batchId` while `query` runs it. */
+  private def runningBatch(query: StreamingQuery, batchId: Long) =
+    execution(query).flatMap(e => Option(e.lastExecution)).filter(_.currentBatchId == batchId)
 
   /** The engine behind a query handle (the adapters of this package read internals from it). */
   private[streamctl] def execution(query: StreamingQuery) = StreamExecutions.of(query)
