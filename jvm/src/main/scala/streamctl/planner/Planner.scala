@@ -101,8 +101,26 @@ final class Planner(
   // requests are in flight together ([[askHeads]]); SSPs the planning added meanwhile (a grown
   // stream, a new topic, an SSP Kafka did not know) are asked for here.
   @volatile private var askedHeads: (Set[SSP], () => Map[SSP, Long]) = (Set.empty, () => Map.empty)
-  private val heads: PlanningStep =
-    (plan: BatchPlan, _: PlanningContext) => plan.copy(heads = headsOf(plan.ssps, askedHeads))
+  private val heads: PlanningStep = (plan: BatchPlan, ctx: PlanningContext) => {
+    val known = headsOf(plan.ssps, askedHeads)
+    // Under `Trigger.AvailableNow` the answer is the run's target (askHeads), which a step may
+    // have moved a beginning past (a startpoint to the latest offset): only the broker knows those
+    // heads, and a head behind its beginning would read as lost records. Asked once a run: past
+    // its target, an SSP has nothing to read in the run anyway.
+    if (ctx.availableNowTarget.isEmpty) plan.copy(heads = known)
+    else {
+      val passed = plan.minBegins.collect {
+        case (s, b) if known.get(s).exists(_ < b) && !headsPastTarget.contains(s) => s
+      }.toSet
+      if (passed.nonEmpty) headsPastTarget ++= admin.upcomingOffsets(passed)
+      plan.copy(heads =
+        if (headsPastTarget.isEmpty) known
+        else known ++ headsPastTarget.filter { case (s, _) => known.contains(s) }
+      )
+    }
+  }
+  // The broker's heads of the SSPs a `Trigger.AvailableNow` run's planning moved past its target.
+  @volatile private var headsPastTarget: Map[SSP, Long] = Map.empty
 
   private def headsOf(ssps: Set[SSP], heads: (Set[SSP], () => Map[SSP, Long])): Map[SSP, Long] = {
     val (asked, answer) = heads
@@ -239,9 +257,15 @@ final class Planner(
    * request travels together with the streams' description (asked every `partition.check.interval`,
    * so at every real-time batch boundary), instead of after it.
    */
-  private def askHeads(previous: SourcePosition): Unit = {
-    val ssps = previous.ssps
-    askedHeads = (ssps, admin.upcomingOffsetsAsked(ssps))
+  private def askHeads(previous: SourcePosition): Unit = askedHeads = availableNowTarget match {
+    // A `Trigger.AvailableNow` run reads up to the offsets current when it started, so, as Spark's
+    // own source does, its batches take those instead of asking the broker every batch (at 4,096
+    // partitions the request and its round trip were half of planning). An SSP missing from the
+    // target (it appeared since) is asked in the heads step.
+    case Some(target) => (target.keySet, () => target)
+    case None =>
+      val ssps = previous.ssps
+      (ssps, admin.upcomingOffsetsAsked(ssps))
   }
 
   /**

@@ -206,6 +206,30 @@ class PlannerTest {
     assertTrue(b3.starts.isEmpty && b3.state(AppliedStartpoints.Codec).isEmpty, "applied once")
   }
 
+  @Test def anAvailableNowRunPlansToItsTargetWithoutAskingTheHeadsAgainUnlessAStartpointPassedIt()
+      : Unit = {
+    write(orders(0), 10); write(orders(1), 10)
+    val first = planner("orders")
+    val (b1, _) = batch(first, first.initialPosition(), budget = Some(4))
+
+    new StartpointManager(store).write(orders(0), Startpoint.specific(12)) // the query is stopped
+    val run = planner("orders")
+    run.prepareForTriggerAvailableNow() // the target: 10 and 10
+    write(orders(0), 5); write(orders(1), 5) // after the run started: not for this run
+    val (b2, _) = batch(run, b1, budget = Some(4))
+    assertEquals(
+      Map(orders(0) -> 12L, orders(1) -> 6L),
+      b2.minPositions,
+      "orders(0) begins past the target: it reads nothing and does not go back to the target"
+    )
+    admin.requests.clear()
+    val (b3, _) = batch(run, b2, budget = Some(4))
+    val b4 = run.latestOffset(b3, Some(4))
+    assertEquals(Map(orders(0) -> 12L, orders(1) -> 10L), b3.minPositions)
+    assertTrue(b4 eq b3, "no batch past the target")
+    assertEquals(Nil, admin.requests.toSeq.filter(_ == "upcomingOffsets"), "no heads asked")
+  }
+
   @Test def secondsBehindIsKnownFromARestartsFirstBatchUnlessAStartpointMovedThePartition()
       : Unit = {
     // Records 20 s apart; the earlier run processed orders(0) up to 20 s and orders(1) up to 40 s.
