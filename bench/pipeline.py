@@ -241,6 +241,97 @@ def throughput(
     return list(results.values()), config
 
 
+def _sink_query(
+    spark: SparkSession, servers: str, source: str, out: str, per_batch: int, settings: str, src: str
+) -> DataStreamWriter:
+    """Query 1 of the pipeline alone: the source, then the sink ``src`` names into ``out``."""
+    if src == BUILTIN:
+        return _builtin_queries(spark, servers, source, out, per_batch, settings)[1]
+    return _streamctl_queries(spark, servers, source, out, per_batch, settings, transactional=src == TRANSACTIONAL)[1]
+
+
+def sink_throughput(
+    spark: SparkSession, servers: str, workdir: str, records: int, partitions: int, value_size: int, reps: int
+) -> tuple[list[Measurement], dict[str, Any]]:
+    """The sink's own cost (issue #32 asks transactional >= 0.8x at-least-once): query 1 of the pipeline
+    alone, no reader of what it writes. AvailableNow: seconds from start to the query's end. 1 s
+    triggers: the median addBatch (ms) of its batches over the same backlog, as Measurement seconds."""
+    per_batch = records // 10
+    config = {
+        "records": records,
+        "value_bytes": value_size,
+        "partitions": partitions,
+        "query": f"source -> withWatermark(timestamp, 0 s) -> sink to an intermediate stream of {partitions} "
+        f"partitions, {per_batch:,} records per batch; no query reads it",
+        "available_now": "seconds from starting the query to its end (Trigger.AvailableNow)",
+        "one_second_triggers": "median addBatch of the batches (processing-time trigger 1 s, same backlog)",
+        "warm_up_runs": 1,
+        "repetitions": reps,
+        "order": "alternating (reversed every round)",
+        "settings": {
+            name: {"consumer": describe(s["consumer"]), "producer": describe(s["producer"])}
+            for name, s in PIPELINE_SETTINGS.items()
+        },
+    }
+    print(
+        f"sink throughput: {records:,} records of {value_size} bytes, {partitions} partitions, query 1 alone "
+        f"({per_batch:,} per batch) at AvailableNow and at 1 s triggers; one warm-up then {reps} repetitions "
+        "per variant in alternating order; counts checked",
+        flush=True,
+    )
+    source = f"bench-sink-{records}"
+    kafka.create_stream(spark, servers, source, partitions)
+    kafka.produce_synthetic(spark, servers, source, records, value_size)
+    sinks = ("streamctl", TRANSACTIONAL, BUILTIN)
+    names = [f"{src}, {settings}" for settings in PIPELINE_SETTINGS for src in sinks]
+    names += [f"{src} at 1 s triggers, tuned" for src in sinks]
+    # At 1 s triggers a Measurement's seconds are one batch's addBatch, so its records are one batch's.
+    results = {
+        name: Measurement(
+            "sink", name, per_batch if "triggers" in name else records, config["settings"][name.rsplit(", ", 1)[1]]
+        )
+        for name in names
+    }
+    run_id = [0]
+
+    def one(name: str, _warm_up: bool) -> float:
+        run_id[0] += 1
+        variant, settings = name.rsplit(", ", 1)
+        src = variant.removesuffix(" at 1 s triggers")
+        out, chk = f"bench-sink-out-{run_id[0]}", f"{workdir}/sink-{run_id[0]}"
+        kafka.create_stream(spark, servers, out, partitions)
+        writer = _sink_query(spark, servers, source, out, per_batch, settings, src).option("checkpointLocation", chk)
+        timed_batches = src != variant
+        started = time.perf_counter()
+        if timed_batches:
+            q = writer.trigger(processingTime="1 second").start()
+            deadline = time.monotonic() + TIMEOUT
+            while sum(p["numInputRows"] for p in q.recentProgress) < records:
+                if q.exception() is not None:
+                    raise q.exception()  # type: ignore[misc]
+                if time.monotonic() > deadline:
+                    raise AssertionError(f"{name}: {_describe(q)}")
+                time.sleep(0.05)
+            q.stop()
+            batches = [p for p in q.recentProgress if p["numInputRows"] > 0]
+            seconds = statistics.median(p["durationMs"]["addBatch"] for p in batches) / 1000
+        else:
+            q = writer.trigger(availableNow=True).start()
+            q.awaitTermination()
+            if q.exception() is not None:
+                raise q.exception()  # type: ignore[misc]
+            seconds = time.perf_counter() - started
+        # Offsets, not records: control messages and transaction markers take offsets too.
+        written = sum(kafka.upcoming_offsets(spark, servers, out).values())
+        kafka.delete_stream(spark, servers, out)
+        if written < records:
+            raise AssertionError(f"{name} wrote {written} records, expected {records}")
+        return seconds
+
+    alternate(names, reps, one, results)
+    return list(results.values()), config
+
+
 def _percentile(samples: list[tuple[float, int]], q: float) -> float:
     """The q-quantile of latencies given as (latency, how many records had it)."""
     ordered = sorted(samples)

@@ -88,6 +88,12 @@ COMPARISONS = [
     ("streamctl, tuned", R.CEILING),
     ("built-in, tuned", R.CEILING),
     ("built-in, tuned", "built-in, defaults"),
+    # Issue #32: what transactions cost the sink, and the pipeline.
+    ("streamctl transactional, tuned", "streamctl, tuned"),
+    ("streamctl transactional, defaults", "streamctl, defaults"),
+    ("streamctl transactional at 1 s triggers, tuned", "streamctl at 1 s triggers, tuned"),
+    ("streamctl transactional, tuned", "built-in, tuned"),
+    ("streamctl at 1 s triggers, tuned", "built-in at 1 s triggers, tuned"),
 ]
 
 
@@ -515,6 +521,10 @@ def main() -> int:
                         spark, servers, tmp, args.pipeline_records, args.partitions, args.value_size, args.reps
                     )
                     results.measured("Two-query pipeline throughput", config, ms)
+                    ms, config = pipeline.sink_throughput(
+                        spark, servers, tmp, args.pipeline_records, args.partitions, args.value_size, args.reps
+                    )
+                    results.measured("Sink alone: query 1 of the pipeline, no reader", config, ms)
                     rows, config = pipeline.e2e_latency(
                         spark,
                         servers,
