@@ -93,16 +93,16 @@ def test_a_newer_writer_of_the_same_transactional_id_fences_the_older_one(spark,
 
     older = producers.acquire(params, tid)
     assert older.committedBatch() == -1
-    older.begin()
+    older.begin(7, out)
     older.producer().send(record(out, b"older"))
     older.producer().flush()
     newer = producers.acquire(params, tid)  # the older one is lent out: a producer of its own, which fences it
-    newer.begin()
+    newer.begin(7, out)
     newer.producer().send(record(out, b"newer"))
     newer.producer().flush()
-    newer.commit(7, out)
+    newer.commit(7)
     with pytest.raises(StreamctlException, match="a newer writer of the same id started"):
-        older.commit(7, out)
+        older.commit(7)
     producers.release(older, True)
     producers.release(newer, False)
 
@@ -206,7 +206,7 @@ def test_the_open_transaction_a_dead_run_left_is_listed_and_aborted(spark, serve
     params = j.streamctl.testing.KafkaTools.kafkaParams(servers, "transaction.timeout.ms", "600000")
     dead = producers.acquire(params, tid)
     try:
-        dead.begin()
+        dead.begin(0, out)
         dead.producer().send(j.org.apache.kafka.clients.producer.ProducerRecord(out, b"uncommitted"))
         dead.producer().flush()
         # A broker on a loaded CI machine can take longer than the CLI's 5 s default to answer.
@@ -217,7 +217,11 @@ def test_the_open_transaction_a_dead_run_left_is_listed_and_aborted(spark, serve
         assert listed.returncode == 0, listed.stderr
         open_ones = [t for t in json.loads(listed.stdout)["transactions"] if t["open"]]
         described = [(t["transactionalId"], t["state"], t["partitions"]) for t in open_ones]
-        assert described == [(tid, "Ongoing", [f"{out}:0"])]
+        # The batch's marker (its group offset) goes out as the transaction begins, so the group's
+        # partition of __consumer_offsets is in it too.
+        marker = [p for p in described[0][2] if p.startswith("__consumer_offsets:")]
+        assert len(marker) == 1
+        assert described == [(tid, "Ongoing", sorted([*marker, f"{out}:0"]))]
 
         aborted = _cli("transactions", "abort", *ask)
         assert aborted.returncode == 0, aborted.stderr
@@ -225,7 +229,7 @@ def test_the_open_transaction_a_dead_run_left_is_listed_and_aborted(spark, serve
         assert answer["aborted"] == [tid]
         assert not [t for t in answer["transactions"] if t["open"]]
         with pytest.raises(StreamctlException, match="a newer writer of the same id started"):
-            dead.commit(0, out)
+            dead.commit(0)
     finally:
         producers.release(dead, True)
     assert _values(spark, servers, out, "read_committed") == ["1", "2"]

@@ -79,9 +79,6 @@ final class SinkDataWriter(f: SinkWriterFactory, writerPartition: Int, batch: Lo
   /* This batch's records of this writer partition are in Kafka already, from an attempt that
    * committed them. */
   private val written = transaction.exists(_.committedBatch >= batch)
-  /* A stream this transaction wrote to: its group offset (the record of the batch) is kept under
-   * it. */
-  private var transactionTopic: String = _
   @volatile private var failure: Exception = _
   // Where the first failed send went, as Kafka reports it (its partition is -1 when the record
   // failed before one was chosen): the error names the partition when it is known.
@@ -146,7 +143,7 @@ final class SinkDataWriter(f: SinkWriterFactory, writerPartition: Int, batch: Lo
         new ProducerRecord[Array[Byte], Array[Byte]](topic, partition, key, value, headers(row))
       }
     transaction.foreach { t =>
-      if (!t.inTransaction) { t.begin(); transactionTopic = topic }
+      if (!t.inTransaction) t.begin(batch, topic)
     }
     producer.send(record, callback)
   }
@@ -199,7 +196,7 @@ final class SinkDataWriter(f: SinkWriterFactory, writerPartition: Int, batch: Lo
     if (killed) return SinkCommitMessage(0)
     producer.flush()
     if (failure != null) throw sendFailed()
-    transaction.foreach(_.commit(batch, transactionTopic))
+    transaction.foreach(_.commit(batch))
     SinkCommitMessage(records)
   }
 
