@@ -183,19 +183,12 @@ def _run(
     return state["done"] - started, stopped
 
 
-def throughput(
-    spark: SparkSession, servers: str, workdir: str, records: int, partitions: int, value_size: int, reps: int
-) -> tuple[list[Measurement], dict[str, Any]]:
-    per_batch = records // 10
-    config = {
+def _repeated(reps: int, records: int, value_size: int, partitions: int) -> dict[str, Any]:
+    """What a throughput benchmark's configuration says of its data, its repetitions and its settings."""
+    return {
         "records": records,
         "value_bytes": value_size,
         "partitions": partitions,
-        "query_1": f"source -> withWatermark(timestamp, 0 s) -> sink to an intermediate stream of {partitions} "
-        f"partitions, Trigger.AvailableNow, {per_batch:,} records per batch (streamctl "
-        "max.records.per.batch, built-in maxOffsetsPerTrigger)",
-        "query_2": "reads the intermediate stream, count() in foreachBatch, processing-time trigger 0 s",
-        "time": "from starting query 1 to query 2 having counted the last record (query 2 started first)",
         "warm_up_runs": 1,
         "repetitions": reps,
         "order": "alternating (reversed every round)",
@@ -204,6 +197,27 @@ def throughput(
             for name, s in PIPELINE_SETTINGS.items()
         },
     }
+
+
+def _backlog(spark: SparkSession, servers: str, stream: str, records: int, partitions: int, value_size: int) -> str:
+    """A new stream of ``partitions`` holding ``records`` synthetic records; returns its name."""
+    kafka.create_stream(spark, servers, stream, partitions)
+    kafka.produce_synthetic(spark, servers, stream, records, value_size)
+    return stream
+
+
+def throughput(
+    spark: SparkSession, servers: str, workdir: str, records: int, partitions: int, value_size: int, reps: int
+) -> tuple[list[Measurement], dict[str, Any]]:
+    per_batch = records // 10
+    config = {
+        **_repeated(reps, records, value_size, partitions),
+        "query_1": f"source -> withWatermark(timestamp, 0 s) -> sink to an intermediate stream of {partitions} "
+        f"partitions, Trigger.AvailableNow, {per_batch:,} records per batch (streamctl "
+        "max.records.per.batch, built-in maxOffsetsPerTrigger)",
+        "query_2": "reads the intermediate stream, count() in foreachBatch, processing-time trigger 0 s",
+        "time": "from starting query 1 to query 2 having counted the last record (query 2 started first)",
+    }
     print(
         f"pipeline throughput: {records:,} records of {value_size} bytes, {partitions} partitions, query 1 "
         f"(AvailableNow, {per_batch:,} per batch) -> intermediate stream ({partitions} partitions) -> query 2 "
@@ -211,9 +225,7 @@ def throughput(
         "counts checked",
         flush=True,
     )
-    source = f"bench-pipe-{records}"
-    kafka.create_stream(spark, servers, source, partitions)
-    kafka.produce_synthetic(spark, servers, source, records, value_size)
+    source = _backlog(spark, servers, f"bench-pipe-{records}", records, partitions, value_size)
     names = [f"{src}, {settings}" for settings in PIPELINE_SETTINGS for src in ("streamctl", TRANSACTIONAL, BUILTIN)]
     results = {
         name: Measurement("pipeline", name, records, config["settings"][name.rsplit(", ", 1)[1]]) for name in names
@@ -258,20 +270,11 @@ def sink_throughput(
     triggers: the median addBatch (ms) of its batches over the same backlog, as Measurement seconds."""
     per_batch = records // 10
     config = {
-        "records": records,
-        "value_bytes": value_size,
-        "partitions": partitions,
+        **_repeated(reps, records, value_size, partitions),
         "query": f"source -> withWatermark(timestamp, 0 s) -> sink to an intermediate stream of {partitions} "
         f"partitions, {per_batch:,} records per batch; no query reads it",
         "available_now": "seconds from starting the query to its end (Trigger.AvailableNow)",
         "one_second_triggers": "median addBatch of the batches (processing-time trigger 1 s, same backlog)",
-        "warm_up_runs": 1,
-        "repetitions": reps,
-        "order": "alternating (reversed every round)",
-        "settings": {
-            name: {"consumer": describe(s["consumer"]), "producer": describe(s["producer"])}
-            for name, s in PIPELINE_SETTINGS.items()
-        },
     }
     print(
         f"sink throughput: {records:,} records of {value_size} bytes, {partitions} partitions, query 1 alone "
@@ -279,9 +282,7 @@ def sink_throughput(
         "per variant in alternating order; counts checked",
         flush=True,
     )
-    source = f"bench-sink-{records}"
-    kafka.create_stream(spark, servers, source, partitions)
-    kafka.produce_synthetic(spark, servers, source, records, value_size)
+    source = _backlog(spark, servers, f"bench-sink-{records}", records, partitions, value_size)
     sinks = ("streamctl", TRANSACTIONAL, BUILTIN)
     names = [f"{src}, {settings}" for settings in PIPELINE_SETTINGS for src in sinks]
     names += [f"{src} at 1 s triggers, tuned" for src in sinks]
