@@ -220,13 +220,13 @@ object TransactionalProducers {
    * mid-batch leaves one open, holding back `read_committed` readers until it times out.
    */
   def fence(params: KafkaParams, transactionalId: String): Unit = {
-    val producer = initialized(params, transactionalId)
+    val producer = initialized(startingQuickly(params), transactionalId)
     closeQuietly(producer)
   }
 
-  // A producer of `transactionalId` that has fenced every older one.
+  // A producer of `transactionalId` that has fenced every older one (`params`: startingQuickly's).
   private def initialized(params: KafkaParams, transactionalId: String): Producer = {
-    val settings = startingQuickly(params).producer
+    val settings = params.producer
     settings.put(ProducerConfig.TRANSACTIONAL_ID_CONFIG, transactionalId)
     settings.put(ProducerConfig.ENABLE_IDEMPOTENCE_CONFIG, "true")
     val producer = params.newClient("transactional producer")(new KafkaProducer[
@@ -253,10 +253,12 @@ object TransactionalProducers {
   }
 
   private def start(params: KafkaParams, transactionalId: String): Lease = {
-    val producer = initialized(params, transactionalId)
+    // Made once: a KafkaParams checks every setting with Kafka's parsers as it is made.
+    val quick = startingQuickly(params)
+    val producer = initialized(quick, transactionalId)
     synchronized(open.add(producer))
     try {
-      val admin = KafkaSystemAdmin(startingQuickly(params))
+      val admin = KafkaSystemAdmin(quick)
       val committed =
         try admin.stableGroupOffsets(
             transactionalId
