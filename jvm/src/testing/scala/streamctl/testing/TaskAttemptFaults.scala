@@ -87,10 +87,11 @@ object TaskAttemptFaults {
   def stallAndTell(value: String, at: String, dir: String, ms: Long): Unit = {
     val c = TaskContext.get()
     if (c != null && c.attemptNumber() == 0 && at.split(',').contains(value)) {
-      java.nio.file.Files.writeString(
-        java.nio.file.Paths.get(dir, s"stalled-$value"),
-        SparkEnv.get.executorId
-      )
+      // Written aside, then moved in place: a test that sees the file reads the whole id.
+      val told = java.nio.file.Paths.get(dir, s"stalled-$value")
+      val aside = java.nio.file.Paths.get(dir, s".stalled-$value")
+      java.nio.file.Files.writeString(aside, SparkEnv.get.executorId)
+      java.nio.file.Files.move(aside, told, java.nio.file.StandardCopyOption.ATOMIC_MOVE)
       Thread.sleep(ms)
     }
   }
