@@ -28,9 +28,9 @@ object ConsumerPoolBench {
       ConsumerPool.clear()
       def batch(): Unit = (0 until n).foreach { i =>
         val task = TaskName.ofPartition(i)
-        val lease = ConsumerPool.acquire(params, task, Seq(SSP.kafka("orders", i)))
+        val lease = ConsumerPool.acquire(params, "bench", task, Seq(SSP.kafka("orders", i)))
         if (!lease.reused) lease.consumer.assign(java.util.Collections.singletonList(new TopicPartition("orders", i)))
-        ConsumerPool.release(params, task, lease.consumer)
+        ConsumerPool.release(params, "bench", task, lease.consumer)
       }
       batch() // the first batch creates every task's consumer
       val times = (0 until 7).map { _ =>

@@ -17,10 +17,10 @@ import streamctl.system.{ConsumerPool, Envelope, EnvelopeDecoder, KafkaTaskReade
 
 /**
  * Reads one task of one batch on an executor, one way: Kafka reader -> control decoding -> chooser
- * -> row. The consumer comes from the executor's [[ConsumerPool]] (preferably one assigned to the
- * task's partitions already) and goes back there after a clean read; after a failure it is closed,
- * since its state is unknown. A batch read (`spark.read`) keeps no control bookkeeping:
- * `controlReports` and `controlResults` are None.
+ * -> row. The consumer comes from the executor's [[ConsumerPool]], among those of the same `owner`
+ * (the source; preferably one assigned to the task's partitions already), and goes back there after
+ * a clean read; after a failure it is closed, since its state is unknown. A batch read
+ * (`spark.read`) keeps no control bookkeeping: `controlReports` and `controlResults` are None.
  *
  * Micro-batch mode calls [[next]] until the task's ranges are read. Real-time mode calls
  * [[readWithin]] (Spark's `nextWithTimeout`, through the Spark line's [[RealTimeReader]]) on
@@ -36,6 +36,7 @@ import streamctl.system.{ConsumerPool, Envelope, EnvelopeDecoder, KafkaTaskReade
  */
 final class TaskPartitionReader(
     read: TaskRead,
+    owner: String,
     config: ReaderConfig,
     reports: ReaderAccumulator,
     controlReports: Option[ControlAccumulator],
@@ -43,7 +44,7 @@ final class TaskPartitionReader(
     positions: Option[PositionAccumulator]
 ) extends RealTimeReader {
   ConsumerPoolSettings.applied
-  private val lease = ConsumerPool.acquire(config.kafka, read.task, read.ranges.map(_.ssp))
+  private val lease = ConsumerPool.acquire(config.kafka, owner, read.task, read.ranges.map(_.ssp))
   private val consumer = lease.consumer
   reports.ran(read.task, lease.reused) // where the task ran, for host affinity's metrics
   private var healthy = false
@@ -144,7 +145,7 @@ final class TaskPartitionReader(
     reports.read(RecordTimes(reader.newestRecordTimes))
     publisher.foreach(_.close())
     reader.close()
-    if (healthy) ConsumerPool.release(config.kafka, read.task, consumer, reader.unread)
+    if (healthy) ConsumerPool.release(config.kafka, owner, read.task, consumer, reader.unread)
     else {
       // A stopped query kills its tasks by interrupting them; a consumer closed on an interrupted
       // thread cannot say goodbye to the broker and logs that as an ERROR. The interrupt is the

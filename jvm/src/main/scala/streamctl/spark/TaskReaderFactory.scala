@@ -28,6 +28,7 @@ final case class TaskReaderFactory(
   override def createReader(partition: InputPartition): PartitionReader[InternalRow] =
     new TaskPartitionReader(
       partition.asInstanceOf[TaskInputPartition].read,
+      storePath, // the consumer pool's owner: this source's, kept apart from other queries'
       config,
       reports,
       Some(controlReports),
@@ -41,12 +42,16 @@ final case class TaskReaderFactory(
     )
 }
 
-/** Makes the reader of each task of a batch read (`spark.read`), which keeps no bookkeeping. */
+/**
+ * Makes the reader of each task of a batch read (`spark.read`), which keeps no bookkeeping. Its
+ * consumers are pooled apart from every streaming query's, under one owner for all batch reads.
+ */
 final case class BatchReaderFactory(config: ReaderConfig, reports: ReaderAccumulator)
     extends PartitionReaderFactory {
   override def createReader(partition: InputPartition): PartitionReader[InternalRow] =
     new TaskPartitionReader(
       partition.asInstanceOf[TaskInputPartition].read,
+      "batch read",
       config,
       reports,
       None,

@@ -13,15 +13,18 @@ import streamctl.DaemonThreads
 
 /**
  * Kafka consumers kept warm on an executor between batches, keyed by client settings and task, each
- * with what its last reader fetched past its end ([[Prefetched]]). A task that runs on the same
- * executor again gets its consumer back, with its connections, its position and those records,
- * which is what host affinity pays off for; a later query reading the same streams (a scheduled
- * `Trigger.AvailableNow` run) finds the consumers of the one before.
+ * with its owner (the source that read with it: its metadata store) and what its last reader
+ * fetched past its end ([[Prefetched]]). A task that runs on the same executor again gets its
+ * consumer back, with its connections, its position and those records, which is what host affinity
+ * pays off for; a later run of the same query (a scheduled `Trigger.AvailableNow` run), or another
+ * query reading the same partitions, finds the consumers of the one before.
  *
- * A key may hold several idle consumers, and a reader takes the one already assigned to its
- * partitions when there is one: every query's first task is `Partition 0`, and the queries of one
- * application (a pipeline) read side by side. With one consumer per task name, the second query's
- * release closed the first one's consumer.
+ * Every query's first task is `Partition 0`, and the queries of one application (a pipeline) read
+ * side by side, so a key may hold several idle consumers. A reader takes, in this order, its own
+ * owner's consumer assigned to its partitions, its own owner's newest, or another owner's assigned
+ * to its partitions; never another owner's consumer of other partitions. Taking the newest of any
+ * owner, a query whose first batch started while another query was between batches took that
+ * query's consumer, which then created a new one for its next batch.
  *
  * Sized by what the executor's tasks need, not by a fixed count: a consumer idle for
  * [[idleTimeoutMs]] (5 min, as Spark's own consumer cache) is closed, so the pool holds the
@@ -33,9 +36,9 @@ import streamctl.DaemonThreads
  * (`spark.TaskReaderFactory`). Emptied when the JVM shuts down.
  *
  * {{{
- * val lease = ConsumerPool.acquire(params, "Partition 0", Seq(SSP.kafka("orders", 0)))
+ * val lease = ConsumerPool.acquire(params, storePath, "Partition 0", Seq(SSP.kafka("orders", 0)))
  * try read(lease.consumer, lease.prefetched)
- * finally ConsumerPool.release(params, "Partition 0", lease.consumer, leftOver)
+ * finally ConsumerPool.release(params, storePath, "Partition 0", lease.consumer, leftOver)
  * }}}
  */
 object ConsumerPool {
@@ -53,6 +56,7 @@ object ConsumerPool {
 
   private final case class Idle(
       key: String,
+      owner: String,
       prefetched: java.util.Map[TopicPartition, Prefetched],
       sinceNs: Long
   )
@@ -81,19 +85,23 @@ object ConsumerPool {
 
   sys.addShutdownHook(clear())
 
-  /** A consumer for `task`, preferably one assigned to `ssps` already. */
-  def acquire(params: KafkaParams, task: TaskName, ssps: Iterable[SSP]): Lease = {
+  /** A consumer for `owner`'s `task`, preferably one assigned to `ssps` already. */
+  def acquire(params: KafkaParams, owner: String, task: TaskName, ssps: Iterable[SSP]): Lease = {
     val wanted = key(params, task)
     lazy val partitions = ssps.iterator.map(s => new TopicPartition(s.stream, s.partition)).toSet
     val (cached, stale) = idle.synchronized {
-      var newest, assigned: Consumer = null
+      var assigned, newest, othersAssigned: Consumer = null
       // Idle consumers are used by no reader, so asking one its assignment races with nothing.
       val same = byKey.get(wanted)
       if (same != null) same.forEach { c =>
-        newest = c
-        if (c.assignment().asScala == partitions) assigned = c
+        val own = idle.get(c).owner == owner
+        if (own) newest = c
+        if (c.assignment().asScala == partitions) {
+          if (own) assigned = c else othersAssigned = c
+        }
       }
-      val chosen = if (assigned != null) assigned else newest
+      val chosen =
+        if (assigned != null) assigned else if (newest != null) newest else othersAssigned
       (
         if (chosen != null) remove(chosen).map(chosen -> _.prefetched) else None,
         expired(System.nanoTime())
@@ -119,6 +127,7 @@ object ConsumerPool {
    */
   def release(
       params: KafkaParams,
+      owner: String,
       task: TaskName,
       consumer: Consumer,
       prefetched: java.util.Map[TopicPartition, Prefetched] = java.util.Map.of()
@@ -127,7 +136,7 @@ object ConsumerPool {
     val now = System.nanoTime()
     val evicted = idle.synchronized {
       remove(consumer)
-      add(consumer, Idle(key(params, task), prefetched, now))
+      add(consumer, Idle(key(params, task), owner, prefetched, now))
       val out = expired(now)
       var full = 0
       while (idle.size() > maxIdle) {

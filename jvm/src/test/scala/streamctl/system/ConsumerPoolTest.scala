@@ -19,8 +19,13 @@ class ConsumerPoolTest {
   /**
    * A reader of `ssp` as [[streamctl.spark.TaskPartitionReader]] uses the pool: acquire, assign.
    */
-  private def read(kp: KafkaParams, task: String, ssp: SSP): (ConsumerPool.Consumer, Boolean) = {
-    val lease = ConsumerPool.acquire(kp, TaskName(task), Seq(ssp))
+  private def read(
+      kp: KafkaParams,
+      task: String,
+      ssp: SSP,
+      owner: String = "query"
+  ): (ConsumerPool.Consumer, Boolean) = {
+    val lease = ConsumerPool.acquire(kp, owner, TaskName(task), Seq(ssp))
     lease.consumer.assign(java.util.Collections.singletonList(new TopicPartition(
       ssp.stream,
       ssp.partition
@@ -31,16 +36,16 @@ class ConsumerPoolTest {
   @Test def twoQueriesReadingSideBySideKeepTheirOwnConsumers(): Unit = {
     val kp = params("side-by-side")
     // Both queries of a pipeline have a task `Partition 0`, and their readers run at once.
-    val (a, aReused) = read(kp, "Partition 0", SSP.kafka("upstream", 0))
-    val (b, bReused) = read(kp, "Partition 0", SSP.kafka("downstream", 0))
+    val (a, aReused) = read(kp, "Partition 0", SSP.kafka("upstream", 0), owner = "a")
+    val (b, bReused) = read(kp, "Partition 0", SSP.kafka("downstream", 0), owner = "b")
     assertFalse(aReused || bReused)
-    ConsumerPool.release(kp, TaskName("Partition 0"), a)
-    ConsumerPool.release(kp, TaskName("Partition 0"), b)
+    ConsumerPool.release(kp, "a", TaskName("Partition 0"), a)
+    ConsumerPool.release(kp, "b", TaskName("Partition 0"), b)
     assertFalse(closed(a), "the second release must not close the first query's consumer")
     assertFalse(closed(b))
     // The query that released first asks first: it still gets its own consumer, not the newest.
-    val (a2, a2Reused) = read(kp, "Partition 0", SSP.kafka("upstream", 0))
-    val (b2, b2Reused) = read(kp, "Partition 0", SSP.kafka("downstream", 0))
+    val (a2, a2Reused) = read(kp, "Partition 0", SSP.kafka("upstream", 0), owner = "a")
+    val (b2, b2Reused) = read(kp, "Partition 0", SSP.kafka("downstream", 0), owner = "b")
     assertSame(a, a2, "each reader gets back the consumer assigned to its own partitions")
     assertSame(b, b2)
     assertTrue(a2Reused && b2Reused)
@@ -48,13 +53,39 @@ class ConsumerPoolTest {
     ConsumerPool.closeQuietly(b2)
   }
 
-  @Test def aLaterQueryOfTheSameTaskTakesTheIdleConsumer(): Unit = {
+  @Test def aQueryStartingWhileAnotherQuerysReaderIsIdleDoesNotTakeItsConsumer(): Unit = {
+    val kp = params("late-start")
+    // Query a's batch ended; query b's first batch starts (later, under load) before a's next.
+    val (a, _) = read(kp, "Partition 0", SSP.kafka("upstream", 0), owner = "a")
+    ConsumerPool.release(kp, "a", TaskName("Partition 0"), a)
+    val (b, bReused) = read(kp, "Partition 0", SSP.kafka("downstream", 0), owner = "b")
+    assertNotSame(a, b, "query b took query a's consumer, and a would create one next batch")
+    assertFalse(bReused)
+    val (a2, a2Reused) = read(kp, "Partition 0", SSP.kafka("upstream", 0), owner = "a")
+    assertSame(a, a2)
+    assertTrue(a2Reused)
+    ConsumerPool.closeQuietly(a2)
+    ConsumerPool.closeQuietly(b)
+  }
+
+  @Test def aNewQueryReadingTheSamePartitionsTakesAnEarlierQuerysIdleConsumer(): Unit = {
+    val kp = params("next-query")
+    val (a, _) = read(kp, "Partition 0", SSP.kafka("orders", 0), owner = "a")
+    ConsumerPool.release(kp, "a", TaskName("Partition 0"), a)
+    // A benchmark's or a notebook's next query of the same topic: its connections are warm.
+    val (b, reused) = read(kp, "Partition 0", SSP.kafka("orders", 0), owner = "b")
+    assertSame(a, b)
+    assertTrue(reused)
+    ConsumerPool.closeQuietly(b)
+  }
+
+  @Test def aLaterRunOfTheSameQueryTakesTheIdleConsumerOfItsTask(): Unit = {
     val kp = params("later")
     val (a, _) = read(kp, "Partition 0", SSP.kafka("orders", 0))
-    ConsumerPool.release(kp, TaskName("Partition 0"), a)
-    /* A scheduled AvailableNow run, or a task of another query: warm connections beat a new
-     * consumer. */
-    val (b, reused) = read(kp, "Partition 0", SSP.kafka("payments", 0))
+    ConsumerPool.release(kp, "query", TaskName("Partition 0"), a)
+    /* A scheduled AvailableNow run whose task reads other partitions now (a grouper changed):
+     * warm connections beat a new consumer. */
+    val (b, reused) = read(kp, "Partition 0", SSP.kafka("orders", 1))
     assertSame(a, b)
     assertTrue(reused)
     ConsumerPool.closeQuietly(b)
@@ -68,7 +99,7 @@ class ConsumerPoolTest {
     try {
       val consumers = (0 until 3).map(i => read(kp, s"Partition $i", SSP.kafka("orders", i))._1)
       consumers.zipWithIndex.foreach { case (c, i) =>
-        ConsumerPool.release(kp, TaskName.ofPartition(i), c)
+        ConsumerPool.release(kp, "query", TaskName.ofPartition(i), c)
       }
       assertEquals(Seq(true, false, false), consumers.map(closed))
       assertEquals(2, ConsumerPool.idleCount)
@@ -86,7 +117,7 @@ class ConsumerPoolTest {
     try {
       val first = (0 until 200).map(i => read(kp, s"Partition $i", SSP.kafka("orders", i))._1)
       first.zipWithIndex.foreach { case (c, i) =>
-        ConsumerPool.release(kp, TaskName.ofPartition(i), c)
+        ConsumerPool.release(kp, "query", TaskName.ofPartition(i), c)
       }
       val again = (0 until 200).map(i => read(kp, s"Partition $i", SSP.kafka("orders", i)))
       assertTrue(again.forall(_._2), "every task's consumer is reused")
@@ -101,7 +132,7 @@ class ConsumerPoolTest {
     ConsumerPool.clear()
     try {
       val (a, _) = read(kp, "Partition 0", SSP.kafka("orders", 0))
-      ConsumerPool.release(kp, TaskName("Partition 0"), a)
+      ConsumerPool.release(kp, "query", TaskName("Partition 0"), a)
       ConsumerPool.idleTimeoutMs = 0
       // The next pool operation closes what outlived the timeout, before it hands anything out.
       val (b, reused) = read(kp, "Partition 1", SSP.kafka("orders", 1))
