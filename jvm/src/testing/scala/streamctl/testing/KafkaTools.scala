@@ -62,14 +62,27 @@ object KafkaTools {
    */
   def createStream(servers: String, stream: String, partitions: Int, replicas: Int): Unit =
     withKafkaAdmin(servers) { a =>
-      a.createTopics(java.util.Collections.singletonList(new NewTopic(
-        stream,
-        partitions,
-        replicas.toShort
-      ))).all().get(
-        TimeoutMs,
-        MILLISECONDS
-      )
+      val deadline = System.currentTimeMillis() + TimeoutMs
+      def create(): Unit =
+        try a.createTopics(java.util.Collections.singletonList(new NewTopic(
+            stream,
+            partitions,
+            replicas.toShort
+          ))).all().get(TimeoutMs, MILLISECONDS)
+        catch {
+          /* A test broker that missed its controller's heartbeats for its session timeout (3 s,
+           * kept short for the restart tests) under a loaded machine is fenced until its next
+           * heartbeat, and KRaft refuses new topics meanwhile ("All brokers are currently fenced"):
+           * the broker's stall, not the test's subject. */
+          case e: java.util.concurrent.ExecutionException
+              if e.getCause.isInstanceOf[
+                org.apache.kafka.common.errors.InvalidReplicationFactorException
+              ] && String.valueOf(e.getCause.getMessage).contains("fenced") &&
+                System.currentTimeMillis() < deadline =>
+            Thread.sleep(200)
+            create()
+        }
+      create()
       awaitServed(a, servers, stream, partitions)
     }
 
