@@ -19,7 +19,7 @@ from streamctl import StreamctlException, options
 from streamctl_testing import kafka
 from streamctl_testing._jvm import jvm
 
-from conftest import read_committed_values, run_available_now, run_job_until
+from conftest import read_committed_numbers, read_committed_values, run_available_now, run_job_until
 
 
 def _values(spark, servers: str, stream: str, isolation: str) -> list[str]:
@@ -81,6 +81,30 @@ def test_a_batch_run_again_after_a_crash_is_not_written_twice(spark, servers, ma
         assert len(committed) > n and set(committed) == {str(i) for i in range(n)}
 
 
+@pytest.mark.parametrize("transactional", [None, False], ids=["by-default", "transactional=false"])
+def test_an_intermediate_stream_is_written_exactly_once_unless_asked_otherwise(
+    spark, servers, make_stream, tmp_path, transactional
+):
+    """Without option transactional, an intermediate stream's writes are transactional: a batch
+    run again after a crash is not written twice for a read_committed reader."""
+    source, mid = make_stream(partitions=2), make_stream(partitions=2)
+    n = 200
+    kafka.produce(spark, servers, source, [str(i).encode() for i in range(n)], partitions=[i % 2 for i in range(n)])
+    checkpoint = tmp_path / "cp"
+    sink = {"intermediate": True, "transactional": transactional}
+
+    _copy(spark, servers, source, mid, checkpoint, **sink)
+    assert _forget_last_batch(checkpoint) >= 1
+    _copy(spark, servers, source, mid, checkpoint, **sink)
+
+    committed = read_committed_numbers(spark, servers, mid, 2)
+    if transactional is None:
+        assert committed == list(range(n))
+        assert kafka.transaction_coordinators(spark, servers, mid), f"no transactional writer of {mid}"
+    else:
+        assert len(committed) > n and set(committed) == set(range(n))
+
+
 def test_a_newer_writer_of_the_same_transactional_id_fences_the_older_one(spark, servers, make_stream):
     """A speculative or retried attempt of a Spark task (or a restarted query) starts a producer with
     the same transactional id as the attempt still running: the older one's records never commit."""
@@ -138,13 +162,18 @@ def test_a_retried_task_attempt_leaves_no_record_for_read_committed_readers(serv
     assert len(_values(spark, servers, out, "read_uncommitted")) > n
 
 
-def test_a_trigger_interval_longer_than_the_transaction_timeout_fails_at_start(spark, servers, make_stream, tmp_path):
+@pytest.mark.parametrize(
+    "sink", [{"transactional": True}, {"intermediate": True}], ids=["transactional", "intermediate-by-default"]
+)
+def test_a_trigger_interval_longer_than_the_transaction_timeout_fails_at_start(
+    spark, servers, make_stream, tmp_path, sink
+):
     source, out = make_stream(), make_stream()
     df = spark.readStream.format("streamctl").options(**options.source(servers, [source])).load()
     q = (
         df.select("value")
         .writeStream.format("streamctl")
-        .options(**options.sink(servers, out, transactional=True, kafka={"transaction.timeout.ms": "30000"}))
+        .options(**options.sink(servers, out, **sink, kafka={"transaction.timeout.ms": "30000"}))
         .option("checkpointLocation", str(tmp_path / "cp"))
         .trigger(processingTime="2 minutes")
         .start()
@@ -155,6 +184,9 @@ def test_a_trigger_interval_longer_than_the_transaction_timeout_fails_at_start(s
     assert "Option 'kafka.transaction.timeout.ms' (30000 ms)" in message
     assert "trigger interval (120000 ms)" in message
     assert "transaction.max.timeout.ms" in message  # the embedded broker lets its settings be read
+    # A query that never asked for transactions learns why it has them and how to do without.
+    by_default = "an intermediate stream's writes are transactional by default, 'transactional=false'"
+    assert (by_default in message) == ("intermediate" in sink), message
 
 
 @pytest.mark.parametrize(

@@ -86,7 +86,8 @@ def sink(
     ``"50ms"``): in real-time mode, how often an intermediate sink checks its query's watermark and
     sends it on when it advanced (docs/real-time.md). ``transactional=True`` writes each batch's
     records of a writer partition in one Kafka transaction, so ``read_committed`` readers see
-    every record exactly once, also after retries and restarts; ``transactional_id_prefix``
+    every record exactly once, also after retries and restarts; unset, it is on for an
+    intermediate stream (except in real-time mode) and off for plain records; ``transactional_id_prefix``
     (default ``"streamctl"``) starts its transactional ids and marker groups (docs/exactly-once.md)."""
     opts = {"kafka.bootstrap.servers": bootstrap_servers, "topic": stream}
     if intermediate:

@@ -63,16 +63,26 @@ final case class SinkOptions(raw: Map[String, String]) {
   val endOfStreamAfterAvailableNow: Boolean = options(EndOfStreamAfterAvailableNow)
   val idleTimeoutMs: Option[Long] = options(ProducerIdleTimeout)
 
+  /** Option `transactional` as the user set it; unset, see [[transactional]]. */
+  val transactionalSet: Option[Boolean] = options.get(Transactional)
+
   /**
-   * Each writer partition's records of a batch go out in one Kafka transaction
-   * ([[streamctl.system.TransactionalProducers]]).
+   * Whether each writer partition's records of a batch go out in one Kafka transaction
+   * ([[streamctl.system.TransactionalProducers]]): as option `transactional` says, or else for
+   * every write of an intermediate stream that can be one, which is every write but a real-time
+   * query's (whose batch lasts as long as it runs). Intermediate streams are read `read_committed`,
+   * so a pipeline of queries is exactly once unless a hop asks otherwise; a plain sink stays
+   * at-least-once, as `format("kafka")`.
    */
-  val transactional: Boolean = options(Transactional)
+  def transactional(realTime: Boolean): Boolean =
+    transactionalSet.getOrElse(intermediate && !realTime)
+
   val transactionalIdPrefix: String = options(TransactionalIdPrefix)
-  if (options.isSet(TransactionalIdPrefix) && !transactional) throw StreamctlException(
-    s"Option '${options.nameOf(TransactionalIdPrefix)}' names the transactional ids of a transactional sink; " +
-      s"set option '${options.nameOf(Transactional)}' to 'true' to write one"
-  )
+  if (options.isSet(TransactionalIdPrefix) && !transactionalSet.getOrElse(intermediate))
+    throw StreamctlException(
+      s"Option '${options.nameOf(TransactionalIdPrefix)}' names the transactional ids of a transactional sink; " +
+        s"set option '${options.nameOf(Transactional)}' to 'true' to write one"
+    )
   // One producer writes under one transactional id: streamctl gives each writer partition its own.
   if (raw.keySet.exists(_.equalsIgnoreCase("kafka.transactional.id"))) throw StreamctlException(
     s"Option 'kafka.transactional.id' is not supported: with '${options.nameOf(Transactional)}=true' streamctl gives " +
@@ -101,7 +111,8 @@ object SinkOptions {
 
   val Transactional: OptionSpec[Boolean] = OptionSpec.bool(
     "transactional",
-    "write each batch's records of a writer partition in one Kafka transaction: exactly once for read_committed readers",
+    "write each batch's records of a writer partition in one Kafka transaction: exactly once for read_committed readers " +
+      "(default: true for intermediate=true except in real-time mode, else false)",
     default = false
   )
   val TransactionalIdPrefix: OptionSpec[String] = OptionSpec.string(

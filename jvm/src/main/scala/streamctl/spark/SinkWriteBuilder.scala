@@ -14,11 +14,13 @@ import streamctl.control.SinkOptions
 import streamctl.system.{KafkaSystemAdmin, TransactionalIds}
 
 /**
- * The streaming write of `writeStream.format("streamctl")` (batch writes: [[BatchWriter]]).
- * Delivery is at-least-once, as with Spark's Kafka sink: a batch retried after a failure may write
- * some records twice. With `intermediate=true` the query also sends its control messages
- * (watermarks, end-of-stream) to the stream it writes; a plain sink sends none. Output modes Append
- * and Update (real-time mode's) both just append records.
+ * The streaming write of `writeStream.format("streamctl")` (batch writes: [[BatchWriter]]). Plain
+ * records are delivered at least once, as with Spark's Kafka sink (a batch retried after a failure
+ * may write some records twice), unless option `transactional=true`; an intermediate stream is
+ * written in transactions unless that option is false or the query runs in real-time mode
+ * ([[SinkOptions.transactional]]). With `intermediate=true` the query also sends its control
+ * messages (watermarks, end-of-stream) to the stream it writes; a plain sink sends none. Output
+ * modes Append and Update (real-time mode's) both just append records.
  */
 final class SinkWriteBuilder(info: LogicalWriteInfo) extends WriteBuilder with UpdateAsAppend {
   private val raw = info.options().asCaseSensitiveMap().asScala.toMap
@@ -103,24 +105,36 @@ final case class SinkWrite(options: SinkOptions, layout: RowLayout) {
   /**
    * A transactional streaming write's ids, derived from the query's id (kept in its checkpoint: a
    * restarted query fences its previous run's writers), checked once per query against the query's
-   * trigger and the broker.
+   * trigger and the broker. None for an at-least-once write: option `transactional=false`, a plain
+   * sink without it, or an intermediate stream of a real-time query without it.
    */
-  def queryTransactions(): Option[TransactionalIds] = Option.when(options.transactional) {
-    val queryId = QueryLookup.currentQueryId.getOrElse(throw new IllegalStateException(
-      "A streaming write outside a query's thread: Spark sets the query id there"
-    ))
-    if (SinkWrite.checked.add(s"${queryId}\u0001transactions"))
-      checkTransactions(QueryLookup.find(queryId).flatMap(SparkQueries.trigger))
-    TransactionalIds(options.transactionalIdPrefix, queryId, sinkName)
-  }
+  def queryTransactions(): Option[TransactionalIds] =
+    if (!options.transactionalSet.getOrElse(options.intermediate)) None
+    else {
+      val queryId = QueryLookup.currentQueryId.getOrElse(throw new IllegalStateException(
+        "A streaming write outside a query's thread: Spark sets the query id there"
+      ))
+      val trigger = QueryLookup.find(queryId).flatMap(SparkQueries.trigger)
+      Option.when(options.transactional(realTime =
+        trigger.exists(_.isInstanceOf[QueryTrigger.RealTime])
+      )) {
+        if (SinkWrite.checked.add(s"${queryId}\u0001transactions")) checkTransactions(trigger)
+        TransactionalIds(options.transactionalIdPrefix, queryId, sinkName)
+      }
+    }
 
   /**
    * A transactional batch write's ids: its own, so that retried attempts of its Spark tasks fence
    * each other.
    */
-  def writeTransactions(): Option[TransactionalIds] = Option.when(options.transactional) {
-    TransactionalIds(options.transactionalIdPrefix, java.util.UUID.randomUUID().toString, sinkName)
-  }
+  def writeTransactions(): Option[TransactionalIds] =
+    Option.when(options.transactional(realTime = false)) {
+      TransactionalIds(
+        options.transactionalIdPrefix,
+        java.util.UUID.randomUUID().toString,
+        sinkName
+      )
+    }
 
   private def sinkName: String = options.topic.getOrElse("rows")
 
@@ -144,11 +158,16 @@ final case class SinkWrite(options: SinkOptions, layout: RowLayout) {
         val max = brokerMaxTimeout().fold("")(m =>
           s"; the broker allows at most $m ms (transaction.max.timeout.ms)"
         )
+        // An intermediate stream's writes are transactional unless asked otherwise: say so.
+        val byDefault =
+          if (options.transactionalSet.isDefined) ""
+          else
+            s"; an intermediate stream's writes are transactional by default, '$transactional=false' writes at least once"
         throw StreamctlException(s"Option 'kafka.transaction.timeout.ms' ($timeoutMs ms${
             if (options.kafka.user.contains("transaction.timeout.ms")) "" else ", Kafka's default"
           }) must be longer than " +
           s"the trigger interval ($intervalMs ms): a transaction lasts up to a batch, and the broker would abort it before " +
-          s"the batch commits$max")
+          s"the batch commits$max$byDefault")
       case _ =>
     }
     brokerMaxTimeout().filter(_ < timeoutMs).foreach { max =>

@@ -298,6 +298,23 @@ class SparkOptionsTest {
     assertTrue(count.getMessage.contains("its own 'producer.name'"), count.getMessage)
   }
 
+  @Test def anIntermediateStreamIsWrittenTransactionallyUnlessRealTimeOrAskedOtherwise(): Unit = {
+    def sink(more: (String, String)*) = SinkOptions(Map(servers, "topic" -> "out") ++ more)
+    val mid = sink("intermediate" -> "true")
+    assertTrue(mid.transactional(realTime = false))
+    // A real-time batch lasts as long as the query runs: one transaction would hide it all.
+    assertFalse(mid.transactional(realTime = true))
+    assertFalse(sink("intermediate" -> "true", "transactional" -> "false").transactional(false))
+    // A plain sink is format("kafka")'s drop-in: at least once unless asked.
+    assertFalse(sink().transactional(realTime = false))
+    assertTrue(sink("transactional" -> "true").transactional(realTime = false))
+    // The prefix names the ids of a sink that is transactional by default, too.
+    assertEquals(
+      "etl",
+      sink("intermediate" -> "true", "transactionalIdPrefix" -> "etl").transactionalIdPrefix
+    )
+  }
+
   @Test def aTransactionalSinkNamesItsIdsAndRefusesWhatCannotWork(): Unit = {
     val o = SinkOptions(Map(
       servers,
@@ -305,7 +322,7 @@ class SparkOptionsTest {
       "Transactional" -> "true",
       "transactionalIdPrefix" -> "etl"
     ))
-    assertTrue(o.transactional)
+    assertTrue(o.transactional(realTime = false))
     assertEquals(
       "etl-q1-out-3",
       streamctl.system.TransactionalIds(o.transactionalIdPrefix, "q1", "out").of(3)
