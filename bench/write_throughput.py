@@ -86,7 +86,8 @@ def rows(spark: SparkSession, records: int, partitions: int, value_size: int) ->
 
 
 def write_streamctl(df: DataFrame, servers: str, topic: str, producer: Mapping[str, str]) -> None:
-    opts = options.sink(servers, topic, intermediate=True, kafka=producer)
+    # At least once, as Spark's sink it is compared with (the transactional sink: the pipeline group).
+    opts = options.sink(servers, topic, intermediate=True, transactional=False, kafka=producer)
     df.write.format("streamctl").options(**opts).mode("append").save()
 
 

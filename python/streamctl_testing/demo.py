@@ -76,7 +76,9 @@ def step_source_and_sink(ctx: DemoContext) -> None:
     batches = [p for p in q.recentProgress if p["numInputRows"] > 0]
     say(
         f"Query 1 read them with format('streamctl') in {len(batches)} batches of at most 1000 records "
-        f"(maxOffsetsPerTrigger) and wrote them, keyed by customer, to intermediate topic 'orders-by-customer'."
+        f"(maxOffsetsPerTrigger) and wrote them, keyed by customer, to intermediate topic 'orders-by-customer', "
+        f"one Kafka transaction per batch and writer (the default for intermediate streams: read_committed "
+        f"readers see each record once, even after a retried or re-run batch)."
     )
 
     back = (
