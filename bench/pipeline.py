@@ -275,6 +275,9 @@ def sink_throughput(
         f"partitions, {per_batch:,} records per batch; no query reads it",
         "available_now": "seconds from starting the query to its end (Trigger.AvailableNow)",
         "one_second_triggers": "median addBatch of the batches (processing-time trigger 1 s, same backlog)",
+        # Per transactional run: the transactional ids the broker holds for it (one per writer
+        # partition, whatever the number of batches: issue #32's broker cost).
+        "transactional_ids": [],
     }
     print(
         f"sink throughput: {records:,} records of {value_size} bytes, {partitions} partitions, query 1 alone "
@@ -324,6 +327,12 @@ def sink_throughput(
             seconds = time.perf_counter() - started
         # Offsets, not records: control messages and transaction markers take offsets too.
         written = sum(kafka.upcoming_offsets(spark, servers, out).values())
+        if src == TRANSACTIONAL:
+            # The broker's cost: the ids it keeps for the run (they name the topic), against its batches.
+            ids = len(kafka.transaction_coordinators(spark, servers, out))
+            ran = sum(1 for p in q.recentProgress if p["numInputRows"] > 0)
+            config["transactional_ids"].append({"variant": name, "batches": ran, "ids": ids})
+            print(f"  {name}: {ids} transactional ids on the broker after {ran} batches", flush=True)
         kafka.delete_stream(spark, servers, out)
         if written < records:
             raise AssertionError(f"{name} wrote {written} records, expected {records}")
