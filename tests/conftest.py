@@ -81,7 +81,12 @@ def _class_archive_opts() -> str:
 #   no new data. A query left running while a test waits for something else otherwise plans ~100
 #   times a second: 0.55 of a core for one idle streamctl query (driver and broker; 0.74 for Spark's
 #   own source). Behaviour does not depend on either; a batch starts up to 100 ms later.
-_TEST_JVM_OPTS = " -XX:+UseSerialGC -Dspark.sql.streaming.pollingDelay=100ms"
+# - A code cache of 512 MB instead of 240 MB (reserved address space; only what is compiled takes
+#   memory): the session's driver runs a whole suite's queries, each with classes Spark generates,
+#   and once ran out in a loaded full run ("VirtualMachineError: Out of space in
+#   CodeCache for adapters" in a task, which Spark's handler answers by ending the JVM, failing
+#   every later test of that worker).
+_TEST_JVM_OPTS = " -XX:+UseSerialGC -XX:ReservedCodeCacheSize=512m -Dspark.sql.streaming.pollingDelay=100ms"
 
 # The test brokers (the session's and those tests start) use the quick JIT only: 14 against 28
 # CPU-seconds for a broker serving three test files, and the files took 157 s instead of 177 s.
