@@ -70,8 +70,15 @@ final class TaskPartitionReader(
   private val converter = new EnvelopeRowConverter(read.task, config.includeHeaders)
   private var current: InternalRow = _
   private lazy val results = controlResults.map(_())
+  /* Whether `publisher` was made: only a real-time reader of control messages makes one, and
+   * closing it must not make one (a store per Spark task lists its folder: 4,096 listings a batch
+   * at 4,096 partitions, for micro-batch readers that never publish). */
+  private var publishing = false
   // Real-time mode: the store writes go off this thread, so reading never waits for them.
-  private lazy val publisher = results.map(new ControlStatePublisher(_, read.task))
+  private lazy val publisher = {
+    publishing = true
+    results.map(new ControlStatePublisher(_, read.task))
+  }
   private var published = 0L
   // Only intermediate SSPs: a plain stream never ends, so such a task never ends its batch early.
   private val endsOnEndOfStream =
@@ -143,7 +150,7 @@ final class TaskPartitionReader(
   override def close(): Unit = {
     // The driver keeps the last reported time per SSP; a failed attempt's report is dropped.
     reports.read(RecordTimes(reader.newestRecordTimes))
-    publisher.foreach(_.close())
+    if (publishing) publisher.foreach(_.close())
     reader.close()
     if (healthy) ConsumerPool.release(config.kafka, owner, read.task, consumer, reader.unread)
     else {
