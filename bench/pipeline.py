@@ -317,22 +317,21 @@ def sink_throughput(
                     raise AssertionError(f"{name}: {_describe(q)}")
                 time.sleep(0.05)
             q.stop()
-            batches = [p for p in q.recentProgress if p["numInputRows"] > 0]
-            seconds = statistics.median(p["durationMs"]["addBatch"] for p in batches) / 1000
         else:
             q = writer.trigger(availableNow=True).start()
             q.awaitTermination()
             if q.exception() is not None:
                 raise q.exception()  # type: ignore[misc]
-            seconds = time.perf_counter() - started
+        elapsed = time.perf_counter() - started
+        batches = [p for p in q.recentProgress if p["numInputRows"] > 0]
+        seconds = statistics.median(p["durationMs"]["addBatch"] for p in batches) / 1000 if timed_batches else elapsed
         # Offsets, not records: control messages and transaction markers take offsets too.
         written = sum(kafka.upcoming_offsets(spark, servers, out).values())
         if src == TRANSACTIONAL:
             # The broker's cost: the ids it keeps for the run (they name the topic), against its batches.
             ids = len(kafka.transaction_coordinators(spark, servers, out))
-            ran = sum(1 for p in q.recentProgress if p["numInputRows"] > 0)
-            config["transactional_ids"].append({"variant": name, "batches": ran, "ids": ids})
-            print(f"  {name}: {ids} transactional ids on the broker after {ran} batches", flush=True)
+            config["transactional_ids"].append({"variant": name, "batches": len(batches), "ids": ids})
+            print(f"  {name}: {ids} transactional ids on the broker after {len(batches)} batches", flush=True)
         kafka.delete_stream(spark, servers, out)
         if written < records:
             raise AssertionError(f"{name} wrote {written} records, expected {records}")

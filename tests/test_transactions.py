@@ -61,17 +61,22 @@ def _forget_last_batch(checkpoint: Path) -> int:
     return last
 
 
-@pytest.mark.parametrize("transactional", [True, False], ids=["transactional", "plain"])
-def test_a_batch_run_again_after_a_crash_is_not_written_twice(spark, servers, make_stream, tmp_path, transactional):
+def _copy_with_a_batch_run_again(spark, servers: str, make_stream, checkpoint: Path, n: int, **sink: object) -> str:
+    """Copies ``n`` numbers from a new 2-partition stream into another with ``sink``'s options, then
+    runs the last batch again as a driver that died before its commit would; returns the copy."""
     source, out = make_stream(partitions=2), make_stream(partitions=2)
-    n = 200
     kafka.produce(spark, servers, source, [str(i).encode() for i in range(n)], partitions=[i % 2 for i in range(n)])
-    checkpoint = tmp_path / "cp"
-    sink = {"transactional": True} if transactional else {}
-
     _copy(spark, servers, source, out, checkpoint, **sink)
     assert _forget_last_batch(checkpoint) >= 1
     _copy(spark, servers, source, out, checkpoint, **sink)
+    return out
+
+
+@pytest.mark.parametrize("transactional", [True, False], ids=["transactional", "plain"])
+def test_a_batch_run_again_after_a_crash_is_not_written_twice(spark, servers, make_stream, tmp_path, transactional):
+    n = 200
+    sink = {"transactional": True} if transactional else {}
+    out = _copy_with_a_batch_run_again(spark, servers, make_stream, tmp_path / "cp", n, **sink)
 
     committed = _values(spark, servers, out, "read_committed")
     if transactional:
@@ -87,15 +92,9 @@ def test_an_intermediate_stream_is_written_exactly_once_unless_asked_otherwise(
 ):
     """Without option transactional, an intermediate stream's writes are transactional: a batch
     run again after a crash is not written twice for a read_committed reader."""
-    source, mid = make_stream(partitions=2), make_stream(partitions=2)
     n = 200
-    kafka.produce(spark, servers, source, [str(i).encode() for i in range(n)], partitions=[i % 2 for i in range(n)])
-    checkpoint = tmp_path / "cp"
     sink = {"intermediate": True, "transactional": transactional}
-
-    _copy(spark, servers, source, mid, checkpoint, **sink)
-    assert _forget_last_batch(checkpoint) >= 1
-    _copy(spark, servers, source, mid, checkpoint, **sink)
+    mid = _copy_with_a_batch_run_again(spark, servers, make_stream, tmp_path / "cp", n, **sink)
 
     committed = read_committed_numbers(spark, servers, mid, 2)
     if transactional is None:

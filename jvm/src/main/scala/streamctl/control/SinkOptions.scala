@@ -78,7 +78,8 @@ final case class SinkOptions(raw: Map[String, String]) {
     transactionalSet.getOrElse(intermediate && !realTime)
 
   val transactionalIdPrefix: String = options(TransactionalIdPrefix)
-  if (options.isSet(TransactionalIdPrefix) && !transactionalSet.getOrElse(intermediate))
+  // Outside real-time mode a sink is transactional whenever it can be one at all.
+  if (options.isSet(TransactionalIdPrefix) && !transactional(realTime = false))
     throw StreamctlException(
       s"Option '${options.nameOf(TransactionalIdPrefix)}' names the transactional ids of a transactional sink; " +
         s"set option '${options.nameOf(Transactional)}' to 'true' to write one"

@@ -109,7 +109,8 @@ final case class SinkWrite(options: SinkOptions, layout: RowLayout) {
    * sink without it, or an intermediate stream of a real-time query without it.
    */
   def queryTransactions(): Option[TransactionalIds] =
-    if (!options.transactionalSet.getOrElse(options.intermediate)) None
+    // Not transactional outside real-time mode: not in it either, and no query id is needed.
+    if (!options.transactional(realTime = false)) None
     else {
       val queryId = QueryLookup.currentQueryId.getOrElse(throw new IllegalStateException(
         "A streaming write outside a query's thread: Spark sets the query id there"

@@ -69,7 +69,6 @@ final class TaskPartitionReader(
     catch { case e: Throwable => ConsumerPool.closeQuietly(consumer); throw e }
   private val converter = new EnvelopeRowConverter(read.task, config.includeHeaders)
   private var current: InternalRow = _
-  private lazy val results = controlResults.map(_())
   /* Whether `publisher` was made: only a real-time reader of control messages makes one, and
    * closing it must not make one (a store per Spark task lists its folder: 4,096 listings a batch
    * at 4,096 partitions, for micro-batch readers that never publish). */
@@ -77,7 +76,7 @@ final class TaskPartitionReader(
   // Real-time mode: the store writes go off this thread, so reading never waits for them.
   private lazy val publisher = {
     publishing = true
-    results.map(new ControlStatePublisher(_, read.task))
+    controlResults.map(r => new ControlStatePublisher(r(), read.task))
   }
   private var published = 0L
   // Only intermediate SSPs: a plain stream never ends, so such a task never ends its batch early.

@@ -33,6 +33,13 @@ class ConsumerPoolTest {
     (lease.consumer, lease.reused)
   }
 
+  /** A reader of `owner`'s `Partition 0` that read `ssp` and gave its consumer back. */
+  private def released(kp: KafkaParams, ssp: SSP, owner: String): ConsumerPool.Consumer = {
+    val (c, _) = read(kp, "Partition 0", ssp, owner)
+    ConsumerPool.release(kp, owner, TaskName("Partition 0"), c)
+    c
+  }
+
   @Test def twoQueriesReadingSideBySideKeepTheirOwnConsumers(): Unit = {
     val kp = params("side-by-side")
     // Both queries of a pipeline have a task `Partition 0`, and their readers run at once.
@@ -56,8 +63,7 @@ class ConsumerPoolTest {
   @Test def aQueryStartingWhileAnotherQuerysReaderIsIdleDoesNotTakeItsConsumer(): Unit = {
     val kp = params("late-start")
     // Query a's batch ended; query b's first batch starts (later, under load) before a's next.
-    val (a, _) = read(kp, "Partition 0", SSP.kafka("upstream", 0), owner = "a")
-    ConsumerPool.release(kp, "a", TaskName("Partition 0"), a)
+    val a = released(kp, SSP.kafka("upstream", 0), owner = "a")
     val (b, bReused) = read(kp, "Partition 0", SSP.kafka("downstream", 0), owner = "b")
     assertNotSame(a, b, "query b took query a's consumer, and a would create one next batch")
     assertFalse(bReused)
@@ -70,8 +76,7 @@ class ConsumerPoolTest {
 
   @Test def aNewQueryReadingTheSamePartitionsTakesAnEarlierQuerysIdleConsumer(): Unit = {
     val kp = params("next-query")
-    val (a, _) = read(kp, "Partition 0", SSP.kafka("orders", 0), owner = "a")
-    ConsumerPool.release(kp, "a", TaskName("Partition 0"), a)
+    val a = released(kp, SSP.kafka("orders", 0), owner = "a")
     // A benchmark's or a notebook's next query of the same topic: its connections are warm.
     val (b, reused) = read(kp, "Partition 0", SSP.kafka("orders", 0), owner = "b")
     assertSame(a, b)
@@ -81,8 +86,7 @@ class ConsumerPoolTest {
 
   @Test def aLaterRunOfTheSameQueryTakesTheIdleConsumerOfItsTask(): Unit = {
     val kp = params("later")
-    val (a, _) = read(kp, "Partition 0", SSP.kafka("orders", 0))
-    ConsumerPool.release(kp, "query", TaskName("Partition 0"), a)
+    val a = released(kp, SSP.kafka("orders", 0), owner = "query")
     /* A scheduled AvailableNow run whose task reads other partitions now (a grouper changed):
      * warm connections beat a new consumer. */
     val (b, reused) = read(kp, "Partition 0", SSP.kafka("orders", 1))
