@@ -9,10 +9,11 @@ import streamctl.system.{SSP, SkippedRange}
 
 /**
  * Times the driver's planning of one steady-state micro-batch of one topic with P partitions
- * (issue 28 asks for `latestOffset` + `queryPlanning` <= 100 ms at 4,096): reading the start
- * offset back from its text (Spark's `deserializeOffset`, which it calls inside its `latestOffset`
- * timing), `latestOffset` (the planning chain) and `planReads` (Spark's planInputPartitions, most
- * of its queryPlanning), each in wall and thread CPU time (the machine is shared), with
+ * (issue 28 asks for `latestOffset` + `queryPlanning` <= 100 ms at 4,096): `latestOffset` (the
+ * planning chain) and `planReads` (Spark's planInputPartitions, which it calls twice a batch, our
+ * part of its queryPlanning), each in wall and thread CPU time (the machine is shared), and
+ * apart from them, reading an offset back from its text (Spark's `deserializeOffset`, which a
+ * source answers without parsing within a run, `spark.RecentOffsets`, and parses after a restart), with
  * a budget of 2 records per partition, over a system and store held in memory: the planner's own
  * work, without Kafka's round trips or Spark's. Prints figures only; it asserts nothing.
  *
@@ -40,14 +41,16 @@ object PlannerBench {
       var position = planner.initialPosition()
       val threads = java.lang.management.ManagementFactory.getThreadMXBean
       def cpu = threads.getCurrentThreadCpuTime
-      // Per batch: (parse, latestOffset, planReads) in wall ms, and the same three in CPU ms.
+      // Per batch: (parse, latestOffset, planReads) in wall ms, and the same three in CPU ms. The
+      // start is the end planned before, as the source finds it again within a run.
       val times = (0 until 60).map { _ =>
-        val json = position.json // Spark hands the start back as text (getStartOffset)
+        val start = position
         val (t0, c0) = (System.nanoTime(), cpu)
-        val start = SourceStates.parse(json)
+        SourceStates.parse(start.json) // after a restart: Spark's offset log, read back
         val (t1, c1) = (System.nanoTime(), cpu)
         val next = planner.latestOffset(start, Some(2L * n))
         val (t2, c2) = (System.nanoTime(), cpu)
+        planner.planReads(start, next)
         planner.planReads(start, next)
         val (t3, c3) = (System.nanoTime(), cpu)
         next.json // what Spark writes to the offset log
@@ -59,11 +62,11 @@ object PlannerBench {
       val Seq(parse, latest, reads) = (0 until 3).map(i => median(times.map(_._1(i))))
       val Seq(parseCpu, latestCpu, readsCpu) = (0 until 3).map(i => median(times.map(_._2(i))))
       val load = scala.io.Source.fromFile("/proc/loadavg").getLines().next().split(' ').take(3)
-      println(f"partitions=$n%,d  medians, wall (CPU) ms: deserializeOffset $parse%.1f ($parseCpu%.1f)" +
-        f"  latestOffset $latest%.1f ($latestCpu%.1f)  planReads $reads%.1f ($readsCpu%.1f)" +
+      println(f"partitions=$n%,d  medians, wall (CPU) ms: latestOffset $latest%.1f ($latestCpu%.1f)" +
+        f"  planReads $reads%.1f ($readsCpu%.1f)  deserializeOffset after a restart $parse%.1f ($parseCpu%.1f)" +
         s"  load ${load.mkString(" ")}")
-      Summary("planner", f"plan one batch of $n%,d partitions (deserializeOffset + latestOffset + planReads, no Kafka)",
-        f"${parse + latest + reads}%.0f ms ($parse%.0f + $latest%.0f + $reads%.0f)", "<= 100 ms at 4,096")
+      Summary("planner", f"plan one batch of $n%,d partitions (latestOffset + planReads, no Kafka)",
+        f"${latest + reads}%.0f ms ($latest%.0f + $reads%.0f)", "<= 100 ms at 4,096")
     }
   }
 }

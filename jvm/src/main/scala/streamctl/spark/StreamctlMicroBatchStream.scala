@@ -90,7 +90,9 @@ class StreamctlMicroBatchStream(
    * batch). */
   private var realTimeBatch: Option[RealTimeBatch] = None
 
-  override def initialOffset(): Offset = SourceOffset(planner.initialPosition())
+  private val recentOffsets = new RecentOffsets(SourceStates.parse)
+
+  override def initialOffset(): Offset = recentOffsets.made(SourceOffset(planner.initialPosition()))
 
   /* What the earlier run processed, as its progress history kept it: seconds behind is then known
    * from a restart's first batch. Only that figure depends on it, so an unreadable history leaves
@@ -123,7 +125,7 @@ class StreamctlMicroBatchStream(
       case _ => None
     }
     val next = planner.latestOffset(previous, budget)
-    if (next eq previous) start else SourceOffset(next)
+    if (next eq previous) start else recentOffsets.made(SourceOffset(next))
   }
 
   override def reportLatestOffset(): Offset =
@@ -163,7 +165,7 @@ class StreamctlMicroBatchStream(
       case t: TaskPartitionOffset => t.task -> t.readerEnd
       case other => throw new IllegalArgumentException(s"Not a streamctl reader's offset: $other")
     }.toMap
-    SourceOffset(planner.endRealTime(batch, readers))
+    recentOffsets.made(SourceOffset(planner.endRealTime(batch, readers)))
   }
 
   override def createReaderFactory(): PartitionReaderFactory =
@@ -183,7 +185,7 @@ class StreamctlMicroBatchStream(
     heartbeatPositions.map(_.accumulator)
   }
 
-  override def deserializeOffset(json: String): Offset = SourceOffset(SourceStates.parse(json))
+  override def deserializeOffset(json: String): Offset = recentOffsets.read(json)
 
   override def commit(end: Offset): Unit = planner.commit(position(end))
 
@@ -206,7 +208,7 @@ class StreamctlMicroBatchStream(
 
   private def position(o: Offset): SourcePosition = o match {
     case s: SourceOffset => s.position
-    case other => SourceStates.parse(other.json())
+    case other => recentOffsets.read(other.json()).position
   }
 }
 

@@ -169,6 +169,20 @@ class PlannerTest {
     assertSame(b3, q.latestOffset(b3, Some(100)), "nothing new: no batch")
   }
 
+  @Test def aBatchSparkPlansTwiceIsPlannedOnceAndAReplayFromTheLogAgain(): Unit = {
+    write(orders(0), 10); write(orders(1), 10)
+    val q = planner("orders")
+    val start = q.initialPosition()
+    val end = q.latestOffset(start, Some(8))
+    val reads = q.planReads(start, end)
+    assertSame(reads, q.planReads(start, end), "Spark's second physical plan of the batch")
+    // A batch replayed after a crash comes back from the offset log as new positions.
+    val logged = SourceStates.parse(end.json)
+    val replayed = q.planReads(SourceStates.parse(start.json), logged)
+    assertNotSame(reads, replayed)
+    assertEquals(ranges(reads), ranges(replayed))
+  }
+
   @Test def priorityTiersTakeTheBudgetFirst(): Unit = {
     write(orders(0), 10); write(backfill(0), 10)
     val q = planner("orders,backfill", "stream.orders.priority" -> "1")
