@@ -92,7 +92,7 @@ class StreamctlMicroBatchStream(
 
   private val recentOffsets = new RecentOffsets(SourceStates.parse)
 
-  override def initialOffset(): Offset = recentOffsets.made(SourceOffset(planner.initialPosition()))
+  override def initialOffset(): Offset = recentOffsets.made(planner.initialPosition())
 
   /* What the earlier run processed, as its progress history kept it: seconds behind is then known
    * from a restart's first batch. Only that figure depends on it, so an unreadable history leaves
@@ -125,7 +125,7 @@ class StreamctlMicroBatchStream(
       case _ => None
     }
     val next = planner.latestOffset(previous, budget)
-    if (next eq previous) start else recentOffsets.made(SourceOffset(next))
+    if (next eq previous) start else recentOffsets.made(next)
   }
 
   override def reportLatestOffset(): Offset =
@@ -165,7 +165,7 @@ class StreamctlMicroBatchStream(
       case t: TaskPartitionOffset => t.task -> t.readerEnd
       case other => throw new IllegalArgumentException(s"Not a streamctl reader's offset: $other")
     }.toMap
-    recentOffsets.made(SourceOffset(planner.endRealTime(batch, readers)))
+    recentOffsets.made(planner.endRealTime(batch, readers))
   }
 
   override def createReaderFactory(): PartitionReaderFactory =
@@ -206,10 +206,7 @@ class StreamctlMicroBatchStream(
   override def toString: String =
     s"${StreamctlMicroBatchStream.DescriptionPrefix}${options.describe}]"
 
-  private def position(o: Offset): SourcePosition = o match {
-    case s: SourceOffset => s.position
-    case other => recentOffsets.read(other.json()).position
-  }
+  private def position(o: Offset): SourcePosition = recentOffsets.position(o)
 }
 
 object StreamctlMicroBatchStream {
