@@ -11,9 +11,9 @@ import streamctl.system.{SSP, SkippedRange}
  * Times the driver's planning of one steady-state micro-batch of one topic with P partitions
  * (issue 28 asks for `latestOffset` + `queryPlanning` <= 100 ms at 4,096): `latestOffset` (the
  * planning chain) and `planReads` (Spark's planInputPartitions, which it calls twice a batch, our
- * part of its queryPlanning), each in wall and thread CPU time (the machine is shared), and
- * apart from them, reading an offset back from its text (Spark's `deserializeOffset`, which a
- * source answers without parsing within a run, `spark.RecentOffsets`, and parses after a restart), with
+ * part of its queryPlanning), each in wall and thread CPU time (the machine is shared), and apart
+ * from them the parse of an offset after a restart (within a run, Spark's `deserializeOffset` finds
+ * the source's own offsets without parsing: `spark.RecentOffsets`), with
  * a budget of 2 records per partition, over a system and store held in memory: the planner's own
  * work, without Kafka's round trips or Spark's. Prints figures only; it asserts nothing.
  *

@@ -69,15 +69,10 @@ final class TaskPartitionReader(
     catch { case e: Throwable => ConsumerPool.closeQuietly(consumer); throw e }
   private val converter = new EnvelopeRowConverter(read.task, config.includeHeaders)
   private var current: InternalRow = _
-  /* Whether `publisher` was made: only a real-time reader of control messages makes one, and
-   * closing it must not make one (a store per Spark task lists its folder: 4,096 listings a batch
-   * at 4,096 partitions, for micro-batch readers that never publish). */
-  private var publishing = false
-  // Real-time mode: the store writes go off this thread, so reading never waits for them.
-  private lazy val publisher = {
-    publishing = true
-    controlResults.map(r => new ControlStatePublisher(r(), read.task))
-  }
+  /* Real-time mode: the store writes go off this thread, so reading never waits for them. Made at
+   * the first publish, so only a real-time reader of control messages has one (its store lists its
+   * folder: 4,096 listings a batch at 4,096 partitions if every Spark task made one). */
+  private var publisher: Option[ControlStatePublisher] = None
   private var published = 0L
   // Only intermediate SSPs: a plain stream never ends, so such a task never ends its batch early.
   private val endsOnEndOfStream =
@@ -149,7 +144,7 @@ final class TaskPartitionReader(
   override def close(): Unit = {
     // The driver keeps the last reported time per SSP; a failed attempt's report is dropped.
     reports.read(RecordTimes(reader.newestRecordTimes))
-    if (publishing) publisher.foreach(_.close())
+    publisher.foreach(_.close())
     reader.close()
     if (healthy) ConsumerPool.release(config.kafka, owner, read.task, consumer, reader.unread)
     else {
@@ -173,6 +168,8 @@ final class TaskPartitionReader(
       // Every row handed to Spark before this call was sent already (the writer runs in this
       // Spark task, row by row); flushing its writers before the store write makes sure those
       // rows reached Kafka before the watermark can go out.
+      if (publisher.isEmpty)
+        publisher = controlResults.map(r => new ControlStatePublisher(r(), read.task))
       publisher.foreach(_.publish(c.control.seq, c.state, TaskWriters.ofCurrent()))
     }
   }
