@@ -2,9 +2,11 @@
 
 from __future__ import annotations
 
+import threading
 import time
 
 import pytest
+from pyspark.sql.streaming import StreamingQueryListener
 
 from streamctl import Startpoint, StartpointManager, StreamctlException, options
 from streamctl_testing import kafka
@@ -63,6 +65,51 @@ def test_kafka_consumer_groups_shows_the_query_lag(spark, servers, make_stream, 
     StartpointManager(spark, checkpoint=checkpoint).set(stream, 0, Startpoint.specific(2))
     assert _run(spark, servers, stream, group, checkpoint) == 6 + 3
     assert _lag_once_committed(servers, group, {0: 8, 1: 8}) == {0: (8, 8, 0), 1: (8, 8, 0)}
+
+
+class _HeldReports(StreamingQueryListener):
+    """Holds Spark's listener bus at the first progress report until released: the reports after it
+    (the run's last among them) reach streamctl's listener, added before this one, only after the
+    query stopped and its sources with it."""
+
+    def __init__(self) -> None:
+        self.held = threading.Event()
+        self.release = threading.Event()
+
+    # pyspark's method names.
+    def onQueryStarted(self, event) -> None:
+        pass
+
+    def onQueryProgress(self, event) -> None:
+        if not self.held.is_set():
+            self.held.set()
+            self.release.wait(120)
+
+    def onQueryIdle(self, event) -> None:
+        pass
+
+    def onQueryTerminated(self, event) -> None:
+        pass
+
+
+def test_the_last_batch_is_committed_when_its_report_comes_after_the_query_stopped(
+    spark, servers, make_stream, tmp_path
+):
+    stream = make_stream(partitions=2)
+    group = f"late-{stream}"
+    kafka.produce(spark, servers, stream, [str(i).encode() for i in range(10)], partitions=[i % 2 for i in range(10)])
+    df = _committing(spark, servers, stream, group, 4)  # registers streamctl's listener first
+    held = _HeldReports()
+    spark.streams.addListener(held)
+    try:
+        q = df.writeStream.format("noop").option("checkpointLocation", str(tmp_path / "cp"))
+        q = q.trigger(availableNow=True).start()
+        assert q.awaitTermination(120) and q.exception() is None
+        assert held.held.is_set() and len(q.recentProgress) >= 3  # batches 1 and 2 still held back
+    finally:
+        held.release.set()
+        spark.streams.removeListener(held)
+    assert _lag_once_committed(servers, group, {0: 5, 1: 5}) == {0: (5, 5, 0), 1: (5, 5, 0)}
 
 
 def test_commit_offsets_without_a_group_fails_at_start_naming_both_options(spark, servers, make_stream):

@@ -97,6 +97,11 @@ final class QueryControl private[spark] (
 object QueryControlRegistry {
   private val byQuery = new java.util.concurrent.ConcurrentHashMap[String, QueryControl]()
 
+  /* Run id -> the run's control until the listener hears the run terminated. The sources stop, and
+   * release the control, before Spark's listener bus has delivered the run's last progress reports:
+   * the last batch's summary must still find its sources' recorders. */
+  private val byRun = new java.util.concurrent.ConcurrentHashMap[String, QueryControl]()
+
   /** Query id -> run id of end requests no control has taken up yet. */
   private val pendingEnds = mutable.HashMap.empty[String, String]
 
@@ -133,6 +138,7 @@ object QueryControlRegistry {
         case None =>
           val c = new QueryControl(queryId, runId, me, query)
           val previous = Option(byQuery.put(queryId, c))
+          runId.foreach(byRun.put(_, c))
           if (pendingEnds.get(queryId).exists(r => runId.forall(_ == r))) {
             pendingEnds.remove(queryId)
             c.run.requestEnd()
@@ -157,6 +163,13 @@ object QueryControlRegistry {
     ) current()
 
   def get(queryId: String): Option[QueryControl] = Option(byQuery.get(queryId))
+
+  /**
+   * The control of run `runId` of query `queryId` for its progress reports: also after its sources
+   * stopped, until [[queryTerminated]].
+   */
+  def forProgress(queryId: String, runId: String): Option[QueryControl] =
+    Option(byRun.get(runId)).orElse(get(queryId).filter(_.runId.isEmpty))
 
   /**
    * Sources of run `runId` of query `queryId` admit no new data from now on (they report their
@@ -197,11 +210,13 @@ object QueryControlRegistry {
   /**
    * From the query listener: the run ended; its idle checks stop (an end request still completes).
    */
-  def queryTerminated(queryId: String, runId: String): Unit =
+  def queryTerminated(queryId: String, runId: String): Unit = {
+    byRun.remove(runId)
     get(queryId).filter(_.runId.forall(_ == runId)).foreach { c =>
       c.run.close()
       if (!c.run.endRequested) forget(c)
     }
+  }
 
   private[spark] def forget(control: QueryControl): Unit = {
     control.run.close()

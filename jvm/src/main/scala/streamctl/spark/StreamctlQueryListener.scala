@@ -57,7 +57,9 @@ class StreamctlQueryListener extends StreamingQueryListener {
     val exported = Seq.newBuilder[(BatchSummary, Map[String, String])]
     ours.groupBy(_.description).foreach { case (description, sources) =>
       val recorders =
-        QueryControlRegistry.get(p.id.toString).toSeq.flatMap(_.progressRecorders(description))
+        QueryControlRegistry.forProgress(p.id.toString, p.runId.toString).toSeq.flatMap(
+          _.progressRecorders(description)
+        )
       sources.zipWithIndex.foreach { case (s, i) =>
         summarize(p, s).foreach { summary =>
           exported += summary -> s.metrics.asScala.toMap
