@@ -89,17 +89,22 @@ object Admission {
       return (ssps.map(s => s -> math.max(backlog(s).start, backlog(s).head)).toMap, None)
     var remaining = budget.get
     var frontier: Option[Long] = None
-    val tiers = ssps.groupBy(s => config.priorityOf(s.stream)).toSeq.sortBy(-_._1)
-    val ends = tiers.flatMap { case (_, tier) =>
-      val starts = tier.map(backlog(_).start).toArray
+    // Without priorities (the usual case) one tier: no grouping of thousands of SSPs by stream.
+    val tiers =
+      if (config.priorities.isEmpty) Seq(ssps)
+      else ssps.groupBy(s => config.priorityOf(s.stream)).toSeq.sortBy(-_._1).map(_._2)
+    val ends = Map.newBuilder[SSP, Long]
+    tiers.foreach { tier =>
+      val backlogs = tier.map(backlog).toArray // looked up once per SSP
+      val starts = backlogs.map(_.start)
       val tierEnds =
         if (remaining == 0) starts
         else if (timeAligned) {
           val r = TimeFrontier.plan(
             tier,
             starts,
-            tier.map(backlog(_).head).toArray,
-            tier.map(backlog(_).startTimestamp).toArray,
+            backlogs.map(_.head),
+            backlogs.map(_.startTimestamp),
             remaining,
             offsetForTime
           )
@@ -107,12 +112,16 @@ object Admission {
           if (frontier.isEmpty) frontier = r.frontier
           r.ends
         } else {
-          val granted = WaterFilling.share(tier.map(backlog(_).available).toArray, remaining)
+          val granted = WaterFilling.share(backlogs.map(_.available), remaining)
           Array.tabulate(tier.length)(i => starts(i) + granted(i))
         }
-      remaining -= tier.indices.map(i => tierEnds(i) - starts(i)).sum
-      tier.zip(tierEnds)
+      var i = 0
+      while (i < tier.length) {
+        remaining -= tierEnds(i) - starts(i)
+        ends += tier(i) -> tierEnds(i)
+        i += 1
+      }
     }
-    (ends.toMap, frontier)
+    (ends.result(), frontier)
   }
 }

@@ -21,9 +21,10 @@ final case class ExecutorId(id: String, host: String) {
   /**
    * Spark's executor-level preferred location. Spark reads it back by splitting at the first `_`
    * after the prefix, so a host containing `_` is misread and the preference is simply not honoured
-   * (Spark's own Kafka source has the same limit); it never fails a task.
+   * (Spark's own Kafka source has the same limit); it never fails a task. Made once: every task of
+   * every batch asks for it.
    */
-  def location: String = s"executor_${host}_$id"
+  lazy val location: String = s"executor_${host}_$id"
 
   override def toString: String = s"$id@$host"
 }
