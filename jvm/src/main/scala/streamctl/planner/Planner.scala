@@ -321,14 +321,12 @@ final class Planner(
     val placement = locality.plan(end.json, end.tasks.keys.toSeq)
     val ids = end.state(StreamIds.Codec).ids
     val reads = end.tasks.toSeq.sortBy(_._1).flatMap { case (task, positions) =>
-      def range(ssp: SSP, until: Long) = {
+      // Most tasks read one SSP: nothing to sort.
+      val ordered = if (positions.size == 1) positions.toSeq else positions.toSeq.sortBy(_._1)
+      val ranges = ordered.map { case (ssp, until) =>
         val from = end.startOf(start, task, ssp).getOrElse(until)
         SspRange(ssp, math.min(from, until), until)
-      }
-      // Most tasks read one SSP: nothing to sort.
-      val ranges = (if (positions.size == 1) positions.map { case (s, u) => range(s, u) }.toSeq
-                    else positions.toSeq.sortBy(_._1).map { case (s, u) => range(s, u) })
-        .filter(_.size > 0)
+      }.filter(_.size > 0)
       if (ranges.isEmpty) None
       else Some(TaskRead(
         task,
