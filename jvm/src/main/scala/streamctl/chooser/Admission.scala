@@ -85,8 +85,13 @@ object Admission {
       timeAligned: Boolean,
       offsetForTime: (SSP, Long) => Long
   ): (Map[SSP, Long], Option[Long]) = {
-    if (budget.isEmpty)
-      return (ssps.map(s => s -> math.max(backlog(s).start, backlog(s).head)).toMap, None)
+    if (budget.isEmpty) {
+      val ends = ssps.map { s =>
+        val b = backlog(s) // looked up once per SSP, as below
+        s -> math.max(b.start, b.head)
+      }.toMap
+      return (ends, None)
+    }
     var remaining = budget.get
     var frontier: Option[Long] = None
     // Without priorities (the usual case) one tier: no grouping of thousands of SSPs by stream.
