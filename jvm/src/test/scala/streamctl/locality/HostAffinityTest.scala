@@ -53,7 +53,7 @@ class HostAffinityTest {
     val f = new Fixture
     val step = f.step()
     val first = step.plan("b1", tasks)
-    assertEquals(first, step.plan("b2", tasks))
+    assertSame(first, step.plan("b2", tasks), "an unchanged assignment is not worked out again")
     assertEquals(1, f.puts, "an unchanged assignment is not written again")
     f.live = Seq(e1, e2)
     val lost = step.plan("b3", tasks)
