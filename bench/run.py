@@ -78,6 +78,7 @@ GROUPS = (
     "cli",
     "realtime",
     "scale",
+    "first-batch",
     "monitoring",
 )
 R = read_throughput
@@ -309,8 +310,8 @@ def main() -> int:
     parser.add_argument(
         "--scale-records",
         type=int,
-        default=24,
-        help="records per partition of the scale benchmark (default 24: about 12 batches)",
+        default=scale.RECORDS_PER_PARTITION,
+        help=f"records per partition of the scale benchmark (default {scale.RECORDS_PER_PARTITION}: 10 batches)",
     )
     parser.add_argument(
         "--monitoring-partitions",
@@ -403,6 +404,28 @@ def main() -> int:
             framed,
             scale.FRAMED_HEADER,
             [dict(zip(scale.FRAMED_HEADER, r, strict=True)) for r in framed],
+        )
+    if "first-batch" in only:  # bench/scale.py's first_batch: its own broker and session, as scale's
+        results.json["open_file_limit"] = scale.raise_file_limit()
+        size = 128 if q else scale.FIRST_BATCH_PARTITIONS
+        with kafka_broker(properties=scale.BROKER_PROPERTIES) as broker:
+            spark = bench_session(extra=scale.SESSION)
+            try:
+                found = scale.first_batch(spark, broker.bootstrap_servers, size)
+            finally:
+                spark.stop()
+        results.section(
+            f"First batch at Kafka's defaults on both sides, {size:,} partitions",
+            {
+                "partitions": size,
+                "records_per_partition": 2,
+                "settings": "none: Kafka's defaults on both sides (no matched fetch.max.wait.ms)",
+                "trigger": "AvailableNow, maxOffsetsPerTrigger = 2 x partitions: one batch",
+                "sink": "noop",
+            },
+            scale.first_batch_rows(found),
+            scale.FIRST_BATCH_HEADER,
+            found,
         )
     if "monitoring" in only:  # bench/monitoring_cost.py: a broker and session sized as scale's
         results.json["open_file_limit"] = scale.raise_file_limit()

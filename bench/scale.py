@@ -20,9 +20,22 @@ took 37 s at 128 partitions (14 s with 10 ms) and would take about 18 minutes at
 query's first batch is reported on its own. Every run checks that the query read every record.
 
 An intermediate stream (framed records, as streamctl's sink writes them) with one watermark per
-partition per batch is read by streamctl at every size (tuned), for what its control bookkeeping
-writes per batch: the readers' control results go to the metadata store as one value per batch,
-written by the driver (they were one value per task).
+partition per batch is read by streamctl at every size up to 1,024 (tuned), for what its control
+bookkeeping writes per batch: the readers' control results go to the metadata store as one value per
+batch, written by the driver (they were one value per task). Three sizes show whether that is
+constant in the partitions; at 4,096 the variant would add about four minutes to a group that must
+stay under fifteen.
+
+``first_batch`` (group ``first-batch``, apart because the built-in's side alone takes minutes) times
+a query's first batch at Kafka's defaults on both sides, without the matched ``fetch.max.wait.ms``:
+the conditions under which issue #28 measured streamctl's first batch ahead of the built-in's.
+
+Before the first size, both sources read a warm-up topic (1,024 partitions, or the largest size
+when smaller) for five batches each, not measured: the JIT compiles Spark's and Kafka's per-task code
+during the first tens of thousands of task attempts, its compiler threads taking much of one of the
+two cores meanwhile, so without it whichever source ran first at 1,024 partitions paid for that
+(streamctl's batches 1-4 there took 1.9-3.7 s and its later ones 1.1-1.5 s). The sizes then run
+in alternating order, streamctl first at the first size, the built-in at the second, and so on.
 
 Two streamctl queries reading one topic side by side (8 partitions, tuned) report the consumers
 each created per steady-state batch: a pipeline's queries must not take each other's.
@@ -50,8 +63,19 @@ from streamctl_testing._jvm import jvm
 SCALE_SETTINGS = {name: {**s, "consumer": {**s["consumer"], "fetch.max.wait.ms": "10"}} for name, s in SETTINGS.items()}
 # Sizes from which only the tuned settings run (each run's first batch costs the built-in minutes).
 TUNED_ONLY_FROM = 1024
+# Sizes up to which the intermediate-stream variant runs (see above).
+FRAMED_UP_TO = 1024
 SIZES = (8, 128, 1024, 4096)
+# Records per partition: batches 0-9 at 2 a partition, batch 0 apart and the medians over 1-9.
+RECORDS_PER_PARTITION = 20
+# The warm-up topic's partitions (at most the largest size measured) and records per partition (5 batches).
+WARM_UP_PARTITIONS = 1024
+WARM_UP_RECORDS = 10
 STREAMCTL, BUILTIN = "streamctl", "built-in"
+# No Kafka setting on either side, not even the matched fetch.max.wait.ms (first_batch only).
+KAFKA_DEFAULTS = "Kafka's defaults"
+# The size at which issue #28 asks the first batch to stay 10x faster than the built-in's.
+FIRST_BATCH_PARTITIONS = 1024
 PHASES = ("latestOffset", "queryPlanning", "walCommit", "getBatch", "addBatch", "commitOffsets")
 # The broker holds every size's topic at once (about 5,300 partitions): small index files keep its
 # memory maps and file handles modest.
@@ -218,7 +242,7 @@ def _one_run(
     listener: _CheckpointBytes,
     times: Any,
 ) -> dict[str, Any]:
-    consumer = SCALE_SETTINGS[settings]["consumer"]
+    consumer = {} if settings == KAFKA_DEFAULTS else SCALE_SETTINGS[settings]["consumer"]
     reader = spark.readStream.format("streamctl" if source == STREAMCTL else "kafka")
     reader = reader.option("kafka.bootstrap.servers", servers).option("subscribe", topic)
     reader = reader.option("startingOffsets", "earliest").option("maxOffsetsPerTrigger", 2 * partitions)
@@ -249,11 +273,18 @@ def _one_run(
     tasks = [t for p in steady for t in times.forBatch(p["batchId"])]
     metrics = [p["sources"][0].get("metrics") or {} for p in steady]
     first = progress[0]
+    first_tasks = list(times.forBatch(first["batchId"]))
     return {
         "batches": len(progress),
         "batch_ms": _median([p["durationMs"]["triggerExecution"] for p in steady]),
         "phases_ms": {ph: _median([p["durationMs"].get(ph, 0) for p in steady]) for ph in PHASES},
         "first_batch_ms": first["durationMs"]["triggerExecution"],
+        "first_batch_phases_ms": {ph: first["durationMs"].get(ph, 0) for ph in PHASES},
+        "first_batch_task_wall_ms": _median([t[0] for t in first_tasks]),
+        "first_batch_task_cpu_ms": _median([t[1] for t in first_tasks]),
+        "first_batch_consumers_created": float(
+            (first["sources"][0].get("metrics") or {}).get("consumersCreated", "nan")
+        ),
         "task_wall_ms": _median([t[0] for t in tasks]),
         "task_cpu_ms": _median([t[1] for t in tasks]),
         "tasks_per_batch": len(tasks) / max(1, len(steady)),
@@ -263,6 +294,74 @@ def _one_run(
         "consumers_created_per_batch": _median([float(m.get("consumersCreated", "nan")) for m in metrics]),
         "consumers_reused_per_batch": _median([float(m.get("consumersReused", "nan")) for m in metrics]),
     }
+
+
+def first_batch(spark: SparkSession, servers: str, partitions: int) -> list[dict[str, Any]]:
+    """A query's first batch with each source at Kafka's defaults (no setting but the servers and the
+    topic), reading a topic of ``partitions`` partitions that holds 2 records of 100 B in each, all in
+    that one batch. streamctl runs first, on the colder JVM. Returns one result per source."""
+    j = jvm(spark)
+    times = j.streamctl.testing.TaskTimes()
+    spark.sparkContext._jsc.sc().addSparkListener(times)  # noqa: SLF001 - the JVM SparkContext takes the listener
+    listener = _CheckpointBytes()
+    spark.streams.addListener(listener)
+    topic = f"bench-first-batch-{partitions}"
+    found = []
+    try:
+        kafka.create_stream(spark, servers, topic, partitions)
+        kafka.produce_synthetic(spark, servers, topic, 2 * partitions, 100)
+        with tempfile.TemporaryDirectory(prefix="streamctl-first-batch-") as tmp:
+            for source in (STREAMCTL, BUILTIN):
+                started = time.monotonic()
+                r = _one_run(
+                    spark, servers, topic, partitions, 2, source, KAFKA_DEFAULTS, Path(tmp) / source, listener, times
+                )
+                r.update(partitions=partitions, source=source, settings=KAFKA_DEFAULTS)
+                print(
+                    f"    {source} at Kafka's defaults, {partitions:,} partitions: first batch "
+                    f"{r['first_batch_ms']:,} ms, task wall/CPU {r['first_batch_task_wall_ms']:.0f}/"
+                    f"{r['first_batch_task_cpu_ms']:.0f} ms ({time.monotonic() - started:,.0f} s in all)",
+                    flush=True,
+                )
+                found.append(r)
+        kafka.delete_stream(spark, servers, topic)
+    finally:
+        spark.streams.removeListener(listener)
+        spark.sparkContext._jsc.sc().removeSparkListener(times)  # noqa: SLF001
+    return found
+
+
+FIRST_BATCH_HEADER = (
+    "partitions",
+    "source",
+    "first batch ms",
+    "latestOffset / queryPlanning / addBatch ms",
+    "task wall / CPU ms",
+    "consumers created",
+    "built-in / streamctl",
+)
+
+
+def first_batch_rows(found: list[dict[str, Any]]) -> list[tuple[str, ...]]:
+    """One row per source of ``first_batch``; the last column is how many times faster streamctl's was."""
+    by = {r["source"]: r for r in found}
+    rows = []
+    for r in found:
+        ph = r["first_batch_phases_ms"]
+        rows.append(
+            (
+                f"{r['partitions']:,}",
+                r["source"],
+                f"{r['first_batch_ms']:,}",
+                f"{ph['latestOffset']:,} / {ph['queryPlanning']:,} / {ph['addBatch']:,}",
+                f"{r['first_batch_task_wall_ms']:.0f} / {r['first_batch_task_cpu_ms']:.0f}",
+                f"{r['first_batch_consumers_created']:g}" if r["source"] == STREAMCTL else "one per partition",
+                f"{by[BUILTIN]['first_batch_ms'] / by[STREAMCTL]['first_batch_ms']:.1f}x"
+                if r["source"] == STREAMCTL
+                else "",
+            )
+        )
+    return rows
 
 
 def raise_file_limit() -> str:
@@ -293,21 +392,36 @@ def run(
     results: list[dict[str, Any]] = []
     side_by_side: dict[str, Any] = {}
     framed: list[dict[str, Any]] = []
+    started = time.monotonic()
+    elapsed: dict[str, float] = {}
+    warm_up = min(WARM_UP_PARTITIONS, max(sizes))
     try:
         with tempfile.TemporaryDirectory(prefix="streamctl-scale-") as tmp:
-            for size in sizes:
+            topic = "bench-scale-warm-up"
+            kafka.create_stream(spark, servers, topic, warm_up)
+            kafka.produce_synthetic(spark, servers, topic, warm_up * WARM_UP_RECORDS, 100)
+            for source in (STREAMCTL, BUILTIN):
+                checkpoint = Path(tmp) / f"warm-up-{source}"
+                _one_run(spark, servers, topic, warm_up, WARM_UP_RECORDS, source, "tuned", checkpoint, listener, times)
+            kafka.delete_stream(spark, servers, topic)
+            j.streamctl.system.ConsumerPool.clear()
+            elapsed["warm-up"] = round(time.monotonic() - started, 1)
+            print(f"  warm-up, {warm_up:,} partitions, both sources: {elapsed['warm-up']:,.0f} s", flush=True)
+            for index, size in enumerate(sizes):
+                size_started = time.monotonic()
                 topic = f"bench-scale-{size}"
                 kafka.create_stream(spark, servers, topic, size)
                 kafka.produce_synthetic(spark, servers, topic, size * per_partition, 100)
                 print(f"  {size} partitions: {size * per_partition:,} records", flush=True)
-                # Alternating order, so neither source always runs on a warmer JVM or broker.
+                # Alternating order, so neither source always runs on a warmer JVM or broker (by the
+                # size's place: every size is even, so the size's parity never alternated).
                 order = [
                     (s, st)
                     for st in SCALE_SETTINGS
                     for s in (STREAMCTL, BUILTIN)
                     if st == "tuned" or size < TUNED_ONLY_FROM
                 ]
-                for i, (source, settings) in enumerate(order if size % 2 == 0 else list(reversed(order))):
+                for i, (source, settings) in enumerate(order if index % 2 == 0 else list(reversed(order))):
                     r = _one_run(
                         spark,
                         servers,
@@ -331,13 +445,16 @@ def run(
                         flush=True,
                     )
                     results.append(r)
-                framed.append(_framed(spark, servers, size, per_partition, Path(tmp) / f"{size}-framed", listener))
+                if size <= FRAMED_UP_TO:
+                    framed.append(_framed(spark, servers, size, per_partition, Path(tmp) / f"{size}-framed", listener))
                 if size == min(sizes) and size <= 128:  # beside each other, thousands of consumers would not fit
                     side_by_side = _two_queries(spark, servers, topic, size, Path(tmp) / "two")
                 kafka.delete_stream(spark, servers, topic)
                 # The deleted topic's consumers would idle out of the pool in 5 minutes; the next size's
                 # thousands of consumers (three file handles each) should not wait for that.
                 j.streamctl.system.ConsumerPool.clear()
+                elapsed[str(size)] = round(time.monotonic() - size_started, 1)
+                print(f"  {size} partitions took {elapsed[str(size)]:,.0f} s", flush=True)
     finally:
         spark.streams.removeListener(listener)
         spark.sparkContext._jsc.sc().removeSparkListener(times)  # noqa: SLF001
@@ -355,6 +472,10 @@ def run(
         "master": spark.sparkContext.master,
         "steady_state": "medians of batches 1-9",
         "broker_properties": BROKER_PROPERTIES,
+        "framed_up_to_partitions": FRAMED_UP_TO,
+        "warm_up": f"{warm_up} partitions x {WARM_UP_RECORDS} records, both sources, before the first size",
+        "order": "alternating by size: streamctl first at the 1st and 3rd sizes, the built-in at the 2nd and 4th",
+        "elapsed_s": {**elapsed, "all": round(time.monotonic() - started, 1)},
     }
     return results, config
 
