@@ -79,8 +79,9 @@ FIRST_BATCH_PARTITIONS = 1024
 PHASES = ("latestOffset", "queryPlanning", "walCommit", "getBatch", "addBatch", "commitOffsets")
 # The broker holds every size's topic at once (about 5,300 partitions): small index files keep its
 # memory maps and file handles modest.
-# One local executor runs every task, so it holds a consumer per partition for each source (a Kafka
-# consumer takes a few hundred KB of heap): 4,096 partitions ran out of the other benchmarks' 3 GB.
+# One local executor runs every task, so streamctl's pool holds a consumer per partition (a Kafka
+# consumer keeps its topic's metadata, about 0.6 KB per partition: 2.3 MB each at 4,096, about 9 GB in
+# all; the built-in's cache keeps far fewer): 4,096 partitions ran out of the other benchmarks' 3 GB.
 SESSION = {"spark.driver.memory": "10g"}
 BROKER_PROPERTIES = {"log.index.size.max.bytes": str(64 << 10), "num.io.threads": "4"}
 
