@@ -33,9 +33,13 @@ the conditions under which issue #28 measured streamctl's first batch ahead of t
 Before the first size, both sources read a warm-up topic (1,024 partitions, or the largest size
 when smaller) for five batches each, not measured: the JIT compiles Spark's and Kafka's per-task code
 during the first tens of thousands of task attempts, its compiler threads taking much of one of the
-two cores meanwhile, so without it whichever source ran first at 1,024 partitions paid for that
-(streamctl's batches 1-4 there took 1.9-3.7 s and its later ones 1.1-1.5 s). The sizes then run
-in alternating order, streamctl first at the first size, the built-in at the second, and so on.
+two cores meanwhile, and the JVM's heap grows (first touches of new memory, kernel time), so without
+it whichever source ran first at 1,024 partitions paid for that. Which source runs first still
+moves a size's figures by up to a third, so up to 1,024 partitions each source runs twice, in the
+order A B B A (streamctl first at the first and third sizes, the built-in at the second), and its
+figures are medians over the steady batches of both runs; its first batch is its first run's (the
+second run finds the consumers of the first). At 4,096 each runs once, the built-in first: a
+second round would take about five more minutes.
 
 Two streamctl queries reading one topic side by side (8 partitions, tuned) report the consumers
 each created per steady-state batch: a pipeline's queries must not take each other's.
@@ -65,6 +69,8 @@ SCALE_SETTINGS = {name: {**s, "consumer": {**s["consumer"], "fetch.max.wait.ms":
 TUNED_ONLY_FROM = 1024
 # Sizes up to which the intermediate-stream variant runs (see above).
 FRAMED_UP_TO = 1024
+# Sizes up to which each source runs twice, once before the other and once after (see above).
+BOTH_ORDERS_UP_TO = 1024
 SIZES = (8, 128, 1024, 4096)
 # Records per partition: batches 0-9 at 2 a partition, batch 0 apart and the medians over 1-9.
 RECORDS_PER_PARTITION = 20
@@ -270,15 +276,10 @@ def _one_run(
     rows = sum(p["numInputRows"] for p in progress)
     if rows != partitions * per_partition:
         raise RuntimeError(f"{source} read {rows} records of {topic}, expected {partitions * per_partition}")
-    steady = [p for p in progress if 1 <= p["batchId"] <= 9]
-    tasks = [t for p in steady for t in times.forBatch(p["batchId"])]
-    metrics = [p["sources"][0].get("metrics") or {} for p in steady]
     first = progress[0]
     first_tasks = list(times.forBatch(first["batchId"]))
     return {
         "batches": len(progress),
-        "batch_ms": _median([p["durationMs"]["triggerExecution"] for p in steady]),
-        "phases_ms": {ph: _median([p["durationMs"].get(ph, 0) for p in steady]) for ph in PHASES},
         "first_batch_ms": first["durationMs"]["triggerExecution"],
         "first_batch_phases_ms": {ph: first["durationMs"].get(ph, 0) for ph in PHASES},
         "first_batch_task_wall_ms": _median([t[0] for t in first_tasks]),
@@ -286,14 +287,43 @@ def _one_run(
         "first_batch_consumers_created": float(
             (first["sources"][0].get("metrics") or {}).get("consumersCreated", "nan")
         ),
+        # Batches 1-9, the steady state, each as it was measured: _summary takes medians over runs.
+        "steady": [
+            {
+                "ms": p["durationMs"]["triggerExecution"],
+                "phases": {ph: p["durationMs"].get(ph, 0) for ph in PHASES},
+                "bytes": listener.per_batch.get(p["batchId"], 0),
+                "files": listener.files_per_batch.get(p["batchId"], 0),
+                "created": float((p["sources"][0].get("metrics") or {}).get("consumersCreated", "nan")),
+                "reused": float((p["sources"][0].get("metrics") or {}).get("consumersReused", "nan")),
+                # By index: iterating a JVM list through py4j costs a failed call at its end.
+                "tasks": [(t[0], t[1]) for t in times.forBatch(p["batchId"])],
+            }
+            for p in progress
+            if 1 <= p["batchId"] <= 9
+        ],
+    }
+
+
+def _summary(runs: list[dict[str, Any]]) -> dict[str, Any]:
+    """One source's figures at one size and settings: the first batch of its first run (the later
+    runs find the consumers of the one before), and medians over the steady batches of all its runs."""
+    steady = [b for r in runs for b in r["steady"]]
+    tasks = [t for b in steady for t in b["tasks"]]
+    return {
+        **{k: v for k, v in runs[0].items() if k.startswith("first_batch")},
+        "runs": len(runs),
+        "batches": [r["batches"] for r in runs],
+        "batch_ms": _median([b["ms"] for b in steady]),
+        "batch_ms_per_run": [_median([b["ms"] for b in r["steady"]]) for r in runs],
+        "phases_ms": {ph: _median([b["phases"][ph] for b in steady]) for ph in PHASES},
         "task_wall_ms": _median([t[0] for t in tasks]),
         "task_cpu_ms": _median([t[1] for t in tasks]),
         "tasks_per_batch": len(tasks) / max(1, len(steady)),
-        "bytes_per_batch": _median([listener.per_batch.get(p["batchId"], 0) for p in steady]),
-        "bytes_batch_9": listener.per_batch.get(9, 0),
-        "files_per_batch": _median([listener.files_per_batch.get(p["batchId"], 0) for p in steady]),
-        "consumers_created_per_batch": _median([float(m.get("consumersCreated", "nan")) for m in metrics]),
-        "consumers_reused_per_batch": _median([float(m.get("consumersReused", "nan")) for m in metrics]),
+        "bytes_per_batch": _median([b["bytes"] for b in steady]),
+        "files_per_batch": _median([b["files"] for b in steady]),
+        "consumers_created_per_batch": _median([b["created"] for b in steady]),
+        "consumers_reused_per_batch": _median([b["reused"] for b in steady]),
     }
 
 
@@ -422,8 +452,12 @@ def run(
                     for s in (STREAMCTL, BUILTIN)
                     if st == "tuned" or size < TUNED_ONLY_FROM
                 ]
-                for i, (source, settings) in enumerate(order if index % 2 == 0 else list(reversed(order))):
-                    r = _one_run(
+                sequence = order if index % 2 == 0 else list(reversed(order))
+                if size <= BOTH_ORDERS_UP_TO:  # and back again: each source runs once before the other
+                    sequence = sequence + list(reversed(sequence))
+                runs: dict[tuple[str, str], list[dict[str, Any]]] = {}
+                for i, (source, settings) in enumerate(sequence):
+                    one = _one_run(
                         spark,
                         servers,
                         topic,
@@ -435,9 +469,17 @@ def run(
                         listener,
                         times,
                     )
+                    runs.setdefault((source, settings), []).append(one)
+                    print(
+                        f"    {source}, {settings}: batch {_median([b['ms'] for b in one['steady']]):.0f} ms, "
+                        f"first batch {one['first_batch_ms']:,} ms",
+                        flush=True,
+                    )
+                for (source, settings), done in runs.items():
+                    r = _summary(done)
                     r.update(partitions=size, source=source, settings=settings)
                     print(
-                        f"    {source}, {settings}: batch {r['batch_ms']:.0f} ms "
+                        f"    {source}, {settings}, {len(done)} run(s): batch {r['batch_ms']:.0f} ms "
                         f"(addBatch {r['phases_ms']['addBatch']:.0f}, "
                         f"latestOffset {r['phases_ms']['latestOffset']:.0f}), "
                         f"first batch {r['first_batch_ms']:,} ms, task wall/CPU {r['task_wall_ms']:.0f}/"
@@ -475,7 +517,8 @@ def run(
         "broker_properties": BROKER_PROPERTIES,
         "framed_up_to_partitions": FRAMED_UP_TO,
         "warm_up": f"{warm_up} partitions x {WARM_UP_RECORDS} records, both sources, before the first size",
-        "order": "alternating by size: streamctl first at the 1st and 3rd sizes, the built-in at the 2nd and 4th",
+        "order": "alternating by size: streamctl first at the 1st and 3rd sizes, the built-in at the 2nd and 4th; "
+        f"up to {BOTH_ORDERS_UP_TO} partitions each source twice (A B B A), medians over both runs' batches",
         "elapsed_s": {**elapsed, "all": round(time.monotonic() - started, 1)},
     }
     return results, config
