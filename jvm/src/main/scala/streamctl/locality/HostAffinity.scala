@@ -38,9 +38,8 @@ final class HostAffinity(
   @volatile private var saved: Option[TaskLocality] = None
   @volatile private var last =
     HostAffinity.Planned("", TaskLocality.empty, executors = 0, moved = 0)
-  // The last assignment worked out, with its inputs (previous locality, tasks, live executors).
-  @volatile private var lastAssigned
-      : Option[(TaskLocality, Seq[TaskName], Seq[ExecutorId], Assignment)] = None
+  // The locality the next batch starts from, with the tasks and live executors it was assigned for.
+  @volatile private var lastAssigned: Option[(Seq[TaskName], Seq[ExecutorId], TaskLocality)] = None
 
   /**
    * Assigns `tasks` (every task of the batch, idle ones too, so they keep their place) for the
@@ -57,19 +56,18 @@ final class HostAffinity(
     val live = executors()
     // The assignment is a function of its inputs, which stay the same from batch to batch until
     // a task or an executor comes or goes: then it is not worked out again for thousands of tasks.
+    // An assignment is its own fixed point (StickyAssignerPropertyTest): assigned again to the same
+    // tasks and executors, the locality saved last comes back with nothing moved.
     val assignment = lastAssigned match {
-      case Some((p, t, l, a)) if (p eq previous) && l == live && t == tasks => a
+      case Some((t, l, p)) if (p eq previous) && l == live && t == tasks => Assignment(p, Set.empty)
       case _ => StickyAssigner.assign(previous, tasks, live)
     }
-    // An assignment is its own fixed point (StickyAssignerPropertyTest): the next batch starts from
-    // this locality and, with the same tasks and executors, would get it back with nothing moved.
-    lastAssigned =
-      Some((assignment.locality, tasks, live, Assignment(assignment.locality, Set.empty)))
     // Kept as it is when unchanged, so that the next batch finds the same inputs above.
     if (!saved.contains(assignment.locality)) {
       store().save(assignment.locality)
       saved = Some(assignment.locality)
     }
+    lastAssigned = saved.map((tasks, live, _))
     val moved = assignment.moved.size + (if (sameBatch) last.moved else 0)
     last = HostAffinity.Planned(batch, assignment.locality, live.size, moved)
     assignment.locality
