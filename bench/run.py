@@ -11,6 +11,7 @@ Ratios compare variants measured in the same run on the same machine.
 from __future__ import annotations
 
 import argparse
+import contextlib
 import datetime
 import json
 import os
@@ -20,6 +21,7 @@ import subprocess
 import sys
 import tempfile
 import time
+from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
 
@@ -253,6 +255,19 @@ class Results:
         (out / "results.md").write_text("\n".join(head + self.md))
 
 
+@contextlib.contextmanager
+def scale_session(results: Results) -> Iterator[tuple[Any, Any]]:
+    """The broker and Spark session sized for thousands of partitions (bench/scale.py's), with the open-file
+    limit raised and recorded in the results; the session stops when the block ends."""
+    results.json["open_file_limit"] = scale.raise_file_limit()
+    with kafka_broker(properties=scale.BROKER_PROPERTIES) as broker:
+        spark = bench_session(extra=scale.SESSION)
+        try:
+            yield broker, spark
+        finally:
+            spark.stop()
+
+
 def main() -> int:
     parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     parser.add_argument(
@@ -375,13 +390,8 @@ def main() -> int:
             [dict(zip(header, r, strict=True)) for r in rows],
         )
     if "scale" in only:  # bench/scale.py: its own broker (every size's topic) and session
-        results.json["open_file_limit"] = scale.raise_file_limit()
-        with kafka_broker(properties=scale.BROKER_PROPERTIES) as broker:
-            spark = bench_session(extra=scale.SESSION)
-            try:
-                found, config = scale.run(spark, broker.bootstrap_servers, args.scale_sizes, args.scale_records)
-            finally:
-                spark.stop()
+        with scale_session(results) as (broker, spark):
+            found, config = scale.run(spark, broker.bootstrap_servers, args.scale_sizes, args.scale_records)
         table_rows, phase_rows = scale.rows(found)
         results.section(
             "Scale: steady-state batch at 8 to 4,096 partitions (medians of batches 1-9)",
@@ -406,14 +416,9 @@ def main() -> int:
             [dict(zip(scale.FRAMED_HEADER, r, strict=True)) for r in framed],
         )
     if "first-batch" in only:  # bench/scale.py's first_batch: its own broker and session, as scale's
-        results.json["open_file_limit"] = scale.raise_file_limit()
         size = 128 if q else scale.FIRST_BATCH_PARTITIONS
-        with kafka_broker(properties=scale.BROKER_PROPERTIES) as broker:
-            spark = bench_session(extra=scale.SESSION)
-            try:
-                found = scale.first_batch(spark, broker.bootstrap_servers, size)
-            finally:
-                spark.stop()
+        with scale_session(results) as (broker, spark):
+            found = scale.first_batch(spark, broker.bootstrap_servers, size)
         results.section(
             f"First batch at Kafka's defaults on both sides, {size:,} partitions",
             {
@@ -428,20 +433,15 @@ def main() -> int:
             found,
         )
     if "monitoring" in only:  # bench/monitoring_cost.py: a broker and session sized as scale's
-        results.json["open_file_limit"] = scale.raise_file_limit()
-        with kafka_broker(properties=scale.BROKER_PROPERTIES) as broker:
-            spark = bench_session(extra=scale.SESSION)
-            try:
-                rows, cpu_rows, config = monitoring_cost.run(
-                    spark,
-                    broker.bootstrap_servers,
-                    process_ids(spark, broker),
-                    args.monitoring_partitions,
-                    24,
-                    1 if q else 3,
-                )
-            finally:
-                spark.stop()
+        with scale_session(results) as (broker, spark):
+            rows, cpu_rows, config = monitoring_cost.run(
+                spark,
+                broker.bootstrap_servers,
+                process_ids(spark, broker),
+                args.monitoring_partitions,
+                24,
+                1 if q else 3,
+            )
         results.section(
             f"Monitoring cost: metrics and commitOffsets on against off, {args.monitoring_partitions} partitions, "
             "1 s triggers",

@@ -47,11 +47,13 @@ each created per steady-state batch: a pipeline's queries must not take each oth
 
 from __future__ import annotations
 
+import contextlib
 import os
 import statistics
 import tempfile
 import threading
 import time
+from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
 
@@ -139,6 +141,22 @@ class _CheckpointBytes(StreamingQueryListener):
 
     def onQueryTerminated(self, event: Any) -> None:
         pass
+
+
+@contextlib.contextmanager
+def _watching(spark: SparkSession) -> Iterator[tuple[Any, _CheckpointBytes]]:
+    """Per task attempt times (streamctl.testing.TaskTimes) and checkpoint bytes (_CheckpointBytes), listening
+    for the block."""
+    times = jvm(spark).streamctl.testing.TaskTimes()
+    context = spark.sparkContext._jsc.sc()  # noqa: SLF001 - the JVM SparkContext takes the listener
+    context.addSparkListener(times)
+    listener = _CheckpointBytes()
+    spark.streams.addListener(listener)
+    try:
+        yield times, listener
+    finally:
+        spark.streams.removeListener(listener)
+        context.removeSparkListener(times)
 
 
 def _framed(
@@ -284,9 +302,7 @@ def _one_run(
         "first_batch_phases_ms": {ph: first["durationMs"].get(ph, 0) for ph in PHASES},
         "first_batch_task_wall_ms": _median([t[0] for t in first_tasks]),
         "first_batch_task_cpu_ms": _median([t[1] for t in first_tasks]),
-        "first_batch_consumers_created": float(
-            (first["sources"][0].get("metrics") or {}).get("consumersCreated", "nan")
-        ),
+        "first_batch_consumers_created": _consumers(first, "consumersCreated"),
         # Batches 1-9, the steady state, each as it was measured: _summary takes medians over runs.
         "steady": [
             {
@@ -294,8 +310,8 @@ def _one_run(
                 "phases": {ph: p["durationMs"].get(ph, 0) for ph in PHASES},
                 "bytes": listener.per_batch.get(p["batchId"], 0),
                 "files": listener.files_per_batch.get(p["batchId"], 0),
-                "created": float((p["sources"][0].get("metrics") or {}).get("consumersCreated", "nan")),
-                "reused": float((p["sources"][0].get("metrics") or {}).get("consumersReused", "nan")),
+                "created": _consumers(p, "consumersCreated"),
+                "reused": _consumers(p, "consumersReused"),
                 # By index: iterating a JVM list through py4j costs a failed call at its end.
                 "tasks": [(t[0], t[1]) for t in times.forBatch(p["batchId"])],
             }
@@ -303,6 +319,11 @@ def _one_run(
             if 1 <= p["batchId"] <= 9
         ],
     }
+
+
+def _consumers(progress: dict[str, Any], metric: str) -> float:
+    """A streamctl source metric of one progress report (NaN for the built-in, which has none)."""
+    return float((progress["sources"][0].get("metrics") or {}).get(metric, "nan"))
 
 
 def _summary(runs: list[dict[str, Any]]) -> dict[str, Any]:
@@ -331,14 +352,9 @@ def first_batch(spark: SparkSession, servers: str, partitions: int) -> list[dict
     """A query's first batch with each source at Kafka's defaults (no setting but the servers and the
     topic), reading a topic of ``partitions`` partitions that holds 2 records of 100 B in each, all in
     that one batch. streamctl runs first, on the colder JVM. Returns one result per source."""
-    j = jvm(spark)
-    times = j.streamctl.testing.TaskTimes()
-    spark.sparkContext._jsc.sc().addSparkListener(times)  # noqa: SLF001 - the JVM SparkContext takes the listener
-    listener = _CheckpointBytes()
-    spark.streams.addListener(listener)
     topic = f"bench-first-batch-{partitions}"
     found = []
-    try:
+    with _watching(spark) as (times, listener):
         kafka.create_stream(spark, servers, topic, partitions)
         kafka.produce_synthetic(spark, servers, topic, 2 * partitions, 100)
         with tempfile.TemporaryDirectory(prefix="streamctl-first-batch-") as tmp:
@@ -356,9 +372,6 @@ def first_batch(spark: SparkSession, servers: str, partitions: int) -> list[dict
                 )
                 found.append(r)
         kafka.delete_stream(spark, servers, topic)
-    finally:
-        spark.streams.removeListener(listener)
-        spark.sparkContext._jsc.sc().removeSparkListener(times)  # noqa: SLF001
     return found
 
 
@@ -416,91 +429,83 @@ def run(
 ) -> tuple[list[dict[str, Any]], dict[str, Any]]:
     """Runs every size with both sources at both settings; returns one result per (size, source, settings)."""
     j = jvm(spark)
-    times = j.streamctl.testing.TaskTimes()
-    spark.sparkContext._jsc.sc().addSparkListener(times)  # noqa: SLF001 - the JVM SparkContext takes the listener
-    listener = _CheckpointBytes()
-    spark.streams.addListener(listener)
     results: list[dict[str, Any]] = []
     side_by_side: dict[str, Any] = {}
     framed: list[dict[str, Any]] = []
     started = time.monotonic()
     elapsed: dict[str, float] = {}
     warm_up = min(WARM_UP_PARTITIONS, max(sizes))
-    try:
-        with tempfile.TemporaryDirectory(prefix="streamctl-scale-") as tmp:
-            topic = "bench-scale-warm-up"
-            kafka.create_stream(spark, servers, topic, warm_up)
-            kafka.produce_synthetic(spark, servers, topic, warm_up * WARM_UP_RECORDS, 100)
-            for source in (STREAMCTL, BUILTIN):
-                checkpoint = Path(tmp) / f"warm-up-{source}"
-                _one_run(spark, servers, topic, warm_up, WARM_UP_RECORDS, source, "tuned", checkpoint, listener, times)
+    with _watching(spark) as (times, listener), tempfile.TemporaryDirectory(prefix="streamctl-scale-") as tmp:
+        topic = "bench-scale-warm-up"
+        kafka.create_stream(spark, servers, topic, warm_up)
+        kafka.produce_synthetic(spark, servers, topic, warm_up * WARM_UP_RECORDS, 100)
+        for source in (STREAMCTL, BUILTIN):
+            checkpoint = Path(tmp) / f"warm-up-{source}"
+            _one_run(spark, servers, topic, warm_up, WARM_UP_RECORDS, source, "tuned", checkpoint, listener, times)
+        kafka.delete_stream(spark, servers, topic)
+        j.streamctl.system.ConsumerPool.clear()
+        elapsed["warm-up"] = round(time.monotonic() - started, 1)
+        print(f"  warm-up, {warm_up:,} partitions, both sources: {elapsed['warm-up']:,.0f} s", flush=True)
+        for index, size in enumerate(sizes):
+            size_started = time.monotonic()
+            topic = f"bench-scale-{size}"
+            kafka.create_stream(spark, servers, topic, size)
+            kafka.produce_synthetic(spark, servers, topic, size * per_partition, 100)
+            print(f"  {size} partitions: {size * per_partition:,} records", flush=True)
+            # Alternating order, so neither source always runs on a warmer JVM or broker (by the
+            # size's place: every size is even, so the size's parity never alternated).
+            order = [
+                (s, st)
+                for st in SCALE_SETTINGS
+                for s in (STREAMCTL, BUILTIN)
+                if st == "tuned" or size < TUNED_ONLY_FROM
+            ]
+            sequence = order if index % 2 == 0 else list(reversed(order))
+            if size <= BOTH_ORDERS_UP_TO:  # and back again: each source runs once before the other
+                sequence = sequence + list(reversed(sequence))
+            runs: dict[tuple[str, str], list[dict[str, Any]]] = {}
+            for i, (source, settings) in enumerate(sequence):
+                one = _one_run(
+                    spark,
+                    servers,
+                    topic,
+                    size,
+                    per_partition,
+                    source,
+                    settings,
+                    Path(tmp) / f"{size}-{source}-{settings}-{i}",
+                    listener,
+                    times,
+                )
+                runs.setdefault((source, settings), []).append(one)
+                print(
+                    f"    {source}, {settings}: batch {_median([b['ms'] for b in one['steady']]):.0f} ms, "
+                    f"first batch {one['first_batch_ms']:,} ms",
+                    flush=True,
+                )
+            for (source, settings), done in runs.items():
+                r = _summary(done)
+                r.update(partitions=size, source=source, settings=settings)
+                print(
+                    f"    {source}, {settings}, {len(done)} run(s): batch {r['batch_ms']:.0f} ms "
+                    f"(addBatch {r['phases_ms']['addBatch']:.0f}, "
+                    f"latestOffset {r['phases_ms']['latestOffset']:.0f}), "
+                    f"first batch {r['first_batch_ms']:,} ms, task wall/CPU {r['task_wall_ms']:.0f}/"
+                    f"{r['task_cpu_ms']:.0f} ms, {r['bytes_per_batch']:,.0f} B/batch, consumers created/reused "
+                    f"per batch {r['consumers_created_per_batch']:g}/{r['consumers_reused_per_batch']:g}",
+                    flush=True,
+                )
+                results.append(r)
+            if size <= FRAMED_UP_TO:
+                framed.append(_framed(spark, servers, size, per_partition, Path(tmp) / f"{size}-framed", listener))
+            if size == min(sizes) and size <= 128:  # beside each other, thousands of consumers would not fit
+                side_by_side = _two_queries(spark, servers, topic, size, Path(tmp) / "two")
             kafka.delete_stream(spark, servers, topic)
+            # The deleted topic's consumers would idle out of the pool in 5 minutes; the next size's
+            # thousands of consumers (three file handles each) should not wait for that.
             j.streamctl.system.ConsumerPool.clear()
-            elapsed["warm-up"] = round(time.monotonic() - started, 1)
-            print(f"  warm-up, {warm_up:,} partitions, both sources: {elapsed['warm-up']:,.0f} s", flush=True)
-            for index, size in enumerate(sizes):
-                size_started = time.monotonic()
-                topic = f"bench-scale-{size}"
-                kafka.create_stream(spark, servers, topic, size)
-                kafka.produce_synthetic(spark, servers, topic, size * per_partition, 100)
-                print(f"  {size} partitions: {size * per_partition:,} records", flush=True)
-                # Alternating order, so neither source always runs on a warmer JVM or broker (by the
-                # size's place: every size is even, so the size's parity never alternated).
-                order = [
-                    (s, st)
-                    for st in SCALE_SETTINGS
-                    for s in (STREAMCTL, BUILTIN)
-                    if st == "tuned" or size < TUNED_ONLY_FROM
-                ]
-                sequence = order if index % 2 == 0 else list(reversed(order))
-                if size <= BOTH_ORDERS_UP_TO:  # and back again: each source runs once before the other
-                    sequence = sequence + list(reversed(sequence))
-                runs: dict[tuple[str, str], list[dict[str, Any]]] = {}
-                for i, (source, settings) in enumerate(sequence):
-                    one = _one_run(
-                        spark,
-                        servers,
-                        topic,
-                        size,
-                        per_partition,
-                        source,
-                        settings,
-                        Path(tmp) / f"{size}-{source}-{settings}-{i}",
-                        listener,
-                        times,
-                    )
-                    runs.setdefault((source, settings), []).append(one)
-                    print(
-                        f"    {source}, {settings}: batch {_median([b['ms'] for b in one['steady']]):.0f} ms, "
-                        f"first batch {one['first_batch_ms']:,} ms",
-                        flush=True,
-                    )
-                for (source, settings), done in runs.items():
-                    r = _summary(done)
-                    r.update(partitions=size, source=source, settings=settings)
-                    print(
-                        f"    {source}, {settings}, {len(done)} run(s): batch {r['batch_ms']:.0f} ms "
-                        f"(addBatch {r['phases_ms']['addBatch']:.0f}, "
-                        f"latestOffset {r['phases_ms']['latestOffset']:.0f}), "
-                        f"first batch {r['first_batch_ms']:,} ms, task wall/CPU {r['task_wall_ms']:.0f}/"
-                        f"{r['task_cpu_ms']:.0f} ms, {r['bytes_per_batch']:,.0f} B/batch, consumers created/reused "
-                        f"per batch {r['consumers_created_per_batch']:g}/{r['consumers_reused_per_batch']:g}",
-                        flush=True,
-                    )
-                    results.append(r)
-                if size <= FRAMED_UP_TO:
-                    framed.append(_framed(spark, servers, size, per_partition, Path(tmp) / f"{size}-framed", listener))
-                if size == min(sizes) and size <= 128:  # beside each other, thousands of consumers would not fit
-                    side_by_side = _two_queries(spark, servers, topic, size, Path(tmp) / "two")
-                kafka.delete_stream(spark, servers, topic)
-                # The deleted topic's consumers would idle out of the pool in 5 minutes; the next size's
-                # thousands of consumers (three file handles each) should not wait for that.
-                j.streamctl.system.ConsumerPool.clear()
-                elapsed[str(size)] = round(time.monotonic() - size_started, 1)
-                print(f"  {size} partitions took {elapsed[str(size)]:,.0f} s", flush=True)
-    finally:
-        spark.streams.removeListener(listener)
-        spark.sparkContext._jsc.sc().removeSparkListener(times)  # noqa: SLF001
+            elapsed[str(size)] = round(time.monotonic() - size_started, 1)
+            print(f"  {size} partitions took {elapsed[str(size)]:,.0f} s", flush=True)
     config = {
         "sizes": list(sizes),
         "records_per_partition": per_partition,
