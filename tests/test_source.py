@@ -10,6 +10,7 @@ from pyspark.sql import SparkSession
 
 from streamctl import options
 from streamctl_testing import kafka
+from streamctl_testing._jvm import jvm
 
 from conftest import run_available_now
 
@@ -136,3 +137,49 @@ def test_headers_are_exposed_with_include_headers(spark, servers, make_stream, t
     rows = {r.value: r.headers for r in run_available_now(df, str(tmp_path / "cp"))}
     assert [(h.key, h.value) for h in rows[b"x"]] == [("trace", b"t-1"), ("origin", b"eu")]
     assert rows[b"y"] is None
+
+
+def test_more_tasks_than_the_pool_holds_borrow_consumers_and_read_exactly_once(spark, servers, make_stream, tmp_path):
+    """An executor runs more tasks than its pool holds consumers (spark.streamctl.consumerPool.maxConsumers):
+    after the first batch no reader creates one, and the records a reader fetched past its range
+    still serve its task's next batch on whichever consumer that gets."""
+    stream = make_stream(partitions=12)
+    _produce_spread(spark, servers, stream, 120, 12)
+    # In local mode the driver's JVM is the executor: the pool is the one the readers use.
+    pool = jvm(spark).streamctl.system.ConsumerPool
+    before = pool.maxConsumers()
+    pool.clear()
+    getattr(pool, "maxConsumers_$eq")(3)
+    try:
+        df = (
+            spark.readStream.format("streamctl")
+            .options(**options.source(servers, [stream], starting_offsets="earliest", max_records_per_batch=24))
+            .load()
+        )
+        batches: list[list[tuple[int, int]]] = []
+        q = (
+            df.writeStream.foreachBatch(
+                lambda b, _id: batches.append(
+                    [(r.partition, r.offset) for r in b.select("partition", "offset").collect()]
+                )
+            )
+            .option("checkpointLocation", str(tmp_path / "cp"))
+            .trigger(availableNow=True)
+            .start()
+        )
+        q.awaitTermination(180)
+        assert q.exception() is None
+        held = pool.openCount()
+    finally:
+        getattr(pool, "maxConsumers_$eq")(before)
+        pool.clear()
+    # Two records of each partition a batch, in offset order, each once.
+    assert len(batches) == 5
+    for i, b in enumerate(batches):
+        assert sorted(b) == [(p, o) for p in range(12) for o in (2 * i, 2 * i + 1)], f"batch {i}"
+    metrics = [p["sources"][0]["metrics"] for p in q.recentProgress if p["sources"][0].get("metrics")]
+    created = [int(m["consumersCreated"]) for m in metrics]
+    reused = [int(m["consumersReused"]) for m in metrics]
+    assert created == [3, 0, 0, 0, 0]
+    assert reused == [9, 12, 12, 12, 12]
+    assert held == 3

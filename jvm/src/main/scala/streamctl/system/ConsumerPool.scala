@@ -13,40 +13,47 @@ import streamctl.DaemonThreads
 
 /**
  * Kafka consumers kept warm on an executor between batches, keyed by client settings and task, each
- * with its owner (the source that read with it: its metadata store) and what its last reader
- * fetched past its end ([[Prefetched]]). A task that runs on the same executor again gets its
- * consumer back, with its connections, its position and those records, which is what host affinity
- * pays off for; a later run of the same query (a scheduled `Trigger.AvailableNow` run), or another
- * query reading the same partitions, finds the consumers of the one before.
+ * with its owner (the source that read with it: its metadata store); and, apart from them, what
+ * each partition's last reader fetched past its end ([[Prefetched]]). A task that runs on the same
+ * executor again gets its consumer back, with its connections and its position, and the records of
+ * its partitions, which is what host affinity pays off for; a later run of the same query (a
+ * scheduled `Trigger.AvailableNow` run), or another query reading the same partitions, finds the
+ * consumers of the one before.
  *
  * Every query's first task is `Partition 0`, and the queries of one application (a pipeline) read
  * side by side, so a key may hold several idle consumers. A reader takes, in this order, its own
  * owner's consumer assigned to its partitions, its own owner's newest, or another owner's assigned
- * to its partitions; never another owner's consumer of other partitions. Taking the newest of any
- * owner, a query whose first batch started while another query was between batches took that
- * query's consumer, which then created a new one for its next batch.
+ * to its partitions; never another owner's consumer of other partitions while the pool may still
+ * grow. Taking the newest of any owner, a query whose first batch started while another query was
+ * between batches took that query's consumer, which then created a new one for its next batch.
  *
- * Sized by what the executor's tasks need, not by a fixed count: a consumer idle for
- * [[idleTimeoutMs]] (5 min, as Spark's own consumer cache) is closed, so the pool holds the
- * consumers of the tasks that ran here recently, one per task. [[maxIdle]] only guards the
- * executor's memory and file handles (a consumer holds a socket per broker it reads from and up to
- * a poll's records): beyond it the least recently released is closed, and the first such eviction
- * logs a WARN naming the setting. Both come from the Spark settings
- * `spark.streamctl.consumerPool.idleTimeout` and `spark.streamctl.consumerPool.maxIdle`
- * (`spark.TaskReaderFactory`). Emptied when the JVM shuts down.
+ * At most [[maxConsumers]] consumers (idle and in use; default 128): a reader whose task has none
+ * idle takes the least recently released idle consumer with the same client settings, whichever
+ * task it last read for, instead of creating one past the bound. Each consumer keeps the metadata
+ * of every partition of the topics it reads (Kafka's consumer keeps the whole topic's, about 0.6 KB
+ * a partition), so one consumer per task made an executor running all of a topic's tasks hold
+ * partitions × partitions of it: 9 GB for 4,096. Records fetched past a range stay with their
+ * partition, not the consumer, so the task's next reader finds them on any consumer (which it moves
+ * to the position after them). Beyond the bound only a reader that finds every consumer in use
+ * creates one; when more than the bound come back, the least recently released is closed, and the
+ * first such closing logs a WARN naming the setting. A consumer or a partition's records idle for
+ * [[idleTimeoutMs]] (5 min, as Spark's own consumer cache) are dropped. Both come from the Spark
+ * settings `spark.streamctl.consumerPool.maxConsumers` and
+ * `spark.streamctl.consumerPool.idleTimeout` (`spark.ConsumerPoolSettings`). Emptied when the JVM
+ * shuts down.
  *
  * {{{
- * val lease = ConsumerPool.acquire(params, storePath, "Partition 0", Seq(SSP.kafka("orders", 0)))
+ * val lease = ConsumerPool.acquire(params, storePath, TaskName("Partition 0"), Seq(SSP.kafka("orders", 0)))
  * try read(lease.consumer, lease.prefetched)
- * finally ConsumerPool.release(params, storePath, "Partition 0", lease.consumer, leftOver)
+ * finally ConsumerPool.release(params, storePath, TaskName("Partition 0"), lease.consumer, leftOver)
  * }}}
  */
 object ConsumerPool {
   type Consumer = KafkaConsumer[Array[Byte], Array[Byte]]
 
   /**
-   * A consumer for one reader, whether it came from the pool, and what its last reader left
-   * fetched.
+   * A consumer for one reader, whether it came from the pool, and what earlier readers of its
+   * partitions fetched and did not hand on.
    */
   final case class Lease(
       consumer: Consumer,
@@ -54,17 +61,20 @@ object ConsumerPool {
       prefetched: java.util.Map[TopicPartition, Prefetched]
   )
 
-  private final case class Idle(
-      key: String,
-      owner: String,
-      prefetched: java.util.Map[TopicPartition, Prefetched],
-      sinceNs: Long
-  )
+  private final case class Idle(key: String, settings: String, owner: String, sinceNs: Long)
 
-  /** The most idle consumers kept; beyond it the least recently released is closed. */
-  @volatile var maxIdle: Int = 10000
+  // A partition's records fetched past a read, and the consumer positioned after them.
+  private final case class Left(prefetched: Prefetched, by: Consumer, sinceNs: Long)
 
-  /** How long a consumer may stay idle before it is closed. */
+  /**
+   * The most consumers the pool holds, idle and in use; beyond it readers take other tasks' idle
+   * consumers.
+   */
+  @volatile var maxConsumers: Int = 128
+
+  /**
+   * How long a consumer, or a partition's prefetched records, may stay idle before it is dropped.
+   */
   @volatile var idleTimeoutMs: Long = 5 * 60 * 1000L
 
   private val log = LoggerFactory.getLogger(getClass)
@@ -72,9 +82,22 @@ object ConsumerPool {
   // Idle consumers, least recently released first.
   private val idle = new java.util.LinkedHashMap[Consumer, Idle]()
   /* The same consumers by key, least recently released first: a reader looks only at its own
-   * task's, not at every idle consumer (an executor reading 4,096 partitions holds as many, and a
-   * scan per reader made each batch quadratic in the partition count). Changed only with `idle`. */
+   * task's, not at every idle consumer (an executor reading 4,096 partitions runs as many tasks,
+   * and a scan per reader made each batch quadratic in the partition count). Changed only with
+   * `idle`, as is `bySettings`, the same consumers by client settings, where a reader whose task
+   * has none takes the least recently released. */
   private val byKey = new java.util.HashMap[String, java.util.LinkedHashSet[Consumer]]()
+  private val bySettings = new java.util.HashMap[String, java.util.LinkedHashSet[Consumer]]()
+  // Every consumer the pool made and nobody closed yet, idle or in use, and how many readers are
+  // making one: two readers at once must not both take the last place under the bound.
+  private val open =
+    java.util.Collections.newSetFromMap(new java.util.IdentityHashMap[
+      Consumer,
+      java.lang.Boolean
+    ]())
+  private var creating = 0
+  // Per client settings and partition, least recently released first; changed under `idle`'s lock.
+  private val left = new java.util.LinkedHashMap[(String, TopicPartition), Left]()
   // Closes consumers that outlived the idle timeout when no reader comes by to do it.
   private lazy val sweeper = {
     val s =
@@ -85,11 +108,14 @@ object ConsumerPool {
 
   sys.addShutdownHook(clear())
 
-  /** A consumer for `owner`'s `task`, preferably one assigned to `ssps` already. */
+  /**
+   * A consumer for `owner`'s `task`, preferably one assigned to `ssps` already, with what earlier
+   * readers of `ssps` fetched past their ranges.
+   */
   def acquire(params: KafkaParams, owner: String, task: TaskName, ssps: Iterable[SSP]): Lease = {
     val wanted = key(params, task)
-    lazy val partitions = ssps.iterator.map(s => new TopicPartition(s.stream, s.partition)).toSet
-    val (cached, stale) = idle.synchronized {
+    val partitions = ssps.iterator.map(s => new TopicPartition(s.stream, s.partition)).toSet
+    val (cached, prefetched, stale) = idle.synchronized {
       var assigned, newest, othersAssigned: Consumer = null
       // Idle consumers are used by no reader, so asking one its assignment races with nothing.
       val same = byKey.get(wanted)
@@ -101,23 +127,25 @@ object ConsumerPool {
         }
       }
       val chosen =
-        if (assigned != null) assigned else if (newest != null) newest else othersAssigned
-      (
-        if (chosen != null) remove(chosen).map(chosen -> _.prefetched) else None,
-        expired(System.nanoTime())
-      )
+        if (assigned != null) assigned
+        else if (newest != null) newest
+        else if (othersAssigned != null) othersAssigned
+        else if (open.size() + creating >= maxConsumers) leastRecent(params.cacheKey)
+        else null
+      if (chosen != null) remove(chosen) else creating += 1
+      (chosen, handOver(params.cacheKey, partitions, chosen), expired(System.nanoTime()))
     }
     closeAll(stale)
-    cached match {
-      case Some((c, prefetched)) => Lease(c, reused = true, prefetched)
-      case None => Lease(
-          params.newClient("consumer")(new KafkaConsumer[
-            Array[Byte],
-            Array[Byte]
-          ](params.consumer)),
-          reused = false,
-          java.util.Map.of()
-        )
+    if (cached != null) Lease(cached, reused = true, prefetched)
+    else {
+      var c: Consumer = null
+      try c =
+          params.newClient("consumer")(new KafkaConsumer[Array[Byte], Array[Byte]](params.consumer))
+      finally idle.synchronized {
+          creating -= 1
+          if (c != null) open.add(c)
+        }
+      Lease(c, reused = false, prefetched)
     }
   }
 
@@ -136,20 +164,28 @@ object ConsumerPool {
     val now = System.nanoTime()
     val evicted = idle.synchronized {
       remove(consumer)
-      add(consumer, Idle(key(params, task), owner, prefetched, now))
+      open.add(consumer)
+      add(consumer, Idle(key(params, task), params.cacheKey, owner, now))
+      prefetched.forEach { (tp, p) =>
+        val k = (params.cacheKey, tp)
+        left.remove(k) // re-inserted last: the map stays least recently released first
+        left.put(k, Left(p, consumer, now))
+      }
       val out = expired(now)
       var full = 0
-      while (idle.size() > maxIdle) {
+      while (open.size() > maxConsumers && !idle.isEmpty) {
         val oldest = idle.keySet().iterator().next()
         remove(oldest)
+        open.remove(oldest)
         out.add(oldest)
         full += 1
       }
       if (full > 0 && !warnedFull) {
         warnedFull = true
         log.warn(
-          s"More than $maxIdle Kafka consumers idle on this executor: the least recently used are closed, and " +
-            "their tasks create new ones next time. Raise spark.streamctl.consumerPool.maxIdle if the executor can hold them"
+          s"More than $maxConsumers Kafka consumers were in use at once on this executor: the least recently used are " +
+            "closed as they come back, and created again when needed. Raise spark.streamctl.consumerPool.maxConsumers " +
+            "if the executor can hold them"
         )
       }
       out
@@ -160,12 +196,21 @@ object ConsumerPool {
   /** How many consumers wait in the pool. */
   def idleCount: Int = idle.synchronized(idle.size())
 
-  /** Closes every idle consumer (an executor or session shutting down, a test starting cold). */
+  /** How many consumers the pool holds, idle and in use. */
+  def openCount: Int = idle.synchronized(open.size())
+
+  /**
+   * Closes every idle consumer and forgets those in use, which count again once given back (an
+   * executor or session shutting down, a test starting cold).
+   */
   def clear(): Unit = {
     val all = idle.synchronized {
       val l = new java.util.ArrayList(idle.keySet())
+      open.clear()
       idle.clear()
       byKey.clear()
+      bySettings.clear()
+      left.clear()
       l
     }
     closeAll(all)
@@ -174,44 +219,87 @@ object ConsumerPool {
   /* close(CloseOptions), which kafka-clients 4.1 prefers, is not in 3.9, which the jar also runs
    * with. */
   @nowarn("cat=deprecation")
-  def closeQuietly(c: Consumer): Unit =
+  def closeQuietly(c: Consumer): Unit = {
+    idle.synchronized(open.remove(c))
     try c.close(java.time.Duration.ofSeconds(2))
     catch { case _: Exception => () }
+  }
+
+  /* Under the lock: takes what earlier readers left of `partitions`; a record list left by another
+   * consumer, or by `to` for partitions it no longer has, comes marked unpositioned, and its reader
+   * seeks. */
+  private def handOver(
+      settings: String,
+      partitions: Set[TopicPartition],
+      to: Consumer
+  ): java.util.Map[TopicPartition, Prefetched] = {
+    val out = new java.util.HashMap[TopicPartition, Prefetched]()
+    lazy val assigned = to.assignment()
+    partitions.foreach { tp =>
+      val l = left.remove((settings, tp))
+      if (l != null) {
+        val positioned = to != null && (l.by eq to) && assigned.contains(tp)
+        out.put(tp, if (positioned) l.prefetched else l.prefetched.copy(positioned = false))
+      }
+    }
+    out
+  }
+
+  private def leastRecent(settings: String): Consumer = {
+    val same = bySettings.get(settings)
+    if (same == null) null else same.iterator().next()
+  }
 
   /* Under the lock: removes and returns the consumers idle longer than the timeout (the oldest come
-   * first). */
+   * first), and drops partitions' records as old. */
   private def expired(now: Long): java.util.ArrayList[Consumer] = idle.synchronized {
+    def old(sinceNs: Long) = (now - sinceNs) / 1000000L >= idleTimeoutMs
     val out = new java.util.ArrayList[Consumer]()
     val it = idle.entrySet().iterator()
     var more = true
     while (more && it.hasNext) {
       val e = it.next()
-      if ((now - e.getValue.sinceNs) / 1000000L >= idleTimeoutMs) {
+      if (old(e.getValue.sinceNs)) {
         out.add(e.getKey)
         it.remove()
-        unindex(e.getKey, e.getValue.key)
+        unindex(e.getKey, e.getValue)
+        open.remove(e.getKey)
       } else more = false
     }
+    val records = left.values().iterator()
+    more = true
+    while (more && records.hasNext)
+      if (old(records.next().sinceNs)) records.remove() else more = false
     out
   }
 
-  // Under the lock, as every change to `idle`: keeps `byKey` the same consumers.
+  // Under the lock, as every change to `idle`: keeps `byKey` and `bySettings` the same consumers.
   private def add(c: Consumer, i: Idle): Unit = {
     idle.put(c, i)
     byKey.computeIfAbsent(i.key, _ => new java.util.LinkedHashSet[Consumer]()).add(c)
+    bySettings.computeIfAbsent(i.settings, _ => new java.util.LinkedHashSet[Consumer]()).add(c)
   }
 
   private def remove(c: Consumer): Option[Idle] = {
     val i = Option(idle.remove(c))
-    i.foreach(x => unindex(c, x.key))
+    i.foreach(x => unindex(c, x))
     i
   }
 
-  private def unindex(c: Consumer, key: String): Unit = {
-    val same = byKey.get(key)
+  private def unindex(c: Consumer, i: Idle): Unit = {
+    drop(byKey, i.key, c)
+    drop(bySettings, i.settings, c)
+  }
+
+  private def drop(
+      index: java.util.HashMap[String, java.util.LinkedHashSet[Consumer]],
+      k: String,
+      c: Consumer
+  ): Unit = {
+    val same = index.get(k)
     if (same != null) {
       same.remove(c)
-      if (same.isEmpty) byKey.remove(key)
+      if (same.isEmpty) index.remove(k)
     }
   }
 

@@ -93,12 +93,15 @@ final class KafkaTaskReader(
     // A pooled consumer keeps the pause state of its last read for partitions still assigned;
     // `paused` starts all false, so make the consumer agree or such a partition is never fetched.
     consumer.resume(consumer.paused())
-    // Where the consumer's last reader left off at this range's start (the same task's previous
-    // batch), its records and its position serve as they are; a seek would throw them away.
+    // Where the partition's last reader left off at this range's start (the same task's previous
+    // batch), its records serve as they are, and so does its consumer's position if this is that
+    // consumer: a seek would throw away the fetch it already sent on from there.
     active.indices.foreach { i =>
       Option(prefetched.get(tps(i))).filter(_.streamId == streamIds.get(tps(i).topic()))
-        .flatMap(left => left.indexOf(active(i).from).map(left.records -> _)) match {
-        case Some((records, k)) => if (k < records.size()) { buffer(i) = records; bufferPos(i) = k }
+        .flatMap(left => left.indexOf(active(i).from).map(left -> _)) match {
+        case Some((left, k)) =>
+          if (!left.positioned) consumer.seek(tps(i), left.next)
+          if (k < left.records.size()) { buffer(i) = left.records; bufferPos(i) = k }
         case None => consumer.seek(tps(i), active(i).from)
       }
     }

@@ -3,14 +3,16 @@ package streamctl.system
 import org.apache.kafka.clients.consumer.ConsumerRecord
 
 /**
- * What a reader fetched of one partition and did not hand on, kept with its pooled consumer for the
- * next reader of that partition (usually the same task's next batch, which starts where this one
- * ended). `records` is the consumer's last poll for the partition, `next` the consumer's position
- * after it: every record of the broker's from the first of `records` up to `next` is in `records`
- * (gaps are offsets the broker does not have), so a reader starting anywhere in that window needs
- * neither a seek nor a fetch. `streamId` is the Kafka topic ID the planner knew when they were
- * read: a topic deleted and created again starts its offsets anew, so records of the old one serve
- * no reader of the new one.
+ * What a reader fetched of one partition and did not hand on, kept in the executor's consumer pool
+ * for the next reader of that partition (usually the same task's next batch, which starts where
+ * this one ended). `records` is the consumer's last poll for the partition, `next` the consumer's
+ * position after it: every record of the broker's from the first of `records` up to `next` is in
+ * `records` (gaps are offsets the broker does not have), so a reader starting anywhere in that
+ * window needs no fetch, and no seek when `positioned`: its consumer is the one that read them,
+ * still at `next`. A reader on another consumer (the pool lends a task's consumer to another task
+ * once it holds its most) moves it to `next`. `streamId` is the Kafka topic ID the planner knew
+ * when they were read: a topic deleted and created again starts its offsets anew, so records of the
+ * old one serve no reader of the new one.
  *
  * Without it a reader seeks to its start, and the seek throws away both what was fetched and the
  * fetch the consumer already sent on from there, which the next poll then has to wait for: at the
@@ -26,7 +28,8 @@ import org.apache.kafka.clients.consumer.ConsumerRecord
 final case class Prefetched(
     records: java.util.List[ConsumerRecord[Array[Byte], Array[Byte]]],
     next: Long,
-    streamId: Option[String] = None
+    streamId: Option[String] = None,
+    positioned: Boolean = true
 ) {
   private def first: Long = if (records.isEmpty) next else records.get(0).offset()
 

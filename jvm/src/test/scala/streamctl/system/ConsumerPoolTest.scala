@@ -1,5 +1,6 @@
 package streamctl.system
 
+import org.apache.kafka.clients.consumer.ConsumerRecord
 import org.apache.kafka.common.TopicPartition
 import org.junit.jupiter.api.Assertions._
 import org.junit.jupiter.api.Test
@@ -95,39 +96,114 @@ class ConsumerPoolTest {
     ConsumerPool.closeQuietly(b)
   }
 
-  @Test def theLeastRecentlyReleasedConsumerIsClosedBeyondMaxIdle(): Unit = {
-    val kp = params("capacity")
-    val before = ConsumerPool.maxIdle
+  /** Runs `body` with the pool empty and bounded to `n` consumers, and empties it after. */
+  private def bounded[T](n: Int)(body: => T): T = {
+    val before = ConsumerPool.maxConsumers
     ConsumerPool.clear()
-    ConsumerPool.maxIdle = 2
-    try {
-      val consumers = (0 until 3).map(i => read(kp, s"Partition $i", SSP.kafka("orders", i))._1)
-      consumers.zipWithIndex.foreach { case (c, i) =>
-        ConsumerPool.release(kp, "query", TaskName.ofPartition(i), c)
-      }
-      assertEquals(Seq(true, false, false), consumers.map(closed))
-      assertEquals(2, ConsumerPool.idleCount)
-    } finally {
-      ConsumerPool.maxIdle = before
+    ConsumerPool.maxConsumers = n
+    try body
+    finally {
+      ConsumerPool.maxConsumers = before
       ConsumerPool.clear()
     }
   }
 
-  @Test def moreTasksThanTheOldFixedCapacityKeepEveryConsumer(): Unit = {
-    /* 1,024 partitions: every batch's readers must find their consumers again (64 were kept
-     * before). */
-    val kp = params("many")
-    ConsumerPool.clear()
-    try {
-      val first = (0 until 200).map(i => read(kp, s"Partition $i", SSP.kafka("orders", i))._1)
+  private def record(tp: TopicPartition, offset: Long) =
+    new ConsumerRecord(tp.topic(), tp.partition(), offset, Array[Byte](), Array[Byte]())
+
+  @Test def atTheBoundAReaderTakesTheLeastRecentlyReleasedConsumerOfAnotherTask(): Unit = {
+    val kp = params("bound")
+    bounded(2) {
+      val first = (0 until 2).map(i => read(kp, s"Partition $i", SSP.kafka("orders", i))._1)
       first.zipWithIndex.foreach { case (c, i) =>
         ConsumerPool.release(kp, "query", TaskName.ofPartition(i), c)
       }
-      val again = (0 until 200).map(i => read(kp, s"Partition $i", SSP.kafka("orders", i)))
-      assertTrue(again.forall(_._2), "every task's consumer is reused")
-      assertEquals(first, again.map(_._1))
-      again.foreach(a => ConsumerPool.closeQuietly(a._1))
-    } finally ConsumerPool.clear()
+      // 4,096 tasks on one executor held 4,096 consumers, each with the whole topic's metadata.
+      val (c2, reused) = read(kp, "Partition 2", SSP.kafka("orders", 2))
+      assertTrue(reused)
+      assertSame(first(0), c2)
+      assertEquals(2, ConsumerPool.openCount)
+      ConsumerPool.release(kp, "query", TaskName.ofPartition(2), c2)
+      // Partition 0's task finds its consumer lent out, and takes the one idle longest.
+      val (c0, reused0) = read(kp, "Partition 0", SSP.kafka("orders", 0))
+      assertTrue(reused0)
+      assertSame(first(1), c0)
+      assertEquals(Seq(false, false), first.map(closed))
+      ConsumerPool.closeQuietly(c0)
+    }
+  }
+
+  @Test def aPartitionsRecordsReachItsNextReaderOnWhicheverConsumerItGets(): Unit = {
+    val kp = params("records")
+    bounded(1) {
+      val (o0, o1) = (new TopicPartition("orders", 0), new TopicPartition("orders", 1))
+      val (c, _) = read(kp, "Partition 0", SSP.kafka("orders", 0))
+      val left = Prefetched(java.util.List.of(record(o0, 5), record(o0, 6)), next = 7)
+      ConsumerPool.release(kp, "query", TaskName.ofPartition(0), c, java.util.Map.of(o0, left))
+      // Same consumer, same partition: positioned where the records end, no seek needed.
+      val again =
+        ConsumerPool.acquire(kp, "query", TaskName.ofPartition(0), Seq(SSP.kafka("orders", 0)))
+      assertSame(c, again.consumer)
+      assertEquals(left, again.prefetched.get(o0))
+      ConsumerPool.release(kp, "query", TaskName.ofPartition(0), c, java.util.Map.of(o0, left))
+      // Another task borrows the only consumer and moves it to its own partition.
+      val other = read(kp, "Partition 1", SSP.kafka("orders", 1))._1
+      assertSame(c, other)
+      ConsumerPool.release(kp, "query", TaskName.ofPartition(1), other, java.util.Map.of(o1, left))
+      // Partition 0's records are still there, for a consumer no longer at their end.
+      val back =
+        ConsumerPool.acquire(kp, "query", TaskName.ofPartition(0), Seq(SSP.kafka("orders", 0)))
+      assertEquals(left.copy(positioned = false), back.prefetched.get(o0))
+      // Handed over once: what that reader did not give back is gone.
+      ConsumerPool.release(kp, "query", TaskName.ofPartition(0), back.consumer)
+      assertTrue(
+        ConsumerPool.acquire(kp, "query", TaskName.ofPartition(0), Seq(SSP.kafka("orders", 0)))
+          .prefetched.isEmpty
+      )
+    }
+  }
+
+  @Test def consumersBeyondTheBoundAreClosedWhenTheyComeBack(): Unit = {
+    val kp = params("capacity")
+    bounded(2) {
+      // Three readers at once: every consumer is in use, so the third reader creates one.
+      val consumers = (0 until 3).map(i => read(kp, s"Partition $i", SSP.kafka("orders", i)))
+      assertEquals(Seq(false, false, false), consumers.map(_._2))
+      consumers.zipWithIndex.foreach { case ((c, _), i) =>
+        ConsumerPool.release(kp, "query", TaskName.ofPartition(i), c)
+      }
+      assertEquals(Seq(true, false, false), consumers.map(c => closed(c._1)))
+      assertEquals(2, ConsumerPool.idleCount)
+      assertEquals(2, ConsumerPool.openCount)
+    }
+  }
+
+  @Test def moreTasksThanTheBoundCreateNoConsumerAfterTheirFirstBatch(): Unit = {
+    // 200 tasks on one executor, 128 consumers: every later batch borrows, none creates.
+    val kp = params("many")
+    bounded(128) {
+      def batch() = (0 until 200).map { i =>
+        val (c, reused) = read(kp, s"Partition $i", SSP.kafka("orders", i))
+        ConsumerPool.release(kp, "query", TaskName.ofPartition(i), c)
+        reused
+      }
+      assertEquals(72, batch().count(identity))
+      assertTrue(batch().forall(identity), "every reader of the second batch found a consumer")
+      assertEquals(128, ConsumerPool.openCount)
+    }
+  }
+
+  @Test def aTaskFindsItsOwnConsumerWhileTheExecutorHoldsFewerTasksThanTheBound(): Unit = {
+    val kp = params("own")
+    bounded(128) {
+      val first = (0 until 100).map(i => read(kp, s"Partition $i", SSP.kafka("orders", i))._1)
+      first.zipWithIndex.foreach { case (c, i) =>
+        ConsumerPool.release(kp, "query", TaskName.ofPartition(i), c)
+      }
+      val again = (0 until 100).map(i => read(kp, s"Partition $i", SSP.kafka("orders", i))._1)
+      assertEquals(first, again)
+      again.foreach(ConsumerPool.closeQuietly)
+    }
   }
 
   @Test def aConsumerIdleLongerThanTheTimeoutIsClosed(): Unit = {

@@ -79,6 +79,26 @@ class KafkaTaskReaderPrefetchTest {
     assertEquals(Seq(2L, 3L, 4L), readAll(second))
   }
 
+  @Test def recordsLeftByAnotherConsumerServeAndItsSuccessorContinuesAfterThem(): Unit = {
+    val first = new KafkaTaskReader(
+      Seq(SspRange(SSP.kafka("a", 0), 0, 2)),
+      consumerWith(5),
+      TaskChooser.of(new RoundRobinChooser),
+      readWait
+    )
+    readAll(first)
+    // The pool lent the task's consumer to another task; this one has read nowhere in "a" yet.
+    val borrowed = consumerWith(7)
+    val second = new KafkaTaskReader(
+      Seq(SspRange(SSP.kafka("a", 0), 2, 7)),
+      borrowed,
+      TaskChooser.of(new RoundRobinChooser),
+      readWait,
+      prefetched = java.util.Map.of(tp, first.unread.get(tp).copy(positioned = false))
+    )
+    assertEquals(Seq(2L, 3L, 4L, 5L, 6L), readAll(second))
+  }
+
   @Test def aStartOutsideWhatWasFetchedSeeks(): Unit = {
     val c = consumerWith(5)
     val first = new KafkaTaskReader(
