@@ -139,17 +139,25 @@ def test_headers_are_exposed_with_include_headers(spark, servers, make_stream, t
     assert rows[b"y"] is None
 
 
-def test_more_tasks_than_the_pool_holds_borrow_consumers_and_read_exactly_once(spark, servers, make_stream, tmp_path):
-    """An executor runs more tasks than its pool holds consumers (spark.streamctl.consumerPool.maxConsumers):
-    after the first batch no reader creates one, and the records a reader fetched past its range
-    still serve its task's next batch on whichever consumer that gets."""
+@pytest.mark.parametrize(
+    "bound",
+    [("maxConsumers", 3), ("maxMetadataPartitions", 36)],
+    ids=["count", "metadata"],
+)
+def test_more_tasks_than_the_pool_holds_borrow_consumers_and_read_exactly_once(
+    spark, servers, make_stream, tmp_path, bound
+):
+    """An executor runs more tasks than its pool holds consumers (3, or 36 partitions' metadata of
+    a 12-partition topic): after the first batch no reader creates one, and the records a reader
+    fetched past its range still serve its task's next batch on whichever consumer that gets."""
     stream = make_stream(partitions=12)
     _produce_spread(spark, servers, stream, 120, 12)
     # In local mode the driver's JVM is the executor: the pool is the one the readers use.
     pool = jvm(spark).streamctl.system.ConsumerPool
-    before = pool.maxConsumers()
+    setting, value = bound
+    before = getattr(pool, setting)()
     pool.clear()
-    getattr(pool, "maxConsumers_$eq")(3)
+    getattr(pool, f"{setting}_$eq")(value)
     try:
         df = (
             spark.readStream.format("streamctl")
@@ -171,7 +179,7 @@ def test_more_tasks_than_the_pool_holds_borrow_consumers_and_read_exactly_once(s
         assert q.exception() is None
         held = pool.openCount()
     finally:
-        getattr(pool, "maxConsumers_$eq")(before)
+        getattr(pool, f"{setting}_$eq")(before)
         pool.clear()
     # Two records of each partition a batch, in offset order, each once.
     assert len(batches) == 5

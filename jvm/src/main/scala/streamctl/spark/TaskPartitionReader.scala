@@ -146,7 +146,14 @@ final class TaskPartitionReader(
     reports.read(RecordTimes(reader.newestRecordTimes))
     publisher.foreach(_.close())
     reader.close()
-    if (healthy) ConsumerPool.release(config.kafka, owner, read.task, consumer, reader.unread)
+    if (healthy) ConsumerPool.release(
+      config.kafka,
+      owner,
+      read.task,
+      consumer,
+      reader.unread,
+      reader.topicPartitionCounts
+    )
     else {
       // A stopped query kills its tasks by interrupting them; a consumer closed on an interrupted
       // thread cannot say goodbye to the broker and logs that as an ERROR. The interrupt is the

@@ -27,20 +27,21 @@ import streamctl.DaemonThreads
  * grow. Taking the newest of any owner, a query whose first batch started while another query was
  * between batches took that query's consumer, which then created a new one for its next batch.
  *
- * At most [[maxConsumers]] consumers (idle and in use; default 128): a reader whose task has none
- * idle takes the least recently released idle consumer with the same client settings, whichever
- * task it last read for, instead of creating one past the bound. Each consumer keeps the metadata
- * of every partition of the topics it reads (Kafka's consumer keeps the whole topic's, about 0.6 KB
- * a partition), so one consumer per task made an executor running all of a topic's tasks hold
- * partitions × partitions of it: 9 GB for 4,096. Records fetched past a range stay with their
- * partition, not the consumer, so the task's next reader finds them on any consumer (which it moves
- * to the position after them). Beyond the bound only a reader that finds every consumer in use
- * creates one; when more than the bound come back, the least recently released is closed, and the
- * first such closing logs a WARN naming the setting. A consumer or a partition's records idle for
- * [[idleTimeoutMs]] (5 min, as Spark's own consumer cache) are dropped. Both come from the Spark
- * settings `spark.streamctl.consumerPool.maxConsumers` and
- * `spark.streamctl.consumerPool.idleTimeout` (`spark.ConsumerPoolSettings`). Emptied when the JVM
- * shuts down.
+ * Bounded by the topic metadata its consumers hold, not only by their count: each consumer keeps
+ * the metadata of every partition of the topics it reads (Kafka's consumer keeps the whole topic's,
+ * about 0.6 KB a partition), so one consumer per task made an executor running all of a topic's
+ * tasks hold partitions × partitions of it: 9 GB for 4,096. Once the consumers' partitions, summed,
+ * would pass [[maxMetadataPartitions]] (by default what 5% of the heap holds at 0.6 KB a partition:
+ * 894,784 for 10 GB, so 218 consumers of a 4,096-partition topic, or 873 of a 1,024-partition one),
+ * or their count [[maxConsumers]], a reader whose task has none idle takes the least recently
+ * released idle consumer with the same client settings, whichever task it last read for, instead of
+ * creating one. Records fetched past a range stay with their partition, not the consumer, so the
+ * task's next reader finds them on any consumer (which it moves to the position after them). Beyond
+ * the bounds only a reader that finds every consumer in use creates one; when more come back than
+ * the bounds allow, the least recently released is closed, and the first such closing logs a WARN
+ * naming the settings. A consumer or a partition's records idle for [[idleTimeoutMs]] (5 min, as
+ * Spark's own consumer cache) are dropped. All three come from Spark settings
+ * `spark.streamctl.consumerPool.*` (`spark.ConsumerPoolSettings`). Emptied when the JVM shuts down.
  *
  * {{{
  * val lease = ConsumerPool.acquire(params, storePath, TaskName("Partition 0"), Seq(SSP.kafka("orders", 0)))
@@ -67,10 +68,22 @@ object ConsumerPool {
   private final case class Left(prefetched: Prefetched, by: Consumer, sinceNs: Long)
 
   /**
-   * The most consumers the pool holds, idle and in use; beyond it readers take other tasks' idle
-   * consumers.
+   * The most consumers the pool holds, idle and in use (each holds a socket per broker); beyond it
+   * readers take other tasks' idle consumers.
    */
-  @volatile var maxConsumers: Int = 128
+  @volatile var maxConsumers: Int = 10000
+
+  /**
+   * The most topic partitions the pool's consumers hold metadata for, summed over consumers; beyond
+   * it readers take other tasks' idle consumers.
+   */
+  @volatile var maxMetadataPartitions: Long = defaultMetadataPartitions
+
+  /**
+   * What 5% of this JVM's heap holds of Kafka's topic metadata, at about 0.6 KB a partition (a heap
+   * histogram of 1,024 consumers of a 1,024-partition topic: 600 MB).
+   */
+  def defaultMetadataPartitions: Long = math.max(1L, Runtime.getRuntime.maxMemory() / 20 / 600)
 
   /**
    * How long a consumer, or a partition's prefetched records, may stay idle before it is dropped.
@@ -88,14 +101,15 @@ object ConsumerPool {
    * has none takes the least recently released. */
   private val byKey = new java.util.HashMap[String, java.util.LinkedHashSet[Consumer]]()
   private val bySettings = new java.util.HashMap[String, java.util.LinkedHashSet[Consumer]]()
-  // Every consumer the pool made and nobody closed yet, idle or in use, and how many readers are
-  // making one: two readers at once must not both take the last place under the bound.
-  private val open =
-    java.util.Collections.newSetFromMap(new java.util.IdentityHashMap[
-      Consumer,
-      java.lang.Boolean
-    ]())
+  /* Every consumer the pool made and nobody closed yet, idle or in use, with the topic partitions
+   * it holds metadata for, and their sum; and the readers making one, with the partitions theirs
+   * will hold: two readers at once must not both take the last place under the bounds. */
+  private val open = new java.util.IdentityHashMap[Consumer, java.lang.Long]()
+  private var held = 0L
   private var creating = 0
+  private var creatingHeld = 0L
+  // Partition counts of the topics read here, as the consumers that read them report them.
+  private val topicPartitions = new java.util.HashMap[String, java.lang.Long]()
   // Per client settings and partition, least recently released first; changed under `idle`'s lock.
   private val left = new java.util.LinkedHashMap[(String, TopicPartition), Left]()
   // Closes consumers that outlived the idle timeout when no reader comes by to do it.
@@ -115,7 +129,8 @@ object ConsumerPool {
   def acquire(params: KafkaParams, owner: String, task: TaskName, ssps: Iterable[SSP]): Lease = {
     val wanted = key(params, task)
     val partitions = ssps.iterator.map(s => new TopicPartition(s.stream, s.partition)).toSet
-    val (cached, prefetched, stale) = idle.synchronized {
+    val (cached, holds, prefetched, stale) = idle.synchronized {
+      val holds = metadataOf(partitions.iterator.map(_.topic()))
       var assigned, newest, othersAssigned: Consumer = null
       // Idle consumers are used by no reader, so asking one its assignment races with nothing.
       val same = byKey.get(wanted)
@@ -130,10 +145,14 @@ object ConsumerPool {
         if (assigned != null) assigned
         else if (newest != null) newest
         else if (othersAssigned != null) othersAssigned
-        else if (open.size() + creating >= maxConsumers) leastRecent(params.cacheKey)
+        else if (
+          open.size() + creating >= maxConsumers ||
+          held + creatingHeld + holds > maxMetadataPartitions
+        ) leastRecent(params.cacheKey)
         else null
-      if (chosen != null) remove(chosen) else creating += 1
-      (chosen, handOver(params.cacheKey, partitions, chosen), expired(System.nanoTime()))
+      if (chosen != null) remove(chosen)
+      else { creating += 1; creatingHeld += holds }
+      (chosen, holds, handOver(params.cacheKey, partitions, chosen), expired(System.nanoTime()))
     }
     closeAll(stale)
     if (cached != null) Lease(cached, reused = true, prefetched)
@@ -143,7 +162,8 @@ object ConsumerPool {
           params.newClient("consumer")(new KafkaConsumer[Array[Byte], Array[Byte]](params.consumer))
       finally idle.synchronized {
           creating -= 1
-          if (c != null) open.add(c)
+          creatingHeld -= holds
+          if (c != null) hold(c, holds)
         }
       Lease(c, reused = false, prefetched)
     }
@@ -151,20 +171,23 @@ object ConsumerPool {
 
   /**
    * Gives a healthy consumer back, with what its reader fetched and did not hand on (for the next
-   * reader of those partitions); one that failed must be closed by the caller instead.
+   * reader of those partitions) and the partition counts of the topics it read, from the consumer's
+   * metadata; one that failed must be closed by the caller instead.
    */
   def release(
       params: KafkaParams,
       owner: String,
       task: TaskName,
       consumer: Consumer,
-      prefetched: java.util.Map[TopicPartition, Prefetched] = java.util.Map.of()
+      prefetched: java.util.Map[TopicPartition, Prefetched] = java.util.Map.of(),
+      partitionCounts: Map[String, Int] = Map.empty
   ): Unit = {
     sweeper
     val now = System.nanoTime()
     val evicted = idle.synchronized {
+      partitionCounts.foreach { case (t, n) => topicPartitions.put(t, n.toLong) }
       remove(consumer)
-      open.add(consumer)
+      hold(consumer, metadataOf(consumer.assignment().asScala.iterator.map(_.topic())))
       add(consumer, Idle(key(params, task), params.cacheKey, owner, now))
       prefetched.forEach { (tp, p) =>
         val k = (params.cacheKey, tp)
@@ -173,19 +196,20 @@ object ConsumerPool {
       }
       val out = expired(now)
       var full = 0
-      while (open.size() > maxConsumers && !idle.isEmpty) {
+      while ((open.size() > maxConsumers || held > maxMetadataPartitions) && !idle.isEmpty) {
         val oldest = idle.keySet().iterator().next()
         remove(oldest)
-        open.remove(oldest)
+        unhold(oldest)
         out.add(oldest)
         full += 1
       }
       if (full > 0 && !warnedFull) {
         warnedFull = true
         log.warn(
-          s"More than $maxConsumers Kafka consumers were in use at once on this executor: the least recently used are " +
-            "closed as they come back, and created again when needed. Raise spark.streamctl.consumerPool.maxConsumers " +
-            "if the executor can hold them"
+          s"More Kafka consumers were in use at once on this executor than $maxConsumers, or holding metadata of more " +
+            s"than $maxMetadataPartitions topic partitions: the least recently used are closed as they come back, and " +
+            "created again when needed. Raise spark.streamctl.consumerPool.maxConsumers or " +
+            "spark.streamctl.consumerPool.maxMetadataPartitions if the executor can hold them"
         )
       }
       out
@@ -199,6 +223,9 @@ object ConsumerPool {
   /** How many consumers the pool holds, idle and in use. */
   def openCount: Int = idle.synchronized(open.size())
 
+  /** How many topic partitions the pool's consumers hold metadata for, summed. */
+  def heldPartitions: Long = idle.synchronized(held)
+
   /**
    * Closes every idle consumer and forgets those in use, which count again once given back (an
    * executor or session shutting down, a test starting cold).
@@ -207,6 +234,7 @@ object ConsumerPool {
     val all = idle.synchronized {
       val l = new java.util.ArrayList(idle.keySet())
       open.clear()
+      held = 0L
       idle.clear()
       byKey.clear()
       bySettings.clear()
@@ -220,7 +248,7 @@ object ConsumerPool {
    * with. */
   @nowarn("cat=deprecation")
   def closeQuietly(c: Consumer): Unit = {
-    idle.synchronized(open.remove(c))
+    idle.synchronized(unhold(c))
     try c.close(java.time.Duration.ofSeconds(2))
     catch { case _: Exception => () }
   }
@@ -245,6 +273,20 @@ object ConsumerPool {
     out
   }
 
+  // Under the lock: the topic partitions a consumer of `topics` holds metadata for, as known.
+  private def metadataOf(topics: Iterator[String]): Long =
+    topics.toSet.iterator.map((t: String) => topicPartitions.getOrDefault(t, 0L).longValue()).sum
+
+  private def hold(c: Consumer, partitions: Long): Unit = {
+    val before = open.put(c, partitions)
+    held += partitions - (if (before == null) 0L else before.longValue())
+  }
+
+  private def unhold(c: Consumer): Unit = {
+    val before = open.remove(c)
+    if (before != null) held -= before.longValue()
+  }
+
   private def leastRecent(settings: String): Consumer = {
     val same = bySettings.get(settings)
     if (same == null) null else same.iterator().next()
@@ -263,7 +305,7 @@ object ConsumerPool {
         out.add(e.getKey)
         it.remove()
         unindex(e.getKey, e.getValue)
-        open.remove(e.getKey)
+        unhold(e.getKey)
       } else more = false
     }
     val records = left.values().iterator()

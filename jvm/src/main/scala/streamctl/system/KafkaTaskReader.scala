@@ -132,6 +132,17 @@ final class KafkaTaskReader(
     out
   }
 
+  /**
+   * The partition count of each topic read, from the consumer's metadata, once the reader polled
+   * (before that the consumer may not have fetched it, and asking would wait on the broker): what
+   * the consumer pool weighs consumers by.
+   */
+  def topicPartitionCounts: Map[String, Int] =
+    if (lastPollNs == 0L) Map.empty
+    else tps.iterator.map(_.topic()).toSet.iterator.map((t: String) =>
+      t -> consumer.partitionsFor(t).size()
+    ).toMap
+
   // Per chosen envelope: envelopes carry the very SSP instance of their range, so an identity
   // scan finds the slot without hashing a case class; the map is the fallback.
   private def slotOf(ssp: SSP): Int = {

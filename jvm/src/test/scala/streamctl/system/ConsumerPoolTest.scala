@@ -96,15 +96,54 @@ class ConsumerPoolTest {
     ConsumerPool.closeQuietly(b)
   }
 
-  /** Runs `body` with the pool empty and bounded to `n` consumers, and empties it after. */
-  private def bounded[T](n: Int)(body: => T): T = {
-    val before = ConsumerPool.maxConsumers
+  /**
+   * Runs `body` with the pool empty and bounded to `n` consumers holding metadata of `partitions`
+   * topic partitions, and empties it after.
+   */
+  private def bounded[T](n: Int, partitions: Long = Long.MaxValue)(body: => T): T = {
+    val before = (ConsumerPool.maxConsumers, ConsumerPool.maxMetadataPartitions)
     ConsumerPool.clear()
     ConsumerPool.maxConsumers = n
+    ConsumerPool.maxMetadataPartitions = partitions
     try body
     finally {
-      ConsumerPool.maxConsumers = before
+      ConsumerPool.maxConsumers = before._1
+      ConsumerPool.maxMetadataPartitions = before._2
       ConsumerPool.clear()
+    }
+  }
+
+  @Test def consumersOfABigTopicAreBoundedByTheMetadataTheyHold(): Unit = {
+    // Three consumers' worth of a 4-partition topic: the fourth task borrows.
+    val kp = params("metadata")
+    bounded(100, partitions = 12) {
+      val first = (0 until 4).map { i =>
+        val (c, reused) = read(kp, s"Partition $i", SSP.kafka("orders", i))
+        ConsumerPool.release(
+          kp,
+          "query",
+          TaskName.ofPartition(i),
+          c,
+          partitionCounts = Map("orders" -> 4)
+        )
+        (c, reused)
+      }
+      assertEquals(Seq(false, false, false, true), first.map(_._2))
+      assertSame(first(0)._1, first(3)._1)
+      assertEquals(12L, ConsumerPool.heldPartitions)
+      /* A topic not read here yet weighs nothing until its first reader reports its size; past the
+       * bound then, the consumer idle longest is closed. */
+      val (small, reused) = read(kp, "Partition 0", SSP.kafka("tiny", 0))
+      assertFalse(reused)
+      ConsumerPool.release(
+        kp,
+        "query",
+        TaskName.ofPartition(0),
+        small,
+        partitionCounts = Map("tiny" -> 1)
+      )
+      assertEquals(Seq(false, true, false), Seq(first(0)._1, first(1)._1, first(2)._1).map(closed))
+      assertEquals(9L, ConsumerPool.heldPartitions)
     }
   }
 
