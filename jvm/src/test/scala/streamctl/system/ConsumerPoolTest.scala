@@ -147,16 +147,25 @@ class ConsumerPoolTest {
     }
   }
 
+  /**
+   * The readers of `orders` partitions 0 to `n - 1`, all at once, giving their consumers back once
+   * all read.
+   */
+  private def readersAtOnce(kp: KafkaParams, n: Int): Seq[ConsumerPool.Consumer] = {
+    val consumers = (0 until n).map(i => read(kp, s"Partition $i", SSP.kafka("orders", i))._1)
+    consumers.zipWithIndex.foreach { case (c, i) =>
+      ConsumerPool.release(kp, "query", TaskName.ofPartition(i), c)
+    }
+    consumers
+  }
+
   private def record(tp: TopicPartition, offset: Long) =
     new ConsumerRecord(tp.topic(), tp.partition(), offset, Array[Byte](), Array[Byte]())
 
   @Test def atTheBoundAReaderTakesTheLeastRecentlyReleasedConsumerOfAnotherTask(): Unit = {
     val kp = params("bound")
     bounded(2) {
-      val first = (0 until 2).map(i => read(kp, s"Partition $i", SSP.kafka("orders", i))._1)
-      first.zipWithIndex.foreach { case (c, i) =>
-        ConsumerPool.release(kp, "query", TaskName.ofPartition(i), c)
-      }
+      val first = readersAtOnce(kp, 2)
       // 4,096 tasks on one executor held 4,096 consumers, each with the whole topic's metadata.
       val (c2, reused) = read(kp, "Partition 2", SSP.kafka("orders", 2))
       assertTrue(reused)
@@ -235,10 +244,7 @@ class ConsumerPoolTest {
   @Test def aTaskFindsItsOwnConsumerWhileTheExecutorHoldsFewerTasksThanTheBound(): Unit = {
     val kp = params("own")
     bounded(128) {
-      val first = (0 until 100).map(i => read(kp, s"Partition $i", SSP.kafka("orders", i))._1)
-      first.zipWithIndex.foreach { case (c, i) =>
-        ConsumerPool.release(kp, "query", TaskName.ofPartition(i), c)
-      }
+      val first = readersAtOnce(kp, 100)
       val again = (0 until 100).map(i => read(kp, s"Partition $i", SSP.kafka("orders", i))._1)
       assertEquals(first, again)
       again.foreach(ConsumerPool.closeQuietly)
