@@ -134,13 +134,14 @@ final class KafkaTaskReader(
 
   /**
    * The partition count of each topic read, from the consumer's metadata, once the reader polled
-   * (before that the consumer may not have fetched it, and asking would wait on the broker): what
-   * the consumer pool weighs consumers by.
+   * (before that the consumer may not have fetched it): what the consumer pool weighs consumers by.
+   * Never waits on the broker: a topic the metadata lacks (deleted meanwhile) is left out.
    */
   def topicPartitionCounts: Map[String, Int] =
     if (lastPollNs == 0L) Map.empty
-    else tps.iterator.map(_.topic()).toSet.iterator.map((t: String) =>
-      t -> consumer.partitionsFor(t).size()
+    else tps.iterator.map(_.topic()).toSet.iterator.flatMap((t: String) =>
+      scala.util.Try(consumer.partitionsFor(t, java.time.Duration.ZERO).size()).toOption
+        .filter(_ > 0).map(t -> _)
     ).toMap
 
   // Per chosen envelope: envelopes carry the very SSP instance of their range, so an identity
