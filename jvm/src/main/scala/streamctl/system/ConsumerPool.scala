@@ -64,8 +64,13 @@ object ConsumerPool {
 
   private final case class Idle(key: String, settings: String, owner: String, sinceNs: Long)
 
-  // A partition's records fetched past a read, and the consumer positioned after them.
-  private final case class Left(prefetched: Prefetched, by: Consumer, sinceNs: Long)
+  /* A partition's records fetched past a read, and the consumer positioned after them: weakly, so
+   * that a consumer closed meanwhile (with its topic metadata) is not kept for its records. */
+  private final case class Left(
+      prefetched: Prefetched,
+      by: java.lang.ref.WeakReference[Consumer],
+      sinceNs: Long
+  )
 
   /**
    * The most consumers the pool holds, idle and in use (each holds a socket per broker); beyond it
@@ -192,7 +197,7 @@ object ConsumerPool {
       prefetched.forEach { (tp, p) =>
         val k = (params.cacheKey, tp)
         left.remove(k) // re-inserted last: the map stays least recently released first
-        left.put(k, Left(p, consumer, now))
+        left.put(k, Left(p, new java.lang.ref.WeakReference(consumer), now))
       }
       val out = expired(now)
       var full = 0
@@ -266,7 +271,7 @@ object ConsumerPool {
     partitions.foreach { tp =>
       val l = left.remove((settings, tp))
       if (l != null) {
-        val positioned = to != null && (l.by eq to) && assigned.contains(tp)
+        val positioned = to != null && (l.by.get eq to) && assigned.contains(tp)
         out.put(tp, if (positioned) l.prefetched else l.prefetched.copy(positioned = false))
       }
     }
