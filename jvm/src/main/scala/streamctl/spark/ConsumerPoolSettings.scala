@@ -1,6 +1,6 @@
 package streamctl.spark
 
-import org.apache.spark.SparkEnv
+import org.apache.spark.{SparkConf, SparkEnv}
 
 import streamctl.StreamctlException
 import streamctl.system.ConsumerPool
@@ -19,11 +19,21 @@ private[spark] object ConsumerPoolSettings {
   val MaxMetadataPartitions = "spark.streamctl.consumerPool.maxMetadataPartitions"
   private val MaxIdle = "spark.streamctl.consumerPool.maxIdle"
 
-  lazy val applied: Unit = Option(SparkEnv.get).map(_.conf).foreach { conf =>
+  lazy val applied: Unit = Option(SparkEnv.get).map(_.conf).foreach(apply)
+
+  private def apply(conf: SparkConf): Unit = {
     ConsumerPool.idleTimeoutMs = conf.getTimeAsMs(IdleTimeout, s"${ConsumerPool.idleTimeoutMs}ms")
-    val count = if (conf.contains(MaxConsumers)) MaxConsumers else MaxIdle
-    conf.getOption(count).foreach(v => ConsumerPool.maxConsumers = positive(count, v).toInt)
-    conf.getOption(MaxMetadataPartitions).foreach(v =>
+    bounds(conf.getOption)
+  }
+
+  /**
+   * Sets the pool's bounds from the settings `setting` finds; a bound that is not a positive number
+   * names its setting.
+   */
+  def bounds(setting: String => Option[String]): Unit = {
+    val count = if (setting(MaxConsumers).isDefined) MaxConsumers else MaxIdle
+    setting(count).foreach(v => ConsumerPool.maxConsumers = positive(count, v).toInt)
+    setting(MaxMetadataPartitions).foreach(v =>
       ConsumerPool.maxMetadataPartitions = positive(MaxMetadataPartitions, v)
     )
   }

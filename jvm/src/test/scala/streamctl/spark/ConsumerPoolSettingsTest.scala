@@ -1,0 +1,47 @@
+package streamctl.spark
+
+import org.junit.jupiter.api.Assertions._
+import org.junit.jupiter.api.Test
+
+import streamctl.StreamctlException
+import streamctl.system.ConsumerPool
+
+// The bounds alone: SparkConf needs Spark's logging, which these unit tests do not load.
+class ConsumerPoolSettingsTest {
+  private def applied(settings: (String, String)*): (Int, Long) = {
+    val before = (ConsumerPool.maxConsumers, ConsumerPool.maxMetadataPartitions)
+    try {
+      ConsumerPoolSettings.bounds(settings.toMap.get)
+      (ConsumerPool.maxConsumers, ConsumerPool.maxMetadataPartitions)
+    } finally {
+      ConsumerPool.maxConsumers = before._1
+      ConsumerPool.maxMetadataPartitions = before._2
+    }
+  }
+
+  @Test def boundsComeFromTheirSettingsAndTheOldNameStillCounts(): Unit = {
+    val prefix = "spark.streamctl.consumerPool."
+    assertEquals(
+      (40, 5000L),
+      applied(s"${prefix}maxConsumers" -> "40", s"${prefix}maxMetadataPartitions" -> "5000")
+    )
+    assertEquals(7, applied(s"${prefix}maxIdle" -> "7")._1)
+    assertEquals(40, applied(s"${prefix}maxIdle" -> "7", s"${prefix}maxConsumers" -> "40")._1)
+    assertEquals((ConsumerPool.maxConsumers, ConsumerPool.maxMetadataPartitions), applied())
+  }
+
+  @Test def aBoundThatIsNotAPositiveNumberNamesItsSetting(): Unit = {
+    val e = assertThrows(
+      classOf[StreamctlException],
+      () => applied("spark.streamctl.consumerPool.maxMetadataPartitions" -> "lots")
+    )
+    assertEquals(
+      "Spark setting spark.streamctl.consumerPool.maxMetadataPartitions must be a positive whole number, not 'lots'",
+      e.getMessage
+    )
+    assertThrows(
+      classOf[StreamctlException],
+      () => applied("spark.streamctl.consumerPool.maxConsumers" -> "0")
+    )
+  }
+}
