@@ -9,7 +9,7 @@ import streamctl.system.ConsumerPool
  * The executor's consumer pool takes its bounds from the Spark settings
  * `spark.streamctl.consumerPool.idleTimeout` (a time string, default `5min`),
  * `spark.streamctl.consumerPool.maxMetadataPartitions` (default: what 5% of the heap holds) and
- * `spark.streamctl.consumerPool.maxConsumers` (default 10000;
+ * `spark.streamctl.consumerPool.maxConsumers` (default 10000, fewer under a low open-file limit;
  * `spark.streamctl.consumerPool.maxIdle`, its name before it bounded consumers in use too, still
  * counts), read once per JVM by its first reader.
  */

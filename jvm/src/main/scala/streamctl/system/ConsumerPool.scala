@@ -73,10 +73,28 @@ object ConsumerPool {
   )
 
   /**
-   * The most consumers the pool holds, idle and in use (each holds a socket per broker); beyond it
-   * readers take other tasks' idle consumers.
+   * The most consumers the pool holds, idle and in use; beyond it readers take other tasks' idle
+   * consumers.
    */
-  @volatile var maxConsumers: Int = 10000
+  @volatile var maxConsumers: Int = defaultMaxConsumers
+
+  /**
+   * 10,000, or fewer where the process may open too few files for that many: each consumer holds
+   * about four (a socket to the bootstrap broker and one to each broker it fetches from, and its
+   * selector's two), and the pool keeps to half of the limit, leaving the rest to Spark's own
+   * files, sockets and other clients. With Linux's common default of 1,024 that is 128.
+   */
+  def defaultMaxConsumers: Int = maxConsumersFor(openFileLimit)
+
+  private[system] def maxConsumersFor(openFileLimit: Option[Long]): Int =
+    openFileLimit.fold(10000L)(limit => math.max(1L, math.min(10000L, limit / 8))).toInt
+
+  private def openFileLimit: Option[Long] =
+    java.lang.management.ManagementFactory.getOperatingSystemMXBean match {
+      case unix: com.sun.management.UnixOperatingSystemMXBean =>
+        Some(unix.getMaxFileDescriptorCount).filter(_ > 0)
+      case _ => None
+    }
 
   /**
    * The most topic partitions the pool's consumers hold metadata for, summed over consumers; beyond

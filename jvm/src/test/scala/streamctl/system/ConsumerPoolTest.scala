@@ -41,6 +41,14 @@ class ConsumerPoolTest {
     c
   }
 
+  @Test def theDefaultCountKeepsToHalfOfTheProcesssOpenFileLimit(): Unit = {
+    assertEquals(128, ConsumerPool.maxConsumersFor(Some(1024L))) // four files a consumer
+    assertEquals(2500, ConsumerPool.maxConsumersFor(Some(20000L)))
+    assertEquals(10000, ConsumerPool.maxConsumersFor(Some(1L << 20)))
+    assertEquals(10000, ConsumerPool.maxConsumersFor(None)) // no limit known (not a Unix JVM)
+    assertEquals(1, ConsumerPool.maxConsumersFor(Some(4L)))
+  }
+
   @Test def twoQueriesReadingSideBySideKeepTheirOwnConsumers(): Unit = {
     val kp = params("side-by-side")
     // Both queries of a pipeline have a task `Partition 0`, and their readers run at once.
