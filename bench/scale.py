@@ -41,6 +41,14 @@ figures are medians over the steady batches of both runs; its first batch is its
 second run finds the consumers of the first). At 4,096 each runs once, the built-in first: a
 second round would take about five more minutes.
 
+Before each run of the built-in, streamctl's consumer pool is emptied. In local mode the executor's
+consumers live in the driver's JVM, and Spark's offset and commit logs on the local file system fork
+`chmod` and `readlink` (Hadoop without its native library); a fork costs more the more files the
+JVM holds open (600 more open files made each log write 13-15 ms slower), and each pooled consumer
+holds four (two sockets, a selector's two). streamctl's idle pool (about 3,500 files at 1,024
+partitions) would otherwise slow the built-in's log writes as much as its own. The built-in's cached
+consumers cannot be emptied from outside; streamctl's runs pay for those its cache keeps.
+
 Two streamctl queries reading one topic side by side (8 partitions, tuned) report the consumers
 each created per steady-state batch: a pipeline's queries must not take each other's.
 """
@@ -267,6 +275,9 @@ def _one_run(
     listener: _CheckpointBytes,
     times: Any,
 ) -> dict[str, Any]:
+    if source == BUILTIN:
+        # streamctl's idle consumers must not slow the built-in's batches (the module's docstring).
+        jvm(spark).streamctl.system.ConsumerPool.clear()
     consumer = {} if settings == KAFKA_DEFAULTS else SCALE_SETTINGS[settings]["consumer"]
     reader = spark.readStream.format("streamctl" if source == STREAMCTL else "kafka")
     reader = reader.option("kafka.bootstrap.servers", servers).option("subscribe", topic)
@@ -410,8 +421,8 @@ def first_batch_rows(found: list[dict[str, Any]]) -> list[tuple[str, ...]]:
 
 def raise_file_limit() -> str:
     """Raises this process's open-file limit (inherited by the broker and Spark it starts) as far as it may go:
-    4,096 partitions take about 12,000 file handles in the Spark JVM (a socket and a selector's two per consumer,
-    on both sides) and as many in the broker. Returns the limit in force."""
+    4,096 partitions take about 12,000 file handles in the Spark JVM (two sockets and a selector's two per
+    consumer, on both sides) and as many in the broker. Returns the limit in force."""
     import resource
 
     soft, hard = resource.getrlimit(resource.RLIMIT_NOFILE)
@@ -502,7 +513,7 @@ def run(
                 side_by_side = _two_queries(spark, servers, topic, size, Path(tmp) / "two")
             kafka.delete_stream(spark, servers, topic)
             # The deleted topic's consumers would idle out of the pool in 5 minutes; the next size's
-            # thousands of consumers (three file handles each) should not wait for that.
+            # thousands of consumers (four file handles each) should not wait for that.
             j.streamctl.system.ConsumerPool.clear()
             elapsed[str(size)] = round(time.monotonic() - size_started, 1)
             print(f"  {size} partitions took {elapsed[str(size)]:,.0f} s", flush=True)
