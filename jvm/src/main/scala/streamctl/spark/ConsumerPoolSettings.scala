@@ -31,8 +31,9 @@ private[spark] object ConsumerPoolSettings {
    * names its setting.
    */
   def bounds(setting: String => Option[String]): Unit = {
-    val count = if (setting(MaxConsumers).isDefined) MaxConsumers else MaxIdle
-    setting(count).foreach(v => ConsumerPool.maxConsumers = positive(count, v).toInt)
+    val count = setting(MaxConsumers).map(MaxConsumers -> _)
+      .orElse(setting(MaxIdle).map(MaxIdle -> _))
+    count.foreach { case (name, v) => ConsumerPool.maxConsumers = positive(name, v).toInt }
     setting(MaxMetadataPartitions).foreach(v =>
       ConsumerPool.maxMetadataPartitions = positive(MaxMetadataPartitions, v)
     )
