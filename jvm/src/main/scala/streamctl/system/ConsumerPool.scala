@@ -86,8 +86,10 @@ object ConsumerPool {
    */
   def defaultMaxConsumers: Int = maxConsumersFor(openFileLimit)
 
-  private[system] def maxConsumersFor(openFileLimit: Option[Long]): Int =
-    openFileLimit.fold(10000L)(limit => math.max(1L, math.min(10000L, limit / 8))).toInt
+  private[system] def maxConsumersFor(openFileLimit: Option[Long]): Int = {
+    val most = 10000L
+    openFileLimit.fold(most)(limit => math.max(1L, math.min(most, limit / 8))).toInt
+  }
 
   private def openFileLimit: Option[Long] =
     java.lang.management.ManagementFactory.getOperatingSystemMXBean match {
