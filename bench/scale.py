@@ -41,13 +41,15 @@ figures are medians over the steady batches of both runs; its first batch is its
 second run finds the consumers of the first). At 4,096 each runs once, the built-in first: a
 second round would take about five more minutes.
 
-Before each run of the built-in, streamctl's consumer pool is emptied. In local mode the executor's
+Before each run of one source, the other's idle consumers are closed. In local mode the executor's
 consumers live in the driver's JVM, and Spark's offset and commit logs on the local file system fork
 `chmod` and `readlink` (Hadoop without its native library); a fork costs more the more files the
 JVM holds open (600 more open files made each log write 13-15 ms slower), and each pooled consumer
 holds four (two sockets, a selector's two). streamctl's idle pool (about 3,500 files at 1,024
-partitions) would otherwise slow the built-in's log writes as much as its own. The built-in's cached
-consumers cannot be emptied from outside; streamctl's runs pay for those its cache keeps.
+partitions) would otherwise slow the built-in's log writes as much as its own, and the built-in's
+cache (up to its 64 consumers' selectors) streamctl's. Spark offers no call to empty its cache:
+``_empty_builtin_cache`` reaches the connector's private pool by reflection, in this benchmark only.
+The phase table gives the files the JVM holds open after each run.
 
 Two streamctl queries reading one topic side by side (8 partitions, tuned) report the consumers
 each created per steady-state batch: a pipeline's queries must not take each other's.
@@ -275,9 +277,11 @@ def _one_run(
     listener: _CheckpointBytes,
     times: Any,
 ) -> dict[str, Any]:
+    # Neither source's idle consumers may slow the other's batches (the module's docstring).
     if source == BUILTIN:
-        # streamctl's idle consumers must not slow the built-in's batches (the module's docstring).
         jvm(spark).streamctl.system.ConsumerPool.clear()
+    else:
+        _empty_builtin_cache(spark)
     consumer = {} if settings == KAFKA_DEFAULTS else SCALE_SETTINGS[settings]["consumer"]
     reader = spark.readStream.format("streamctl" if source == STREAMCTL else "kafka")
     reader = reader.option("kafka.bootstrap.servers", servers).option("subscribe", topic)
@@ -309,6 +313,7 @@ def _one_run(
     first_tasks = list(times.forBatch(first["batchId"]))
     return {
         "batches": len(progress),
+        "open_files": _open_files(spark),
         "first_batch_ms": first["durationMs"]["triggerExecution"],
         "first_batch_phases_ms": {ph: first["durationMs"].get(ph, 0) for ph in PHASES},
         "first_batch_task_wall_ms": _median([t[0] for t in first_tasks]),
@@ -332,6 +337,26 @@ def _one_run(
     }
 
 
+def _empty_builtin_cache(spark: SparkSession) -> None:
+    """Closes the consumers the built-in source keeps cached in this JVM.
+
+    Spark's connector offers no way to do it (its pool is a private field of ``KafkaDataConsumer``),
+    so this reaches the field by reflection: benchmark tooling only, and it needs the connector of
+    ``bench.common.connector_version`` or one laid out like it."""
+    j = jvm(spark)
+    loader = j.java.lang.Thread.currentThread().getContextClassLoader()
+    field = loader.loadClass("org.apache.spark.sql.kafka010.consumer.KafkaDataConsumer$").getDeclaredField(
+        "consumerPool"
+    )
+    field.setAccessible(True)
+    field.get(None).reset()
+
+
+def _open_files(spark: SparkSession) -> int:
+    """How many files the Spark JVM holds open (local mode: the executor's consumers among them)."""
+    return len(os.listdir(f"/proc/{jvm(spark).java.lang.ProcessHandle.current().pid()}/fd"))
+
+
 def _consumers(progress: dict[str, Any], metric: str) -> float:
     """A streamctl source metric of one progress report (NaN for the built-in, which has none)."""
     return float((progress["sources"][0].get("metrics") or {}).get(metric, "nan"))
@@ -348,6 +373,7 @@ def _summary(runs: list[dict[str, Any]]) -> dict[str, Any]:
         "batches": [r["batches"] for r in runs],
         "batch_ms": _median([b["ms"] for b in steady]),
         "batch_ms_per_run": [_median([b["ms"] for b in r["steady"]]) for r in runs],
+        "open_files_per_run": [r["open_files"] for r in runs],
         "phases_ms": {ph: _median([b["phases"][ph] for b in steady]) for ph in PHASES},
         "task_wall_ms": _median([t[0] for t in tasks]),
         "task_cpu_ms": _median([t[1] for t in tasks]),
@@ -503,7 +529,8 @@ def run(
                     f"latestOffset {r['phases_ms']['latestOffset']:.0f}), "
                     f"first batch {r['first_batch_ms']:,} ms, task wall/CPU {r['task_wall_ms']:.0f}/"
                     f"{r['task_cpu_ms']:.0f} ms, {r['bytes_per_batch']:,.0f} B/batch, consumers created/reused "
-                    f"per batch {r['consumers_created_per_batch']:g}/{r['consumers_reused_per_batch']:g}",
+                    f"per batch {r['consumers_created_per_batch']:g}/{r['consumers_reused_per_batch']:g}, "
+                    f"open files after each run {r['open_files_per_run']}",
                     flush=True,
                 )
                 results.append(r)
@@ -557,7 +584,7 @@ HEADER = (
     "files written/batch streamctl / built-in",
     "consumers created/reused per batch (streamctl)",
 )
-PHASE_HEADER = ("partitions", "settings", "source", *PHASES, "triggerExecution")
+PHASE_HEADER = ("partitions", "settings", "source", *PHASES, "triggerExecution", "JVM open files after each run")
 
 
 def rows(results: list[dict[str, Any]]) -> tuple[list[tuple[str, ...]], list[tuple[str, ...]]]:
@@ -597,6 +624,7 @@ def rows(results: list[dict[str, Any]]) -> tuple[list[tuple[str, ...]], list[tup
                         r["source"],
                         *(f"{r['phases_ms'][ph]:,.0f}" for ph in PHASES),
                         f"{r['batch_ms']:,.0f}",
+                        " / ".join(f"{n:,}" for n in r["open_files_per_run"]),
                     )
                 )
     return table, phases
