@@ -16,9 +16,14 @@ final case class ReaderConfig(
 )
 
 object ReaderConfig {
-  def apply(o: SourceOptions): ReaderConfig =
+
+  /**
+   * What readers of `o` need; `realTime` readers wait at the head of partitions for new records,
+   * the others read bounded ranges ([[KafkaParams.forBoundedReads]]).
+   */
+  def apply(o: SourceOptions, realTime: Boolean): ReaderConfig =
     ReaderConfig(
-      o.kafka,
+      if (realTime) o.kafka else o.kafka.forBoundedReads,
       o.readWait,
       o.failOnDataLoss,
       o.intermediateStreams,

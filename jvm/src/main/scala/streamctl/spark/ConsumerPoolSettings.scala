@@ -9,7 +9,8 @@ import streamctl.system.ConsumerPool
  * The executor's consumer pool takes its bounds from the Spark settings
  * `spark.streamctl.consumerPool.idleTimeout` (a time string, default `5min`),
  * `spark.streamctl.consumerPool.maxMetadataPartitions` (default: what 5% of the heap holds) and
- * `spark.streamctl.consumerPool.maxConsumers` (default 10000, fewer under a low open-file limit;
+ * `spark.streamctl.consumerPool.maxConsumers` (default: eight for each reader the executor has had
+ * at once, at most 10000, fewer under a low open-file limit;
  * `spark.streamctl.consumerPool.maxIdle`, its name before it bounded consumers in use too, still
  * counts), read once per JVM by its first reader.
  */
@@ -33,7 +34,7 @@ private[spark] object ConsumerPoolSettings {
   def bounds(setting: String => Option[String]): Unit = {
     val count = setting(MaxConsumers).map(MaxConsumers -> _)
       .orElse(setting(MaxIdle).map(MaxIdle -> _))
-    count.foreach { case (name, v) => ConsumerPool.maxConsumers = positive(name, v).toInt }
+    count.foreach { case (name, v) => ConsumerPool.maxConsumers = Some(positive(name, v).toInt) }
     setting(MaxMetadataPartitions).foreach(v =>
       ConsumerPool.maxMetadataPartitions = positive(MaxMetadataPartitions, v)
     )

@@ -170,7 +170,7 @@ class StreamctlMicroBatchStream(
 
   override def createReaderFactory(): PartitionReaderFactory =
     TaskReaderFactory(
-      ReaderConfig(options),
+      ReaderConfig(options, realTime),
       reports,
       controlReports,
       storePath,

@@ -71,7 +71,7 @@ class StreamctlTable(val options: Map[String, String]) extends SupportsRead with
           reads.map(TaskInputPartition(_)).toArray
         override def createReaderFactory(): PartitionReaderFactory =
           BatchReaderFactory(
-            ReaderConfig(parsed),
+            ReaderConfig(parsed, realTime = false),
             ReaderAccumulator.register(SparkSession.active.sparkContext)
           )
       }

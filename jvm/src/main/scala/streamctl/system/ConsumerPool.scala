@@ -30,18 +30,23 @@ import streamctl.DaemonThreads
  * Bounded by the topic metadata its consumers hold, not only by their count: each consumer keeps
  * the metadata of every partition of the topics it reads (Kafka's consumer keeps the whole topic's,
  * about 0.6 KB a partition), so one consumer per task made an executor running all of a topic's
- * tasks hold partitions × partitions of it: 9 GB for 4,096. Once the consumers' partitions, summed,
- * would pass [[maxMetadataPartitions]] (by default what 5% of the heap holds at 0.6 KB a partition:
- * 894,784 for 10 GB, so 218 consumers of a 4,096-partition topic, or 873 of a 1,024-partition one),
- * or their count [[maxConsumers]], a reader whose task has none idle takes the least recently
- * released idle consumer with the same client settings, whichever task it last read for, instead of
- * creating one. Records fetched past a range stay with their partition, not the consumer, so the
- * task's next reader finds them on any consumer (which it moves to the position after them). Beyond
- * the bounds only a reader that finds every consumer in use creates one; when more come back than
- * the bounds allow, the least recently released is closed, and the first such closing logs a WARN
- * naming the settings. A consumer or a partition's records idle for [[idleTimeoutMs]] (5 min, as
- * Spark's own consumer cache) are dropped. All three come from Spark settings
- * `spark.streamctl.consumerPool.*` (`spark.ConsumerPoolSettings`). Emptied when the JVM shuts down.
+ * tasks hold partitions × partitions of it: 9 GB for 4,096. And by their count: each holds about
+ * four open files, and one per task kept a topic's worth of sockets open on every executor (in
+ * local mode in the driver, where every file it holds slows each fork Hadoop's local file system
+ * makes to write Spark's logs). Once the consumers' partitions, summed, would pass
+ * [[maxMetadataPartitions]] (by default what 5% of the heap holds at 0.6 KB a partition: 894,784
+ * for 10 GB, so 218 consumers of a 4,096-partition topic, or 873 of a 1,024-partition one), or
+ * their count [[countBound]] (by default [[ConsumersPerReaderAtOnce]] for each reader the executor
+ * has had at once: 16 for Spark's two task slots of `local[2]`), a reader whose task has none idle
+ * takes the least recently released idle consumer with the same client settings, whichever task it
+ * last read for, instead of creating one. Records fetched past a range stay with their partition,
+ * not the consumer, so the task's next reader finds them on any consumer (which it moves to the
+ * position after them). Beyond the bounds only a reader that finds every consumer in use creates
+ * one; when more come back than the bounds allow, the least recently released is closed, and the
+ * first such closing logs a WARN naming the settings. A consumer or a partition's records idle for
+ * [[idleTimeoutMs]] (5 min, as Spark's own consumer cache) are dropped. All three come from Spark
+ * settings `spark.streamctl.consumerPool.*` (`spark.ConsumerPoolSettings`). Emptied when the JVM
+ * shuts down.
  *
  * {{{
  * val lease = ConsumerPool.acquire(params, storePath, TaskName("Partition 0"), Seq(SSP.kafka("orders", 0)))
@@ -73,18 +78,37 @@ object ConsumerPool {
   )
 
   /**
-   * The most consumers the pool holds, idle and in use; beyond it readers take other tasks' idle
-   * consumers.
+   * The most consumers the pool holds, idle and in use, where set
+   * (`spark.streamctl.consumerPool.maxConsumers`); unset, [[countBound]] follows the readers the
+   * executor has had at once.
    */
-  @volatile var maxConsumers: Int = defaultMaxConsumers
+  @volatile var maxConsumers: Option[Int] = None
 
   /**
-   * 10,000, or fewer where the process may open too few files for that many: each consumer holds
-   * about four (a socket to the bootstrap broker and one to each broker it fetches from, and its
-   * selector's two), and the pool keeps to half of the limit, leaving the rest to Spark's own
-   * files, sockets and other clients. With Linux's common default of 1,024 that is 128.
+   * Consumers kept for each reader the executor has had at once, without [[maxConsumers]]. A reader
+   * whose task has no consumer of its own takes the one given back longest ago, so that its last
+   * fetch has been answered: a consumer sends no fetch to a broker while one is waiting there. With
+   * eight on `local[2]`, a batch at the head of live data was no slower than with one consumer per
+   * task, and a batch of 128 partitions already on the broker took 0.45–0.49× the built-in's time
+   * instead of 0.52–0.59× (docs/performance.md).
    */
-  def defaultMaxConsumers: Int = maxConsumersFor(openFileLimit)
+  val ConsumersPerReaderAtOnce = 8
+
+  /**
+   * The most consumers the pool holds now, idle and in use; beyond it readers take other tasks'
+   * idle consumers. [[maxConsumers]] where set; else [[ConsumersPerReaderAtOnce]] for each reader
+   * the executor has had at once (since the last [[clear]]), at most [[defaultMaxConsumers]].
+   */
+  def countBound: Int = idle.synchronized(bound)
+
+  /**
+   * The most consumers the pool ever holds without [[maxConsumers]]: 10,000, or fewer where the
+   * process may open too few files for that many: each consumer holds about four (a socket to the
+   * bootstrap broker and one to each broker it fetches from, and its selector's two), and the pool
+   * keeps to half of the limit, leaving the rest to Spark's own files, sockets and other clients.
+   * With Linux's common default of 1,024 that is 128.
+   */
+  lazy val defaultMaxConsumers: Int = maxConsumersFor(openFileLimit)
 
   private[system] def maxConsumersFor(openFileLimit: Option[Long]): Int = {
     val most = 10000L
@@ -133,6 +157,8 @@ object ConsumerPool {
   private var held = 0L
   private var creating = 0
   private var creatingHeld = 0L
+  // The most readers that held a consumer at once, what the count bound follows by default.
+  private var mostAtOnce = 0
   // Partition counts of the topics read here, as the consumers that read them report them.
   private val topicPartitions = new java.util.HashMap[String, java.lang.Long]()
   // Per client settings and partition, least recently released first; changed under `idle`'s lock.
@@ -166,12 +192,13 @@ object ConsumerPool {
           if (own) assigned = c else othersAssigned = c
         }
       }
+      mostAtOnce = math.max(mostAtOnce, open.size() - idle.size() + creating + 1)
       val chosen =
         if (assigned != null) assigned
         else if (newest != null) newest
         else if (othersAssigned != null) othersAssigned
         else if (
-          open.size() + creating >= maxConsumers ||
+          open.size() + creating >= bound ||
           held + creatingHeld + holds > maxMetadataPartitions
         ) leastRecent(params.cacheKey)
         else null
@@ -221,7 +248,8 @@ object ConsumerPool {
       }
       val out = expired(now)
       var full = 0
-      while ((open.size() > maxConsumers || held > maxMetadataPartitions) && !idle.isEmpty) {
+      val most = bound
+      while ((open.size() > most || held > maxMetadataPartitions) && !idle.isEmpty) {
         val oldest = idle.keySet().iterator().next()
         remove(oldest)
         unhold(oldest)
@@ -231,7 +259,7 @@ object ConsumerPool {
       if (full > 0 && !warnedFull) {
         warnedFull = true
         log.warn(
-          s"More Kafka consumers were in use at once on this executor than $maxConsumers, or holding metadata of more " +
+          s"This executor's Kafka consumers outgrew the pool's bound of $most consumers, or held metadata of more " +
             s"than $maxMetadataPartitions topic partitions: the least recently used are closed as they come back, and " +
             "created again when needed. Raise spark.streamctl.consumerPool.maxConsumers or " +
             "spark.streamctl.consumerPool.maxMetadataPartitions if the executor can hold them"
@@ -260,6 +288,7 @@ object ConsumerPool {
       val l = new java.util.ArrayList(idle.keySet())
       open.clear()
       held = 0L
+      mostAtOnce = 0
       idle.clear()
       byKey.clear()
       bySettings.clear()
@@ -311,6 +340,10 @@ object ConsumerPool {
     val before = open.remove(c)
     if (before != null) held -= before.longValue()
   }
+
+  private def bound: Int = maxConsumers.getOrElse(
+    math.min(defaultMaxConsumers, ConsumersPerReaderAtOnce * math.max(1, mostAtOnce))
+  )
 
   private def leastRecent(settings: String): Consumer = {
     val same = bySettings.get(settings)

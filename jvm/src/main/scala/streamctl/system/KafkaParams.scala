@@ -99,6 +99,28 @@ final case class KafkaParams(user: Map[String, String]) {
       math.max(apiTimeoutMs, linger + producerRequestTimeoutMs)
     }
 
+  /**
+   * These settings for readers of bounded ranges (micro-batches, batch reads): `fetch.max.wait.ms`
+   * is [[BoundedReadFetchWaitMs]] unless the user set it. Such a reader asks only for offsets the
+   * broker already has, which it answers at once, so the wait holds back only the fetch Kafka's
+   * consumer sends on after each poll that returned records: at the end of a range at the head of a
+   * partition it finds nothing and waits out the whole `fetch.max.wait.ms` (500 ms by default), and
+   * until it is answered the consumer sends that broker no other fetch. Whoever reads with the
+   * consumer next (the task's next batch, or another task borrowing it from the pool) would wait
+   * for it first. Real-time readers, which wait at the head for new records, keep the user's
+   * settings.
+   *
+   * {{{
+   * val p = KafkaParams(Map("bootstrap.servers" -> "127.0.0.1:9092")).forBoundedReads
+   * assert(p.consumer.get("fetch.max.wait.ms") == "10")
+   * }}}
+   */
+  def forBoundedReads: KafkaParams =
+    if (user.contains(ConsumerConfig.FETCH_MAX_WAIT_MS_CONFIG)) this
+    else copy(user =
+      user.updated(ConsumerConfig.FETCH_MAX_WAIT_MS_CONFIG, BoundedReadFetchWaitMs.toString)
+    )
+
   /** The wait of admin calls (planning on the driver) and of the consumer's own blocking calls. */
   def apiWait: BrokerWait = BrokerWait(bootstrapServers, apiTimeoutMs, ApiTimeoutOption)
 
@@ -245,6 +267,12 @@ final case class KafkaParams(user: Map[String, String]) {
 }
 
 object KafkaParams {
+
+  /**
+   * How long a reader of bounded ranges lets the broker hold a fetch
+   * ([[KafkaParams.forBoundedReads]]).
+   */
+  val BoundedReadFetchWaitMs = 10L
 
   /** Kafka's own default for `default.api.timeout.ms`. */
   val DefaultApiTimeoutMs = 60000L

@@ -75,7 +75,10 @@ class SourceOptionsTest {
   @Test def readerConfigCarriesTheChooser(): Unit =
     assertEquals(
       Set("Rates"),
-      ReaderConfig(options("stream.Rates.bootstrap" -> "true")).chooser.bootstrapStreams
+      ReaderConfig(
+        options("stream.Rates.bootstrap" -> "true"),
+        realTime = false
+      ).chooser.bootstrapStreams
     )
 
   @Test def aUserGrouperGetsItsOwnOptionsInLowerCase(): Unit = {

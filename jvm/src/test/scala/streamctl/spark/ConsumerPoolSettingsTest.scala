@@ -8,7 +8,7 @@ import streamctl.system.ConsumerPool
 
 // The bounds alone: SparkConf needs Spark's logging, which these unit tests do not load.
 class ConsumerPoolSettingsTest {
-  private def applied(settings: (String, String)*): (Int, Long) = {
+  private def applied(settings: (String, String)*): (Option[Int], Long) = {
     val before = (ConsumerPool.maxConsumers, ConsumerPool.maxMetadataPartitions)
     try {
       ConsumerPoolSettings.bounds(settings.toMap.get)
@@ -22,11 +22,11 @@ class ConsumerPoolSettingsTest {
   @Test def boundsComeFromTheirSettingsAndTheOldNameStillCounts(): Unit = {
     val prefix = "spark.streamctl.consumerPool."
     assertEquals(
-      (40, 5000L),
+      (Some(40), 5000L),
       applied(s"${prefix}maxConsumers" -> "40", s"${prefix}maxMetadataPartitions" -> "5000")
     )
-    assertEquals(7, applied(s"${prefix}maxIdle" -> "7")._1)
-    assertEquals(40, applied(s"${prefix}maxIdle" -> "7", s"${prefix}maxConsumers" -> "40")._1)
+    assertEquals(Some(7), applied(s"${prefix}maxIdle" -> "7")._1)
+    assertEquals(Some(40), applied(s"${prefix}maxIdle" -> "7", s"${prefix}maxConsumers" -> "40")._1)
     assertEquals((ConsumerPool.maxConsumers, ConsumerPool.maxMetadataPartitions), applied())
   }
 

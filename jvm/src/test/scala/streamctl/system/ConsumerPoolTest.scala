@@ -111,7 +111,7 @@ class ConsumerPoolTest {
   private def bounded[T](n: Int, partitions: Long = Long.MaxValue)(body: => T): T = {
     val before = (ConsumerPool.maxConsumers, ConsumerPool.maxMetadataPartitions)
     ConsumerPool.clear()
-    ConsumerPool.maxConsumers = n
+    ConsumerPool.maxConsumers = Some(n)
     ConsumerPool.maxMetadataPartitions = partitions
     try body
     finally {
@@ -186,6 +186,31 @@ class ConsumerPoolTest {
       assertSame(first(1), c0)
       assertEquals(Seq(false, false), first.map(closed))
       ConsumerPool.closeQuietly(c0)
+    }
+  }
+
+  @Test def unboundedByASettingThePoolKeepsEightConsumersForEachReaderAtOnce(): Unit = {
+    val kp = params("readers-at-once")
+    val before = ConsumerPool.maxConsumers
+    ConsumerPool.clear()
+    ConsumerPool.maxConsumers = None
+    try {
+      // One reader at a time (one task slot): eight consumers; the ninth and tenth tasks borrow.
+      val reused = (0 until 10).map { i =>
+        val (c, reused) = read(kp, s"Partition $i", SSP.kafka("orders", i))
+        ConsumerPool.release(kp, "query", TaskName.ofPartition(i), c)
+        reused
+      }
+      assertEquals(Seq.fill(8)(false) ++ Seq(true, true), reused)
+      assertEquals((8, 8), (ConsumerPool.countBound, ConsumerPool.openCount))
+      // Three readers at once: room for 24, so the eleventh and twelfth tasks get their own.
+      readersAtOnce(kp, 3)
+      assertEquals(24, ConsumerPool.countBound)
+      val later = (10 until 12).map(i => read(kp, s"Partition $i", SSP.kafka("orders", i))._2)
+      assertEquals(Seq(false, false), later)
+    } finally {
+      ConsumerPool.maxConsumers = before
+      ConsumerPool.clear()
     }
   }
 

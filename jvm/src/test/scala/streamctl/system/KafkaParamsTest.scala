@@ -27,6 +27,15 @@ class KafkaParamsTest {
     ).startsWith("Option 'kafka.delivery.timeout.ms': Invalid value soon"))
   }
 
+  @Test def boundedReadersLetTheBrokerHoldAFetchBrieflyUnlessTheUserSaysOtherwise(): Unit = {
+    val wait = "fetch.max.wait.ms"
+    assertEquals("10", params().forBoundedReads.consumer.get(wait))
+    assertNull(params().consumer.get(wait)) // real-time readers: Kafka's default
+    assertEquals("250", params(wait -> "250").forBoundedReads.consumer.get(wait))
+    // Consumers of the two kinds are pooled apart.
+    assertNotEquals(params().cacheKey, params().forBoundedReads.cacheKey)
+  }
+
   @Test def everyOtherValueGoesThroughKafkasOwnParser(): Unit = {
     assertEquals(
       "Option 'kafka.acks': Invalid value maybe for configuration acks: String must be one of: all, -1, 0, 1; " +
