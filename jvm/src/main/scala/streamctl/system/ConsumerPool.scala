@@ -89,7 +89,7 @@ object ConsumerPool {
    * whose task has no consumer of its own takes the one given back longest ago, so that its last
    * fetch has been answered: a consumer sends no fetch to a broker while one is waiting there. With
    * eight on `local[2]`, a batch at the head of live data was no slower than with one consumer per
-   * task, and a batch of 128 partitions already on the broker took 0.45–0.49× the built-in's time
+   * task, and a batch of 128 partitions already on the broker took 0.43–0.49× the built-in's time
    * instead of 0.52–0.59× (docs/performance.md).
    */
   val ConsumersPerReaderAtOnce = 8

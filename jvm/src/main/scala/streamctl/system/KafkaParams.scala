@@ -108,14 +108,14 @@ final case class KafkaParams(user: Map[String, String]) {
    * until it is answered the consumer sends that broker no other fetch. Whoever reads with the
    * consumer next (the task's next batch, or another task borrowing it from the pool) would wait
    * for it first. Real-time readers, which wait at the head for new records, keep the user's
-   * settings.
+   * settings. Made once per copy: every batch's readers ask for it.
    *
    * {{{
    * val p = KafkaParams(Map("bootstrap.servers" -> "127.0.0.1:9092")).forBoundedReads
    * assert(p.consumer.get("fetch.max.wait.ms") == "10")
    * }}}
    */
-  def forBoundedReads: KafkaParams =
+  @transient lazy val forBoundedReads: KafkaParams =
     if (user.contains(ConsumerConfig.FETCH_MAX_WAIT_MS_CONFIG)) this
     else copy(user =
       user.updated(ConsumerConfig.FETCH_MAX_WAIT_MS_CONFIG, BoundedReadFetchWaitMs.toString)
