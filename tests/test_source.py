@@ -139,6 +139,48 @@ def test_headers_are_exposed_with_include_headers(spark, servers, make_stream, t
     assert rows[b"y"] is None
 
 
+def test_by_default_the_pool_keeps_eight_consumers_for_each_reader_at_once(spark, servers, make_stream, tmp_path):
+    """local[2] runs two readers at once, so unbounded by a setting the pool holds 16 consumers for
+    a 24-partition topic: the other tasks borrow idle ones, none is created after the first batch,
+    and every record is read once (micro-batch readers let the broker hold a fetch only 10 ms, so a
+    borrowed consumer has no fetch left waiting)."""
+    stream = make_stream(partitions=24)
+    _produce_spread(spark, servers, stream, 240, 24)
+    pool = jvm(spark).streamctl.system.ConsumerPool
+    pool.clear()
+    try:
+        df = (
+            spark.readStream.format("streamctl")
+            .options(**options.source(servers, [stream], starting_offsets="earliest", max_records_per_batch=48))
+            .load()
+        )
+        batches: list[list[tuple[int, int]]] = []
+        q = (
+            df.writeStream.foreachBatch(
+                lambda b, _id: batches.append(
+                    [(r.partition, r.offset) for r in b.select("partition", "offset").collect()]
+                )
+            )
+            .option("checkpointLocation", str(tmp_path / "cp"))
+            .trigger(availableNow=True)
+            .start()
+        )
+        q.awaitTermination(180)
+        assert q.exception() is None
+        held, bound = pool.openCount(), pool.countBound()
+    finally:
+        pool.clear()
+    assert len(batches) == 5
+    for i, b in enumerate(batches):
+        assert sorted(b) == [(p, o) for p in range(24) for o in (2 * i, 2 * i + 1)], f"batch {i}"
+    metrics = [p["sources"][0]["metrics"] for p in q.recentProgress if p["sources"][0].get("metrics")]
+    created = [int(m["consumersCreated"]) for m in metrics]
+    reused = [int(m["consumersReused"]) for m in metrics]
+    assert (bound, held) == (16, 16)
+    assert created[0] + reused[0] == 24 and created[1:] == [0, 0, 0, 0], (created, reused)
+    assert reused[1:] == [24, 24, 24, 24]
+
+
 @pytest.mark.parametrize(
     "bound",
     [("maxConsumers", 3), ("maxMetadataPartitions", 36)],
@@ -155,6 +197,8 @@ def test_more_tasks_than_the_pool_holds_borrow_consumers_and_read_exactly_once(
     # In local mode the driver's JVM is the executor: the pool is the one the readers use.
     pool = jvm(spark).streamctl.system.ConsumerPool
     setting, value = bound
+    if setting == "maxConsumers":  # set, it is the exact bound: an Option, unset by default
+        value = jvm(spark).scala.Some(value)
     before = getattr(pool, setting)()
     pool.clear()
     getattr(pool, f"{setting}_$eq")(value)
