@@ -139,6 +139,35 @@ def test_headers_are_exposed_with_include_headers(spark, servers, make_stream, t
     assert rows[b"y"] is None
 
 
+def _two_records_a_partition_a_batch(
+    spark, servers: str, stream: str, partitions: int, checkpoint: str
+) -> tuple[list[int], list[int]]:
+    """Reads ``stream`` (10 records in each of its ``partitions``) in five AvailableNow batches of two
+    records a partition, checks that each batch held exactly those, in each partition's order, each
+    once, and returns the consumers the readers created and reused in each batch."""
+    df = (
+        spark.readStream.format("streamctl")
+        .options(**options.source(servers, [stream], starting_offsets="earliest", max_records_per_batch=2 * partitions))
+        .load()
+    )
+    batches: list[list[tuple[int, int]]] = []
+    q = (
+        df.writeStream.foreachBatch(
+            lambda b, _id: batches.append([(r.partition, r.offset) for r in b.select("partition", "offset").collect()])
+        )
+        .option("checkpointLocation", checkpoint)
+        .trigger(availableNow=True)
+        .start()
+    )
+    q.awaitTermination(180)
+    assert q.exception() is None
+    assert len(batches) == 5
+    for i, b in enumerate(batches):
+        assert sorted(b) == [(p, o) for p in range(partitions) for o in (2 * i, 2 * i + 1)], f"batch {i}"
+    metrics = [p["sources"][0]["metrics"] for p in q.recentProgress if p["sources"][0].get("metrics")]
+    return [int(m["consumersCreated"]) for m in metrics], [int(m["consumersReused"]) for m in metrics]
+
+
 def test_by_default_the_pool_keeps_eight_consumers_for_each_reader_at_once(spark, servers, make_stream, tmp_path):
     """local[2] runs two readers at once, so unbounded by a setting the pool holds 16 consumers for
     a 24-partition topic: the other tasks borrow idle ones, none is created after the first batch,
@@ -149,33 +178,10 @@ def test_by_default_the_pool_keeps_eight_consumers_for_each_reader_at_once(spark
     pool = jvm(spark).streamctl.system.ConsumerPool
     pool.clear()
     try:
-        df = (
-            spark.readStream.format("streamctl")
-            .options(**options.source(servers, [stream], starting_offsets="earliest", max_records_per_batch=48))
-            .load()
-        )
-        batches: list[list[tuple[int, int]]] = []
-        q = (
-            df.writeStream.foreachBatch(
-                lambda b, _id: batches.append(
-                    [(r.partition, r.offset) for r in b.select("partition", "offset").collect()]
-                )
-            )
-            .option("checkpointLocation", str(tmp_path / "cp"))
-            .trigger(availableNow=True)
-            .start()
-        )
-        q.awaitTermination(180)
-        assert q.exception() is None
+        created, reused = _two_records_a_partition_a_batch(spark, servers, stream, 24, str(tmp_path / "cp"))
         held, bound = pool.openCount(), pool.countBound()
     finally:
         pool.clear()
-    assert len(batches) == 5
-    for i, b in enumerate(batches):
-        assert sorted(b) == [(p, o) for p in range(24) for o in (2 * i, 2 * i + 1)], f"batch {i}"
-    metrics = [p["sources"][0]["metrics"] for p in q.recentProgress if p["sources"][0].get("metrics")]
-    created = [int(m["consumersCreated"]) for m in metrics]
-    reused = [int(m["consumersReused"]) for m in metrics]
     assert (bound, held) == (16, 16)
     assert created[0] + reused[0] == 24 and created[1:] == [0, 0, 0, 0], (created, reused)
     assert reused[1:] == [24, 24, 24, 24]
@@ -203,35 +209,11 @@ def test_more_tasks_than_the_pool_holds_borrow_consumers_and_read_exactly_once(
     pool.clear()
     getattr(pool, f"{setting}_$eq")(value)
     try:
-        df = (
-            spark.readStream.format("streamctl")
-            .options(**options.source(servers, [stream], starting_offsets="earliest", max_records_per_batch=24))
-            .load()
-        )
-        batches: list[list[tuple[int, int]]] = []
-        q = (
-            df.writeStream.foreachBatch(
-                lambda b, _id: batches.append(
-                    [(r.partition, r.offset) for r in b.select("partition", "offset").collect()]
-                )
-            )
-            .option("checkpointLocation", str(tmp_path / "cp"))
-            .trigger(availableNow=True)
-            .start()
-        )
-        q.awaitTermination(180)
-        assert q.exception() is None
+        created, reused = _two_records_a_partition_a_batch(spark, servers, stream, 12, str(tmp_path / "cp"))
         held = pool.openCount()
     finally:
         getattr(pool, f"{setting}_$eq")(before)
         pool.clear()
-    # Two records of each partition a batch, in offset order, each once.
-    assert len(batches) == 5
-    for i, b in enumerate(batches):
-        assert sorted(b) == [(p, o) for p in range(12) for o in (2 * i, 2 * i + 1)], f"batch {i}"
-    metrics = [p["sources"][0]["metrics"] for p in q.recentProgress if p["sources"][0].get("metrics")]
-    created = [int(m["consumersCreated"]) for m in metrics]
-    reused = [int(m["consumersReused"]) for m in metrics]
     assert created == [3, 0, 0, 0, 0]
     assert reused == [9, 12, 12, 12, 12]
     assert held == 3
