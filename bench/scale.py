@@ -97,7 +97,7 @@ STREAMCTL, BUILTIN = "streamctl", "built-in"
 # The largest size at which two streamctl queries also read side by side (a few seconds there).
 SIDE_BY_SIDE_UP_TO = 128
 # No Kafka setting on either side, not even the matched fetch.max.wait.ms (first_batch only).
-KAFKA_DEFAULTS = "no Kafka setting"
+NO_KAFKA_SETTING = "no Kafka setting"
 # The size at which issue #28 asks the first batch to stay 10x faster than the built-in's.
 FIRST_BATCH_PARTITIONS = 1024
 PHASES = ("latestOffset", "queryPlanning", "walCommit", "getBatch", "addBatch", "commitOffsets")
@@ -288,7 +288,7 @@ def _one_run(
         jvm(spark).streamctl.system.ConsumerPool.clear()
     else:
         _empty_builtin_cache(spark)
-    consumer = {} if settings == KAFKA_DEFAULTS else SCALE_SETTINGS[settings]["consumer"]
+    consumer = {} if settings == NO_KAFKA_SETTING else SCALE_SETTINGS[settings]["consumer"]
     reader = spark.readStream.format("streamctl" if source == STREAMCTL else "kafka")
     reader = reader.option("kafka.bootstrap.servers", servers).option("subscribe", topic)
     reader = reader.option("startingOffsets", "earliest").option("maxOffsetsPerTrigger", 2 * partitions)
@@ -404,9 +404,9 @@ def first_batch(spark: SparkSession, servers: str, partitions: int) -> list[dict
             for source in (STREAMCTL, BUILTIN):
                 started = time.monotonic()
                 r = _one_run(
-                    spark, servers, topic, partitions, 2, source, KAFKA_DEFAULTS, Path(tmp) / source, listener, times
+                    spark, servers, topic, partitions, 2, source, NO_KAFKA_SETTING, Path(tmp) / source, listener, times
                 )
-                r.update(partitions=partitions, source=source, settings=KAFKA_DEFAULTS)
+                r.update(partitions=partitions, source=source, settings=NO_KAFKA_SETTING)
                 print(
                     f"    {source} with no Kafka setting, {partitions:,} partitions: first batch "
                     f"{r['first_batch_ms']:,} ms, task wall/CPU {r['first_batch_task_wall_ms']:.0f}/"
