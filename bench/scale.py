@@ -112,12 +112,14 @@ BROKER_PROPERTIES = {"log.index.size.max.bytes": str(64 << 10), "num.io.threads"
 
 class _CheckpointBytes(StreamingQueryListener):
     """After every progress report of the watched query, the bytes of the files under its
-    checkpoint that are new or changed since the last report."""
+    checkpoint that are new or changed since the last report; and the queries whose end every
+    listener has been told of (``terminated``)."""
 
     def __init__(self) -> None:
         self.root: Path | None = None
         self.per_batch: dict[int, int] = {}
         self.files_per_batch: dict[int, int] = {}
+        self.terminated: set[str] = set()
         self._seen: dict[Path, tuple[int, int]] = {}
         self._lock = threading.Lock()
 
@@ -156,7 +158,17 @@ class _CheckpointBytes(StreamingQueryListener):
         pass
 
     def onQueryTerminated(self, event: Any) -> None:
-        pass
+        # Spark hands each event to every listener before the next, so by now streamctl's listener
+        # has recorded the query's last batch in its progress history.
+        with self._lock:
+            self.terminated.add(str(event.id))
+
+    def wait_terminated(self, query_ids: list[str], timeout_s: float = 60) -> None:
+        deadline = time.monotonic() + timeout_s
+        while not set(query_ids) <= self.terminated:
+            if time.monotonic() > deadline:
+                raise RuntimeError(f"no end of queries {sorted(set(query_ids) - self.terminated)} in {timeout_s:g} s")
+            time.sleep(0.05)
 
 
 @contextlib.contextmanager
@@ -240,7 +252,9 @@ def small_batches(spark: SparkSession, servers: str, topic: str, partitions: int
     )
 
 
-def _two_queries(spark: SparkSession, servers: str, topic: str, partitions: int, checkpoints: Path) -> dict[str, Any]:
+def _two_queries(
+    spark: SparkSession, servers: str, topic: str, partitions: int, checkpoints: Path, listener: _CheckpointBytes
+) -> dict[str, Any]:
     """Two streamctl queries over one topic at once: the consumers each created and reused per steady-state batch."""
     queries = []
     for name in ("first", "second"):
@@ -264,6 +278,9 @@ def _two_queries(spark: SparkSession, servers: str, topic: str, partitions: int,
             k: _median([float(m.get(k, "nan")) for m in metrics]) for k in ("consumersCreated", "consumersReused")
         }
     print(f"    two streamctl queries side by side, consumers created / reused per batch: {out}", flush=True)
+    # Their progress history is written on Spark's listener thread, which may still be some batches
+    # behind: the checkpoints go once it is done (on a slow machine it was writing as they went).
+    listener.wait_terminated([str(q.id) for q in queries])
     return out
 
 
@@ -543,7 +560,7 @@ def run(
             if size <= FRAMED_UP_TO:
                 framed.append(_framed(spark, servers, size, per_partition, Path(tmp) / f"{size}-framed", listener))
             if size == side_by_side_size:
-                side_by_side = _two_queries(spark, servers, topic, size, Path(tmp) / "two")
+                side_by_side = _two_queries(spark, servers, topic, size, Path(tmp) / "two", listener)
             kafka.delete_stream(spark, servers, topic)
             # The deleted topic's consumers would idle out of the pool in 5 minutes; the next size's
             # thousands of consumers (four file handles each) should not wait for that.
