@@ -407,6 +407,14 @@ def main() -> int:
             scale.PHASE_HEADER,
             [dict(zip(scale.PHASE_HEADER, r, strict=True)) for r in phase_rows],
         )
+        floor = scale.floor_rows(found, config)
+        results.section(
+            "Scale: Spark's floor, a source that reads nothing (rate-micro-batch), against the built-in",
+            {"floor": "rate-micro-batch, rowsPerBatch 2 x P, numPartitions P, noop sink, same session"},
+            floor,
+            scale.FLOOR_HEADER,
+            [dict(zip(scale.FLOOR_HEADER, r, strict=True)) for r in floor],
+        )
         framed = scale.framed_rows(config)
         results.section(
             "Scale: an intermediate stream with a watermark per partition per batch (streamctl, tuned)",

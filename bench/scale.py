@@ -53,6 +53,15 @@ cache (up to its 64 consumers' selectors) streamctl's. Spark offers no call to e
 ``_empty_builtin_cache`` reaches the connector's private pool by reflection, in this benchmark only.
 The phase table gives the files the JVM holds open after each run.
 
+At every size the group also runs Spark's own ``rate-micro-batch`` source with P input partitions and
+2 rows per partition a batch into the ``noop`` sink, in the same session (the default trigger, stopped
+after batch 10: medians of batches 1-9 as for the others; before both sources and, up to 1,024
+partitions, after them too): a source that needs no broker and reads
+nothing, so its batch is Spark's own cost of P input partitions, the offset- and commit-log writes
+among them. No source that plans one input partition per partition (the design's one task per Spark
+input partition) can go below it, so the floor's ratio to the built-in's batch is the best ratio any
+such source could reach at that size.
+
 Two streamctl queries reading one topic side by side (at the largest size up to 128 partitions,
 tuned) report the consumers each created per steady-state batch: a pipeline's queries must not take
 each other's. At 128 partitions they share a pool of 16 consumers on ``local[2]``, so their readers
@@ -237,6 +246,45 @@ def _framed(
         flush=True,
     )
     return out
+
+
+def _floor(spark: SparkSession, partitions: int, checkpoint: Path) -> list[dict[str, Any]]:
+    """Spark's ``rate-micro-batch`` source with ``partitions`` input partitions, 2 rows each a batch,
+    into ``noop``: the batches 1-9 of a source that reads nothing (see the module's docstring)."""
+    q = (
+        spark.readStream.format("rate-micro-batch")
+        .option("rowsPerBatch", 2 * partitions)
+        .option("numPartitions", partitions)
+        .load()
+        .writeStream.format("noop")
+        .option("checkpointLocation", str(checkpoint))
+        .start()
+    )
+    try:
+        deadline = time.monotonic() + 600
+        while q.lastProgress is None or q.lastProgress["batchId"] < 10:
+            if q.exception() is not None:
+                raise q.exception()  # type: ignore[misc]
+            if time.monotonic() > deadline:
+                raise RuntimeError(f"rate-micro-batch with {partitions} partitions ran no 10 batches in 600 s")
+            time.sleep(0.05)
+    finally:
+        q.stop()
+    steady = [p["durationMs"] for p in q.recentProgress if 1 <= p["batchId"] <= 9]
+    ms = _median([d["triggerExecution"] for d in steady])
+    print(f"    floor (rate-micro-batch, {partitions} input partitions): batch {ms:.0f} ms", flush=True)
+    return steady
+
+
+def _floor_summary(partitions: int, runs: list[list[dict[str, Any]]]) -> dict[str, Any]:
+    steady = [d for r in runs for d in r]
+    return {
+        "partitions": partitions,
+        "runs": len(runs),
+        "batch_ms": _median([d["triggerExecution"] for d in steady]),
+        "batch_ms_per_run": [_median([d["triggerExecution"] for d in r]) for r in runs],
+        "phases_ms": {ph: _median([d.get(ph, 0) for d in steady]) for ph in PHASES},
+    }
 
 
 def small_batches(spark: SparkSession, servers: str, topic: str, partitions: int) -> Any:
@@ -493,6 +541,7 @@ def run(
     side_by_side: dict[str, Any] = {}
     side_by_side_size = max((s for s in sizes if s <= SIDE_BY_SIDE_UP_TO), default=None)
     framed: list[dict[str, Any]] = []
+    floor: list[dict[str, Any]] = []
     started = time.monotonic()
     elapsed: dict[str, float] = {}
     warm_up = min(WARM_UP_PARTITIONS, max(sizes))
@@ -523,6 +572,8 @@ def run(
             sequence = order if index % 2 == 0 else list(reversed(order))
             if size <= BOTH_ORDERS_UP_TO:  # and back again: each source runs once before the other
                 sequence = sequence + list(reversed(sequence))
+            # The floor first and, where each source runs twice, last as well.
+            floor_runs = [_floor(spark, size, Path(tmp) / f"{size}-floor-0")]
             runs: dict[tuple[str, str], list[dict[str, Any]]] = {}
             for i, (source, settings) in enumerate(sequence):
                 one = _one_run(
@@ -557,6 +608,9 @@ def run(
                     flush=True,
                 )
                 results.append(r)
+            if size <= BOTH_ORDERS_UP_TO:
+                floor_runs.append(_floor(spark, size, Path(tmp) / f"{size}-floor-1"))
+            floor.append(_floor_summary(size, floor_runs))
             if size <= FRAMED_UP_TO:
                 framed.append(_framed(spark, servers, size, per_partition, Path(tmp) / f"{size}-framed", listener))
             if size == side_by_side_size:
@@ -575,6 +629,7 @@ def run(
         "tuned_only_from_partitions": TUNED_ONLY_FROM,
         "two_queries_side_by_side": {"partitions": side_by_side_size, **side_by_side},
         "framed_with_watermarks": framed,
+        "floor": floor,
         "maxOffsetsPerTrigger": "2 x partitions",
         "trigger": "AvailableNow",
         "sink": "noop",
@@ -651,6 +706,41 @@ def rows(results: list[dict[str, Any]]) -> tuple[list[tuple[str, ...]], list[tup
                     )
                 )
     return table, phases
+
+
+FLOOR_HEADER = (
+    "partitions",
+    "floor batch ms (rate-micro-batch)",
+    "built-in batch ms (tuned)",
+    "floor / built-in",
+    "streamctl / built-in (tuned)",
+    "floor walCommit + commitOffsets ms",
+    "floor addBatch ms",
+)
+
+
+def floor_rows(results: list[dict[str, Any]], config: dict[str, Any]) -> list[tuple[str, ...]]:
+    """Per size, Spark's floor (a source that reads nothing) beside both sources' tuned batches: the
+    best ratio to the built-in any source with one input partition per partition could reach."""
+    by = {(r["partitions"], r["source"]): r for r in results if r["settings"] == "tuned"}
+    out = []
+    for f in config["floor"]:
+        s, b = by.get((f["partitions"], STREAMCTL)), by.get((f["partitions"], BUILTIN))
+        if s is None or b is None:
+            continue
+        ph = f["phases_ms"]
+        out.append(
+            (
+                f"{f['partitions']:,}",
+                f"{f['batch_ms']:,.0f}",
+                f"{b['batch_ms']:,.0f}",
+                f"{f['batch_ms'] / b['batch_ms']:.2f}x",
+                f"{s['batch_ms'] / b['batch_ms']:.2f}x",
+                f"{ph['walCommit'] + ph['commitOffsets']:,.0f}",
+                f"{ph['addBatch']:,.0f}",
+            )
+        )
+    return out
 
 
 FRAMED_HEADER = ("partitions", "batch ms", "bytes written per batch", "files written per batch")
