@@ -44,6 +44,9 @@ class StreamctlMicroBatchStream(
   private val reports = ReaderAccumulator.register(sc)
   // Readers record their control results in the store, with the driver's Hadoop settings.
   private lazy val readerConf = sc.broadcast(new SerializableConfiguration(hadoopConf))
+  // The same for every batch: it reaches each executor once (TaskReaderFactory says why).
+  private lazy val boundedReads = sc.broadcast(ReaderConfig(options, realTime = false))
+  private lazy val realTimeReads = sc.broadcast(ReaderConfig(options, realTime = true))
   private val control = QueryControlRegistry.current()
   private val planner = new Planner(
     options,
@@ -170,7 +173,7 @@ class StreamctlMicroBatchStream(
 
   override def createReaderFactory(): PartitionReaderFactory =
     TaskReaderFactory(
-      ReaderConfig(options, realTime),
+      if (realTime) realTimeReads else boundedReads,
       reports,
       controlReports,
       storePath,

@@ -69,11 +69,13 @@ class StreamctlTable(val options: Map[String, String]) extends SupportsRead with
         }
         override def planInputPartitions(): Array[InputPartition] =
           reads.map(TaskInputPartition(_)).toArray
-        override def createReaderFactory(): PartitionReaderFactory =
+        override def createReaderFactory(): PartitionReaderFactory = {
+          val sc = SparkSession.active.sparkContext
           BatchReaderFactory(
-            ReaderConfig(parsed, realTime = false),
-            ReaderAccumulator.register(SparkSession.active.sparkContext)
+            sc.broadcast(ReaderConfig(parsed, realTime = false)),
+            ReaderAccumulator.register(sc)
           )
+        }
       }
     }
 

@@ -14,9 +14,13 @@ import streamctl.planner.ReaderConfig
  * reports its control results to `controlReports`; `storePath`, `controlNamespace` and `hadoopConf`
  * say where a real-time one records them as it reads, and `positions` (real-time mode with option
  * commitOffsets) is where it reports how far it read.
+ *
+ * Spark deserializes a reader factory anew in every task attempt, so the source's reader
+ * configuration (its Kafka settings, chooser, streams) comes as a broadcast: an executor
+ * deserializes it once, and an attempt only the handle.
  */
 final case class TaskReaderFactory(
-    config: ReaderConfig,
+    config: Broadcast[ReaderConfig],
     reports: ReaderAccumulator,
     controlReports: ControlAccumulator,
     storePath: String,
@@ -29,7 +33,7 @@ final case class TaskReaderFactory(
     new TaskPartitionReader(
       partition.asInstanceOf[TaskInputPartition].read,
       storePath, // the consumer pool's owner: this source's, kept apart from other queries'
-      config,
+      config.value,
       reports,
       Some(controlReports),
       Some(() =>
@@ -46,13 +50,13 @@ final case class TaskReaderFactory(
  * Makes the reader of each task of a batch read (`spark.read`), which keeps no bookkeeping. Its
  * consumers are pooled apart from every streaming query's, under one owner for all batch reads.
  */
-final case class BatchReaderFactory(config: ReaderConfig, reports: ReaderAccumulator)
+final case class BatchReaderFactory(config: Broadcast[ReaderConfig], reports: ReaderAccumulator)
     extends PartitionReaderFactory {
   override def createReader(partition: InputPartition): PartitionReader[InternalRow] =
     new TaskPartitionReader(
       partition.asInstanceOf[TaskInputPartition].read,
       "batch read",
-      config,
+      config.value,
       reports,
       None,
       None,
