@@ -33,15 +33,20 @@ readers' ``fetch.max.wait.ms`` of 10 ms): the conditions under which issue #28 m
 first batch ahead of the built-in's.
 
 Before the first size, both sources read a warm-up topic (1,024 partitions, or the largest size
-when smaller) for five batches each, not measured: the JIT compiles Spark's and Kafka's per-task code
+when smaller: that size's own topic when it is measured, so the group writes it once) in five
+batches each, not measured: the JIT compiles Spark's and Kafka's per-task code
 during the first tens of thousands of task attempts, its compiler threads taking much of one of the
 two cores meanwhile, and the JVM's heap grows (first touches of new memory, kernel time), so without
 it whichever source ran first at 1,024 partitions paid for that. Which source runs first still
-moves a size's figures by up to a third, so up to 1,024 partitions each source runs twice, in the
-order A B B A (streamctl first at the first and third sizes, the built-in at the second), and its
-figures are medians over the steady batches of both runs; its first batch is its first run's (the
-second run finds the consumers of the first). At 4,096 each runs once, the built-in first: a
-second round would take about five more minutes.
+moves a size's figures by up to a third, so up to 128 partitions, where the ratios are nearest the
+goals, each source runs twice, in the order A B B A (streamctl first at the first size, the built-in
+at the second), and its figures are medians over the steady batches of both runs; its first batch is
+its first run's (the second run finds the consumers of the first). From 1,024 on each runs once
+(streamctl first at 1,024, the built-in at 4,096): the second round at 1,024 took about 110 s of a
+group that must stay under fifteen minutes on two cores, and moved no ratio there by more than 0.03
+(streamctl's two runs 1,567 and 1,743 ms, the built-in's 5,081 and 5,333 on 2026-12-01), where
+streamctl's batch is a third of the built-in's; at 4,096 a second round would take about five more
+minutes.
 
 Before each run of one source, the other's idle consumers are closed. In local mode the executor's
 consumers live in the driver's JVM, and Spark's offset and commit logs on the local file system fork
@@ -99,13 +104,15 @@ FRAMED_UP_TO = 1024
 # take five, and no goal there is near the floor (streamctl at 0.25-0.32x the built-in's batch).
 FLOOR_UP_TO = 1024
 # Sizes up to which each source runs twice, once before the other and once after (see above).
-BOTH_ORDERS_UP_TO = 1024
+BOTH_ORDERS_UP_TO = 128
 SIZES = (8, 128, 1024, 4096)
 # Records per partition: batches 0-9 at 2 a partition, batch 0 apart and the medians over 1-9.
 RECORDS_PER_PARTITION = 20
-# The warm-up topic's partitions (at most the largest size measured) and records per partition (5 batches).
+# The warm-up topic's partitions (at most the largest size measured), its batches, and its records
+# per partition when it is a topic of its own (2 a partition a batch, as measured).
 WARM_UP_PARTITIONS = 1024
-WARM_UP_RECORDS = 10
+WARM_UP_BATCHES = 5
+WARM_UP_RECORDS = 2 * WARM_UP_BATCHES
 STREAMCTL, BUILTIN = "streamctl", "built-in"
 # The largest size at which two streamctl queries also read side by side (a few seconds there).
 SIDE_BY_SIDE_UP_TO = 128
@@ -351,7 +358,9 @@ def _one_run(
     checkpoint: Path,
     listener: _CheckpointBytes,
     times: Any,
+    per_batch: int = 2,
 ) -> dict[str, Any]:
+    """One query of ``source`` reading all of ``topic``, ``per_batch`` records per partition a batch."""
     # Neither source's idle consumers may slow the other's batches (the module's docstring).
     if source == BUILTIN:
         jvm(spark).streamctl.system.ConsumerPool.clear()
@@ -360,7 +369,7 @@ def _one_run(
     consumer = {} if settings == NO_KAFKA_SETTING else SCALE_SETTINGS[settings]["consumer"]
     reader = spark.readStream.format("streamctl" if source == STREAMCTL else "kafka")
     reader = reader.option("kafka.bootstrap.servers", servers).option("subscribe", topic)
-    reader = reader.option("startingOffsets", "earliest").option("maxOffsetsPerTrigger", 2 * partitions)
+    reader = reader.option("startingOffsets", "earliest").option("maxOffsetsPerTrigger", per_batch * partitions)
     reader = reader.options(**kafka_options(consumer))
     if source == BUILTIN and settings == "tuned":
         reader = reader.option("kafka.group.id", BUILTIN_POOLED_GROUP)
@@ -549,21 +558,29 @@ def run(
     started = time.monotonic()
     elapsed: dict[str, float] = {}
     warm_up = min(WARM_UP_PARTITIONS, max(sizes))
+    # A measured size's topic serves as the warm-up's when it has the warm-up's partitions: the
+    # warm-up reads it in five batches (all its records, per_partition / 5 a partition each), a
+    # 1,024-partition topic fewer to write and delete.
+    shared = warm_up in sizes
     with _watching(spark) as (times, listener), tempfile.TemporaryDirectory(prefix="streamctl-scale-") as tmp:
-        topic = "bench-scale-warm-up"
+        topic = f"bench-scale-{warm_up}" if shared else "bench-scale-warm-up"
+        records = per_partition if shared else WARM_UP_RECORDS
         kafka.create_stream(spark, servers, topic, warm_up)
-        kafka.produce_synthetic(spark, servers, topic, warm_up * WARM_UP_RECORDS, 100)
+        kafka.produce_synthetic(spark, servers, topic, warm_up * records, 100)
         for source in (STREAMCTL, BUILTIN):
             checkpoint = Path(tmp) / f"warm-up-{source}"
-            _one_run(spark, servers, topic, warm_up, WARM_UP_RECORDS, source, "tuned", checkpoint, listener, times)
-        kafka.delete_stream(spark, servers, topic)  # streamctl's pool: emptied before the built-in's run
+            per_batch = max(1, records // WARM_UP_BATCHES)
+            _one_run(spark, servers, topic, warm_up, records, source, "tuned", checkpoint, listener, times, per_batch)
+        if not shared:
+            kafka.delete_stream(spark, servers, topic)  # streamctl's pool: emptied before the built-in's run
         elapsed["warm-up"] = round(time.monotonic() - started, 1)
         print(f"  warm-up, {warm_up:,} partitions, both sources: {elapsed['warm-up']:,.0f} s", flush=True)
         for index, size in enumerate(sizes):
             size_started = time.monotonic()
             topic = f"bench-scale-{size}"
-            kafka.create_stream(spark, servers, topic, size)
-            kafka.produce_synthetic(spark, servers, topic, size * per_partition, 100)
+            if not (shared and size == warm_up):
+                kafka.create_stream(spark, servers, topic, size)
+                kafka.produce_synthetic(spark, servers, topic, size * per_partition, 100)
             print(f"  {size} partitions: {size * per_partition:,} records", flush=True)
             # Alternating order, so neither source always runs on a warmer JVM or broker (by the
             # size's place: every size is even, so the size's parity never alternated).
@@ -648,7 +665,8 @@ def run(
         "broker_properties": BROKER_PROPERTIES,
         "framed_up_to_partitions": FRAMED_UP_TO,
         "floor_up_to_partitions": FLOOR_UP_TO,
-        "warm_up": f"{warm_up} partitions x {WARM_UP_RECORDS} records, both sources, before the first size",
+        "warm_up": f"{warm_up} partitions, {WARM_UP_BATCHES} batches, both sources, before the first size"
+        + (f" (the {warm_up}-partition size's topic)" if shared else f" ({WARM_UP_RECORDS} records a partition)"),
         "order": "alternating by size: streamctl first at the 1st and 3rd sizes, the built-in at the 2nd and 4th; "
         f"up to {BOTH_ORDERS_UP_TO} partitions each source twice (A B B A), medians over both runs' batches",
         "elapsed_s": {**elapsed, "all": round(time.monotonic() - started, 1)},
