@@ -78,6 +78,7 @@ from __future__ import annotations
 import contextlib
 import os
 import statistics
+import struct
 import tempfile
 import threading
 import time
@@ -394,7 +395,7 @@ def _one_run(
     if rows != partitions * per_partition:
         raise RuntimeError(f"{source} read {rows} records of {topic}, expected {partitions * per_partition}")
     first = progress[0]
-    first_tasks = list(times.forBatch(first["batchId"]))
+    first_tasks = _task_times(times, first["batchId"])
     return {
         "batches": len(progress),
         "open_files": _open_files(spark),
@@ -412,13 +413,19 @@ def _one_run(
                 "files": listener.files_per_batch.get(p["batchId"], 0),
                 "created": _consumers(p, "consumersCreated"),
                 "reused": _consumers(p, "consumersReused"),
-                # By index: iterating a JVM list through py4j costs a failed call at its end.
-                "tasks": [(t[0], t[1]) for t in times.forBatch(p["batchId"])],
+                "tasks": _task_times(times, p["batchId"]),
             }
             for p in progress
             if 1 <= p["batchId"] <= 9
         ],
     }
+
+
+def _task_times(times: Any, batch_id: int) -> list[tuple[float, float]]:
+    """(wall, CPU) ms of each task attempt of a batch, from streamctl.testing.TaskTimes."""
+    packed = bytes(times.forBatch(batch_id))
+    values = struct.unpack(f">{len(packed) // 8}d", packed)
+    return list(zip(values[::2], values[1::2], strict=True))
 
 
 def _empty_builtin_cache(spark: SparkSession) -> None:
@@ -567,6 +574,7 @@ def run(
         records = per_partition if shared else WARM_UP_RECORDS
         kafka.create_stream(spark, servers, topic, warm_up)
         kafka.produce_synthetic(spark, servers, topic, warm_up * records, 100)
+        print(f"  warm-up topic ready in {time.monotonic() - started:.0f} s", flush=True)
         for source in (STREAMCTL, BUILTIN):
             checkpoint = Path(tmp) / f"warm-up-{source}"
             per_batch = max(1, records // WARM_UP_BATCHES)
@@ -581,7 +589,11 @@ def run(
             if not (shared and size == warm_up):
                 kafka.create_stream(spark, servers, topic, size)
                 kafka.produce_synthetic(spark, servers, topic, size * per_partition, 100)
-            print(f"  {size} partitions: {size * per_partition:,} records", flush=True)
+            print(
+                f"  {size} partitions: {size * per_partition:,} records "
+                f"(topic ready in {time.monotonic() - size_started:.0f} s)",
+                flush=True,
+            )
             # Alternating order, so neither source always runs on a warmer JVM or broker (by the
             # size's place: every size is even, so the size's parity never alternated).
             order = [
@@ -602,6 +614,7 @@ def run(
             for i, (source, settings) in enumerate(sequence):
                 if i == len(sequence) // 2 and size <= FLOOR_UP_TO:
                     floor_runs.append(_floor(spark, size, Path(tmp) / f"{size}-floor-{len(floor_runs)}"))
+                run_started = time.monotonic()
                 one = _one_run(
                     spark,
                     servers,
@@ -617,7 +630,7 @@ def run(
                 runs.setdefault((source, settings), []).append(one)
                 print(
                     f"    {source}, {settings}: batch {_median([b['ms'] for b in one['steady']]):.0f} ms, "
-                    f"first batch {one['first_batch_ms']:,} ms",
+                    f"first batch {one['first_batch_ms']:,} ms ({time.monotonic() - run_started:.0f} s)",
                     flush=True,
                 )
             for (source, settings), done in runs.items():
@@ -642,10 +655,11 @@ def run(
                 framed.append(_framed(spark, servers, size, per_partition, Path(tmp) / f"{size}-framed", listener))
             if size == side_by_side_size:
                 side_by_side = _two_queries(spark, servers, topic, size, Path(tmp) / "two", listener)
-            kafka.delete_stream(spark, servers, topic)
-            # The deleted topic's consumers would idle out of the pool in 5 minutes; the next size's
-            # thousands of consumers (four file handles each) should not wait for that.
-            j.streamctl.system.ConsumerPool.clear()
+            if index < len(sizes) - 1:  # after the last, the session and the broker stop
+                kafka.delete_stream(spark, servers, topic)
+                # The deleted topic's consumers would idle out of the pool in 5 minutes; the next size's
+                # thousands of consumers (four file handles each) should not wait for that.
+                j.streamctl.system.ConsumerPool.clear()
             elapsed[str(size)] = round(time.monotonic() - size_started, 1)
             print(f"  {size} partitions took {elapsed[str(size)]:,.0f} s", flush=True)
     config = {
