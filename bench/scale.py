@@ -572,12 +572,12 @@ def run(
     with _watching(spark) as (times, listener), tempfile.TemporaryDirectory(prefix="streamctl-scale-") as tmp:
         topic = f"bench-scale-{warm_up}" if shared else "bench-scale-warm-up"
         records = per_partition if shared else WARM_UP_RECORDS
+        per_batch = max(1, records // WARM_UP_BATCHES)
         kafka.create_stream(spark, servers, topic, warm_up)
         kafka.produce_synthetic(spark, servers, topic, warm_up * records, 100)
         print(f"  warm-up topic ready in {time.monotonic() - started:.0f} s", flush=True)
         for source in (STREAMCTL, BUILTIN):
             checkpoint = Path(tmp) / f"warm-up-{source}"
-            per_batch = max(1, records // WARM_UP_BATCHES)
             _one_run(spark, servers, topic, warm_up, records, source, "tuned", checkpoint, listener, times, per_batch)
         if not shared:
             kafka.delete_stream(spark, servers, topic)  # streamctl's pool: emptied before the built-in's run
