@@ -1,8 +1,9 @@
 """A driver with its UI up and Spark's PrometheusServlet on (the shared test session has no UI),
 for test_monitoring. Reads commands from stdin, one per line, and answers each with a JSON line:
 
-- ``copy <servers> <mid> <out> <checkpoint>``: reads intermediate stream ``mid`` with AvailableNow
-  and writes it to intermediate stream ``out`` with the streamctl sink; answers once the query ended.
+- ``copy <servers> <mid> <out> <checkpoint> [plain]``: reads intermediate stream ``mid`` with
+  AvailableNow and writes it to intermediate stream ``out`` with the streamctl sink (with ``plain``,
+  both as plain streams); answers once the query ended.
 - ``start <servers> <src> <mid> <checkpoint> <name> [first]``: starts query ``name`` reading plain
   ``src`` and intermediate ``mid`` (30 records a batch, one batch an hour; stream ``first``, if
   given, in a higher priority tier); answers after its first batch.
@@ -44,15 +45,16 @@ if __name__ == "__main__":
     for line in sys.stdin:
         command, *args = line.split()
         if command == "copy":
-            servers, mid, out, checkpoint = args
+            servers, mid, out, checkpoint, *plain = args
+            intermediate = not plain
             q = (
                 spark.readStream.format("streamctl")
                 .options(**options.source(servers, [mid], starting_offsets="earliest"))
-                .options(**options.intermediate(mid))
+                .options(**(options.intermediate(mid) if intermediate else {}))
                 .load()
                 .select("key", "value")
                 .writeStream.format("streamctl")
-                .options(**options.sink(servers, out, intermediate=True))
+                .options(**options.sink(servers, out, intermediate=intermediate))
                 .option("checkpointLocation", checkpoint)
                 .trigger(availableNow=True)
                 .start()

@@ -79,10 +79,17 @@ def driver(tmp_path_factory: pytest.TempPathFactory) -> Iterator[Driver]:
     d.close()
 
 
-def _sql_metrics(driver: Driver) -> dict[str, int]:
-    """Every streamctl metric of every SQL execution, summed over executions and nodes."""
+def _executions(driver: Driver) -> list[dict]:
+    return json.loads(driver.get(f"/api/v1/applications/{driver.app}/sql?details=true&length=1000"))
+
+
+def _sql_metrics(driver: Driver, before: frozenset[int]) -> dict[str, int]:
+    """Every streamctl metric of every SQL execution but those in ``before``, summed over executions
+    and nodes."""
     totals: dict[str, int] = {}
-    for execution in json.loads(driver.get(f"/api/v1/applications/{driver.app}/sql?details=true&length=1000")):
+    for execution in _executions(driver):
+        if execution["id"] in before:
+            continue
         for node in execution.get("nodes", []):
             for m in node.get("metrics", []):
                 if m["name"].startswith("streamctl "):
@@ -97,6 +104,7 @@ def test_the_sql_tab_shows_what_each_batch_read_and_wrote(spark, servers, make_s
         spark, servers, mid, [str(i).encode() for i in range(100)], partitions=[i % 2 for i in range(100)]
     )
     control.send_watermark(spark, servers, mid, "p0", 1, T0 + 1000)
+    before = frozenset(e["id"] for e in _executions(driver))
     assert driver.ask("copy", servers, mid, out, str(tmp_path / "cp")) == {"copied": True}
 
     expected = {
@@ -111,7 +119,27 @@ def test_the_sql_tab_shows_what_each_batch_read_and_wrote(spark, servers, make_s
     }
     # The status store takes the batch's last metric updates from the listener bus, after the query.
     deadline = time.monotonic() + 60
-    while (shown := _sql_metrics(driver)) != expected:
+    while (shown := _sql_metrics(driver, before)) != expected:
+        assert time.monotonic() < deadline, f"the SQL tab shows {shown}"
+        time.sleep(0.5)
+
+
+def test_plain_streams_show_no_control_figures(spark, servers, make_stream, driver, tmp_path):
+    # A plain source reads no control message and a plain sink sends none: their nodes have no such
+    # figure (each would be one more accumulator in every task attempt, always 0).
+    src, out = make_stream(partitions=2), make_stream(partitions=2)
+    kafka.produce(spark, servers, src, [str(i).encode() for i in range(10)], partitions=[i % 2 for i in range(10)])
+    before = frozenset(e["id"] for e in _executions(driver))
+    assert driver.ask("copy", servers, src, out, str(tmp_path / "cp"), "plain") == {"copied": True}
+
+    expected = {
+        "streamctl records read": 10,
+        "streamctl records skipped (data loss)": 0,
+        "streamctl records withheld by the chooser": 0,
+        "streamctl records written": 10,
+    }
+    deadline = time.monotonic() + 60
+    while (shown := _sql_metrics(driver, before)) != expected:
         assert time.monotonic() < deadline, f"the SQL tab shows {shown}"
         time.sleep(0.5)
 

@@ -27,7 +27,8 @@ final class SinkWriteBuilder(info: LogicalWriteInfo) extends WriteBuilder with U
   private val prepared = SinkWrite.prepare(raw, info.schema())
 
   override def build(): Write = new Write {
-    override def supportedCustomMetrics(): Array[CustomMetric] = SqlMetrics.write
+    override def supportedCustomMetrics(): Array[CustomMetric] =
+      SqlMetrics.write(prepared.options.intermediate)
 
     /* Control messages of the query go out from the driver, through its control.RunControl: an
      * active */

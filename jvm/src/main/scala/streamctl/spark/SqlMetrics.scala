@@ -12,9 +12,13 @@ import streamctl.system.KafkaTaskReader
  * metric.
  *
  * {{{
- * override def supportedCustomMetrics = SqlMetrics.scan            // the Scan, on the driver
- * override def currentMetricsValues = SqlMetrics.of(kafkaReader)   // the PartitionReader
+ * override def supportedCustomMetrics = SqlMetrics.scan(intermediate = false)  // the Scan, on the driver
+ * override def currentMetricsValues = SqlMetrics.of(reader, intermediate = false) // the PartitionReader
  * }}}
+ *
+ * A source with no intermediate stream reads no control message, and a plain sink sends none, so
+ * their nodes have no such figure: every figure is an accumulator Spark ships to and back from each
+ * task attempt and merges on the driver.
  */
 object SqlMetrics {
   val RecordsRead = "streamctlRecordsRead"
@@ -24,22 +28,26 @@ object SqlMetrics {
   val RecordsWritten = "streamctlRecordsWritten"
   val ControlMessagesSent = "streamctlControlMessagesSent"
 
-  def scan: Array[CustomMetric] = Array(
-    new RecordsReadMetric,
-    new ControlMessagesReadMetric,
-    new RecordsSkippedMetric,
-    new RecordsWithheldMetric
-  )
+  /** The scan's figures; `intermediate`: whether the source reads any intermediate stream. */
+  def scan(intermediate: Boolean): Array[CustomMetric] =
+    Array[CustomMetric](new RecordsReadMetric) ++
+      (if (intermediate) Some(new ControlMessagesReadMetric) else None) ++
+      Array(new RecordsSkippedMetric, new RecordsWithheldMetric)
 
-  def write: Array[CustomMetric] = Array(new RecordsWrittenMetric, new ControlMessagesSentMetric)
+  /** The streaming write's figures; `intermediate`: whether it writes an intermediate stream. */
+  def write(intermediate: Boolean): Array[CustomMetric] =
+    Array[CustomMetric](new RecordsWrittenMetric) ++
+      (if (intermediate) Some(new ControlMessagesSentMetric) else None)
 
   /** One reader's counts so far (Spark asks every so many rows and at the end). */
-  def of(reader: KafkaTaskReader): Array[CustomTaskMetric] = Array(
-    TaskValue(RecordsRead, reader.recordsRead),
-    TaskValue(ControlMessagesRead, reader.controlMessagesRead),
-    TaskValue(RecordsSkipped, reader.recordsSkipped),
-    TaskValue(RecordsWithheld, reader.withheld.toLong)
-  )
+  def of(reader: KafkaTaskReader, intermediate: Boolean): Array[CustomTaskMetric] =
+    Array[CustomTaskMetric](TaskValue(RecordsRead, reader.recordsRead)) ++
+      (if (intermediate) Some(TaskValue(ControlMessagesRead, reader.controlMessagesRead))
+       else None) ++
+      Array(
+        TaskValue(RecordsSkipped, reader.recordsSkipped),
+        TaskValue(RecordsWithheld, reader.withheld.toLong)
+      )
 
   def written(records: Long): Array[CustomTaskMetric] = Array(TaskValue(RecordsWritten, records))
 

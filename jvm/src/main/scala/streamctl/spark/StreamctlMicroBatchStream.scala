@@ -62,7 +62,11 @@ class StreamctlMicroBatchStream(
     secondsBehind = QueryMetrics.enabled,
     processedBefore = () => lastRecordTimes()
   )
-  private val controlReports = ControlAccumulator.register(sc, planner.controlResults)
+  // Only a source with intermediate streams has control results: each task attempt carries the
+  // accumulator there and back, so a plain source ships none.
+  private val controlReports =
+    if (options.intermediateStreams.isEmpty) None
+    else Some(ControlAccumulator.register(sc, planner.controlResults))
   // Option commitOffsets: the batch's positions go to the group once it committed (its progress
   // report comes after its commit), for monitoring only. Spark tells a source of a commit only when
   // it plans the next batch, so the last batch of a run would never be committed there.

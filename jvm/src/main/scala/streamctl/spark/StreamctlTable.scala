@@ -44,7 +44,8 @@ class StreamctlTable(val options: Map[String, String]) extends SupportsRead with
 
       override def readSchema(): StructType = SourceSchema(parsed.includeHeaders)
 
-      override def supportedCustomMetrics(): Array[CustomMetric] = SqlMetrics.scan
+      override def supportedCustomMetrics(): Array[CustomMetric] =
+        SqlMetrics.scan(parsed.intermediateStreams.nonEmpty)
 
       override def description(): String =
         s"${StreamctlMicroBatchStream.DescriptionPrefix}${parsed.describe}]"

@@ -139,7 +139,8 @@ final class TaskPartitionReader(
   override def get(): InternalRow = current
 
   // The Spark UI's per-batch figures of this read (SqlMetrics).
-  override def currentMetricsValues(): Array[CustomTaskMetric] = SqlMetrics.of(reader)
+  override def currentMetricsValues(): Array[CustomTaskMetric] =
+    SqlMetrics.of(reader, config.intermediateStreams.nonEmpty)
 
   override def close(): Unit = {
     // The driver keeps the last reported time per SSP; a failed attempt's report is dropped.

@@ -11,9 +11,10 @@ import streamctl.planner.ReaderConfig
 
 /**
  * Makes the reader of each task, on its executor. A micro-batch reader of intermediate streams
- * reports its control results to `controlReports`; `storePath`, `controlNamespace` and `hadoopConf`
- * say where a real-time one records them as it reads, and `positions` (real-time mode with option
- * commitOffsets) is where it reports how far it read.
+ * reports its control results to `controlReports` (None when the source has none: an accumulator in
+ * the factory travels to and back from every task attempt); `storePath`, `controlNamespace` and
+ * `hadoopConf` say where a real-time one records them as it reads, and `positions` (real-time mode
+ * with option commitOffsets) is where it reports how far it read.
  *
  * Spark deserializes a reader factory anew in every task attempt, so the source's reader
  * configuration (its Kafka settings, chooser, streams) comes as a broadcast: an executor
@@ -22,7 +23,7 @@ import streamctl.planner.ReaderConfig
 final case class TaskReaderFactory(
     config: Broadcast[ReaderConfig],
     reports: ReaderAccumulator,
-    controlReports: ControlAccumulator,
+    controlReports: Option[ControlAccumulator],
     storePath: String,
     controlNamespace: String,
     hadoopConf: Broadcast[SerializableConfiguration],
@@ -35,7 +36,7 @@ final case class TaskReaderFactory(
       storePath, // the consumer pool's owner: this source's, kept apart from other queries'
       config.value,
       reports,
-      Some(controlReports),
+      controlReports,
       Some(() =>
         new ControlResults(
           new FileSystemMetadataStore(storePath, hadoopConf.value.value),
