@@ -97,6 +97,18 @@ def _sql_metrics(driver: Driver, before: frozenset[int]) -> dict[str, int]:
     return totals
 
 
+def _copy_shows(driver: Driver, expected: dict[str, int], *copy: str) -> None:
+    """Runs the job's ``copy`` command and waits until the SQL tab shows ``expected``, summed over
+    the executions it ran."""
+    before = frozenset(e["id"] for e in _executions(driver))
+    assert driver.ask("copy", *copy) == {"copied": True}
+    # The status store takes the batch's last metric updates from the listener bus, after the query.
+    deadline = time.monotonic() + 60
+    while (shown := _sql_metrics(driver, before)) != expected:
+        assert time.monotonic() < deadline, f"the SQL tab shows {shown}"
+        time.sleep(0.5)
+
+
 def test_the_sql_tab_shows_what_each_batch_read_and_wrote(spark, servers, make_stream, driver, tmp_path):
     mid, out = make_stream(partitions=2), make_stream(partitions=2)
     control.send_watermark(spark, servers, mid, "p0", 1, T0)
@@ -104,9 +116,6 @@ def test_the_sql_tab_shows_what_each_batch_read_and_wrote(spark, servers, make_s
         spark, servers, mid, [str(i).encode() for i in range(100)], partitions=[i % 2 for i in range(100)]
     )
     control.send_watermark(spark, servers, mid, "p0", 1, T0 + 1000)
-    before = frozenset(e["id"] for e in _executions(driver))
-    assert driver.ask("copy", servers, mid, out, str(tmp_path / "cp")) == {"copied": True}
-
     expected = {
         "streamctl records read": 100,
         "streamctl control messages read": 4,  # two watermarks on each of two partitions
@@ -117,11 +126,7 @@ def test_the_sql_tab_shows_what_each_batch_read_and_wrote(spark, servers, make_s
         # AvailableNow run, each to both partitions.
         "streamctl control messages sent": 4,
     }
-    # The status store takes the batch's last metric updates from the listener bus, after the query.
-    deadline = time.monotonic() + 60
-    while (shown := _sql_metrics(driver, before)) != expected:
-        assert time.monotonic() < deadline, f"the SQL tab shows {shown}"
-        time.sleep(0.5)
+    _copy_shows(driver, expected, servers, mid, out, str(tmp_path / "cp"))
 
 
 def test_plain_streams_show_no_control_figures(spark, servers, make_stream, driver, tmp_path):
@@ -129,19 +134,13 @@ def test_plain_streams_show_no_control_figures(spark, servers, make_stream, driv
     # figure (each would be one more accumulator in every task attempt, always 0).
     src, out = make_stream(partitions=2), make_stream(partitions=2)
     kafka.produce(spark, servers, src, [str(i).encode() for i in range(10)], partitions=[i % 2 for i in range(10)])
-    before = frozenset(e["id"] for e in _executions(driver))
-    assert driver.ask("copy", servers, src, out, str(tmp_path / "cp"), "plain") == {"copied": True}
-
     expected = {
         "streamctl records read": 10,
         "streamctl records skipped (data loss)": 0,
         "streamctl records withheld by the chooser": 0,
         "streamctl records written": 10,
     }
-    deadline = time.monotonic() + 60
-    while (shown := _sql_metrics(driver, before)) != expected:
-        assert time.monotonic() < deadline, f"the SQL tab shows {shown}"
-        time.sleep(0.5)
+    _copy_shows(driver, expected, servers, src, out, str(tmp_path / "cp"), "plain")
 
 
 def _scrape(driver: Driver, query: str) -> dict[tuple[str, ...], int]:
