@@ -88,16 +88,19 @@ object KafkaTools {
 
   /** Per partition of `stream`, the node id of its leader (-1 while it has none). */
   def leaders(servers: String, stream: String): java.util.Map[Integer, Integer] =
-    withKafkaAdmin(servers) { a =>
-      val topic = a.describeTopics(java.util.Collections.singletonList(stream)).allTopicNames().get(
-        TimeoutMs,
-        MILLISECONDS
-      ).get(stream)
-      topic.partitions().asScala.map { p =>
-        Integer.valueOf(p.partition()) ->
-          Integer.valueOf(Option(p.leader()).filterNot(_.isEmpty).fold(-1)(_.id()))
-      }.toMap.asJava
-    }
+    withKafkaAdmin(servers)(a =>
+      leaderIds(a, stream).map { case (p, n) => Integer.valueOf(p) -> Integer.valueOf(n) }.asJava
+    )
+
+  private def leaderIds(a: Admin, stream: String): Map[Int, Int] = {
+    val topic = a.describeTopics(java.util.Collections.singletonList(stream)).allTopicNames().get(
+      TimeoutMs,
+      MILLISECONDS
+    ).get(stream)
+    topic.partitions().asScala.map { p =>
+      p.partition() -> Option(p.leader()).filterNot(_.isEmpty).fold(-1)(_.id())
+    }.toMap
+  }
 
   /**
    * Per transactional id that contains `part` (a sink writes under ids naming its topic), the node
@@ -137,7 +140,13 @@ object KafkaTools {
       new TopicPartition(stream, p) -> OffsetSpec.latest()
     ).toMap.asJava
     val deadline = System.nanoTime() + TimeoutMs * 1000000L
-    while (Try(a.listOffsets(specs).all().get(TimeoutMs, MILLISECONDS)).isFailure) {
+    // Leaders first: kafka-clients' listOffsets logs an ERROR (with its exception) for a topic the
+    // broker's metadata does not have yet, which a demo's first run then shows; describeTopics
+    // answers the same question quietly.
+    def led = Try(leaderIds(a, stream)).toOption.exists(l =>
+      l.size == partitions && l.values.forall(_ >= 0)
+    )
+    while (!led || Try(a.listOffsets(specs).all().get(TimeoutMs, MILLISECONDS)).isFailure) {
       if (System.nanoTime() > deadline) throw StreamctlException(
         s"Kafka at $servers: the leaders of stream '$stream' did not serve its $partitions partitions within $TimeoutMs ms"
       )
