@@ -8,7 +8,8 @@ Figures are medians over batches 1-9 (batch 0 is the first batch, reported apart
 ``triggerExecution`` and every ``durationMs`` phase Spark reports; per task attempt its wall time
 (executor run time) and CPU time (streamctl.testing.TaskTimes, a SparkListener); the bytes of the
 checkpoint and metadata-store files created or rewritten per batch (the query's checkpoint
-directory, where both sources keep everything, scanned after every progress report); and, for
+directory, where both sources keep everything, scanned after every progress report by a JVM
+listener, streamctl.testing.CheckpointBytes: a Python one slowed the batches it measured); and, for
 streamctl, the consumers its readers created and reused per batch (source metrics).
 
 Up to 128 partitions each source runs at both settings of bench.common.SETTINGS ("defaults": no
@@ -80,14 +81,12 @@ import os
 import statistics
 import struct
 import tempfile
-import threading
 import time
 from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
 
 from pyspark.sql import SparkSession
-from pyspark.sql.streaming import StreamingQueryListener
 
 from bench.common import BUILTIN_POOLED_GROUP, SETTINGS, kafka_options
 from streamctl import options
@@ -131,64 +130,36 @@ SESSION = {"spark.driver.memory": "10g"}
 BROKER_PROPERTIES = {"log.index.size.max.bytes": str(64 << 10), "num.io.threads": "4"}
 
 
-class _CheckpointBytes(StreamingQueryListener):
-    """After every progress report of the watched query, the bytes of the files under its
-    checkpoint that are new or changed since the last report; and the queries whose end every
-    listener has been told of (``terminated``)."""
+class _CheckpointBytes:
+    """``streamctl.testing.CheckpointBytes``: after every progress report of the watched query, the
+    bytes and files under its checkpoint that are new or changed since the report before; and the
+    queries whose end every listener has been told of. It listens in the JVM: a Python listener,
+    which PySpark feeds through dozens of py4j calls a report, made the batches it measured 70-100 ms
+    slower at 128 partitions (A/B runs on 2026-12-02), the built-in's and the floor's as well."""
 
-    def __init__(self) -> None:
-        self.root: Path | None = None
-        self.per_batch: dict[int, int] = {}
-        self.files_per_batch: dict[int, int] = {}
-        self.terminated: set[str] = set()
-        self._seen: dict[Path, tuple[int, int]] = {}
-        self._lock = threading.Lock()
+    def __init__(self, spark: SparkSession) -> None:
+        self.jvm_listener = jvm(spark).streamctl.testing.CheckpointBytes()
 
     def watch(self, root: Path) -> None:
-        with self._lock:
-            self.root, self.per_batch, self.files_per_batch, self._seen = root, {}, {}, {}
+        self.jvm_listener.watch(str(root))
 
-    def _scan(self) -> tuple[int, int]:
-        assert self.root is not None
-        written = files_written = 0
-        for dirpath, _, files in os.walk(self.root):
-            for f in files:
-                p = Path(dirpath) / f
-                try:
-                    st = p.stat()
-                except FileNotFoundError:
-                    continue
-                stamp = (st.st_mtime_ns, st.st_size)
-                if self._seen.get(p) != stamp and not f.startswith("."):
-                    written += st.st_size
-                    files_written += 1
-                self._seen[p] = stamp
-        return written, files_written
+    def written(self, batch_id: int) -> tuple[int, int]:
+        """(bytes, files) the batch wrote."""
+        found = self.jvm_listener.written(batch_id)
+        return int(found[0]), int(found[1])
 
-    def onQueryStarted(self, event: Any) -> None:
-        with self._lock:
-            if self.root is not None:
-                self._scan()
-
-    def onQueryProgress(self, event: Any) -> None:
-        with self._lock:
-            if self.root is not None:
-                self.per_batch[event.progress.batchId], self.files_per_batch[event.progress.batchId] = self._scan()
-
-    def onQueryIdle(self, event: Any) -> None:
-        pass
-
-    def onQueryTerminated(self, event: Any) -> None:
-        # Spark hands each event to every listener before the next, so by now streamctl's listener
-        # has recorded the query's last batch in its progress history.
-        with self._lock:
-            self.terminated.add(str(event.id))
+    def wait_reported(self, batch_id: int, timeout_s: float = 10) -> None:
+        """Until the listener has heard the batch's report: the last may still be on its way."""
+        deadline = time.monotonic() + timeout_s
+        while time.monotonic() < deadline and self.jvm_listener.lastBatch() < batch_id:
+            time.sleep(0.05)
 
     def wait_terminated(self, query_ids: list[str], timeout_s: float = 60) -> None:
         deadline = time.monotonic() + timeout_s
-        while not set(query_ids) <= self.terminated:
+        while not all(self.jvm_listener.hasEnded(q) for q in query_ids):
             if time.monotonic() > deadline:
-                raise RuntimeError(f"no end of queries {sorted(set(query_ids) - self.terminated)} in {timeout_s:g} s")
+                ended = [q for q in query_ids if not self.jvm_listener.hasEnded(q)]
+                raise RuntimeError(f"no end of queries {ended} in {timeout_s:g} s")
             time.sleep(0.05)
 
 
@@ -199,12 +170,13 @@ def _watching(spark: SparkSession) -> Iterator[tuple[Any, _CheckpointBytes]]:
     times = jvm(spark).streamctl.testing.TaskTimes()
     context = spark.sparkContext._jsc.sc()  # noqa: SLF001 - the JVM SparkContext takes the listener
     context.addSparkListener(times)
-    listener = _CheckpointBytes()
-    spark.streams.addListener(listener)
+    listener = _CheckpointBytes(spark)
+    streams = spark._jsparkSession.streams()  # noqa: SLF001 - the JVM's manager takes a JVM listener
+    streams.addListener(listener.jvm_listener)
     try:
         yield times, listener
     finally:
-        spark.streams.removeListener(listener)
+        streams.removeListener(listener.jvm_listener)
         context.removeSparkListener(times)
 
 
@@ -238,9 +210,7 @@ def _framed(
     if q.exception() is not None:
         raise q.exception()  # type: ignore[misc]
     progress = [p for p in q.recentProgress if p["numInputRows"] > 0]
-    deadline = time.monotonic() + 10
-    while time.monotonic() < deadline and max(listener.per_batch, default=-1) < progress[-1]["batchId"]:
-        time.sleep(0.05)
+    listener.wait_reported(progress[-1]["batchId"])
     rows = sum(p["numInputRows"] for p in progress)
     if rows != 2 * partitions * rounds:
         raise RuntimeError(f"streamctl read {rows} records of {topic}, expected {2 * partitions * rounds}")
@@ -249,8 +219,8 @@ def _framed(
     out = {
         "partitions": partitions,
         "batch_ms": _median([p["durationMs"]["triggerExecution"] for p in steady]),
-        "bytes_per_batch": _median([listener.per_batch.get(p["batchId"], 0) for p in steady]),
-        "files_per_batch": _median([listener.files_per_batch.get(p["batchId"], 0) for p in steady]),
+        "bytes_per_batch": _median([listener.written(p["batchId"])[0] for p in steady]),
+        "files_per_batch": _median([listener.written(p["batchId"])[1] for p in steady]),
     }
     print(
         f"    streamctl, framed with a watermark per partition per batch: batch {out['batch_ms']:.0f} ms, "
@@ -386,11 +356,8 @@ def _one_run(
     q.awaitTermination()
     if q.exception() is not None:
         raise q.exception()  # type: ignore[misc]
-    # The last report may still be on its way to the Python listener.
-    deadline = time.monotonic() + 10
     progress = [p for p in q.recentProgress if p["numInputRows"] > 0]
-    while time.monotonic() < deadline and max(listener.per_batch, default=-1) < progress[-1]["batchId"]:
-        time.sleep(0.05)
+    listener.wait_reported(progress[-1]["batchId"])
     rows = sum(p["numInputRows"] for p in progress)
     if rows != partitions * per_partition:
         raise RuntimeError(f"{source} read {rows} records of {topic}, expected {partitions * per_partition}")
@@ -409,8 +376,7 @@ def _one_run(
             {
                 "ms": p["durationMs"]["triggerExecution"],
                 "phases": {ph: p["durationMs"].get(ph, 0) for ph in PHASES},
-                "bytes": listener.per_batch.get(p["batchId"], 0),
-                "files": listener.files_per_batch.get(p["batchId"], 0),
+                **dict(zip(("bytes", "files"), listener.written(p["batchId"]), strict=True)),
                 "created": _consumers(p, "consumersCreated"),
                 "reused": _consumers(p, "consumersReused"),
                 "tasks": _task_times(times, p["batchId"]),
