@@ -5,8 +5,6 @@ import java.nio.file.{FileVisitResult, Files, Path, Paths, SimpleFileVisitor}
 import java.nio.file.attribute.BasicFileAttributes
 import java.util.concurrent.{ConcurrentHashMap, TimeUnit}
 
-import scala.jdk.CollectionConverters._
-
 import org.apache.spark.sql.streaming.StreamingQueryListener
 import org.apache.spark.sql.streaming.StreamingQueryListener.{
   QueryProgressEvent,
@@ -36,10 +34,11 @@ final class CheckpointBytes extends StreamingQueryListener {
   private val perBatch = new ConcurrentHashMap[java.lang.Long, Array[Long]]()
   private val seen = new ConcurrentHashMap[Path, (Long, Long)]()
   private val ended = ConcurrentHashMap.newKeySet[String]()
+  @volatile private var newest = -1L
 
   /** From now on, reports concern the checkpoint at `dir`; what was recorded before is dropped. */
   def watch(dir: String): Unit = synchronized {
-    root = Some(Paths.get(dir)); perBatch.clear(); seen.clear()
+    root = Some(Paths.get(dir)); perBatch.clear(); seen.clear(); newest = -1L
   }
 
   /** (bytes, files) written in batch `batchId`, as seen at its report; (0, 0) if none was heard. */
@@ -47,9 +46,7 @@ final class CheckpointBytes extends StreamingQueryListener {
     Option(perBatch.get(java.lang.Long.valueOf(batchId))).getOrElse(Array(0L, 0L))
 
   /** The newest batch whose report was heard, or -1. */
-  def lastBatch(): Long = synchronized {
-    perBatch.keySet.asScala.map(_.longValue).maxOption.getOrElse(-1L)
-  }
+  def lastBatch(): Long = newest
 
   def hasEnded(queryId: String): Boolean = ended.contains(queryId)
 
@@ -58,7 +55,10 @@ final class CheckpointBytes extends StreamingQueryListener {
   }
 
   override def onQueryProgress(event: QueryProgressEvent): Unit = synchronized {
-    root.foreach(r => perBatch.put(java.lang.Long.valueOf(event.progress.batchId), scan(r)))
+    root.foreach { r =>
+      perBatch.put(java.lang.Long.valueOf(event.progress.batchId), scan(r))
+      newest = math.max(newest, event.progress.batchId)
+    }
   }
 
   // Spark hands each event to every listener before the next, so by now streamctl's listener has
