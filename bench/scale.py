@@ -216,11 +216,12 @@ def _framed(
         raise RuntimeError(f"streamctl read {rows} records of {topic}, expected {2 * partitions * rounds}")
     steady = [p for p in progress if 1 <= p["batchId"] <= 9]
     kafka.delete_stream(spark, servers, topic)
+    written = [listener.written(p["batchId"]) for p in steady]
     out = {
         "partitions": partitions,
         "batch_ms": _median([p["durationMs"]["triggerExecution"] for p in steady]),
-        "bytes_per_batch": _median([listener.written(p["batchId"])[0] for p in steady]),
-        "files_per_batch": _median([listener.written(p["batchId"])[1] for p in steady]),
+        "bytes_per_batch": _median([b for b, _ in written]),
+        "files_per_batch": _median([f for _, f in written]),
     }
     print(
         f"    streamctl, framed with a watermark per partition per batch: batch {out['batch_ms']:.0f} ms, "
