@@ -8,6 +8,7 @@ import itertools
 import json
 import os
 import re
+import shutil
 import signal
 import subprocess
 import sys
@@ -25,7 +26,7 @@ from pyspark.sql.streaming import DataStreamWriter, StreamingQuery
 
 import streamctl_testing
 from streamctl import LISTENER_CLASS, options
-from streamctl._ops import cache_dir
+from streamctl._ops import cache_dir, keep_class_archive
 from streamctl_testing import kafka, kafka_broker
 from streamctl_testing._jvm import jvm
 from streamctl_testing.broker import KafkaBroker
@@ -69,7 +70,8 @@ def _class_archive_opts() -> str:
                 env = {**os.environ, "SPARK_SUBMIT_OPTS": opts}
                 subprocess.run([sys.executable, "-c", _DUMP_JOB], env=env, capture_output=True, timeout=600)
                 if pending.is_file():
-                    pending.rename(archive)
+                    made_from = [os.path.realpath(shutil.which(java) or java), *(str(p) for p in jars.iterdir())]
+                    keep_class_archive(pending, archive, made_from)
     return f" -Xlog:disable -XX:SharedArchiveFile={archive}" if archive.is_file() else ""
 
 

@@ -15,7 +15,7 @@ from pathlib import Path
 import pytest
 
 import streamctl
-from streamctl import options
+from streamctl import _ops, options
 from streamctl_testing import kafka
 from streamctl_testing._jvm import jvm
 
@@ -51,6 +51,39 @@ def test_command_line_parses_without_a_jvm(tmp_path):
     # python -m streamctl is the same command.
     module = subprocess.run([sys.executable, "-m", "streamctl", "--version"], capture_output=True, text=True, env=ENV)
     assert module.stdout.strip() == f"streamctl {streamctl.__version__}"
+
+
+def test_keeping_a_class_archive_removes_those_whose_jars_are_gone_or_changed(tmp_path):
+    """The operator commands' and the tests' class-data archives (25 to 170 MB each) are made per
+    classpath; once one of its jars is gone or changed the JVM refuses the archive, so keeping a
+    new one removes those, and the archives older streamctl releases left without a record."""
+    jars = tmp_path / "venv"
+    jars.mkdir()
+    kept, changed, gone = (jars / f"{n}.jar" for n in ("kept", "changed", "gone"))
+    for jar in (kept, changed, gone):
+        jar.write_bytes(b"classes")
+    cache = tmp_path / "cache"
+    cache.mkdir()
+
+    def made(name: str, *made_from: Path) -> Path:
+        pending = cache / f"{name}.jsa.1.tmp"
+        pending.write_bytes(b"archive")
+        _ops.keep_class_archive(pending, cache / f"{name}.jsa", [str(p) for p in made_from])
+        return cache / f"{name}.jsa"
+
+    live, of_changed, of_gone = made("live", kept), made("of-changed", kept, changed), made("of-gone", gone)
+    (cache / "of-gone.jsa.lock").touch()
+    legacy = cache / "legacy.jsa"
+    legacy.write_bytes(b"archive")
+    assert sorted(p.name for p in cache.glob("*.jsa")) == ["legacy.jsa", "live.jsa", "of-changed.jsa", "of-gone.jsa"]
+
+    changed.write_bytes(b"other classes")
+    gone.unlink()
+    newest = made("newest", kept, changed)
+    assert sorted(p.name for p in cache.iterdir()) == ["live.jsa", "live.jsa.from", "newest.jsa", "newest.jsa.from"]
+    assert not legacy.exists() and not of_changed.exists() and not of_gone.exists()
+    assert live.read_bytes() == newest.read_bytes() == b"archive"
+    assert _ops.prune_class_archives(cache) == []
 
 
 def test_describe_reset_and_report_a_real_query(spark, servers, make_stream, tmp_path):

@@ -20,7 +20,7 @@ import json
 import os
 import shutil
 import subprocess
-from collections.abc import Mapping
+from collections.abc import Iterable, Mapping
 from pathlib import Path
 from typing import Any
 
@@ -125,34 +125,86 @@ def cache_dir(env: Mapping[str, str] | None = None) -> Path:
     return Path(env.get("XDG_CACHE_HOME") or Path.home() / ".cache").expanduser() / "streamctl"
 
 
-def _class_archive(java_path: str, cp: str, kafka: bool) -> tuple[list[str], Path | None]:
+def _file_stamp(path: str) -> list[int] | None:
+    """A file's modification time and size, what the JVM checks a class-data archive's jars by;
+    None when it is gone."""
+    try:
+        st = os.stat(path)
+    except OSError:
+        return None
+    return [st.st_mtime_ns, st.st_size]
+
+
+def keep_class_archive(pending: Path, archive: Path, made_from: Iterable[str]) -> None:
+    """Moves a class-data archive the JVM just wrote (``pending``) to ``archive``, with a record of
+    the files it was made from (``<archive>.from``), then removes the archives of that folder
+    whose files are gone or changed: the JVM refuses an archive once a jar on its classpath
+    changed, so those could never be used again. Each archive is 25 to 170 MB, and every venv,
+    clone or upgrade makes its own; without this the cache grows by one per classpath ever used.
+
+    Example::
+
+        keep_class_archive(Path("ops-1.jsa.99.tmp"), Path("ops-1.jsa"), ["/venv/jars/a.jar"])
+    """
+    record = {p: _file_stamp(p) for p in made_from}
+    archive.with_name(f"{archive.name}.from").write_text(json.dumps(record))
+    os.replace(pending, archive)
+    prune_class_archives(archive.parent)
+
+
+def prune_class_archives(folder: Path) -> list[Path]:
+    """Removes the archives of ``folder`` whose record (see ``keep_class_archive``) names a file
+    that is gone or changed, or that have no record (made before streamctl kept one); returns
+    what it removed. An archive a running JVM maps stays readable to it after the removal.
+
+    Example::
+
+        prune_class_archives(cache_dir())
+    """
+    removed = []
+    for archive in sorted(folder.glob("*.jsa")):
+        source = archive.with_name(f"{archive.name}.from")
+        try:
+            record = json.loads(source.read_text())
+            stale = any(_file_stamp(p) != stamp for p, stamp in record.items())
+        except (OSError, ValueError, AttributeError):
+            stale = True
+        if stale:
+            for path in (archive, source, archive.with_name(f"{archive.name}.lock")):
+                path.unlink(missing_ok=True)
+            removed.append(archive)
+    return removed
+
+
+def _class_archive(java_path: str, cp: str, kafka: bool) -> tuple[list[str], Path | None, Path | None]:
     """JVM options that load classes from an application class-data archive (AppCDS), which halves
     the start-up: the archive of this java and classpath when there is one, else options that
-    write one at exit (the path returned, to move into place once the JVM succeeded). Commands
-    that reach Kafka load more classes, so their archive is kept apart. None when the cache is
-    not writable: the command then runs without one."""
+    write one at exit (with the path it is written to and the path to move it to once the JVM
+    succeeded; see ``keep_class_archive``). Commands that reach Kafka load more classes, so their
+    archive is kept apart. No options when the cache is not writable: the command then runs
+    without an archive."""
     cache = cache_dir()
     stamp = [java_path, cp, *(str(os.stat(p).st_mtime_ns) for p in cp.split(os.pathsep)[:1])]
     key = hashlib.sha256("\0".join(stamp).encode()).hexdigest()[:16]
     wanted = cache / f"ops-{key}{'-kafka' if kafka else ''}.jsa"
     for archive in (wanted, cache / f"ops-{key}-kafka.jsa"):
         if archive.is_file():
-            return [f"-XX:SharedArchiveFile={archive}"], None
+            return [f"-XX:SharedArchiveFile={archive}"], None, None
     try:
         cache.mkdir(parents=True, exist_ok=True)
     except OSError:
-        return [], None
+        return [], None, None
     if not os.access(cache, os.W_OK):
-        return [], None
+        return [], None, None
     pending = wanted.with_name(f"{wanted.name}.{os.getpid()}.tmp")
-    return [f"-XX:ArchiveClassesAtExit={pending}"], pending
+    return [f"-XX:ArchiveClassesAtExit={pending}"], pending, wanted
 
 
 def run(command: str, request: dict[str, Any]) -> Any:
     """Runs one OpsMain command with ``request`` and returns its JSON answer; raises ``OpsError``
     with the JVM's message when it fails."""
     java_path, cp = java(), classpath()
-    archive, pending = _class_archive(java_path, cp, bool(request.get("bootstrapServers")))
+    archive, pending, wanted = _class_archive(java_path, cp, bool(request.get("bootstrapServers")))
     args = [
         java_path,
         # A short-lived tool: only the quick JIT tier, the simplest collector, no JVM log lines
@@ -170,9 +222,9 @@ def run(command: str, request: dict[str, Any]) -> Any:
     # The request goes over stdin: it may hold passwords (kafkaOptions), and any local user
     # can read a process's arguments.
     done = subprocess.run(args, input=json.dumps(request), capture_output=True, text=True, check=False)
-    if pending is not None:
+    if pending is not None and wanted is not None:
         if done.returncode == 0 and pending.is_file():
-            os.replace(pending, pending.with_name(pending.name.rsplit(".", 2)[0]))
+            keep_class_archive(pending, wanted, [os.path.realpath(java_path), *cp.split(os.pathsep)])
         else:
             pending.unlink(missing_ok=True)
     if done.returncode != 0:
