@@ -147,9 +147,13 @@ def keep_class_archive(pending: Path, archive: Path, made_from: Iterable[str]) -
         keep_class_archive(Path("ops-1.jsa.99.tmp"), Path("ops-1.jsa"), ["/venv/jars/a.jar"])
     """
     record = {p: _file_stamp(p) for p in made_from}
-    archive.with_name(f"{archive.name}.from").write_text(json.dumps(record))
-    os.replace(pending, archive)
-    prune_class_archives(archive.parent)
+    # Best effort: the command that wrote the archive has succeeded, whatever the cache does.
+    try:
+        archive.with_name(f"{archive.name}.from").write_text(json.dumps(record))
+        os.replace(pending, archive)
+        prune_class_archives(archive.parent)
+    except OSError:
+        pending.unlink(missing_ok=True)
 
 
 def prune_class_archives(folder: Path) -> list[Path]:
@@ -170,8 +174,11 @@ def prune_class_archives(folder: Path) -> list[Path]:
         except (OSError, ValueError, AttributeError):
             stale = True
         if stale:
-            for path in (archive, source, archive.with_name(f"{archive.name}.lock")):
-                path.unlink(missing_ok=True)
+            try:
+                for path in (archive, source, archive.with_name(f"{archive.name}.lock")):
+                    path.unlink(missing_ok=True)
+            except OSError:
+                continue  # another user's, or a read-only cache: left as it is
             removed.append(archive)
     return removed
 
