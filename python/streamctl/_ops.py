@@ -183,35 +183,34 @@ def prune_class_archives(folder: Path) -> list[Path]:
     return removed
 
 
-def _class_archive(java_path: str, cp: str, kafka: bool) -> tuple[list[str], Path | None, Path | None]:
+def _class_archive(java_path: str, cp: str, kafka: bool) -> tuple[list[str], Path | None]:
     """JVM options that load classes from an application class-data archive (AppCDS), which halves
     the start-up: the archive of this java and classpath when there is one, else options that
-    write one at exit (with the path it is written to and the path to move it to once the JVM
-    succeeded; see ``keep_class_archive``). Commands that reach Kafka load more classes, so their
-    archive is kept apart. No options when the cache is not writable: the command then runs
-    without an archive."""
+    write one at exit (the path returned, ``<archive>.<pid>.tmp``, to keep once the JVM succeeded;
+    see ``keep_class_archive``). Commands that reach Kafka load more classes, so their archive is
+    kept apart. None when the cache is not writable: the command then runs without one."""
     cache = cache_dir()
     stamp = [java_path, cp, *(str(os.stat(p).st_mtime_ns) for p in cp.split(os.pathsep)[:1])]
     key = hashlib.sha256("\0".join(stamp).encode()).hexdigest()[:16]
     wanted = cache / f"ops-{key}{'-kafka' if kafka else ''}.jsa"
     for archive in (wanted, cache / f"ops-{key}-kafka.jsa"):
         if archive.is_file():
-            return [f"-XX:SharedArchiveFile={archive}"], None, None
+            return [f"-XX:SharedArchiveFile={archive}"], None
     try:
         cache.mkdir(parents=True, exist_ok=True)
     except OSError:
-        return [], None, None
+        return [], None
     if not os.access(cache, os.W_OK):
-        return [], None, None
+        return [], None
     pending = wanted.with_name(f"{wanted.name}.{os.getpid()}.tmp")
-    return [f"-XX:ArchiveClassesAtExit={pending}"], pending, wanted
+    return [f"-XX:ArchiveClassesAtExit={pending}"], pending
 
 
 def run(command: str, request: dict[str, Any]) -> Any:
     """Runs one OpsMain command with ``request`` and returns its JSON answer; raises ``OpsError``
     with the JVM's message when it fails."""
     java_path, cp = java(), classpath()
-    archive, pending, wanted = _class_archive(java_path, cp, bool(request.get("bootstrapServers")))
+    archive, pending = _class_archive(java_path, cp, bool(request.get("bootstrapServers")))
     args = [
         java_path,
         # A short-lived tool: only the quick JIT tier, the simplest collector, no JVM log lines
@@ -229,8 +228,9 @@ def run(command: str, request: dict[str, Any]) -> Any:
     # The request goes over stdin: it may hold passwords (kafkaOptions), and any local user
     # can read a process's arguments.
     done = subprocess.run(args, input=json.dumps(request), capture_output=True, text=True, check=False)
-    if pending is not None and wanted is not None:
+    if pending is not None:
         if done.returncode == 0 and pending.is_file():
+            wanted = pending.with_name(pending.name.rsplit(".", 2)[0])
             keep_class_archive(pending, wanted, [os.path.realpath(java_path), *cp.split(os.pathsep)])
         else:
             pending.unlink(missing_ok=True)
