@@ -26,7 +26,7 @@ from pyspark.sql.streaming import DataStreamWriter, StreamingQuery
 
 import streamctl_testing
 from streamctl import LISTENER_CLASS, options
-from streamctl._ops import cache_dir, keep_class_archive
+from streamctl._ops import cache_dir, keep_class_archive, pending_class_archive
 from streamctl_testing import kafka, kafka_broker
 from streamctl_testing._jvm import jvm
 from streamctl_testing.broker import KafkaBroker
@@ -65,7 +65,7 @@ def _class_archive_opts() -> str:
         with (cache / f"{archive.name}.lock").open("w") as lock:
             fcntl.flock(lock, fcntl.LOCK_EX)  # the other pytest processes wait for the first one's
             if not archive.is_file():
-                pending = archive.with_name(f"{archive.name}.{os.getpid()}.tmp")
+                pending = pending_class_archive(archive)
                 opts = f"{_CHILD_DRIVER_OPTS} -Xlog:disable -XX:ArchiveClassesAtExit={pending}"
                 env = {**os.environ, "SPARK_SUBMIT_OPTS": opts}
                 subprocess.run([sys.executable, "-c", _DUMP_JOB], env=env, capture_output=True, timeout=600)

@@ -135,6 +135,18 @@ def _file_stamp(path: str) -> list[int] | None:
     return [st.st_mtime_ns, st.st_size]
 
 
+def pending_class_archive(archive: Path) -> Path:
+    """Where this process has the JVM write ``archive`` at exit, before ``keep_class_archive``
+    moves it in place: beside it, named for the process, so two commands making the same archive at
+    once do not write into one file.
+
+    Example::
+
+        pending_class_archive(Path("ops-1.jsa"))  # ops-1.jsa.<pid>.tmp
+    """
+    return archive.with_name(f"{archive.name}.{os.getpid()}.tmp")
+
+
 def keep_class_archive(pending: Path, archive: Path, made_from: Iterable[str]) -> None:
     """Moves a class-data archive the JVM just wrote (``pending``) to ``archive``, with a record of
     the files it was made from (``<archive>.from``), then removes the archives of that folder
@@ -186,9 +198,10 @@ def prune_class_archives(folder: Path) -> list[Path]:
 def _class_archive(java_path: str, cp: str, kafka: bool) -> tuple[list[str], Path | None]:
     """JVM options that load classes from an application class-data archive (AppCDS), which halves
     the start-up: the archive of this java and classpath when there is one, else options that
-    write one at exit (the path returned, ``<archive>.<pid>.tmp``, to keep once the JVM succeeded;
-    see ``keep_class_archive``). Commands that reach Kafka load more classes, so their archive is
-    kept apart. None when the cache is not writable: the command then runs without one."""
+    write one at exit (with the archive they make, to keep once the JVM succeeded; see
+    ``pending_class_archive`` and ``keep_class_archive``). Commands that reach Kafka load more
+    classes, so their archive is kept apart. None when the cache is not writable: the command then
+    runs without one."""
     cache = cache_dir()
     stamp = [java_path, cp, *(str(os.stat(p).st_mtime_ns) for p in cp.split(os.pathsep)[:1])]
     key = hashlib.sha256("\0".join(stamp).encode()).hexdigest()[:16]
@@ -202,15 +215,14 @@ def _class_archive(java_path: str, cp: str, kafka: bool) -> tuple[list[str], Pat
         return [], None
     if not os.access(cache, os.W_OK):
         return [], None
-    pending = wanted.with_name(f"{wanted.name}.{os.getpid()}.tmp")
-    return [f"-XX:ArchiveClassesAtExit={pending}"], pending
+    return [f"-XX:ArchiveClassesAtExit={pending_class_archive(wanted)}"], wanted
 
 
 def run(command: str, request: dict[str, Any]) -> Any:
     """Runs one OpsMain command with ``request`` and returns its JSON answer; raises ``OpsError``
     with the JVM's message when it fails."""
     java_path, cp = java(), classpath()
-    archive, pending = _class_archive(java_path, cp, bool(request.get("bootstrapServers")))
+    archive, made = _class_archive(java_path, cp, bool(request.get("bootstrapServers")))
     args = [
         java_path,
         # A short-lived tool: only the quick JIT tier, the simplest collector, no JVM log lines
@@ -228,10 +240,10 @@ def run(command: str, request: dict[str, Any]) -> Any:
     # The request goes over stdin: it may hold passwords (kafkaOptions), and any local user
     # can read a process's arguments.
     done = subprocess.run(args, input=json.dumps(request), capture_output=True, text=True, check=False)
-    if pending is not None:
+    if made is not None:
+        pending = pending_class_archive(made)
         if done.returncode == 0 and pending.is_file():
-            wanted = pending.with_name(pending.name.rsplit(".", 2)[0])
-            keep_class_archive(pending, wanted, [os.path.realpath(java_path), *cp.split(os.pathsep)])
+            keep_class_archive(pending, made, [os.path.realpath(java_path), *cp.split(os.pathsep)])
         else:
             pending.unlink(missing_ok=True)
     if done.returncode != 0:
