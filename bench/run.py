@@ -415,6 +415,14 @@ def main() -> int:
             scale.FLOOR_HEADER,
             [dict(zip(scale.FLOOR_HEADER, r, strict=True)) for r in floor],
         )
+        few_forks = scale.few_forks_rows(config)
+        results.section(
+            "Scale: with few forks, Spark's log writes without most of Hadoop's (both sources tuned, and the floor)",
+            {"few_forks_settings": scale.FEW_FORKS, "order": "streamctl, built-in, floor, built-in, streamctl"},
+            few_forks,
+            scale.FEW_FORKS_HEADER,
+            [dict(zip(scale.FEW_FORKS_HEADER, r, strict=True)) for r in few_forks],
+        )
         framed = scale.framed_rows(config)
         results.section(
             "Scale: an intermediate stream with a watermark per partition per batch (streamctl, tuned)",

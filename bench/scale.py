@@ -68,6 +68,17 @@ source that plans one input partition per partition (the design's one task per S
 partition) can go below it, so the floor's ratio to the built-in's batch is the best ratio any such
 source could reach at that size.
 
+Spark's two log writes fork five processes each on a local-disk checkpoint (four ``readlink`` and one
+``chmod``, counted with ``strace -f -e trace=execve`` on 2026-12-06: Spark's FileContext-based checkpoint
+manager over Hadoop's local file system without its native library, as in the pyspark wheel), 40-50 ms
+a write on the 2-core AMD EPYC, so at 8 partitions the log writes are most of every batch, the floor's
+too. To tell that cost of the machine from Spark's own, at 8 partitions (where the ratio goal is
+nearest the floor) the group runs both sources (tuned) and the floor once more with ``FEW_FORKS``, a
+session setting and so matched on all three: Spark's FileSystem-based checkpoint manager over Hadoop's
+raw local file system, one ``chmod`` a write and no checksum files (6-7 ms a write in a throwaway A/B
+run). Each source runs twice (A B B A) with the floor between; the table "Scale: with few forks"
+gives them. It is a measuring device, not a recommendation: it drops the checkpoint's checksums.
+
 Two streamctl queries reading one topic side by side (at the largest size up to 128 partitions,
 tuned) report the consumers each created per steady-state batch: a pipeline's queries must not take
 each other's. At 128 partitions they share a pool of 16 consumers on ``local[2]``, so their readers
@@ -114,6 +125,18 @@ WARM_UP_PARTITIONS = 1024
 WARM_UP_BATCHES = 5
 WARM_UP_RECORDS = 2 * WARM_UP_BATCHES
 STREAMCTL, BUILTIN = "streamctl", "built-in"
+# Spark's log writes with one fork each instead of five (see above), session-wide: Spark 4.1+'s class
+# name (the benchmarks run on the newest line). Without the cache switched off, the local file
+# system the session already holds would keep serving the checkpoint.
+FEW_FORKS = {
+    "spark.sql.streaming.checkpointFileManagerClass": (
+        "org.apache.spark.sql.execution.streaming.checkpointing.FileSystemBasedCheckpointFileManager"
+    ),
+    "fs.file.impl": "org.apache.hadoop.fs.RawLocalFileSystem",
+    "fs.file.impl.disable.cache": "true",
+}
+# Sizes up to which both sources and the floor also run with FEW_FORKS.
+FEW_FORKS_UP_TO = 8
 # The largest size at which two streamctl queries also read side by side (a few seconds there).
 SIDE_BY_SIDE_UP_TO = 128
 # No Kafka setting on either side, not even the matched fetch.max.wait.ms (first_batch only).
@@ -267,6 +290,62 @@ def _floor_summary(partitions: int, runs: list[list[dict[str, Any]]]) -> dict[st
         "batch_ms": _median([d["triggerExecution"] for d in steady]),
         "batch_ms_per_run": [_median([d["triggerExecution"] for d in r]) for r in runs],
         "phases_ms": {ph: _median([d.get(ph, 0) for d in steady]) for ph in PHASES},
+    }
+
+
+@contextlib.contextmanager
+def _few_forks(spark: SparkSession) -> Iterator[None]:
+    """The queries the block starts write their checkpoints with FEW_FORKS."""
+    for key, value in FEW_FORKS.items():
+        spark.conf.set(key, value)
+    try:
+        yield
+    finally:
+        for key in FEW_FORKS:
+            spark.conf.unset(key)
+
+
+def _written_without_checksums(checkpoint: Path) -> None:
+    """Raises unless the query's offset log has no checksum files, as FEW_FORKS writes it: a setting that
+    did not take effect would put Hadoop's forks back into figures that claim to be without them."""
+    crc = sorted(p.name for p in (checkpoint / "offsets").iterdir() if p.name.endswith(".crc"))
+    if crc:
+        raise RuntimeError(f"{checkpoint} has checksum files ({crc[0]}): FEW_FORKS did not take effect")
+
+
+def _with_few_forks(
+    spark: SparkSession,
+    servers: str,
+    topic: str,
+    partitions: int,
+    per_partition: int,
+    tmp: Path,
+    listener: _CheckpointBytes,
+    times: Any,
+) -> dict[str, Any]:
+    """Both sources (tuned, A B B A) and the floor between them, with FEW_FORKS (the module's docstring)."""
+    runs: dict[str, list[dict[str, Any]]] = {}
+    floor_runs = []
+    with _few_forks(spark):
+        for i, source in enumerate((STREAMCTL, BUILTIN, BUILTIN, STREAMCTL)):
+            if i == 2:
+                checkpoint = tmp / f"{partitions}-few-forks-floor"
+                floor_runs.append(_floor(spark, partitions, checkpoint))
+                _written_without_checksums(checkpoint)
+            checkpoint = tmp / f"{partitions}-few-forks-{source}-{i}"
+            one = _one_run(
+                spark, servers, topic, partitions, per_partition, source, "tuned", checkpoint, listener, times
+            )
+            _written_without_checksums(checkpoint)
+            runs.setdefault(source, []).append(one)
+            print(
+                f"    {source}, tuned, few forks: batch {_median([b['ms'] for b in one['steady']]):.0f} ms",
+                flush=True,
+            )
+    return {
+        "partitions": partitions,
+        **{source: _summary(done) for source, done in runs.items()},
+        "floor": _floor_summary(partitions, floor_runs),
     }
 
 
@@ -529,6 +608,7 @@ def run(
     side_by_side_size = max((s for s in sizes if s <= SIDE_BY_SIDE_UP_TO), default=None)
     framed: list[dict[str, Any]] = []
     floor: list[dict[str, Any]] = []
+    few_forks: list[dict[str, Any]] = []
     started = time.monotonic()
     elapsed: dict[str, float] = {}
     warm_up = min(WARM_UP_PARTITIONS, max(sizes))
@@ -618,6 +698,10 @@ def run(
                 floor_runs.append(_floor(spark, size, Path(tmp) / f"{size}-floor-{len(floor_runs)}"))
             if floor_runs:
                 floor.append(_floor_summary(size, floor_runs))
+            if size <= FEW_FORKS_UP_TO:
+                few_forks.append(
+                    _with_few_forks(spark, servers, topic, size, per_partition, Path(tmp), listener, times)
+                )
             if size <= FRAMED_UP_TO:
                 framed.append(_framed(spark, servers, size, per_partition, Path(tmp) / f"{size}-framed", listener))
             if size == side_by_side_size:
@@ -638,6 +722,9 @@ def run(
         "two_queries_side_by_side": {"partitions": side_by_side_size, **side_by_side},
         "framed_with_watermarks": framed,
         "floor": floor,
+        "few_forks": few_forks,
+        "few_forks_settings": FEW_FORKS,
+        "few_forks_up_to_partitions": FEW_FORKS_UP_TO,
         "maxOffsetsPerTrigger": "2 x partitions",
         "trigger": "AvailableNow",
         "sink": "noop",
@@ -748,6 +835,40 @@ def floor_rows(results: list[dict[str, Any]], config: dict[str, Any]) -> list[tu
                 f"{s['batch_ms'] / b['batch_ms']:.2f}x",
                 f"{ph['walCommit'] + ph['commitOffsets']:,.0f}",
                 f"{ph['addBatch']:,.0f}",
+            )
+        )
+    return out
+
+
+FEW_FORKS_HEADER = (
+    "partitions",
+    "streamctl batch ms",
+    "built-in batch ms",
+    "floor batch ms",
+    "streamctl / built-in",
+    "floor / built-in",
+    "walCommit + commitOffsets ms streamctl / built-in / floor",
+    "addBatch ms streamctl / built-in / floor",
+)
+
+
+def few_forks_rows(config: dict[str, Any]) -> list[tuple[str, ...]]:
+    """Per size, both sources (tuned) and the floor with FEW_FORKS: the ratios once the machine's forks
+    are out of Spark's log writes."""
+    out = []
+    for r in config["few_forks"]:
+        s, b, f = r[STREAMCTL], r[BUILTIN], r["floor"]
+        logs = lambda x: x["phases_ms"]["walCommit"] + x["phases_ms"]["commitOffsets"]  # noqa: E731
+        out.append(
+            (
+                f"{r['partitions']:,}",
+                f"{s['batch_ms']:,.0f}",
+                f"{b['batch_ms']:,.0f}",
+                f"{f['batch_ms']:,.0f}",
+                f"{s['batch_ms'] / b['batch_ms']:.2f}x",
+                f"{f['batch_ms'] / b['batch_ms']:.2f}x",
+                " / ".join(f"{logs(x):,.0f}" for x in (s, b, f)),
+                " / ".join(f"{x['phases_ms']['addBatch']:,.0f}" for x in (s, b, f)),
             )
         )
     return out
