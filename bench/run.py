@@ -418,10 +418,25 @@ def main() -> int:
         few_forks = scale.few_forks_rows(config)
         results.section(
             "Scale: with few forks, Spark's log writes without most of Hadoop's (both sources tuned, and the floor)",
-            {"few_forks_settings": scale.FEW_FORKS, "order": "streamctl, built-in, floor, built-in, streamctl"},
+            {
+                "few_forks_settings": scale.FEW_FORKS,
+                "order": "streamctl, grouper=single, built-in, floors, built-in, grouper=single, streamctl",
+            },
             few_forks,
             scale.FEW_FORKS_HEADER,
             [dict(zip(scale.FEW_FORKS_HEADER, r, strict=True)) for r in few_forks],
+        )
+        one_input = scale.one_input_partition_rows(found, config)
+        results.section(
+            "Scale: one Spark input partition instead of P (streamctl grouper=single, and the floor), tuned",
+            {
+                "single_task": "streamctl with grouper=single: every partition in one task, one Spark input partition",
+                "floor_one_input_partition": "rate-micro-batch, rowsPerBatch 2 x P, numPartitions 1",
+                "few_forks_settings": scale.FEW_FORKS,
+            },
+            one_input,
+            scale.ONE_INPUT_PARTITION_HEADER,
+            [dict(zip(scale.ONE_INPUT_PARTITION_HEADER, r, strict=True)) for r in one_input],
         )
         framed = scale.framed_rows(config)
         results.section(

@@ -79,6 +79,13 @@ raw local file system, one ``chmod`` a write and no checksum files (6-7 ms a wri
 run). Each source runs twice (A B B A) with the floor between; the table "Scale: with few forks"
 gives them. It is a measuring device, not a recommendation: it drops the checkpoint's checksums.
 
+The floor bounds sources with one Spark input partition per partition. At 8 partitions, to bound every
+source however it splits its input, the floor also runs with all 2 x P rows in one input partition
+(beside each floor run above, and with few forks), and streamctl also runs with ``grouper=single``
+(tuned, A B B A with the others): every partition in one task, so in one Spark input partition, read
+by one core. The table "Scale: one Spark input partition instead of P" gives them, as Spark writes
+its logs and with few forks.
+
 Two streamctl queries reading one topic side by side (at the largest size up to 128 partitions,
 tuned) report the consumers each created per steady-state batch: a pipeline's queries must not take
 each other's. At 128 partitions they share a pool of 16 consumers on ``local[2]``, so their readers
@@ -89,6 +96,7 @@ from __future__ import annotations
 
 import contextlib
 import os
+import re
 import statistics
 import struct
 import tempfile
@@ -125,6 +133,11 @@ WARM_UP_PARTITIONS = 1024
 WARM_UP_BATCHES = 5
 WARM_UP_RECORDS = 2 * WARM_UP_BATCHES
 STREAMCTL, BUILTIN = "streamctl", "built-in"
+# streamctl with every partition in one task (grouper=single), so in one Spark input partition.
+SINGLE_TASK = "streamctl, grouper=single"
+# Sizes up to which streamctl also runs as SINGLE_TASK (tuned) and the floor also with one input
+# partition (see above).
+ONE_INPUT_PARTITION_UP_TO = 8
 # Spark's log writes with one fork each instead of five (see above), session-wide: Spark 4.1+'s class
 # name (the benchmarks run on the newest line). Without the cache switched off, the local file
 # system the session already holds would keep serving the checkpoint.
@@ -254,13 +267,17 @@ def _framed(
     return out
 
 
-def _floor(spark: SparkSession, partitions: int, checkpoint: Path) -> list[dict[str, Any]]:
-    """Spark's ``rate-micro-batch`` source with ``partitions`` input partitions, 2 rows each a batch,
-    into ``noop``: the batches 1-9 of a source that reads nothing (see the module's docstring)."""
+def _floor(
+    spark: SparkSession, partitions: int, checkpoint: Path, input_partitions: int | None = None
+) -> list[dict[str, Any]]:
+    """Spark's ``rate-micro-batch`` source with 2 rows per partition a batch in ``input_partitions``
+    input partitions (default: ``partitions``), into ``noop``: the batches 1-9 of a source that reads
+    nothing (see the module's docstring)."""
+    input_partitions = input_partitions or partitions
     q = (
         spark.readStream.format("rate-micro-batch")
         .option("rowsPerBatch", 2 * partitions)
-        .option("numPartitions", partitions)
+        .option("numPartitions", input_partitions)
         .load()
         .writeStream.format("noop")
         .option("checkpointLocation", str(checkpoint))
@@ -272,14 +289,25 @@ def _floor(spark: SparkSession, partitions: int, checkpoint: Path) -> list[dict[
             if q.exception() is not None:
                 raise q.exception()  # type: ignore[misc]
             if time.monotonic() > deadline:
-                raise RuntimeError(f"rate-micro-batch with {partitions} partitions ran no 10 batches in 600 s")
+                raise RuntimeError(f"rate-micro-batch with {input_partitions} partitions ran no 10 batches in 600 s")
             time.sleep(0.05)
     finally:
         q.stop()
     steady = [p["durationMs"] for p in q.recentProgress if 1 <= p["batchId"] <= 9]
     ms = _median([d["triggerExecution"] for d in steady])
-    print(f"    floor (rate-micro-batch, {partitions} input partitions): batch {ms:.0f} ms", flush=True)
+    print(f"    floor ({2 * partitions} rows in {input_partitions} input partition(s)): batch {ms:.0f} ms", flush=True)
     return steady
+
+
+def _floors(spark: SparkSession, partitions: int, tmp: Path, into: dict[int, list[list[dict[str, Any]]]]) -> list[Path]:
+    """The floor with P input partitions and, up to ONE_INPUT_PARTITION_UP_TO, with one: each run's
+    batches added to ``into`` under its input partitions. Returns the runs' checkpoints."""
+    checkpoints = []
+    for inputs in (partitions, 1) if 1 < partitions <= ONE_INPUT_PARTITION_UP_TO else (partitions,):
+        runs = into.setdefault(inputs, [])
+        checkpoints.append(tmp / f"{partitions}-floor-{inputs}-{len(runs)}")
+        runs.append(_floor(spark, partitions, checkpoints[-1], inputs))
+    return checkpoints
 
 
 def _floor_summary(partitions: int, runs: list[list[dict[str, Any]]]) -> dict[str, Any]:
@@ -323,16 +351,18 @@ def _with_few_forks(
     listener: _CheckpointBytes,
     times: Any,
 ) -> dict[str, Any]:
-    """Both sources (tuned, A B B A) and the floor between them, with FEW_FORKS (the module's docstring)."""
+    """Both sources (tuned; streamctl also as SINGLE_TASK up to ONE_INPUT_PARTITION_UP_TO: A B C C B A)
+    and the floor between them (also with one input partition there), with FEW_FORKS (the module's
+    docstring)."""
     runs: dict[str, list[dict[str, Any]]] = {}
-    floor_runs = []
+    floors: dict[int, list[list[dict[str, Any]]]] = {}
+    half = (STREAMCTL, SINGLE_TASK, BUILTIN) if partitions <= ONE_INPUT_PARTITION_UP_TO else (STREAMCTL, BUILTIN)
     with _few_forks(spark):
-        for i, source in enumerate((STREAMCTL, BUILTIN, BUILTIN, STREAMCTL)):
-            if i == 2:
-                checkpoint = tmp / f"{partitions}-few-forks-floor"
-                floor_runs.append(_floor(spark, partitions, checkpoint))
-                _written_without_checksums(checkpoint)
-            checkpoint = tmp / f"{partitions}-few-forks-{source}-{i}"
+        for i, source in enumerate(half + tuple(reversed(half))):
+            if i == len(half):
+                for checkpoint in _floors(spark, partitions, tmp / "few-forks", floors):
+                    _written_without_checksums(checkpoint)
+            checkpoint = tmp / f"{partitions}-few-forks-{_slug(source)}-{i}"
             one = _one_run(
                 spark, servers, topic, partitions, per_partition, source, "tuned", checkpoint, listener, times
             )
@@ -345,7 +375,8 @@ def _with_few_forks(
     return {
         "partitions": partitions,
         **{source: _summary(done) for source, done in runs.items()},
-        "floor": _floor_summary(partitions, floor_runs),
+        "floor": _floor_summary(partitions, floors[partitions]),
+        **({"floor_one_input_partition": _floor_summary(partitions, floors[1])} if 1 in floors else {}),
     }
 
 
@@ -394,6 +425,11 @@ def _two_queries(
     return out
 
 
+def _slug(source: str) -> str:
+    """A source's label as a checkpoint directory's name."""
+    return re.sub(r"[^a-z0-9-]+", "-", source)
+
+
 def _median(values: list[float]) -> float:
     return statistics.median(values) if values else float("nan")
 
@@ -418,7 +454,9 @@ def _one_run(
     else:
         _empty_builtin_cache(spark)
     consumer = {} if settings == NO_KAFKA_SETTING else SCALE_SETTINGS[settings]["consumer"]
-    reader = spark.readStream.format("streamctl" if source == STREAMCTL else "kafka")
+    reader = spark.readStream.format("kafka" if source == BUILTIN else "streamctl")
+    if source == SINGLE_TASK:
+        reader = reader.option("grouper", "single")
     reader = reader.option("kafka.bootstrap.servers", servers).option("subscribe", topic)
     reader = reader.option("startingOffsets", "earliest").option("maxOffsetsPerTrigger", per_batch * partitions)
     reader = reader.options(**kafka_options(consumer))
@@ -608,6 +646,7 @@ def run(
     side_by_side_size = max((s for s in sizes if s <= SIDE_BY_SIDE_UP_TO), default=None)
     framed: list[dict[str, Any]] = []
     floor: list[dict[str, Any]] = []
+    floor_one: list[dict[str, Any]] = []
     few_forks: list[dict[str, Any]] = []
     started = time.monotonic()
     elapsed: dict[str, float] = {}
@@ -646,8 +685,9 @@ def run(
             order = [
                 (s, st)
                 for st in SCALE_SETTINGS
-                for s in (STREAMCTL, BUILTIN)
-                if st == "tuned" or size < TUNED_ONLY_FROM
+                for s in (STREAMCTL, BUILTIN, SINGLE_TASK)
+                if (st == "tuned" or size < TUNED_ONLY_FROM)
+                and (s != SINGLE_TASK or (st == "tuned" and size <= ONE_INPUT_PARTITION_UP_TO))
             ]
             sequence = order if index % 2 == 0 else list(reversed(order))
             if size <= BOTH_ORDERS_UP_TO:  # and back again: each source runs once before the other
@@ -656,11 +696,11 @@ def run(
             # well: never first, whose run pays for the broker settling after the topic's records
             # were written (and the last size's topic deleted): 326-430 ms against 229-370 at 8 and
             # 128 partitions when it ran first.
-            floor_runs: list[list[dict[str, Any]]] = []
+            floor_runs: dict[int, list[list[dict[str, Any]]]] = {}
             runs: dict[tuple[str, str], list[dict[str, Any]]] = {}
             for i, (source, settings) in enumerate(sequence):
                 if i == len(sequence) // 2 and size <= FLOOR_UP_TO:
-                    floor_runs.append(_floor(spark, size, Path(tmp) / f"{size}-floor-{len(floor_runs)}"))
+                    _floors(spark, size, Path(tmp), floor_runs)
                 run_started = time.monotonic()
                 one = _one_run(
                     spark,
@@ -670,7 +710,7 @@ def run(
                     per_partition,
                     source,
                     settings,
-                    Path(tmp) / f"{size}-{source}-{settings}-{i}",
+                    Path(tmp) / f"{size}-{_slug(source)}-{settings}-{i}",
                     listener,
                     times,
                 )
@@ -695,9 +735,11 @@ def run(
                 )
                 results.append(r)
             if size <= min(BOTH_ORDERS_UP_TO, FLOOR_UP_TO):
-                floor_runs.append(_floor(spark, size, Path(tmp) / f"{size}-floor-{len(floor_runs)}"))
-            if floor_runs:
-                floor.append(_floor_summary(size, floor_runs))
+                _floors(spark, size, Path(tmp), floor_runs)
+            if size in floor_runs:
+                floor.append(_floor_summary(size, floor_runs[size]))
+            if 1 in floor_runs:
+                floor_one.append(_floor_summary(size, floor_runs[1]))
             if size <= FEW_FORKS_UP_TO:
                 few_forks.append(
                     _with_few_forks(spark, servers, topic, size, per_partition, Path(tmp), listener, times)
@@ -722,6 +764,8 @@ def run(
         "two_queries_side_by_side": {"partitions": side_by_side_size, **side_by_side},
         "framed_with_watermarks": framed,
         "floor": floor,
+        "floor_one_input_partition": floor_one,
+        "one_input_partition_up_to_partitions": ONE_INPUT_PARTITION_UP_TO,
         "few_forks": few_forks,
         "few_forks_settings": FEW_FORKS,
         "few_forks_up_to_partitions": FEW_FORKS_UP_TO,
@@ -869,6 +913,53 @@ def few_forks_rows(config: dict[str, Any]) -> list[tuple[str, ...]]:
                 f"{f['batch_ms'] / b['batch_ms']:.2f}x",
                 " / ".join(f"{logs(x):,.0f}" for x in (s, b, f)),
                 " / ".join(f"{x['phases_ms']['addBatch']:,.0f}" for x in (s, b, f)),
+            )
+        )
+    return out
+
+
+ONE_INPUT_PARTITION_HEADER = (
+    "partitions",
+    "Spark's log writes",
+    "built-in batch ms",
+    "streamctl batch ms (/ built-in)",
+    "streamctl, grouper=single batch ms (/ built-in)",
+    "floor, P input partitions ms (/ built-in)",
+    "floor, one input partition ms (/ built-in)",
+    "addBatch ms built-in / streamctl / grouper=single / floor P / floor one",
+)
+
+
+def one_input_partition_rows(results: list[dict[str, Any]], config: dict[str, Any]) -> list[tuple[str, ...]]:
+    """Up to ONE_INPUT_PARTITION_UP_TO partitions, what one Spark input partition instead of P is
+    worth (all tuned): both sources, streamctl as SINGLE_TASK and the floor with P and with one input
+    partition, as Spark writes its logs and with FEW_FORKS."""
+    by = {(r["partitions"], r["source"]): r for r in results if r["settings"] == "tuned"}
+    floors = {f["partitions"]: f for f in config["floor"]}
+    as_they_are = [
+        (
+            "as they are",
+            {
+                "partitions": f["partitions"],
+                **{s: by[(f["partitions"], s)] for s in (STREAMCTL, BUILTIN, SINGLE_TASK)},
+                "floor": floors[f["partitions"]],
+                "floor_one_input_partition": f,
+            },
+        )
+        for f in config["floor_one_input_partition"]
+    ]
+    few = [("few forks", r) for r in config["few_forks"] if "floor_one_input_partition" in r]
+    out = []
+    for logs, r in as_they_are + few:
+        b = r[BUILTIN]
+        measured = [r[k] for k in (STREAMCTL, SINGLE_TASK, "floor", "floor_one_input_partition")]
+        out.append(
+            (
+                f"{r['partitions']:,}",
+                logs,
+                f"{b['batch_ms']:,.0f}",
+                *(f"{m['batch_ms']:,.0f} ({m['batch_ms'] / b['batch_ms']:.2f}x)" for m in measured),
+                " / ".join(f"{m['phases_ms']['addBatch']:,.0f}" for m in [b, *measured]),
             )
         )
     return out
