@@ -136,37 +136,47 @@ final case class SourceOptions(raw: Map[String, String]) {
 
   /** Where a query's first run (streaming) or a read (batch) starts; precedence as in Spark. */
   def starting(batch: Boolean): OffsetBound =
-    options.get(StartingTimestamp).map(ts =>
-      OffsetBound.Timestamps(options.nameOf(StartingTimestamp), Map.empty, Some(ts))
+    bound(
+      StartingTimestamp,
+      StartingOffsetsByTimestamp,
+      StartingOffsets,
+      allowEarliest = true,
+      latest = !batch
     )
-      .orElse(options.get(StartingOffsetsByTimestamp).map(OffsetBound.parseTimestamps(
-        options.nameOf(StartingOffsetsByTimestamp),
-        _
-      )))
-      .orElse(options.get(StartingOffsets).map(OffsetBound.parseOffsets(
-        options.nameOf(StartingOffsets),
-        _,
-        allowEarliest = true,
-        allowLatest = !batch
-      )))
-      .getOrElse(OffsetBound.Named(StartingOffsets.name, latest = !batch))
 
   /** Where a batch read ends (latest by default); precedence as in Spark. */
   def ending: OffsetBound =
-    options.get(EndingTimestamp).map(ts =>
-      OffsetBound.Timestamps(options.nameOf(EndingTimestamp), Map.empty, Some(ts))
+    bound(
+      EndingTimestamp,
+      EndingOffsetsByTimestamp,
+      EndingOffsets,
+      allowEarliest = false,
+      latest = true
     )
-      .orElse(options.get(EndingOffsetsByTimestamp).map(OffsetBound.parseTimestamps(
-        options.nameOf(EndingOffsetsByTimestamp),
+
+  // Spark's precedence for either end: one timestamp for all, then per-partition timestamps, then
+  // offsets; `latest` is both whether the offsets may say latest and the default when none is set.
+  private def bound(
+      timestamp: OptionSpec[Long],
+      byTimestamp: OptionSpec[String],
+      offsets: OptionSpec[String],
+      allowEarliest: Boolean,
+      latest: Boolean
+  ): OffsetBound =
+    options.get(timestamp).map(ts =>
+      OffsetBound.Timestamps(options.nameOf(timestamp), Map.empty, Some(ts))
+    )
+      .orElse(options.get(byTimestamp).map(OffsetBound.parseTimestamps(
+        options.nameOf(byTimestamp),
         _
       )))
-      .orElse(options.get(EndingOffsets).map(OffsetBound.parseOffsets(
-        options.nameOf(EndingOffsets),
+      .orElse(options.get(offsets).map(OffsetBound.parseOffsets(
+        options.nameOf(offsets),
         _,
-        allowEarliest = false,
-        allowLatest = true
+        allowEarliest = allowEarliest,
+        allowLatest = latest
       )))
-      .getOrElse(OffsetBound.Named(EndingOffsets.name, latest = true))
+      .getOrElse(OffsetBound.Named(offsets.name, latest = latest))
 
   // Resolved now, so that a malformed value fails the query at its start whichever kind it is.
   starting(batch = false)
