@@ -36,13 +36,13 @@ class StartpointCommands(store: MetadataStore, admin: Option[SystemAdmin], locat
       task: Option[TaskName],
       startpoint: Startpoint
   ): Seq[StartpointEntry] = {
-    val (keys, resolved) = planned(stream, partition, task, startpoint)
+    val entries = preview(stream, partition, task, startpoint)
     store match {
       case fs: FileSystemMetadataStore => fs.ensureWritable()
       case _ =>
     }
-    keys.foreach(manager.write(_, startpoint))
-    keys.map(k => StartpointEntry(k, Right(startpoint), resolved.get(k.ssp)))
+    entries.foreach(e => manager.write(e.key, startpoint))
+    entries
   }
 
   /**
@@ -55,7 +55,16 @@ class StartpointCommands(store: MetadataStore, admin: Option[SystemAdmin], locat
       task: Option[TaskName],
       startpoint: Startpoint
   ): Seq[StartpointEntry] = {
-    val (keys, resolved) = planned(stream, partition, task, startpoint)
+    if (startpoint == null) throw StreamctlException("No startpoint given")
+    val keys = keysFor(stream, partition, task)
+    /* A custom startpoint is resolved by the query's own resolvers (option startpoint.resolvers),
+     * when it starts. */
+    val resolved = startpoint match {
+      case _: Startpoint.Custom => Map.empty[SSP, Resolution]
+      case _ => admin.map(a =>
+          new StartpointResolver(a).resolve(keys.map(_.ssp -> startpoint).toMap)
+        ).getOrElse(Map.empty)
+    }
     keys.map(k => StartpointEntry(k, Right(startpoint), resolved.get(k.ssp)))
   }
 
@@ -102,25 +111,6 @@ class StartpointCommands(store: MetadataStore, admin: Option[SystemAdmin], locat
         case c: AutoCloseable => c.close()
         case _ =>
       }
-
-  private def planned(
-      stream: String,
-      partition: Option[Int],
-      task: Option[TaskName],
-      startpoint: Startpoint
-  ): (Seq[StartpointKey], Map[SSP, Resolution]) = {
-    if (startpoint == null) throw StreamctlException("No startpoint given")
-    val keys = keysFor(stream, partition, task)
-    /* A custom startpoint is resolved by the query's own resolvers (option startpoint.resolvers),
-     * when it starts. */
-    val resolved = startpoint match {
-      case _: Startpoint.Custom => Map.empty[SSP, Resolution]
-      case _ => admin.map(a =>
-          new StartpointResolver(a).resolve(keys.map(_.ssp -> startpoint).toMap)
-        ).getOrElse(Map.empty)
-    }
-    (keys, resolved)
-  }
 
   private def keysFor(
       stream: String,
