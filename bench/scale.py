@@ -242,14 +242,7 @@ def _framed(
         .trigger(availableNow=True)
         .start()
     )
-    q.awaitTermination()
-    if q.exception() is not None:
-        raise q.exception()  # type: ignore[misc]
-    progress = [p for p in q.recentProgress if p["numInputRows"] > 0]
-    listener.wait_reported(progress[-1]["batchId"])
-    rows = sum(p["numInputRows"] for p in progress)
-    if rows != 2 * partitions * rounds:
-        raise RuntimeError(f"streamctl read {rows} records of {topic}, expected {2 * partitions * rounds}")
+    progress = _finished(q, listener, 2 * partitions * rounds, f"streamctl of {topic}")
     steady = [p for p in progress if 1 <= p["batchId"] <= 9]
     kafka.delete_stream(spark, servers, topic)
     written = [listener.written(p["batchId"]) for p in steady]
@@ -471,14 +464,7 @@ def _one_run(
         .trigger(availableNow=True)
         .start()
     )
-    q.awaitTermination()
-    if q.exception() is not None:
-        raise q.exception()  # type: ignore[misc]
-    progress = [p for p in q.recentProgress if p["numInputRows"] > 0]
-    listener.wait_reported(progress[-1]["batchId"])
-    rows = sum(p["numInputRows"] for p in progress)
-    if rows != partitions * per_partition:
-        raise RuntimeError(f"{source} read {rows} records of {topic}, expected {partitions * per_partition}")
+    progress = _finished(q, listener, partitions * per_partition, f"{source} of {topic}")
     first = progress[0]
     first_tasks = _task_times(times, first["batchId"])
     return {
@@ -503,6 +489,21 @@ def _one_run(
             if 1 <= p["batchId"] <= 9
         ],
     }
+
+
+def _finished(q: Any, listener: _CheckpointBytes, expected: int, reader: str) -> list[dict[str, Any]]:
+    """The reports of the batches that read records, once the ``Trigger.AvailableNow`` query ``q`` ended
+    having read ``expected`` records and the listener has heard its last report; ``reader`` names the
+    source and topic in the error when it read another number."""
+    q.awaitTermination()
+    if q.exception() is not None:
+        raise q.exception()  # type: ignore[misc]
+    progress = [p for p in q.recentProgress if p["numInputRows"] > 0]
+    listener.wait_reported(progress[-1]["batchId"])
+    rows = sum(p["numInputRows"] for p in progress)
+    if rows != expected:
+        raise RuntimeError(f"{reader} read {rows} records, expected {expected}")
+    return progress
 
 
 def _task_times(times: Any, batch_id: int) -> list[tuple[float, float]]:
