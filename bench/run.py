@@ -190,9 +190,13 @@ class Results:
         config: dict[str, Any],
         rows: list[tuple[str, ...]],
         header: tuple[str, ...],
-        data: list[dict[str, Any]],
+        data: list[dict[str, Any]] | None = None,
         ratios: list[tuple[str, ...]] | None = None,
     ) -> None:
+        """One table, in the console and markdown as ``rows`` under ``header``, and in the JSON as
+        ``data`` (by default the rows themselves, each a dict keyed by ``header``)."""
+        if data is None:
+            data = [dict(zip(header, r, strict=True)) for r in rows]
         self.json["sections"].append({"title": title, "config": config, "results": data})
         self.md += [
             f"## {title}",
@@ -387,7 +391,6 @@ def main() -> int:
             config,
             rows,
             header,
-            [dict(zip(header, r, strict=True)) for r in rows],
         )
     if "scale" in only:  # bench/scale.py: its own broker (every size's topic) and session
         with scale_session(results) as (broker, spark):
@@ -405,7 +408,6 @@ def main() -> int:
             config,
             phase_rows,
             scale.PHASE_HEADER,
-            [dict(zip(scale.PHASE_HEADER, r, strict=True)) for r in phase_rows],
         )
         floor = scale.floor_rows(found, config)
         results.section(
@@ -413,7 +415,6 @@ def main() -> int:
             {"floor": "rate-micro-batch, rowsPerBatch 2 x P, numPartitions P, noop sink, same session"},
             floor,
             scale.FLOOR_HEADER,
-            [dict(zip(scale.FLOOR_HEADER, r, strict=True)) for r in floor],
         )
         few_forks = scale.few_forks_rows(config)
         results.section(
@@ -424,7 +425,6 @@ def main() -> int:
             },
             few_forks,
             scale.FEW_FORKS_HEADER,
-            [dict(zip(scale.FEW_FORKS_HEADER, r, strict=True)) for r in few_forks],
         )
         one_input = scale.one_input_partition_rows(found, config)
         results.section(
@@ -436,7 +436,6 @@ def main() -> int:
             },
             one_input,
             scale.ONE_INPUT_PARTITION_HEADER,
-            [dict(zip(scale.ONE_INPUT_PARTITION_HEADER, r, strict=True)) for r in one_input],
         )
         framed = scale.framed_rows(config)
         results.section(
@@ -444,7 +443,6 @@ def main() -> int:
             {"reader": "streamctl, stream.<name>.intermediate=true"},
             framed,
             scale.FRAMED_HEADER,
-            [dict(zip(scale.FRAMED_HEADER, r, strict=True)) for r in framed],
         )
     if "first-batch" in only:  # bench/scale.py's first_batch: its own broker and session, as scale's
         size = 128 if q else scale.FIRST_BATCH_PARTITIONS
@@ -480,7 +478,6 @@ def main() -> int:
             config,
             rows,
             monitoring_cost.HEADER,
-            [dict(zip(monitoring_cost.HEADER, r, strict=True)) for r in rows],
         )
         results.section(
             f"Monitoring cost: CPU per batch after the first, {args.monitoring_partitions} partitions "
@@ -488,7 +485,6 @@ def main() -> int:
             {"threads": monitoring_cost.THREADS},
             cpu_rows,
             monitoring_cost.CPU_HEADER,
-            [dict(zip(monitoring_cost.CPU_HEADER, r, strict=True)) for r in cpu_rows],
         )
     if only & {"read", "write", "control", "upstream", "pipeline", "memory"}:
         with tempfile.TemporaryDirectory(prefix="streamctl-bench-") as tmp, kafka_broker() as broker:
@@ -517,7 +513,6 @@ def main() -> int:
                         {"processes": list(pids)},
                         cpu,
                         read_throughput.CPU_HEADER,
-                        [dict(zip(read_throughput.CPU_HEADER, r, strict=True)) for r in cpu],
                     )
                 if "write" in only:
                     ms, config = write_throughput.run(
@@ -625,7 +620,6 @@ def main() -> int:
                         },
                         wrows,
                         header,
-                        [dict(zip(header, r, strict=True)) for r in wrows],
                     )
                 if "memory" in only:
                     for gb in (float(x) for x in args.memory_gb.split(",")):
