@@ -364,6 +364,18 @@ def record_shape(records: list[tuple[int, dict | bytes]]) -> list[int | str]:
     return [c["timestamp"] - T0 if t == 1 else _KINDS[t] if t else int(c) for t, c in records]  # type: ignore[index, arg-type]
 
 
+def wait_for(what: str, condition: Callable[[], object], *queries: StreamingQuery, timeout: float = 120) -> None:
+    """Returns once ``condition()`` holds. Fails with ``what`` after ``timeout`` seconds, and at once
+    with the error of any of ``queries`` that has failed: a dead query would never get there."""
+    deadline = time.monotonic() + timeout
+    while not condition():
+        for q in queries:
+            if q.exception() is not None:
+                raise q.exception()  # type: ignore[misc]
+        assert time.monotonic() < deadline, f"{what}: not within {timeout:.0f} s"
+        time.sleep(0.2)
+
+
 def idle_triggers(query: StreamingQuery, count: int = 3) -> None:
     """Returns once ``query`` ran ``count`` triggers that found no new data (or stopped): each asked its
     sources for new offsets and ran whatever batch they offered, so a test can then assert that nothing

@@ -23,7 +23,7 @@ from streamctl_testing import kafka
 from streamctl_testing._jvm import jvm
 from streamctl_testing.broker import KafkaBroker
 
-from conftest import driver_log
+from conftest import driver_log, wait_for
 
 OUTAGE_S = 35  # the 34 s outage, with a margin; the broker then takes a few seconds to serve
 
@@ -40,15 +40,6 @@ def _source(spark, servers, stream, **kafka_options):
         .options(**options.source(servers, [stream], starting_offsets="earliest", kafka=kafka_options))
         .load()
     )
-
-
-def _await(condition, what: str, queries: list[StreamingQuery], timeout: float = 240) -> None:
-    deadline = time.monotonic() + timeout
-    while not condition():
-        for q in queries:
-            assert q.exception() is None, f"{q.name}: {q.exception()}"
-        assert time.monotonic() < deadline, f"timed out waiting for {what}"
-        time.sleep(0.2)
 
 
 def _failure(q: StreamingQuery) -> str:
@@ -114,9 +105,9 @@ def test_an_outage_of_35_seconds_is_survived_while_planning_reading_and_writing(
     ]
     try:
         kafka.produce(spark, servers, src, [b"w0", b"w1"])
-        _await(lambda: _written(spark, down, "mid") == 2, "the first writes", queries)
+        wait_for("the first writes", lambda: _written(spark, down, "mid") == 2, *queries, timeout=240)
         kafka.produce(spark, down, "read", [b"r0", b"r1", b"r2"])
-        _await(killed.is_set, "the reading batch", queries)
+        wait_for("the reading batch", killed.is_set, *queries, timeout=240)
         started = time.monotonic()
         kafka.produce(spark, servers, src, [b"w2", b"w3"])  # written while the broker is down
         time.sleep(max(0.0, OUTAGE_S - (time.monotonic() - started)))
@@ -128,8 +119,8 @@ def test_an_outage_of_35_seconds_is_survived_while_planning_reading_and_writing(
 
         kafka.produce(spark, down, "read", [b"r3"])
         kafka.produce(spark, down, "idle", [b"i0"])
-        _await(lambda: sorted(read) == [0, 1, 2, 3] and idle == [0], "reads after the outage", queries)
-        _await(lambda: _written(spark, down, "mid") == 4, "the writes of the outage", queries)
+        wait_for("reads after the outage", lambda: sorted(read) == [0, 1, 2, 3] and idle == [0], *queries, timeout=240)
+        wait_for("the writes of the outage", lambda: _written(spark, down, "mid") == 4, *queries, timeout=240)
         user_records = [v for v in kafka.read_raw(spark, down, "mid", 0) if v[:1] == b"\x00"]
         assert sorted(user_records) == [b"\x00w0", b"\x00w1", b"\x00w2", b"\x00w3"]
         assert reread == [3]
@@ -198,12 +189,14 @@ def test_a_longer_outage_fails_each_phase_naming_the_servers_and_the_option(
     queries = [reader, planner, writer, ender]
     try:
         # Every query has planned against the live broker before it goes away.
-        _await(lambda: all(q.lastProgress is not None for q in queries), "every query's first trigger", queries)
+        wait_for(
+            "every query's first trigger",
+            lambda: all(q.lastProgress is not None for q in queries),
+            *queries,
+            timeout=240,
+        )
         kafka.produce(spark, down, "read", [b"r0"])
-        deadline = time.monotonic() + 120
-        while not killed.is_set():
-            assert time.monotonic() < deadline, "the reading batch never ran"
-            time.sleep(0.2)
+        wait_for("the reading batch", killed.is_set)  # the broker dies in it: its queries may fail
         kafka.produce(spark, servers, src, [b"w0"])
 
         option = "option 'kafka.default.api.timeout.ms' sets this wait"
@@ -257,7 +250,7 @@ def test_a_bootstrap_port_nobody_listens_on_is_warned_about_within_ten_seconds(s
         )
         try:
             warned = lambda: [line for line in log().splitlines() if "No Kafka bootstrap server accepted" in line]  # noqa: E731
-            _await(lambda: warned(), "the WARN about the bootstrap servers", [q], timeout=25)
+            wait_for("the WARN about the bootstrap servers", warned, q, timeout=25)
             assert time.monotonic() - started < 16  # 10 s, plus the probe and Spark's query start
             assert q.isActive and q.exception() is None, "it still waits for the broker"
             (line,) = warned()

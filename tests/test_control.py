@@ -7,7 +7,6 @@ import os
 import signal
 import subprocess
 import sys
-import time
 from collections import Counter
 from pathlib import Path
 
@@ -29,6 +28,7 @@ from conftest import (
     read_intermediate,
     record_shape,
     run_job_until,
+    wait_for,
 )
 
 
@@ -273,10 +273,9 @@ def test_end_of_stream_on_request_and_stop_on_end_of_stream_off(spark, servers, 
         assert sum(1 for p in range(2) for t, _ in raw_records(spark, servers, mid, p) if t == 0) == n
 
         # Downstream sees end-of-stream on every input but keeps running (stop.on.end.of.stream=false).
-        deadline = time.monotonic() + 120
-        while not heard.reported_end_of_stream(str(downstream.id)):
-            assert time.monotonic() < deadline, "downstream never reported end-of-stream"
-            time.sleep(0.1)
+        wait_for(
+            "downstream's end-of-stream report", lambda: heard.reported_end_of_stream(str(downstream.id)), downstream
+        )
         # Were the option on, streamctl's listener, which had that report first, would stop the query
         # at its next trigger that finds nothing new.
         idle_triggers(downstream)

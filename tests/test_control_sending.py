@@ -4,7 +4,6 @@ stream has, every run that should end its stream does, and an idle producer hold
 from __future__ import annotations
 
 import time
-from collections.abc import Callable
 from concurrent.futures import ThreadPoolExecutor
 
 import pytest
@@ -14,7 +13,7 @@ import streamctl
 from streamctl import StreamctlException, options
 from streamctl_testing import kafka
 
-from conftest import T0, control_metrics, forwarding_query, idle_triggers, raw_records, read_intermediate
+from conftest import T0, control_metrics, forwarding_query, idle_triggers, raw_records, read_intermediate, wait_for
 
 SECOND = 1_000
 
@@ -29,13 +28,6 @@ def _produce(spark, servers, stream: str, seconds: range) -> None:
         keys=[str(s).encode() for s in seconds],
         timestamps=[T0 + s * SECOND for s in seconds],
     )
-
-
-def _wait_for(what: str, condition: Callable[[], bool], timeout: float = 90) -> None:
-    deadline = time.monotonic() + timeout
-    while not condition():
-        assert time.monotonic() < deadline, what
-        time.sleep(0.3)
 
 
 def _started(spark, servers, src: str, mid: str, checkpoint, interval: str = "100 milliseconds"):
@@ -70,9 +62,7 @@ def test_control_messages_reach_partitions_added_while_the_writer_runs(spark, se
             return m is not None and len(m["control"]) == 4 and m["watermark"] is not None
 
         # The writer's watermark reached the new partitions too, so the reader's is defined.
-        _wait_for(
-            "the reader's watermark stayed undefined after the growth", reader_sees_four_partitions_and_a_watermark
-        )
+        wait_for("a reader's watermark after the growth", reader_sees_four_partitions_and_a_watermark, reader, writer)
         streamctl.end_of_stream(writer)
         assert reader.awaitTermination(120), "the reader never saw end-of-stream on every partition"
         assert reader.exception() is None
@@ -233,7 +223,7 @@ def test_an_idle_producer_holds_nobody_back_and_loses_nothing_when_it_resumes(sp
             _produce(spark, servers, src_b, seconds)
             a.processAllAvailable()
             b.processAllAvailable()
-        _wait_for("downstream never heard a watermark from both producers", lambda: watermark() is not None)
+        wait_for("a downstream watermark from both producers", lambda: watermark() is not None, downstream, a, b)
         quiet_at = watermark()
         assert quiet_at is not None and quiet_at < T0 + 10 * SECOND
 
@@ -241,8 +231,12 @@ def test_an_idle_producer_holds_nobody_back_and_loses_nothing_when_it_resumes(sp
         for start in (20, 50, 80):
             _produce(spark, servers, src_a, range(start, start + 21))
             a.processAllAvailable()
-        _wait_for(
-            "the downstream watermark stayed with the quiet producer", lambda: (watermark() or 0) >= T0 + 50 * SECOND
+        wait_for(
+            "the downstream watermark past the quiet producer's",
+            lambda: (watermark() or 0) >= T0 + 50 * SECOND,
+            downstream,
+            a,
+            b,
         )
         ahead = watermark()
         assert ahead is not None
@@ -250,7 +244,7 @@ def test_an_idle_producer_holds_nobody_back_and_loses_nothing_when_it_resumes(sp
         # B resumes with event times far behind A's watermark, within the downstream delay: none is late.
         _produce(spark, servers, src_b, range(10, 15))
         b.processAllAvailable()
-        _wait_for("B's rows never reached the downstream window", lambda: counts.get(10 * SECOND) == 5)
+        wait_for("B's rows in the downstream window", lambda: counts.get(10 * SECOND) == 5, downstream, a, b)
         marks = [control_metrics(p)["watermark"] for p in downstream.recentProgress if p["sources"][0]["metrics"]]
         defined = [m for m in marks if m is not None]
         assert defined == sorted(defined), "the downstream watermark never moved backwards"

@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-import time
 from collections import Counter, defaultdict
 
 import pytest
@@ -13,7 +12,7 @@ import streamctl
 from streamctl import options
 from streamctl_testing import kafka
 
-from conftest import idle_triggers, recreate_stream, run_available_now
+from conftest import idle_triggers, recreate_stream, run_available_now, wait_for
 
 KEYS = 40
 
@@ -27,10 +26,11 @@ def _produce_keyed(spark: SparkSession, servers: str, stream: str, start: int, n
 
 def _grow(spark: SparkSession, servers: str, stream: str, partitions: int) -> None:
     kafka.grow_stream(spark, servers, stream, partitions)
-    deadline = time.monotonic() + 30
-    while len(kafka.upcoming_offsets(spark, servers, stream)) < partitions:
-        assert time.monotonic() < deadline, f"{stream} did not reach {partitions} partitions"
-        time.sleep(0.2)
+    wait_for(
+        f"{stream} at {partitions} partitions",
+        lambda: len(kafka.upcoming_offsets(spark, servers, stream)) >= partitions,
+        timeout=30,
+    )
 
 
 def _source(spark: SparkSession, servers: str, streams: list[str], **extra: str):
@@ -77,18 +77,13 @@ def test_keyed_count_stays_correct_when_partitions_double_mid_run(spark, servers
         .start()
     )
     try:
-        deadline = time.monotonic() + 120
-        while not seen:
-            assert q.exception() is None and time.monotonic() < deadline, q.exception()
-            time.sleep(0.1)
+        wait_for("the first records", lambda: seen, q)
         before = kafka.upcoming_offsets(spark, servers, stream)
         _grow(spark, servers, stream, 4)
         produced += _produce_keyed(spark, servers, stream, 400, 400)
         heads = kafka.upcoming_offsets(spark, servers, stream)
         assert heads[2] > 0 and heads[3] > 0, heads
-        while len(seen) < 800:
-            assert q.exception() is None and time.monotonic() < deadline, (q.exception(), len(seen))
-            time.sleep(0.2)
+        wait_for("all 800 records", lambda: len(seen) >= 800, q)
         idle_triggers(q)  # anything beyond 800 would be a duplicate
     finally:
         q.stop()

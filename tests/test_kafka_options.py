@@ -6,7 +6,6 @@ from __future__ import annotations
 
 import json
 import re
-import time
 
 import pytest
 from pyspark.sql import functions as F
@@ -15,7 +14,7 @@ from pyspark.sql.types import ArrayType, BinaryType, IntegerType, StringType, St
 from streamctl import Startpoint, StartpointManager, StreamctlException
 from streamctl_testing import kafka
 
-from conftest import run_available_now, session_conf
+from conftest import run_available_now, session_conf, wait_for
 
 HEADERS = ArrayType(StructType([StructField("key", StringType()), StructField("value", BinaryType())]))
 
@@ -180,12 +179,12 @@ def test_subscribe_pattern_picks_up_a_topic_created_while_running(spark, servers
         .start()
     )
     try:
-        _wait(lambda: (first, b"before") in seen, q)
+        wait_for("the first topic's record", lambda: (first, b"before") in seen, q)
         second = f"{prefix}-late"
         kafka.create_stream(spark, servers, second, 2)
         kafka.produce(spark, servers, second, [b"late-0", b"late-1"], partitions=[0, 1])
         # A new topic starts at its first offset, as Spark's subscribePattern does.
-        _wait(lambda: {(second, b"late-0"), (second, b"late-1")} <= set(seen), q)
+        wait_for("the new topic's records", lambda: {(second, b"late-0"), (second, b"late-1")} <= set(seen), q)
     finally:
         q.stop()
     assert q.exception() is None
@@ -208,12 +207,12 @@ def test_min_offsets_per_trigger_waits_for_enough_records(spark, servers, make_s
             .start()
         )
         try:
-            _wait(lambda: q.lastProgress is not None, q)
+            wait_for("the first trigger", lambda: q.lastProgress is not None, q)
             kafka.produce(spark, servers, s, [b"x"] * 4)
-            _wait(lambda: len(q.recentProgress) >= 5, q)  # several triggers with 4 of 10 records waiting
+            wait_for("five triggers with 4 of 10 records waiting", lambda: len(q.recentProgress) >= 5, q)
             assert sum(batches) == 0
             kafka.produce(spark, servers, s, [b"y"] * 6)
-            _wait(lambda: sum(batches) == 10, q)
+            wait_for("a batch of ten records", lambda: sum(batches) == 10, q)
             assert [b for b in batches if b] == [10]
         finally:
             q.stop()
@@ -234,14 +233,6 @@ def test_refused_spark_options_say_why_and_what_instead(spark, servers, make_str
             .start()
             .awaitTermination(60)
         )
-
-
-def _wait(condition, q, timeout: float = 120) -> None:
-    deadline = time.monotonic() + timeout
-    while not condition():
-        assert q.exception() is None, q.exception()
-        assert time.monotonic() < deadline, "timed out"
-        time.sleep(0.2)
 
 
 def test_timestamp_type_is_kafkas(spark, servers, make_stream):

@@ -6,8 +6,7 @@ from __future__ import annotations
 
 import inspect
 import re
-import time
-from collections.abc import Callable, Iterator
+from collections.abc import Iterator
 from pathlib import Path
 
 import pyspark
@@ -21,7 +20,7 @@ from streamctl import options
 from streamctl.startpoints import Startpoint, StartpointManager
 from streamctl_testing import control, kafka
 
-from conftest import T0, committed_batches, driver_log, raw_records, run_job_until, session_conf
+from conftest import T0, committed_batches, driver_log, raw_records, run_job_until, session_conf, wait_for
 
 # Spark's default minimum is 5 s; the batch duration is only the checkpoint interval, so tests
 # use short ones where they need batches to end and long ones where they must not.
@@ -34,17 +33,6 @@ def real_time(spark) -> Iterator[None]:
     """Session settings a real-time query with a streamctl sink needs (docs/real-time.md)."""
     with session_conf(spark, REAL_TIME_CONFS):
         yield
-
-
-def wait_for(what: str, condition: Callable[[], bool], *queries, timeout: float = 120) -> None:
-    """Waits until ``condition()``; fails at once when one of ``queries`` died."""
-    deadline = time.monotonic() + timeout
-    while not condition():
-        for q in queries:
-            if q.exception() is not None:
-                raise q.exception()  # type: ignore[misc]
-        assert time.monotonic() < deadline, what
-        time.sleep(0.2)
 
 
 def user_values(spark, servers: str, stream: str, partition: int = 0) -> list[str]:

@@ -14,7 +14,7 @@ from pyspark.sql import DataFrame
 from streamctl import Startpoint, StartpointManager, options
 from streamctl_testing import kafka
 
-from conftest import idle_triggers, run_job_until
+from conftest import idle_triggers, run_job_until, wait_for
 
 # Recent, whole seconds: old timestamps would depend on the broker's retention settings.
 BASE_TS = (int(time.time()) - 3600) * 1000
@@ -198,11 +198,11 @@ def test_a_startpoint_written_while_running_waits_for_the_restart(spark, servers
         .start()
     )
     try:
-        _wait(lambda: len(read) == 5, q)
+        wait_for("the five records", lambda: len(read) == 5, q)
         manager = StartpointManager(spark, checkpoint=cp)
         manager.set(stream, 0, Startpoint.oldest())
         _produce(spark, servers, stream, 1, 1)
-        _wait(lambda: 5 in read, q)
+        wait_for("the record produced after the startpoint", lambda: 5 in read, q)
         idle_triggers(q, 5)  # several more triggers, each of which could have applied it
         assert read == [0, 1, 2, 3, 4, 5], "not applied while the query runs"
         assert len(manager.list()) == 1
@@ -210,14 +210,6 @@ def test_a_startpoint_written_while_running_waits_for_the_restart(spark, servers
         q.stop()
     assert _batches(df, cp) == [{0: [0, 1, 2, 3, 4, 5]}], "applied at the restart"
     assert manager.list() == []
-
-
-def _wait(done, q, timeout: float = 120) -> None:
-    deadline = time.monotonic() + timeout
-    while not done():
-        assert q.exception() is None, q.exception()
-        assert time.monotonic() < deadline, "timed out"
-        time.sleep(0.1)
 
 
 def test_an_ssp_startpoint_on_a_broadcast_stream_reaches_every_task(spark, servers, make_stream, tmp_path):
