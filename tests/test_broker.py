@@ -22,6 +22,8 @@ from streamctl_testing import broker as broker_module
 from streamctl_testing import kafka_broker
 from streamctl_testing.broker import KAFKA_VERSION, BrokerError, KafkaBroker, ensure_kafka_jars, kafka_lib_dir
 
+from conftest import wait_for
+
 HOST = "127.0.0.1"
 PACKAGE_ROOT = str(Path(streamctl_testing.__file__).resolve().parent.parent)
 
@@ -127,14 +129,23 @@ def test_kill_makes_it_unreachable_and_restart_brings_it_back() -> None:
         assert api_versions(b.port)[1] == 0
 
 
+def kill_pending(pid: int) -> bool:
+    """Whether SIGKILL has been sent to pid and not yet acted on (/proc's pending-signal masks)."""
+    status = dict(line.split(":", 1) for line in Path(f"/proc/{pid}/status").read_text().splitlines())
+    return any(int(status[mask], 16) >> (signal.SIGKILL - 1) & 1 for mask in ("SigPnd", "ShdPnd"))
+
+
 def test_survives_the_exit_of_the_thread_that_started_it() -> None:
-    # PR_SET_PDEATHSIG fires on the death of the forking *thread*.
+    # PR_SET_PDEATHSIG fires on the death of the forking *thread*. The kernel sends it before it
+    # drops the dead thread from /proc, so once the starting thread is gone from there, a SIGKILL
+    # meant for the broker has killed it or is pending.
     started: list[KafkaBroker] = []
     t = threading.Thread(target=lambda: started.append(KafkaBroker().start()))
     t.start()
     t.join()
     with started[0] as b:
-        time.sleep(1.0)
+        wait_for("the starting thread's exit", lambda: not Path(f"/proc/self/task/{t.native_id}").exists(), timeout=30)
+        assert alive(b.pid) and not kill_pending(b.pid), "the broker got the death signal of the thread that started it"
         assert b.running
         assert api_versions(b.port)[1] == 0
 
