@@ -62,7 +62,13 @@ def test_control_messages_reach_partitions_added_while_the_writer_runs(spark, se
             return m is not None and len(m["control"]) == 4 and m["watermark"] is not None
 
         # The writer's watermark reached the new partitions too, so the reader's is defined.
-        wait_for("a reader's watermark after the growth", reader_sees_four_partitions_and_a_watermark, reader, writer)
+        wait_for(
+            "a reader's watermark after the growth",
+            reader_sees_four_partitions_and_a_watermark,
+            reader,
+            writer,
+            timeout=90,
+        )
         streamctl.end_of_stream(writer)
         assert reader.awaitTermination(120), "the reader never saw end-of-stream on every partition"
         assert reader.exception() is None
@@ -223,7 +229,9 @@ def test_an_idle_producer_holds_nobody_back_and_loses_nothing_when_it_resumes(sp
             _produce(spark, servers, src_b, seconds)
             a.processAllAvailable()
             b.processAllAvailable()
-        wait_for("a downstream watermark from both producers", lambda: watermark() is not None, downstream, a, b)
+        wait_for(
+            "a downstream watermark from both producers", lambda: watermark() is not None, downstream, a, b, timeout=90
+        )
         quiet_at = watermark()
         assert quiet_at is not None and quiet_at < T0 + 10 * SECOND
 
@@ -237,6 +245,7 @@ def test_an_idle_producer_holds_nobody_back_and_loses_nothing_when_it_resumes(sp
             downstream,
             a,
             b,
+            timeout=90,
         )
         ahead = watermark()
         assert ahead is not None
@@ -244,7 +253,9 @@ def test_an_idle_producer_holds_nobody_back_and_loses_nothing_when_it_resumes(sp
         # B resumes with event times far behind A's watermark, within the downstream delay: none is late.
         _produce(spark, servers, src_b, range(10, 15))
         b.processAllAvailable()
-        wait_for("B's rows in the downstream window", lambda: counts.get(10 * SECOND) == 5, downstream, a, b)
+        wait_for(
+            "B's rows in the downstream window", lambda: counts.get(10 * SECOND) == 5, downstream, a, b, timeout=90
+        )
         marks = [control_metrics(p)["watermark"] for p in downstream.recentProgress if p["sources"][0]["metrics"]]
         defined = [m for m in marks if m is not None]
         assert defined == sorted(defined), "the downstream watermark never moved backwards"
