@@ -42,13 +42,7 @@ object StartpointKey {
   }
 
   private def sspOf(system: String, stream: String, partition: String, storeKey: String): SSP =
-    if (
-      system.isEmpty || stream.isEmpty || partition.isEmpty || !partition.forall(c =>
-        c >= '0' && c <= '9'
-      ) || partition.length > 9
-    )
-      throw bad(storeKey)
-    else SSP(system, stream, partition.toInt)
+    SSP.of(system, stream, partition).getOrElse(throw bad(storeKey))
 
   private def bad(storeKey: String) = StreamctlException(
     s"Not a startpoint key: '$storeKey' (expected system/stream/partition or system/stream/partition/task name)"

@@ -24,13 +24,25 @@ object SSP {
 
   def kafka(stream: String, partition: Int): SSP = SSP(KafkaSystem, stream, partition)
 
-  def parse(key: String): SSP = key.split('/') match {
-    case Array(system, stream, p) if p.nonEmpty && p.forall(_.isDigit) =>
-      SSP(system, stream, p.toInt)
-    case _ => throw streamctl.StreamctlException(
-        s"Not an SSP key: '$key' (expected system/stream/partition)"
-      )
-  }
+  /** Inverse of [[SSP.key]]; an error naming the key when it is not one. */
+  def parse(key: String): SSP = (key.split('/') match {
+    case Array(system, stream, partition) => of(system, stream, partition)
+    case _ => None
+  }).getOrElse(throw streamctl.StreamctlException(
+    s"Not an SSP key: '$key' (expected system/stream/partition)"
+  ))
+
+  /**
+   * The SSP the three parts of a key name, or None when they name none: an empty system or stream,
+   * or a partition that is not a non-negative `Int` in ASCII digits. Shared by every key that
+   * starts with an SSP's, so each reads its SSP by the same rule.
+   */
+  private[streamctl] def of(system: String, stream: String, partition: String): Option[SSP] =
+    if (
+      system.isEmpty || stream.isEmpty || partition.isEmpty || partition.length > 9 ||
+      !partition.forall(c => c >= '0' && c <= '9')
+    ) None
+    else Some(SSP(system, stream, partition.toInt))
 
   /* By system, stream, partition. Written out rather than `Ordering.by` a tuple: planning sorts
    * thousands of SSPs per batch, and a tuple per comparison was a visible part of it. */

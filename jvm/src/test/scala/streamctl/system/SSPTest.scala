@@ -16,6 +16,24 @@ class SSPTest {
     assertTrue(e.getMessage.contains("'kafka/orders'"))
   }
 
+  @Test def aKeyWhosePartitionIsNoIntIsRefusedNamingTheKey(): Unit = {
+    /* 2147483648 once escaped as a NumberFormatException, past the callers' StreamctlException
+     * catch. */
+    Seq(
+      "kafka/orders/2147483648",
+      "kafka/orders/9999999999",
+      "kafka/orders/-1",
+      "kafka/orders/\u0663",
+      "kafka//3",
+      "/orders/3",
+      "kafka/orders/"
+    ).foreach { key =>
+      val e = assertThrows(classOf[StreamctlException], () => SSP.parse(key))
+      assertTrue(e.getMessage.contains(s"'$key'"), e.getMessage)
+    }
+    assertEquals(SSP.kafka("orders", 999999999), SSP.parse("kafka/orders/999999999"))
+  }
+
   @Test def sspsSortBySystemThenStreamThenPartitionNumber(): Unit = {
     val ssps = Seq(
       SSP("kafka", "orders", 10),
