@@ -172,7 +172,7 @@ def test_describe_locality_of_a_query_that_never_ran(spark, tmp_path):
     df = streamctl.describe_locality(spark, checkpoint=str(tmp_path / "nothing"))
     assert df.columns == ["source", "task", "executor_id", "host", "location"]
     assert df.count() == 0
-    with pytest.raises(streamctl.StreamctlException, match="Give exactly one of checkpoint"):
+    with pytest.raises(streamctl.StreamctlException, match="Give the query's checkpoint"):
         streamctl.describe_locality(spark)
 
 

@@ -65,6 +65,12 @@ def test_api_refuses_bad_requests_naming_what_is_wrong(spark, servers, make_stre
     future = online.preview(stream, 0, Startpoint.timestamp(datetime.now(UTC) + timedelta(days=1)))
     assert [(e.offset, e.end_of_partition) for e in future] == [(3, True)], "the end, and it says so"
 
+    with pytest.raises(StreamctlException, match=r"Give the query's checkpoint .* or metadata_store_path"):
+        StartpointManager(spark)  # refused when made, not at its first use
+    # Both named: the store path, as the query's source itself decides.
+    both = StartpointManager(spark, checkpoint=str(tmp_path / "cp"), metadata_store_path=str(tmp_path / "store"))
+    assert both.location == str(tmp_path / "store")
+
     blocker = tmp_path / "a-file"
     blocker.write_text("")
     unwritable = StartpointManager(spark, metadata_store_path=str(blocker / "store"))

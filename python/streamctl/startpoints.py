@@ -8,7 +8,7 @@ so it works the same in a classic session and over Spark Connect.
 
 Example::
 
-    from datetime import UTC, datetime, timedelta
+    from datetime import datetime, timedelta, timezone
     import streamctl
 
     query.stop()
@@ -174,14 +174,12 @@ class StartpointManager:
         bootstrap_servers: str | None = None,
         kafka_options: Mapping[str, str] | None = None,
     ) -> None:
-        if (checkpoint is None) == (metadata_store_path is None):
-            raise StreamctlException(
-                "StartpointManager: give exactly one of checkpoint= (the query's checkpointLocation) "
-                "or metadata_store_path= (its 'metadata.store.path' option)"
-            )
         self._spark = spark
         self._store = {"checkpoint": checkpoint, "metadata_store_path": metadata_store_path}
         self._kafka = {"bootstrap_servers": bootstrap_servers, "kafka": dict(kafka_options or {}) or None}
+        # Resolved now, by the JVM's rule (the store path when given, else the checkpoint's), so a
+        # manager that names no store fails here rather than at its first use.
+        self._location = str(self._rows("startpoint_store")[0].location)
 
     def set(
         self,
@@ -223,8 +221,9 @@ class StartpointManager:
 
     @property
     def location(self) -> str:
-        """Where the metadata store is."""
-        return str(self._rows("startpoint_store")[0].location)
+        """Where the metadata store is: ``metadata_store_path`` when given, else the one in the
+        checkpoint (the source's own rule)."""
+        return self._location
 
     def _set(
         self, stream: str, partition: int | None, startpoint: Startpoint | None, task: str | None, *, dry_run: bool

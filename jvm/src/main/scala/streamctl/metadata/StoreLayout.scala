@@ -25,6 +25,7 @@ import org.apache.hadoop.fs.Path
  * {{{
  * StoreLayout.ofQuery("/chk/q1")                        // "/chk/q1/streamctl"
  * StoreLayout.ofSource(None, "/chk/q1/sources/0")       // "/chk/q1/streamctl"
+ * StoreLayout.locate(Some("/chk/q1"), Some("/meta/q1"))  // Some("/meta/q1")
  * StoreLayout.Source("0").mappingKey                    // "mapping-0"
  * }}}
  */
@@ -49,7 +50,17 @@ object StoreLayout {
 
   /** The store of a source: `metadata.store.path` when given, else its query's ([[ofQuery]]). */
   def ofSource(metadataStorePath: Option[String], sourceCheckpoint: String): String =
-    metadataStorePath.getOrElse(ofQuery(queryCheckpoint(sourceCheckpoint)))
+    locate(Some(queryCheckpoint(sourceCheckpoint)), metadataStorePath).get
+
+  /**
+   * The store of a query as its tools know it, by the source's own rule ([[ofSource]]): its
+   * `metadata.store.path` when given, else the one in its checkpoint; None when neither is given.
+   */
+  def locate(
+      checkpointLocation: Option[String],
+      metadataStorePath: Option[String]
+  ): Option[String] =
+    metadataStorePath.orElse(checkpointLocation.map(ofQuery))
 
   /** The source's index inside its query: the last part of `<query checkpoint>/sources/<n>`. */
   def sourceId(sourceCheckpoint: String): String = new Path(sourceCheckpoint).getName

@@ -69,13 +69,11 @@ object OpsMain {
     def text(name: String): Option[String] =
       Option(req.get(name)).filterNot(_.isNull).map(_.asText).filter(_.nonEmpty)
     val checkpoint = text("checkpoint")
-    val location = (checkpoint, text("metadataStorePath")) match {
-      case (_, Some(p)) => p
-      case (Some(c), None) => StoreLayout.ofQuery(c)
-      case _ => throw StreamctlException(
-          "Give the query's checkpoint (--checkpoint) or its metadata store path (--metadata-store-path)"
-        )
-    }
+    val location = StoreLayout.locate(checkpoint, text("metadataStorePath")).getOrElse(
+      throw StreamctlException(
+        "Give the query's checkpoint (--checkpoint) or its metadata store path (--metadata-store-path)"
+      )
+    )
     // Kafka's tools' --command-config first, then the single options over it.
     val kafka = text("commandConfig").fold(Map.empty[String, String])(commandConfig) ++
       Option(req.get("kafkaOptions")).toSeq.flatMap(_.properties().asScala.map(e =>

@@ -40,7 +40,7 @@ object QueryDescription {
       admin: => Option[SystemAdmin],
       conf: Configuration
   ): ObjectNode = {
-    val location = storePath.getOrElse(StoreLayout.ofQuery(checkpoint))
+    val location = StoreLayout.locate(Some(checkpoint), storePath).get
     if (!QueryCheckpoint.exists(checkpoint, conf))
       throw StreamctlException(s"No streamctl query at $checkpoint: it holds no Spark checkpoint (no 'offsets' or 'metadata'). " +
         "Give the query's checkpointLocation")

@@ -15,8 +15,9 @@ import streamctl.system.{KafkaParams, KafkaSystemAdmin, TaskName}
 /**
  * The procedures of [[StreamctlCatalog]], `CALL streamctl.system.<name>(...)` with named arguments.
  * A query's metadata store is named by `checkpoint` (its checkpointLocation) or
- * `metadata_store_path` (its `metadata.store.path` option), exactly one of them, and reached with
- * the session's Hadoop configuration (so HDFS/S3 credentials set on Spark apply).
+ * `metadata_store_path` (its `metadata.store.path` option; it wins when both are given, as in the
+ * source: [[streamctl.metadata.StoreLayout.locate]]), and reached with the session's Hadoop
+ * configuration (so HDFS/S3 credentials set on Spark apply).
  *
  * {{{
  * CALL streamctl.system.set_startpoint(stream => 'orders', type => 'timestamp', timestamp => 1714557600000,
@@ -223,16 +224,12 @@ private[spark] object StreamctlProcedures {
   ).map(p => p.procedureName -> p).toMap
 
   private def storeLocation(a: Args): String =
-    (
+    StoreLayout.locate(
       Option(a.string(Checkpoint.name)).filter(_.nonEmpty),
       Option(a.string(StorePath.name)).filter(_.nonEmpty)
-    ) match {
-      case (Some(c), None) => StoreLayout.ofQuery(c)
-      case (None, Some(p)) => p
-      case _ => throw StreamctlException(
-          "Give exactly one of checkpoint (the query's checkpointLocation) or metadata_store_path (its 'metadata.store.path' option)"
-        )
-    }
+    ).getOrElse(throw StreamctlException(
+      "Give the query's checkpoint (its checkpointLocation) or metadata_store_path (its 'metadata.store.path' option)"
+    ))
 
   private def hadoopConf: Configuration = SparkSession.active.sparkContext.hadoopConfiguration
 

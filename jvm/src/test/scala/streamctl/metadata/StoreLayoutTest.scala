@@ -18,6 +18,13 @@ class StoreLayoutTest {
     assertEquals("1", StoreLayout.sourceId("file:/chk/q1/sources/1"))
   }
 
+  @Test def theToolsFindAQuerysStoreByTheSourcesRule(): Unit = {
+    assertEquals(Some("/chk/q1/streamctl"), StoreLayout.locate(Some("/chk/q1"), None))
+    assertEquals(Some("s3a://b/meta"), StoreLayout.locate(Some("/chk/q1"), Some("s3a://b/meta")))
+    assertEquals(Some("s3a://b/meta"), StoreLayout.locate(None, Some("s3a://b/meta")))
+    assertEquals(None, StoreLayout.locate(None, None))
+  }
+
   @Test def keysOfASourceNameItAndReadBack(): Unit = {
     val keys = StoreLayout.Source("1")
     assertEquals(Some("1"), StoreLayout.mappingSource(keys.mappingKey))
