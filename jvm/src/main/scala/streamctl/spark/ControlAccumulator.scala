@@ -23,7 +23,7 @@ import streamctl.system.TaskName
  *
  * {{{
  * val control = ControlAccumulator.register(sc, planner.controlResults) // on the driver
- * control.report(7, "Partition 0", Some(states))                          // in a reader, on an executor
+ * control.report(7, TaskName("Partition 0"), Some(states))                // in a reader, on an executor
  * }}}
  */
 final class ControlAccumulator private (@transient private val collected: BatchResults)

@@ -16,7 +16,7 @@ import streamctl.system.{SSP, SkippedRange, TaskName}
  *
  * {{{
  * val reports = ReaderAccumulator.register(spark.sparkContext) // on the driver; ships inside the reader factory
- * reports.ran("Partition 0", reused = true)                    // in a reader, on an executor
+ * reports.ran(TaskName("Partition 0"), reused = true)          // in a reader, on an executor
  * reports.runs                                                 // on the driver, after the batch ran
  * }}}
  */

@@ -30,10 +30,9 @@ final class SinkWriteBuilder(info: LogicalWriteInfo) extends WriteBuilder with U
     override def supportedCustomMetrics(): Array[CustomMetric] =
       SqlMetrics.write(prepared.options.intermediate)
 
-    /* Control messages of the query go out from the driver, through its control.RunControl: an
-     * active */
-    // message before the writers start (after an idle spell), watermarks and end-of-stream after
-    // the writers committed. Only an intermediate stream carries them.
+    // Control messages of the query go out from the driver, through its control.RunControl: an
+    // active message before the writers start (after an idle spell), watermarks and end-of-stream
+    // after the writers committed. Only an intermediate stream carries them.
     override def toStreaming: StreamingWrite = new StreamingWrite {
       prepared.checkTopic()
       private val transactions = prepared.queryTransactions()
@@ -57,8 +56,9 @@ final class SinkWriteBuilder(info: LogicalWriteInfo) extends WriteBuilder with U
       // once, as Spark's Kafka sink) and its commit only flushes them; a transactional writer's
       // commit publishes them, but the newest attempt fences older ones and an attempt of a
       // committed batch writes nothing (TransactionalProducers). Without the coordinator, a
-      // task killed by a query's stop ends quietly (SinkDataWriter.writeAll) instead of being
-      // refused a commit, which Spark logs as an ERROR; Spark drops a killed task's answer anyway.
+      // Spark task attempt killed by a query's stop ends quietly (SinkDataWriter.writeAll) instead
+      // of being refused a commit, which Spark logs as an ERROR; Spark drops a killed attempt's
+      // answer anyway.
       override def useCommitCoordinator(): Boolean = false
       override def commit(epochId: Long, messages: Array[WriterCommitMessage]): Unit = {
         query.foreach(_.batchCommitted(
@@ -219,8 +219,8 @@ final case class SinkWrite(options: SinkOptions, layout: RowLayout) {
 }
 
 object SinkWrite {
-  // (Kafka settings, topic) of the sink topics this driver found writable.
-  // and the transactional queries whose settings it checked.
+  // (Kafka settings, topic) of the sink topics this driver found writable, and the transactional
+  // queries whose settings it checked.
   private val checked = java.util.concurrent.ConcurrentHashMap.newKeySet[String]()
 
   def prepare(raw: Map[String, String], schema: StructType): SinkWrite = {

@@ -57,8 +57,9 @@ final case class SinkWriterFactory(
 final case class SinkCommitMessage(records: Long) extends WriterCommitMessage
 
 /**
- * Sends records asynchronously and makes `commit` the point of truth: it flushes and fails the task
- * if any send failed, so Spark never commits a batch whose records did not reach Kafka.
+ * Sends records asynchronously and makes `commit` the point of truth: it flushes and fails the
+ * Spark task attempt if any send failed, so Spark never commits a batch whose records did not reach
+ * Kafka.
  *
  * A plain record is what `format("kafka")` writes: the value bytes as given (a null value is a
  * tombstone), the key, the headers, the row's topic and partition (else the producer's partitioner
@@ -95,22 +96,24 @@ final class SinkDataWriter(f: SinkWriterFactory, writerPartition: Int, batch: Lo
   }
   private val attempt = if (f.intermediate) TaskWriters.add(flushForReader) else None
 
-  // Set when the task was killed (the query stopped) while it wrote: it then ends without a commit.
+  // Set when the Spark task attempt was killed (the query stopped) while it wrote: it then ends
+  // without a commit.
   private var killed = false
 
   /**
-   * A query stopped while its tasks run (always so in real-time mode, where a task reads and writes
-   * for the whole batch) kills them by interrupting their threads, and the Kafka client blocked
-   * there, the source's poll in the same task or this writer's send, throws. That is the stop, not
-   * a failure: Spark logs any exception leaving here as an ERROR ("Aborting task"), so the writer
-   * ends quietly instead. Spark never delivers the result of a killed task (it checks the kill
-   * after the task returns), so nothing is committed: the batch runs again after a restart.
+   * A query stopped while its Spark task attempts run (always so in real-time mode, where an
+   * attempt reads and writes for the whole batch) kills them by interrupting their threads, and the
+   * Kafka client blocked there, the source's poll in the same attempt or this writer's send,
+   * throws. That is the stop, not a failure: Spark logs any exception leaving here as an ERROR
+   * ("Aborting task"), so the writer ends quietly instead. Spark never delivers the result of a
+   * killed attempt (it checks the kill after the attempt returns), so nothing is committed: the
+   * batch runs again after a restart.
    */
   override protected def writingAll(rows: => Unit): Unit =
     try rows
-    catch { case _: InterruptException | _: InterruptedException if taskKilled => killed = true }
+    catch { case _: InterruptException | _: InterruptedException if attemptKilled => killed = true }
 
-  private def taskKilled: Boolean = Option(TaskContext.get()).exists(_.isInterrupted())
+  private def attemptKilled: Boolean = Option(TaskContext.get()).exists(_.isInterrupted())
 
   override def write(row: InternalRow): Unit = {
     if (written) { records += 1; return }

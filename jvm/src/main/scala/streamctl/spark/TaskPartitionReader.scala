@@ -156,9 +156,9 @@ final class TaskPartitionReader(
       reader.topicPartitionCounts
     )
     else {
-      // A stopped query kills its tasks by interrupting them; a consumer closed on an interrupted
-      // thread cannot say goodbye to the broker and logs that as an ERROR. The interrupt is the
-      // stop, already seen: close with it cleared, then set it again for Spark.
+      // A stopped query kills its Spark task attempts by interrupting them; a consumer closed on an
+      // interrupted thread cannot say goodbye to the broker and logs that as an ERROR. The
+      // interrupt is the stop, already seen: close with it cleared, then set it again for Spark.
       val interrupted = Thread.interrupted()
       try ConsumerPool.closeQuietly(consumer)
       finally if (interrupted) Thread.currentThread().interrupt()
