@@ -174,6 +174,10 @@ def test_end_of_stream_raises_naming_the_query_when_it_cannot_send(spark, server
     message = str(err.value)
     assert f"unended_{abs(hash(mid))}" in message and "end-of-stream was not sent" in message
     assert f"describing streams {mid}" in message and "does not exist" in message
+    # The query stopped; ending it again is refused by the JVM's one check, naming it.
+    assert not q.isActive
+    with pytest.raises(StreamctlException, match=f"end_of_stream: query {q.id} .* is not running"):
+        streamctl.end_of_stream(q)
 
 
 def test_an_idle_producer_holds_nobody_back_and_loses_nothing_when_it_resumes(spark, servers, make_stream, tmp_path):

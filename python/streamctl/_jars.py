@@ -27,15 +27,13 @@ LINES: dict[str, tuple[str, ...]] = {
     "4.3": ("2.13",),
 }
 
-# The first Spark line that has each feature streamctl refuses on older lines.
-REAL_TIME = "real-time mode (trigger(realTime=...))"
+# The first Spark line that has each feature streamctl's Python layer refuses on older lines.
 # The Python helpers run CALL where Spark has it; before, a classic session reaches the same JVM code
 # over py4j, but over Spark Connect there is no other way.
 PROCEDURES = (
     "DataSource V2 procedures (CALL streamctl.system.*), which streamctl's Python helpers run over Spark Connect"
 )
 SINCE = {
-    REAL_TIME: "4.1",
     PROCEDURES: "4.0",
 }
 
@@ -123,7 +121,7 @@ def has(feature: str, spark_version: str) -> bool:
 
     Example::
 
-        has(REAL_TIME, "4.0.5")   # False
+        has(PROCEDURES, "3.5.9")   # False
     """
     return _key(line(spark_version)) >= _key(SINCE[feature])
 
@@ -135,7 +133,7 @@ def require(feature: str, spark_version: str, detail: str = "") -> None:
 
     Example::
 
-        require(REAL_TIME, "4.0.5")   # SparkLineError: Spark 4.0.5 cannot run real-time mode ...: it needs Spark 4.1
+        require(PROCEDURES, "3.5.9")   # SparkLineError: Spark 3.5.9 cannot run DataSource V2 procedures ...
     """
     if not has(feature, spark_version):
         raise SparkLineError(

@@ -15,12 +15,12 @@ _DISTRIBUTION = "streamctl"
 
 
 def supported_range() -> str | None:
-    """The ``pyspark`` extra's version specifier, e.g. ``">=4.0,<4.4"``; None when streamctl is not
+    """The ``pyspark`` extra's version specifier, e.g. ``">=3.5,<4.4"``; None when streamctl is not
     installed as a distribution (a source checkout on ``PYTHONPATH``).
 
     Example::
 
-        supported_range()   # '<4.4,>=4.0'
+        supported_range()   # '<4.4,>=3.5'
     """
     try:
         requirements = metadata.requires(_DISTRIBUTION) or []
@@ -40,7 +40,7 @@ def check() -> None:
 
     Example::
 
-        check()   # ImportError: streamctl 0.1.0 supports pyspark <4.4,>=4.0; this Python has pyspark 3.4.4 ...
+        check()   # ImportError: streamctl 0.1.0 supports pyspark <4.4,>=3.5; this Python has pyspark 3.4.4 ...
     """
     spec = supported_range()
     try:

@@ -77,10 +77,10 @@ def end_of_stream(query: StreamingQuery, spark: SparkSession | None = None) -> N
     It takes effect whenever it is called, also right after ``start()``: a query ended before its
     first batch reads nothing from its streamctl sources, writes nothing and sends end-of-stream.
     Waits until the query has nothing left to process, so every input must be quiet (another
-    source that keeps producing would make it wait forever). Raises ``RuntimeError`` when the query
-    is not running and ``StreamctlException`` (naming the query and the reason) when end-of-stream
-    could not be sent. ``spark``: the session that started the query (default: the active one).
-    Works in a classic session and over Spark Connect (``CALL streamctl.system.end_of_stream``).
+    source that keeps producing would make it wait forever). Raises ``StreamctlException``, naming
+    the query, when it is not running (in this session) or when end-of-stream could not be sent.
+    ``spark``: the session that started the query (default: the active one). Works in a classic
+    session and over Spark Connect (``CALL streamctl.system.end_of_stream``).
 
     Example::
 
@@ -88,7 +88,5 @@ def end_of_stream(query: StreamingQuery, spark: SparkSession | None = None) -> N
         ...
         streamctl.end_of_stream(q)
     """
-    if not query.isActive:
-        raise RuntimeError(f"end_of_stream: query {query.id} is not running; start it and call end_of_stream again")
     session = spark if spark is not None else SparkSession.active()
     _procedures.rows(session, "end_of_stream", query_id=query.id, run_id=query.runId)
