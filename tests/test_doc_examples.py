@@ -188,6 +188,12 @@ def test_the_examples_of_a_page_run(spark, doc_servers, page, tmp_path):
             q = spark.streams.get(qid)
             if q is not None:
                 q.stop()
+        # Termination events arrive after stop() returns: a query that failed after its first
+        # progress is seen only in its event, so the listener stays until every event is in.
+        deadline = time.monotonic() + 60
+        while not set(listener.started) <= listener.ended.keys() and time.monotonic() < deadline:
+            time.sleep(0.1)
         spark.streams.removeListener(listener)
+    assert set(listener.started) <= listener.ended.keys(), f"{page}: a query's termination event never came"
     for qid, exception in listener.ended.items():
         assert exception is None, f"{page}: query {qid}: {exception}"

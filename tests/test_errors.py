@@ -10,6 +10,7 @@ from pyspark.errors import IllegalArgumentException
 
 import streamctl
 from streamctl import options
+from streamctl_testing import kafka
 
 pytestmark = pytest.mark.smoke
 
@@ -56,8 +57,10 @@ def test_a_send_the_broker_refuses_names_the_partition(spark, servers, make_stre
 def test_a_batch_write_takes_the_default_save_mode_and_refuses_overwrite(spark, servers, make_stream):
     stream = make_stream()
     _write(spark, servers, stream)  # ErrorIfExists, as Spark's Kafka sink accepts it
+    assert kafka.read_raw(spark, servers, stream, 0) == [b"v" * 1000], "the default mode wrote its record"
     with pytest.raises(streamctl.StreamctlException, match=r"^Save mode Overwrite is not supported"):
         _write(spark, servers, stream, mode="overwrite")
+    assert len(kafka.read_raw(spark, servers, stream, 0)) == 1, "the refused overwrite wrote nothing"
 
 
 def test_a_helper_raises_streamctl_exception_with_the_jvm_message(spark, tmp_path):

@@ -6,7 +6,7 @@ import org.junit.jupiter.api.Test
 import streamctl.StreamctlException
 import streamctl.plan.{BatchPlan, PlanningContext, SourcePosition}
 import streamctl.startpoint.FakeSystemAdmin
-import streamctl.system.{SSP, SkippedRange, StreamDescription, TaskName}
+import streamctl.system.{SSP, SkippedRange, TaskName}
 
 /** Recreated topics and retention gaps at batch planning, against a system held in memory. */
 class DataLossChecksTest {
@@ -180,9 +180,5 @@ class DataLossChecksTest {
       failOnDataLoss = true
     ).initialize(SourcePosition(Map.empty), described)
     assertFalse(first.json.contains("streamIds"), first.json)
-    assertEquals(
-      Map("orders" -> StreamDescription(2, None), "rates" -> StreamDescription(1, None)),
-      described
-    )
   }
 }
