@@ -1,6 +1,5 @@
 package streamctl.control
 
-import streamctl.Json
 import streamctl.control.SspControlStates.States
 import streamctl.metadata.MetadataStore
 import streamctl.plan.{BatchPlan, PlanningStep, SourcePosition}
@@ -196,19 +195,12 @@ final class SourceControl(
     known = Some(consumed)
     if (!hasIntermediateStreams) return Map.empty
     val states = statesAfter(consumed.state(ControlState.Codec))
-    val perSsp = Json.obj()
-    consumed.ssps.filter(isIntermediate).toSeq.sorted.foreach { ssp =>
-      val s = states.getOrElse(ssp, SspControlState.empty)
-      val n = perSsp.putObject(ssp.toString)
-      n.put("taskCount", s.producerCount)
-      n.put("producers", s.producers)
-      n.put("endOfStream", s.endOfStreamCount)
-      n.put("idle", s.idleProducers.size)
-      s.watermark.foreach(n.put("watermark", _))
-    }
+    val figures = consumed.ssps.filter(isIntermediate).toSeq.sorted.map(ssp =>
+      ssp -> SspControlFigures.of(states.getOrElse(ssp, SspControlState.empty))
+    )
     val atEnd = allEndOfStream(states, consumed.ssps)
     query.foreach(_.sourceAtEndOfStream(this, atEnd))
-    Map("endOfStream" -> atEnd.toString, "control" -> Json.write(perSsp)) ++
+    Map("endOfStream" -> atEnd.toString, ControlMetric.Name -> ControlMetric.write(figures)) ++
       watermarkOf(consumed.ssps, states).map(w => "watermark" -> w.toString)
   }
 

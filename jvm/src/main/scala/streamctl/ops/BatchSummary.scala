@@ -6,6 +6,7 @@ import scala.jdk.CollectionConverters._
 import com.fasterxml.jackson.databind.node.ObjectNode
 
 import streamctl.Json
+import streamctl.control.ControlMetric
 import streamctl.plan.SourcePosition
 import streamctl.startpoint.AppliedStartpoints
 import streamctl.system.SSP
@@ -134,7 +135,7 @@ object BatchSummary {
       metrics.get("endOfStream").contains("true"),
       applied,
       metrics.get("tasksMoved").flatMap(_.toIntOption).getOrElse(0),
-      ended(metrics.get("control")),
+      ended(metrics.get(ControlMetric.Name)),
       end.minPositions,
       bySsp(metrics.get("secondsBehind"), "secondsBehind", end),
       bySsp(metrics.get("lastRecordTimeMs"), "lastRecordTimeMs", end),
@@ -151,21 +152,6 @@ object BatchSummary {
       ).toMap
     }
 
-  // The `control` metric: per intermediate SSP its producer count and how many sent end-of-stream.
   private def ended(control: Option[String]): Seq[String] =
-    control.map(Json.parse(_, "metric 'control'")).toSeq.flatMap(_.properties().asScala).collect {
-      case e
-          if e.getValue.path("taskCount").asInt(0) > 0 && e.getValue.path("endOfStream").asInt(
-            0
-          ) == e.getValue.path("taskCount").asInt(0) =>
-        e.getKey
-    }.sorted
-
-  /** The heads of a progress report's `latestOffset` (`{"heads":{"kafka/orders/0":42}}`). */
-  def heads(json: String): Map[SSP, Long] =
-    Option(json).filter(_.trim.startsWith("{")).map(Json.parse(_, "a streamctl latestOffset"))
-      .flatMap(n => Option(n.get("heads")))
-      .map(_.properties().asScala.map(e =>
-        SSP.parse(e.getKey) -> e.getValue.asLong
-      ).toMap).getOrElse(Map.empty)
+    control.toSeq.flatMap(ControlMetric.read).collect { case (ssp, f) if f.ended => ssp }.sorted
 }

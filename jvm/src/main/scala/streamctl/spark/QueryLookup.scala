@@ -7,7 +7,7 @@ import java.util.UUID
 import scala.util.Try
 
 import org.apache.spark.sql.SparkSession
-import org.apache.spark.sql.streaming.StreamingQuery
+import org.apache.spark.sql.streaming.{StreamingQuery, StreamingQueryProgress}
 import org.apache.spark.streamctl.SparkQueries
 
 /**
@@ -70,10 +70,17 @@ object QueryLookup {
         if (SparkQueries.hasEventTimeWatermark(query).contains(false)) None
         else Some(running.flatMap(SparkQueries.batchWatermarkMs(query, _)).filter(_ > 0))
       case Some(p) =>
-        Option(p.eventTime).flatMap(m => Option(m.get("watermark"))).map { text =>
-          val reported = Try(Instant.parse(text).toEpochMilli).toOption
-          val current = running.flatMap(SparkQueries.batchWatermarkMs(query, _))
-          (reported ++ current).filter(_ > 0).maxOption
+        Option(p.eventTime).flatMap(m => Option(m.get("watermark"))).map { _ =>
+          val current = running.flatMap(SparkQueries.batchWatermarkMs(query, _)).filter(_ > 0)
+          (reportedWatermarkMs(p) ++ current).maxOption
         }
     }
+
+  /**
+   * The event-time watermark a progress report carries, in epoch ms; None when it carries none or
+   * Spark's initial 0.
+   */
+  def reportedWatermarkMs(p: StreamingQueryProgress): Option[Long] =
+    Option(p.eventTime).flatMap(m => Option(m.get("watermark")))
+      .flatMap(text => Try(Instant.parse(text).toEpochMilli).toOption).filter(_ > 0)
 }

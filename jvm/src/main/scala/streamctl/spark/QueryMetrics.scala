@@ -2,13 +2,12 @@ package streamctl
 package spark
 
 import scala.collection.mutable
-import scala.jdk.CollectionConverters._
 
 import com.codahale.metrics.{Gauge, MetricRegistry}
 import org.apache.spark.SparkEnv
 import org.apache.spark.streamctl.SparkMetricsSource
 
-import streamctl.Json
+import streamctl.control.ControlMetric
 import streamctl.ops.BatchSummary
 import streamctl.system.SSP
 
@@ -86,23 +85,21 @@ object QueryMetrics {
           set(s"${ssp(s)}.recordsSkipped", summary.recordsSkipped.getOrElse(s, 0L))
         )
         summary.upstreamWatermarkMs.foreach(set(s"$q.upstreamWatermarkMs", _))
-        if (metrics.contains("control")) set(s"$q.endOfStream", if (summary.endOfStream) 1 else 0)
+        val control = metrics.get(ControlMetric.Name)
+        if (control.isDefined) set(s"$q.endOfStream", if (summary.endOfStream) 1 else 0)
         val byName = summary.positions.keys.map(s => s.toString -> s).toMap
-        val ended = summary.ended.toSet
-        metrics.get("control").map(Json.parse(_, "metric 'control'")).toSeq
-          .flatMap(_.properties().asScala).foreach { e =>
-            byName.get(e.getKey).foreach { s =>
-              val c = e.getValue
-              val prefix = ssp(s)
-              set(s"$prefix.producersExpected", c.path("taskCount").asLong(0))
-              set(s"$prefix.producersIdle", c.path("idle").asLong(0))
-              set(s"$prefix.endOfStream", if (ended.contains(e.getKey)) 1 else 0)
-              Option(c.get("watermark")).foreach { w =>
-                val watermark = set(s"$prefix.watermarkMs", w.asLong)
-                add(s"$prefix.watermarkLagSeconds", new LagSeconds(watermark))
-              }
+        control.toSeq.flatMap(ControlMetric.read).foreach { case (name, c) =>
+          byName.get(name).foreach { s =>
+            val prefix = ssp(s)
+            set(s"$prefix.producersExpected", c.producerCount)
+            set(s"$prefix.producersIdle", c.idle)
+            set(s"$prefix.endOfStream", if (c.ended) 1 else 0)
+            c.watermarkMs.foreach { w =>
+              val watermark = set(s"$prefix.watermarkMs", w)
+              add(s"$prefix.watermarkLagSeconds", new LagSeconds(watermark))
             }
           }
+        }
       }
     }
   }

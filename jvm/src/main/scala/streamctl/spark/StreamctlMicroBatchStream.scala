@@ -210,8 +210,7 @@ class StreamctlMicroBatchStream(
     store.close()
   }
 
-  override def toString: String =
-    s"${StreamctlMicroBatchStream.DescriptionPrefix}${options.describe}]"
+  override def toString: String = StreamctlMicroBatchStream.description(options)
 
   private def position(o: Offset): SourcePosition = recentOffsets.position(o)
 }
@@ -221,4 +220,10 @@ object StreamctlMicroBatchStream {
 
   /** How a streamctl source describes itself in query progress: `streamctl[orders,rates]`. */
   val DescriptionPrefix = "streamctl["
+
+  /**
+   * The description of a source with these options, the same from its scan and its stream: the
+   * listener finds a source's batch recorders by it.
+   */
+  def description(options: SourceOptions): String = s"$DescriptionPrefix${options.describe}]"
 }

@@ -18,6 +18,7 @@ import org.apache.spark.sql.streaming.StreamingQueryListener._
 import org.slf4j.LoggerFactory
 
 import streamctl.ops.BatchSummary
+import streamctl.plan.Heads
 import streamctl.planner.SourceStates
 
 /**
@@ -102,10 +103,8 @@ class StreamctlQueryListener extends StreamingQueryListener {
         Try(Instant.parse(p.timestamp).toEpochMilli).getOrElse(System.currentTimeMillis()),
         position(s.startOffset),
         SourceStates.parse(end),
-        BatchSummary.heads(s.latestOffset),
-        Option(p.eventTime.get("watermark")).flatMap(w =>
-          Try(Instant.parse(w).toEpochMilli).toOption
-        ).filter(_ > 0),
+        Heads.read(s.latestOffset),
+        QueryLookup.reportedWatermarkMs(p),
         s.metrics.asScala.toMap
       )
     }

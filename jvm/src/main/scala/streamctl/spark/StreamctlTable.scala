@@ -47,8 +47,7 @@ class StreamctlTable(val options: Map[String, String]) extends SupportsRead with
       override def supportedCustomMetrics(): Array[CustomMetric] =
         SqlMetrics.scan(parsed.intermediateStreams.nonEmpty)
 
-      override def description(): String =
-        s"${StreamctlMicroBatchStream.DescriptionPrefix}${parsed.describe}]"
+      override def description(): String = StreamctlMicroBatchStream.description(parsed)
 
       override def toMicroBatchStream(checkpointLocation: String): MicroBatchStream = {
         parsed.checkStreaming()

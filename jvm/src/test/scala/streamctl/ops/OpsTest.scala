@@ -314,10 +314,6 @@ class OpsTest {
       )
     )
     assertEquals("batch 4: admitted o=0; lag unknown; ended: mid-0", partly.line)
-    assertEquals(
-      Map(SSP.kafka("o", 0) -> 20L),
-      BatchSummary.heads("""{"heads":{"kafka/o/0":20}}""")
-    )
     assertEquals("""{"o":4}""", Json.write(s.toJson.get("admitted")))
   }
 }
