@@ -82,6 +82,9 @@ def test_a_bad_source_option_fails_at_load_naming_it(spark, servers, make_stream
     with pytest.raises(streamctl.StreamctlException, match=r"^Option 'max\.records\.per\.batch'") as err:
         load(**{"max.records.per.batch": "-1"})
     assert err.value.getCondition() == "STREAMCTL_ERROR"
+    # The Python helpers' values meet the JVM's rules, as an option written by hand does.
+    with pytest.raises(streamctl.StreamctlException, match=r"^Option 'partition\.check\.interval' .*got '-5000ms'"):
+        load(**options.partition_check_interval(-5))
 
 
 def test_a_bad_sink_option_fails_at_start_naming_it(spark, servers, make_stream, tmp_path):

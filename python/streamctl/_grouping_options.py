@@ -32,8 +32,9 @@ def grouper_class(class_name: str, options: Mapping[str, str] | None = None) -> 
 
 
 def user_class_options(kind: str, options: Mapping[str, str] | None) -> dict[str, str]:
-    """``<kind>.option.<name>`` for each option of a user's ``<kind>.class``."""
-    return {f"{kind}.option.{k.lower()}": str(v) for k, v in (options or {}).items()}
+    """``<kind>.option.<name>`` for each option of a user's ``<kind>.class`` (spelled as given: the
+    JVM's ``OptionSet`` makes option names case-insensitive)."""
+    return {f"{kind}.option.{k}": str(v) for k, v in (options or {}).items()}
 
 
 def broadcast(*streams: str) -> dict[str, str]:
@@ -54,7 +55,6 @@ def partition_check_interval(interval: str | float | timedelta) -> dict[str, str
     unit (``"500ms"``, ``"1min"``), seconds as a number, or a ``timedelta``."""
     if isinstance(interval, str):
         return {"partition.check.interval": interval}
+    # A negative one becomes "-5000ms", which the JVM's one duration rule refuses at load().
     seconds = interval.total_seconds() if isinstance(interval, timedelta) else float(interval)
-    if seconds < 0:
-        raise ValueError(f"partition_check_interval must not be negative, not {interval!r}")
     return {"partition.check.interval": f"{round(seconds * 1000)}ms"}
