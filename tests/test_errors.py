@@ -85,6 +85,8 @@ def test_a_bad_source_option_fails_at_load_naming_it(spark, servers, make_stream
     # The Python helpers' values meet the JVM's rules, as an option written by hand does.
     with pytest.raises(streamctl.StreamctlException, match=r"^Option 'partition\.check\.interval' .*got '-5000ms'"):
         load(**options.partition_check_interval(-5))
+    with pytest.raises(streamctl.StreamctlException, match=r"^Option 'subscribe' names no topic"):
+        spark.readStream.format("streamctl").options(**options.source(servers, [])).load()
 
 
 def test_a_bad_sink_option_fails_at_start_naming_it(spark, servers, make_stream, tmp_path):

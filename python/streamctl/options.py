@@ -36,10 +36,8 @@ def source(
     ``"earliest"``, ``"latest"`` (the default, as in Spark's Kafka source) or per-partition JSON,
     and only matters for a query's first run. ``stop_on_end_of_stream=False`` keeps a query
     running after all its inputs ended."""
-    names = list(streams)
-    if not names:
-        raise ValueError("streams: give at least one Kafka topic")
-    opts = {"kafka.bootstrap.servers": bootstrap_servers, "subscribe": ",".join(names)}
+    # An empty list is refused by the JVM's subscription rule at load(), as an empty 'subscribe' is.
+    opts = {"kafka.bootstrap.servers": bootstrap_servers, "subscribe": ",".join(streams)}
     if max_records_per_batch is not None:
         opts["maxOffsetsPerTrigger"] = str(max_records_per_batch)
     if starting_offsets is not None:
