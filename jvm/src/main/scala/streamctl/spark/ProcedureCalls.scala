@@ -4,6 +4,8 @@ package spark
 import scala.jdk.CollectionConverters._
 
 import org.apache.spark.sql.{DataFrame, Row, SparkSession}
+// Catalyst's row classes: a procedure's arguments arrive as an InternalRow (GenericInternalRow,
+// with UTF8String strings and ArrayBasedMapData maps), as CALL binds them.
 import org.apache.spark.sql.catalyst.expressions.GenericInternalRow
 import org.apache.spark.sql.catalyst.util.ArrayBasedMapData
 import org.apache.spark.sql.types._

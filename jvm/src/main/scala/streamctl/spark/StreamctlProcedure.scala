@@ -3,6 +3,8 @@ package spark
 
 import scala.jdk.CollectionConverters._
 
+// Catalyst's row classes: a V2 procedure and scan hand Spark InternalRows, and GenericInternalRow
+// (with UTF8String for strings) is the plain one, as Spark's own V2 sources build them.
 import org.apache.spark.sql.catalyst.InternalRow
 import org.apache.spark.sql.catalyst.expressions.GenericInternalRow
 import org.apache.spark.sql.connector.read.{LocalScan, Scan}
