@@ -19,7 +19,7 @@ from streamctl import _ops, options
 from streamctl_testing import kafka
 from streamctl_testing._jvm import jvm
 
-from conftest import driver_log, run_available_now
+from conftest import driver_log, run_available_now, wait_for
 
 ENV = {**os.environ, "SPARK_LOCAL_IP": "127.0.0.1"}
 
@@ -195,6 +195,9 @@ def test_one_info_line_per_batch_and_no_kafka_chatter(spark, servers, make_strea
         with driver_log(spark, "INFO") as log:
             df = _source(spark, servers, stream, starting_offsets="earliest", max_records_per_batch=4)
             run_available_now(df, str(tmp_path / "cp"))
+            # The listener logs a batch when its progress event arrives, which can be after the
+            # query has ended.
+            wait_for("two batches' INFO lines", lambda: _batch_lines(log()) >= 2)
             text = log()
     finally:
         configurator.setLevel("streamctl.batch", j.org.apache.logging.log4j.Level.WARN)
@@ -205,6 +208,10 @@ def test_one_info_line_per_batch_and_no_kafka_chatter(spark, servers, make_strea
     # Nothing else at INFO: no Kafka client configs, versions or connection chatter.
     chatter = [line for line in text.splitlines() if line.startswith("INFO ") and not line.startswith("INFO batch ")]
     assert chatter == [], chatter[:5]
+
+
+def _batch_lines(text: str) -> int:
+    return sum(1 for line in text.splitlines() if line.startswith("INFO batch "))
 
 
 def _render(page: Path) -> str:
