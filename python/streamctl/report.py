@@ -90,7 +90,7 @@ def _chart(
 def _source(source: str, batches: list[dict[str, Any]]) -> str:
     ids = [b["batch"] for b in batches]
     ssps = sorted({k for b in batches for k in b["lag"]})
-    lag = {k.removeprefix("kafka/").replace("/", "-"): [b["lag"].get(k) for b in batches] for k in ssps}
+    lag = {k: [b["lag"].get(k) for b in batches] for k in ssps}
     marks: list[tuple[int, str, str]] = []
     ended = False
     ended_ssps: set[str] = set()

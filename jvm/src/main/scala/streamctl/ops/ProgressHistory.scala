@@ -59,26 +59,36 @@ final class ProgressHistory(store: MetadataStore, source: StoreLayout.Source) {
   }
 
   /**
-   * The entries, oldest first, lag by SSP key (`{"kafka/orders/0": 12}`) as `streamctl report`
-   * reads them.
+   * The entries, oldest first, as `streamctl report` reads them: lag by the SSP's name, as the
+   * `ended` SSPs are named (`{"orders-0": 12}`).
    */
   def load(): Seq[JsonNode] = {
+    def lagByName(lag: Map[SSP, Long]): ObjectNode = {
+      val n = Json.obj()
+      lag.toSeq.sortBy(_._1).foreach { case (s, v) => n.put(s.toString, v) }
+      n
+    }
     val legacy =
       store.get(StoreLayout.ProgressNamespace, source.legacyProgressKey).toSeq.flatMap { text =>
         val root = Json.parse(text, what(source.legacyProgressKey))
         Json.version(root, 1, what(source.legacyProgressKey))
-        Json.field(root, "batches", what(source.legacyProgressKey)).elements().asScala.toSeq
+        Json.field(root, "batches", what(source.legacyProgressKey)).elements().asScala.toSeq.map {
+          b =>
+            // The first form kept lag by SSP key (`{"kafka/orders/0": 12}`).
+            val lag = Option(b.get("lag")).toSeq.flatMap(_.properties().asScala)
+              .map(e => SSP.parse(e.getKey) -> e.getValue.asLong).toMap
+            b.asInstanceOf[ObjectNode].set[JsonNode]("lag", lagByName(lag))
+        }
       }
     val entries = batchKeys.flatMap { case (_, key) =>
       store.get(StoreLayout.ProgressNamespace, key).map { text =>
         val e = Json.parse(text, what(key)).asInstanceOf[ObjectNode]
         Json.version(e, Version, what(key))
         e.remove("version")
-        val lag = Json.obj()
-        SspValues.read(Json.field(e, "lag", what(key)), what(key)).toSeq.sortBy(_._1).foreach {
-          case (s, n) => lag.put(s.key, n)
-        }
-        e.set[JsonNode]("lag", lag)
+        e.set[JsonNode](
+          "lag",
+          lagByName(SspValues.read(Json.field(e, "lag", what(key)), what(key)))
+        )
         e.remove(LastRecordTimes)
         e.remove(LastRecordTimesBase)
         e: JsonNode

@@ -185,7 +185,7 @@ class OpsTest {
     val kept = history.load()
     assertEquals(ProgressHistory.Limit, kept.size)
     assertEquals(10L, kept.head.get("batch").asLong)
-    assertEquals(0L, kept.last.get("lag").get("kafka/o/0").asLong)
+    assertEquals(0L, kept.last.get("lag").get("o-0").asLong)
     // One value per batch kept, the older ones deleted as the history moves on.
     assertEquals(ProgressHistory.Limit, store.keys(StoreLayout.ProgressNamespace).size)
   }
@@ -214,7 +214,7 @@ class OpsTest {
     )
     assertEquals(1, written.distinct.size, "every batch writes one value of one size")
     assertTrue(written.head < 1024 * 4, s"${written.head} bytes for 1,024 partitions")
-    assertEquals(3L, history.load().last.get("lag").get("kafka/o/1023").asLong)
+    assertEquals(3L, history.load().last.get("lag").get("o-1023").asLong)
   }
 
   @Test def lastRecordTimesAreKeptAfterTheirOldestAndReadBackWhole(): Unit = {
@@ -271,6 +271,10 @@ class OpsTest {
       0
     ))
     assertEquals(Seq(1L, 2L), history.load().map(_.get("batch").asLong))
+    assertEquals(
+      Seq("""{"o-0":5}""", """{"o-0":4}"""),
+      history.load().map(b => Json.write(b.get("lag")))
+    )
     history.append(BatchSummary(
       64,
       64000,
