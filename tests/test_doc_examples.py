@@ -27,7 +27,7 @@ from pyspark.sql.streaming import StreamingQueryListener
 from streamctl_testing import control, kafka
 from streamctl_testing.broker import KafkaBroker
 
-from conftest import session_conf
+from conftest import session_conf, wait_for
 
 ROOT = Path(__file__).resolve().parent.parent
 PAGES = ["README.md", *sorted(str(p.relative_to(ROOT)) for p in (ROOT / "docs").glob("*.md"))]
@@ -190,10 +190,13 @@ def test_the_examples_of_a_page_run(spark, doc_servers, page, tmp_path):
                 q.stop()
         # Termination events arrive after stop() returns: a query that failed after its first
         # progress is seen only in its event, so the listener stays until every event is in.
-        deadline = time.monotonic() + 60
-        while not set(listener.started) <= listener.ended.keys() and time.monotonic() < deadline:
-            time.sleep(0.1)
-        spark.streams.removeListener(listener)
-    assert set(listener.started) <= listener.ended.keys(), f"{page}: a query's termination event never came"
+        try:
+            wait_for(
+                f"{page}: every query's termination event",
+                lambda: set(listener.started) <= listener.ended.keys(),
+                timeout=60,
+            )
+        finally:
+            spark.streams.removeListener(listener)
     for qid, exception in listener.ended.items():
         assert exception is None, f"{page}: query {qid}: {exception}"
