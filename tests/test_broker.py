@@ -129,6 +129,41 @@ def test_kill_makes_it_unreachable_and_restart_brings_it_back() -> None:
         assert api_versions(b.port)[1] == 0
 
 
+class _FirstLaunchEndsSilently(KafkaBroker):
+    """Its first broker JVM is `false`: exit code 1 before Kafka logs a line, as once seen on CI."""
+
+    launches = 0
+
+    def _jvm(self, main_class: str, *args: str, extra_flags: tuple[str, ...] | list[str] = ()) -> list[str]:
+        if main_class == "kafka.Kafka":
+            self.launches += 1
+            if self.launches == 1:
+                return [shutil.which("false") or "false"]
+        return super()._jvm(main_class, *args, extra_flags=extra_flags)
+
+
+def test_a_start_that_ends_before_kafka_logs_is_tried_again_and_said(capsys: pytest.CaptureFixture[str]) -> None:
+    with _FirstLaunchEndsSilently() as b:
+        assert b.launches == 2
+        assert api_versions(b.port)[1] == 0
+    said = capsys.readouterr().err
+    assert "the Kafka broker exited with code 1 before logging anything" in said
+    assert "starting it again" in said
+
+
+def test_a_start_that_fails_in_kafka_says_kafkas_reason() -> None:
+    # A port given and taken: Kafka's own code fails (binding its listener), and logs why.
+    with socket.socket() as taken:
+        taken.bind((HOST, 0))
+        taken.listen()
+        b = KafkaBroker(port=taken.getsockname()[1])
+        with pytest.raises(BrokerError) as failed:
+            b.start()
+    message = str(failed.value)
+    assert "exited with code 1 while starting" in message
+    assert "Address already in use" in message
+
+
 def kill_pending(pid: int) -> bool:
     """Whether SIGKILL has been sent to pid and not yet acted on (/proc's pending-signal masks)."""
     status = dict(line.split(":", 1) for line in Path(f"/proc/{pid}/status").read_text().splitlines())

@@ -39,6 +39,8 @@ def _die_with_parent_hook() -> Callable[[], None] | None:
         prctl(_PR_SET_PDEATHSIG, signal.SIGKILL)
         # The parent may have died between fork and prctl; nobody would signal us then.
         if os.getppid() != parent:
+            # stderr is already the child's own here: say why it never ran.
+            os.write(2, b"streamctl_testing: the process starting this one has exited; not starting it\n")
             os._exit(1)
 
     return hook

@@ -118,6 +118,8 @@ class KafkaBroker:
         self._proc: subprocess.Popen[bytes] | None = None
         self._port = 0
         self._controller_port = 0
+        self._log_start = 0
+        self._out_start = 0
         self._classpath = ""
         self._java = ""
 
@@ -162,6 +164,10 @@ class KafkaBroker:
         """The broker's own log (log4j), kept off our stdout."""
         return self.work_dir / "broker.log"
 
+    @property
+    def _out_file(self) -> Path:
+        return self.work_dir / "broker.out"
+
     def start(self) -> Self:
         """Format storage if new, start the broker and wait until it serves.
 
@@ -186,15 +192,20 @@ class KafkaBroker:
         return self
 
     def _launch_with_retries(self) -> None:
-        # A port picked as free can be taken by someone else before the JVM binds it.
+        # A port picked as free can be taken by someone else before the JVM binds it. A broker that
+        # ended before Kafka logged a line (once on CI: exit code 1, log and output empty, beside
+        # other runs' brokers) never reached Kafka's code, so it is tried again too, saying why.
         attempts = 1 if self._fixed_port else 3
         for attempt in range(1, attempts + 1):
             try:
                 self._launch()
                 return
-            except BrokerError:
-                if attempt == attempts or not self._lost_port_race():
+            except BrokerError as e:
+                silent = self._never_logged()
+                if attempt == attempts or not (silent or self._lost_port_race()):
                     raise
+                if silent:
+                    print(f"streamctl_testing: {e}; starting it again", file=sys.stderr, flush=True)
                 self._pick_ports()
                 self._write_config()
 
@@ -349,19 +360,20 @@ class KafkaBroker:
         return []
 
     def _launch(self) -> None:
-        out_file = self.work_dir / "broker.out"
-        log_start = self.log_file.stat().st_size if self.log_file.exists() else 0
+        # What a restart or a retry writes goes after what the format tool and earlier starts did.
+        self._log_start = self._log_size()
+        self._out_start = self._out_file.stat().st_size if self._out_file.exists() else 0
         cmd = self._jvm("kafka.Kafka", str(self.work_dir / "server.properties"))
-        with out_file.open("ab") as out:
+        with self._out_file.open("ab") as out:
             # JVM stdout/stderr (crashes, fatal errors) go to a file, never to ours.
             self._proc = spawn(cmd, stdout=out, stderr=subprocess.STDOUT, stdin=subprocess.DEVNULL)
         _live.add(self)
-        self._await_ready(log_start)
+        self._await_ready()
 
-    def _await_ready(self, log_start: int) -> None:
+    def _await_ready(self) -> None:
         assert self._proc is not None
         deadline = time.monotonic() + self._start_timeout
-        seen, offset, carry = False, log_start, b""
+        seen, offset, carry = False, self._log_start, b""
         while True:
             if not seen and self.log_file.exists():
                 with self.log_file.open("rb") as f:
@@ -374,8 +386,9 @@ class KafkaBroker:
                 return
             code = self._proc.poll()
             if code is not None:
+                said = " before logging anything" if self._never_logged() else ""
                 raise BrokerError(
-                    f"the Kafka broker exited with code {code} while starting on "
+                    f"the Kafka broker exited with code {code}{said} while starting on "
                     f"{_HOST}:{self._port}. Broker log:\n{self.log_tail()}"
                 )
             if time.monotonic() > deadline:
@@ -389,11 +402,22 @@ class KafkaBroker:
     def _lost_port_race(self) -> bool:
         return "Address already in use" in self.log_tail()
 
+    def _log_size(self) -> int:
+        return self.log_file.stat().st_size if self.log_file.exists() else 0
+
+    def _never_logged(self) -> bool:
+        """Whether the last launch ended before Kafka logged a line (the format tool writes to the
+        same log first, so only what came after the launch counts)."""
+        return self._log_size() == self._log_start
+
     def log_tail(self) -> str:
+        """The last lines the latest start wrote to the broker log, then to the JVM's own output."""
         parts = []
-        for path in (self.log_file, self.work_dir / "broker.out"):
+        for path, start in ((self.log_file, self._log_start), (self._out_file, self._out_start)):
             if path.exists():
-                parts.append(_tail(path.read_bytes()))
+                with path.open("rb") as f:
+                    f.seek(start)
+                    parts.append(_tail(f.read()))
         return "\n".join(p for p in parts if p) or "(no output)"
 
     def _end_process(self, *, graceful: bool, timeout: float) -> None:
