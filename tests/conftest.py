@@ -118,8 +118,10 @@ _names = itertools.count()
 @pytest.fixture(scope="session")
 def broker() -> Iterator[object]:
     # Tests write records with fixed timestamps from 2023: the default 7-day time retention
-    # would delete them at the broker's 5-minute retention check, midway through the run.
-    with kafka_broker(properties={"log.retention.ms": "-1"}) as b:
+    # would delete them at the broker's 5-minute retention check, midway through the run. A worker's
+    # every test needs this broker, which starts beside other pytest processes' drivers and brokers
+    # on CI's two cores: it gets three minutes, not one (a healthy start takes seconds).
+    with kafka_broker(properties={"log.retention.ms": "-1"}, start_timeout=180) as b:
         yield b
 
 

@@ -129,26 +129,42 @@ def test_kill_makes_it_unreachable_and_restart_brings_it_back() -> None:
         assert api_versions(b.port)[1] == 0
 
 
-class _FirstLaunchEndsSilently(KafkaBroker):
-    """Its first broker JVM is `false`: exit code 1 before Kafka logs a line, as once seen on CI."""
+class _OneLaunchEndsSilently(KafkaBroker):
+    """Its broker JVM number `silent` is `false`: exit code 1 before Kafka logs a line, as once
+    seen on CI."""
 
-    launches = 0
+    def __init__(self, silent: int, port: int | None = None) -> None:
+        super().__init__(port)
+        self.silent, self.launches = silent, 0
 
     def _jvm(self, main_class: str, *args: str, extra_flags: tuple[str, ...] | list[str] = ()) -> list[str]:
         if main_class == "kafka.Kafka":
             self.launches += 1
-            if self.launches == 1:
+            if self.launches == self.silent:
                 return [shutil.which("false") or "false"]
         return super()._jvm(main_class, *args, extra_flags=extra_flags)
 
 
 def test_a_start_that_ends_before_kafka_logs_is_tried_again_and_said(capsys: pytest.CaptureFixture[str]) -> None:
-    with _FirstLaunchEndsSilently() as b:
+    with _OneLaunchEndsSilently(silent=1) as b:
         assert b.launches == 2
         assert api_versions(b.port)[1] == 0
     said = capsys.readouterr().err
     assert "the Kafka broker exited with code 1 before logging anything" in said
     assert "starting it again" in said
+
+
+def test_a_restart_or_a_given_port_is_tried_again_on_the_same_port() -> None:
+    with socket.socket() as s:
+        s.bind((HOST, 0))
+        given = s.getsockname()[1]
+    with _OneLaunchEndsSilently(silent=1, port=given) as b:
+        assert (b.launches, b.port) == (2, given)
+    with _OneLaunchEndsSilently(silent=2) as b:
+        port = b.port
+        b.restart()  # clients know the port: the retry must not move it
+        assert (b.launches, b.port) == (3, port)
+        assert api_versions(port)[1] == 0
 
 
 def test_a_start_that_fails_in_kafka_says_kafkas_reason() -> None:

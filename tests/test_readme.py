@@ -65,7 +65,10 @@ def test_the_readme_example_runs_as_written(tmp_path):
         ready = selectors.DefaultSelector()
         ready.register(broker.stdout, selectors.EVENT_READ)  # type: ignore[arg-type]
         assert ready.select(timeout=180), "the broker printed its address within 180 s"
-        assert broker.stdout.readline().decode().strip() == "127.0.0.1:9092"  # type: ignore[union-attr]
+        address = broker.stdout.readline().decode().strip()  # type: ignore[union-attr]
+        # An empty line means the broker ended: its stderr says why.
+        why = address or broker.stderr.read().decode(errors="replace")[-4000:]  # type: ignore[union-attr]
+        assert address == "127.0.0.1:9092", why
 
         work = tmp_path / "job"
         work.mkdir()

@@ -180,7 +180,7 @@ class KafkaBroker:
         try:
             if fresh:
                 self._prepare()
-            self._launch_with_retries()
+            self._launch_with_retries(new_ports_allowed=fresh and not self._fixed_port)
         except BaseException:
             # A failed first start leaves nothing behind (a `with` never reaches
             # __exit__ then); a failed restart keeps the data for another try.
@@ -191,23 +191,27 @@ class KafkaBroker:
             raise
         return self
 
-    def _launch_with_retries(self) -> None:
-        # A port picked as free can be taken by someone else before the JVM binds it. A broker that
-        # ended before Kafka logged a line (once on CI: exit code 1, log and output empty, beside
-        # other runs' brokers) never reached Kafka's code, so it is tried again too, saying why.
-        attempts = 1 if self._fixed_port else 3
+    def _launch_with_retries(self, *, new_ports_allowed: bool) -> None:
+        # A broker that ended before Kafka logged a line (once on CI: exit code 1, log and output
+        # empty, beside other runs' brokers) never reached Kafka's code: it is tried again on the
+        # same ports, saying why. A port picked as free can be taken by someone else before the
+        # JVM binds it: a first start on picked ports moves to new ones; a restart or a given port
+        # must keep its own (clients know it), so that failure stands.
+        attempts = 3
         for attempt in range(1, attempts + 1):
             try:
                 self._launch()
                 return
             except BrokerError as e:
-                silent = self._never_logged()
-                if attempt == attempts or not (silent or self._lost_port_race()):
+                if attempt == attempts:
                     raise
-                if silent:
+                if self._never_logged():
                     print(f"streamctl_testing: {e}; starting it again", file=sys.stderr, flush=True)
-                self._pick_ports()
-                self._write_config()
+                elif new_ports_allowed and self._lost_port_race():
+                    self._pick_ports()
+                    self._write_config()
+                else:
+                    raise
 
     def stop(self, timeout: float = 10.0) -> None:
         """Stop (SIGTERM, SIGKILL after ``timeout`` s) and delete the temp dir."""

@@ -18,7 +18,7 @@ from pathlib import Path
 from types import TracebackType
 from typing import Self
 
-from streamctl_testing.broker import _HOST, KafkaBroker, _cluster_id, _free_port, _Quorum
+from streamctl_testing.broker import _HOST, BrokerError, KafkaBroker, _cluster_id, _free_port, _Quorum
 
 __all__ = ["KafkaCluster"]
 
@@ -61,31 +61,45 @@ class KafkaCluster:
 
     def start(self) -> Self:
         """Starts the three nodes at once (none is ready before a majority runs)."""
-        if not self._nodes:
-            ports: list[int] = []
-            for _ in range(6):
-                ports.append(_free_port(avoid=ports))
-            controllers = ports[3:]
-            voters = ",".join(f"{i + 1}@{_HOST}:{c}" for i, c in enumerate(controllers))
-            cluster_id = _cluster_id()
-            self._nodes = {
-                i + 1: KafkaBroker(
-                    ports[i],
-                    lib_dir=self._lib_dir,
-                    properties=self._properties,
-                    start_timeout=self._start_timeout,
-                    heap=self._heap,
-                    quorum=_Quorum(i + 1, controllers[i], voters, cluster_id),
-                )
-                for i in range(3)
-            }
-        try:
-            with ThreadPoolExecutor(len(self._nodes)) as pool:
-                list(pool.map(lambda n: n.start(), self._nodes.values()))
-        except BaseException:
-            self.stop()
-            raise
+        first = not self._nodes
+        for attempt in (1, 2):
+            if not self._nodes:
+                self._nodes = self._new_nodes()
+            try:
+                with ThreadPoolExecutor(len(self._nodes)) as pool:
+                    list(pool.map(lambda n: n.start(), self._nodes.values()))
+                return self
+            except BrokerError as e:
+                self.stop()
+                # Six ports picked as free stay unbound while three nodes format: one taken by
+                # someone else meanwhile fails a node, which cannot move alone (the others name its
+                # controller port). A first start moves all six; a node's restart must keep them.
+                if attempt == 2 or not first or "Address already in use" not in str(e):
+                    raise
+                self._nodes = {}
+            except BaseException:
+                self.stop()
+                raise
         return self
+
+    def _new_nodes(self) -> dict[int, KafkaBroker]:
+        ports: list[int] = []
+        for _ in range(6):
+            ports.append(_free_port(avoid=ports))
+        controllers = ports[3:]
+        voters = ",".join(f"{i + 1}@{_HOST}:{c}" for i, c in enumerate(controllers))
+        cluster_id = _cluster_id()
+        return {
+            i + 1: KafkaBroker(
+                ports[i],
+                lib_dir=self._lib_dir,
+                properties=self._properties,
+                start_timeout=self._start_timeout,
+                heap=self._heap,
+                quorum=_Quorum(i + 1, controllers[i], voters, cluster_id),
+            )
+            for i in range(3)
+        }
 
     def stop(self) -> None:
         """Stops every node and deletes its data."""

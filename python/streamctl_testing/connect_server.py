@@ -114,10 +114,15 @@ class SparkConnectServer:
         deadline = time.monotonic() + self._start_timeout
         while not _accepts(self._port):
             if self._proc.poll() is not None:
-                raise RuntimeError(f"the Spark Connect server exited with {self._proc.returncode}:\n{self.log_tail()}")
-            if time.monotonic() > deadline:
+                message = f"the Spark Connect server exited with {self._proc.returncode}:\n{self.log_tail()}"
                 self.stop()
-                raise RuntimeError(f"the Spark Connect server was not serving after {self._start_timeout:.0f} s")
+                raise RuntimeError(message)
+            if time.monotonic() > deadline:
+                message = (
+                    f"the Spark Connect server was not serving after {self._start_timeout:.0f} s:\n{self.log_tail()}"
+                )
+                self.stop()
+                raise RuntimeError(message)
             time.sleep(0.2)
         return self
 
