@@ -236,25 +236,27 @@ def test_a_longer_outage_fails_each_phase_naming_the_servers_and_the_option(
 def test_a_bootstrap_port_nobody_listens_on_is_warned_about_within_ten_seconds(spark, tmp_path):
     """Nothing listens on the port: one WARN, naming the servers and the option, comes within
     10 s of the start, and the query keeps waiting the documented wait (a real outage may end)."""
-    with socket.socket() as s:  # a port that was free a moment ago: nothing listens on it
+    # Bound, never listening, until the test ends: connections are refused, and no other process
+    # can take the port meanwhile.
+    with socket.socket() as s:
         s.bind(("127.0.0.1", 0))
         dead = f"127.0.0.1:{s.getsockname()[1]}"
-    with driver_log(spark, "WARN") as log:
-        started = time.monotonic()
-        q = (
-            _source(spark, dead, "orders")
-            .writeStream.format("memory")
-            .queryName(f"dead_port_{abs(hash(tmp_path))}")
-            .option("checkpointLocation", str(tmp_path / "cp"))
-            .start()
-        )
-        try:
-            warned = lambda: [line for line in log().splitlines() if "No Kafka bootstrap server accepted" in line]  # noqa: E731
-            wait_for("the WARN about the bootstrap servers", warned, q, timeout=25)
-            assert time.monotonic() - started < 16  # 10 s, plus the probe and Spark's query start
-            assert q.isActive and q.exception() is None, "it still waits for the broker"
-            (line,) = warned()
-            assert line.startswith("WARN ") and dead in line and "option 'kafka.bootstrap.servers'" in line, line
-            assert "up to 60000 ms in all (option 'kafka.default.api.timeout.ms')" in line, line
-        finally:
-            q.stop()
+        with driver_log(spark, "WARN") as log:
+            started = time.monotonic()
+            q = (
+                _source(spark, dead, "orders")
+                .writeStream.format("memory")
+                .queryName(f"dead_port_{abs(hash(tmp_path))}")
+                .option("checkpointLocation", str(tmp_path / "cp"))
+                .start()
+            )
+            try:
+                warned = lambda: [line for line in log().splitlines() if "No Kafka bootstrap server accepted" in line]  # noqa: E731
+                wait_for("the WARN about the bootstrap servers", warned, q, timeout=25)
+                assert time.monotonic() - started < 16  # 10 s, plus the probe and Spark's query start
+                assert q.isActive and q.exception() is None, "it still waits for the broker"
+                (line,) = warned()
+                assert line.startswith("WARN ") and dead in line and "option 'kafka.bootstrap.servers'" in line, line
+                assert "up to 60000 ms in all (option 'kafka.default.api.timeout.ms')" in line, line
+            finally:
+                q.stop()

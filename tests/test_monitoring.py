@@ -6,9 +6,11 @@ from __future__ import annotations
 
 import contextlib
 import json
+import queue
 import re
 import subprocess
 import sys
+import threading
 import time
 import urllib.request
 from collections.abc import Iterator
@@ -42,15 +44,33 @@ class Driver:
                 stderr=stderr,
                 text=True,
             )
+        # Lines are read on a thread of their own, so that a driver that hangs, rather than dies,
+        # fails the test after a wait instead of blocking the worker.
+        self._lines: queue.Queue[str | None] = queue.Queue()
+        threading.Thread(target=self._read, name="monitoring-job-stdout", daemon=True).start()
         first = self._answer()
         self.ui, self.app = first["ui"], first["app"]
 
-    def _answer(self) -> dict:
+    def _read(self) -> None:
         assert self.process.stdout is not None
-        while line := self.process.stdout.readline():
+        for line in self.process.stdout:
+            self._lines.put(line)
+        self._lines.put(None)
+
+    def _answer(self, timeout: float = 300.0) -> dict:
+        deadline = time.monotonic() + timeout
+        while True:
+            try:
+                line = self._lines.get(timeout=max(0.0, deadline - time.monotonic()))
+            except queue.Empty:
+                raise AssertionError(
+                    f"the monitoring job's driver gave no answer in {timeout:.0f} s:\n{self.log.read_text()[-3000:]}"
+                ) from None
+            if line is None:
+                self._lines.put(None)  # the end stays for any later question
+                raise AssertionError(f"the monitoring job's driver died:\n{self.log.read_text()[-3000:]}")
             if line.startswith("{"):  # anything else on stdout is not the job's answer
                 return json.loads(line)
-        raise AssertionError(f"the monitoring job's driver died:\n{self.log.read_text()[-3000:]}")
 
     def ask(self, *words: str) -> dict:
         assert self.process.stdin is not None
