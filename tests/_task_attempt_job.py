@@ -20,7 +20,7 @@ writes 0..599 round robin over two partitions), where the stall begins.
 from __future__ import annotations
 
 import os
-import socket
+import re
 import subprocess
 import sys
 import time
@@ -40,21 +40,16 @@ FAULTS = {
 }
 
 
-def _free_port() -> int:
-    with socket.socket() as s:
-        s.bind(("127.0.0.1", 0))
-        return int(s.getsockname()[1])
-
-
 def _standalone_cluster(workdir: Path) -> tuple[str, list[subprocess.Popen[bytes]]]:
     """A master and two one-core workers on two loopback addresses: two hosts, as Spark sees them."""
     home = os.path.dirname(pyspark.__file__)
     spark_class = os.path.join(home, "bin", "spark-class")
-    port = _free_port()
-    master = f"spark://127.0.0.1:{port}"
     processes = []
-    log = (workdir / "cluster.log").open("ab")
+    log_path = workdir / "cluster.log"
+    log = log_path.open("ab")
     env = {**os.environ, "SPARK_HOME": home}
+    # Port 0, and the URL read from the master's log: a port picked here could be taken by another
+    # process of the run before the master binds it, and Spark would quietly bind the next one up.
     processes.append(
         subprocess.Popen(
             [
@@ -62,7 +57,7 @@ def _standalone_cluster(workdir: Path) -> tuple[str, list[subprocess.Popen[bytes
                 "org.apache.spark.deploy.master.Master",
                 "--host",
                 "127.0.0.1",
-                *("--port", str(port)),
+                *("--port", "0"),
                 *("--webui-port", "0"),
             ],
             env={**env, "SPARK_LOCAL_IP": "127.0.0.1"},
@@ -70,6 +65,12 @@ def _standalone_cluster(workdir: Path) -> tuple[str, list[subprocess.Popen[bytes
             stderr=log,
         )
     )
+    deadline = time.monotonic() + 180
+    while not (started := re.search(rb"Starting Spark master at (spark://\S+)", log_path.read_bytes())):
+        assert processes[0].poll() is None, f"the Spark master ended:\n{cluster_log(workdir)}"
+        assert time.monotonic() < deadline, f"the Spark master gave no URL in 180 s:\n{cluster_log(workdir)}"
+        time.sleep(0.2)
+    master = started.group(1).decode()
     for host in ("127.0.0.1", "127.0.0.2"):
         work = workdir / f"worker-{host}"
         work.mkdir(parents=True, exist_ok=True)
@@ -87,6 +88,11 @@ def _standalone_cluster(workdir: Path) -> tuple[str, list[subprocess.Popen[bytes
             )
         )
     return master, processes
+
+
+def cluster_log(workdir: Path) -> str:
+    """The tail of what the standalone master and workers logged."""
+    return (workdir / "cluster.log").read_text(errors="replace")[-3000:]
 
 
 def _session(mode: str, master: str) -> SparkSession:
@@ -127,7 +133,9 @@ def main() -> None:
             tracker = spark.sparkContext._jsc.sc().statusTracker()  # noqa: SLF001
             deadline = time.monotonic() + 240
             while len(tracker.getExecutorInfos()) < 3:  # the driver and two executors
-                assert time.monotonic() < deadline, "the standalone cluster started no two executors"
+                assert time.monotonic() < deadline, (
+                    f"the standalone cluster started no two executors:\n{cluster_log(Path(sys.argv[7]))}"
+                )
                 time.sleep(0.5)
         df = (
             spark.readStream.format("streamctl")
