@@ -84,6 +84,9 @@ ensure_other_venv() {
   if [[ $1 == *-scala* ]]; then
     quiet "scala-$1" "$dir/bin/python" -m streamctl_testing.other_scala "${1##*-scala}"
   fi
+  # The Connect server jar a 3.5 pyspark lacks, before its smoke run starts a server.
+  quiet "connect-$1" "$dir/bin/python" -c \
+    'from streamctl_testing.connect_server import fetch_server_jars; fetch_server_jars()'
 }
 
 mvn_() { mvn -B -q -Dspark.jars.dir="$SPARK_JARS" "$@"; }
@@ -217,6 +220,9 @@ fetch_broker() {
   # own Kafka connector, which tests run beside streamctl.
   "$PY" -m streamctl broker --fetch-only >/dev/null
   "$PY" -c 'from streamctl_testing.spark_kafka import spark_kafka_jars; spark_kafka_jars()' >/dev/null
+  # Kafka's command-line tools (the consumer-group tests run kafka-consumer-groups): fetched here,
+  # not by two test workers at once in one ~/.m2.
+  "$PY" -c 'from streamctl_testing._kafka_jars import ensure_kafka_tools_jars; ensure_kafka_tools_jars()' >/dev/null
 }
 
 ensure_other_venvs() {

@@ -32,7 +32,7 @@ from streamctl_testing._maven_fetch import fetch_once, jars_dir
 from streamctl_testing._proc import spawn
 from streamctl_testing.broker import _accepts, _free_port
 
-__all__ = ["SERVER_CLASS", "SparkConnectServer"]
+__all__ = ["SERVER_CLASS", "SparkConnectServer", "fetch_server_jars"]
 
 SERVER_CLASS = "org.apache.spark.sql.connect.service.SparkConnectServer"
 _HOST = "127.0.0.1"
@@ -174,6 +174,18 @@ def unavailable() -> str | None:
         f"no Spark Connect server for Spark {pyspark_version()} with Scala {scala}: its pyspark has none, "
         f"and the Maven Central mirror the tests fetch from serves no spark-connect_{scala} of Spark {spark_line}"
     )
+
+
+def fetch_server_jars() -> list[Path]:
+    """Fetches now, not at a test's first server start, the Connect server jar the installed
+    pyspark lacks (3.5; nothing for the lines that ship it): ``./build.sh`` calls it beside the
+    broker's jars, so no test waits on Maven Central or shares ``~/.m2`` with another fetch.
+
+    Example::
+
+        python -c 'from streamctl_testing.connect_server import fetch_server_jars; fetch_server_jars()'
+    """
+    return _server_jars(_pyspark_home()) if unavailable() is None else []
 
 
 def _server_jars(spark_home: Path) -> list[Path]:
