@@ -155,9 +155,7 @@ def test_a_start_that_ends_before_kafka_logs_is_tried_again_and_said(capsys: pyt
 
 
 def test_a_restart_or_a_given_port_is_tried_again_on_the_same_port() -> None:
-    with socket.socket() as s:
-        s.bind((HOST, 0))
-        given = s.getsockname()[1]
+    given = broker_module._free_port()  # noqa: SLF001
     with _OneLaunchEndsSilently(silent=1, port=given) as b:
         assert (b.launches, b.port) == (2, given)
     with _OneLaunchEndsSilently(silent=2) as b:

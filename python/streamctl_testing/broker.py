@@ -51,6 +51,8 @@ __all__ = [
 
 _HOST = "127.0.0.1"
 _READY_LINE = b"Kafka Server started"
+# What Kafka logs when a port it must bind is taken (a start that lost a port race).
+_PORT_TAKEN = "Address already in use"
 _LOG_TAIL_LINES = 40
 
 # Brokers still running, stopped at interpreter exit. Weak so that an abandoned
@@ -365,8 +367,7 @@ class KafkaBroker:
 
     def _launch(self) -> None:
         # What a restart or a retry writes goes after what the format tool and earlier starts did.
-        self._log_start = self._log_size()
-        self._out_start = self._out_file.stat().st_size if self._out_file.exists() else 0
+        self._log_start, self._out_start = _size(self.log_file), _size(self._out_file)
         cmd = self._jvm("kafka.Kafka", str(self.work_dir / "server.properties"))
         with self._out_file.open("ab") as out:
             # JVM stdout/stderr (crashes, fatal errors) go to a file, never to ours.
@@ -404,15 +405,12 @@ class KafkaBroker:
             time.sleep(0.05)
 
     def _lost_port_race(self) -> bool:
-        return "Address already in use" in self.log_tail()
-
-    def _log_size(self) -> int:
-        return self.log_file.stat().st_size if self.log_file.exists() else 0
+        return _PORT_TAKEN in self.log_tail()
 
     def _never_logged(self) -> bool:
         """Whether the last launch ended before Kafka logged a line (the format tool writes to the
         same log first, so only what came after the launch counts)."""
-        return self._log_size() == self._log_start
+        return _size(self.log_file) == self._log_start
 
     def log_tail(self) -> str:
         """The last lines the latest start wrote to the broker log, then to the JVM's own output."""
@@ -454,6 +452,10 @@ def _free_port(avoid: Collection[int] = ()) -> int:
             port: int = s.getsockname()[1]
         if port not in avoid:
             return port
+
+
+def _size(path: Path) -> int:
+    return path.stat().st_size if path.exists() else 0
 
 
 def _accepts(port: int) -> bool:

@@ -18,7 +18,7 @@ from pathlib import Path
 from types import TracebackType
 from typing import Self
 
-from streamctl_testing.broker import _HOST, BrokerError, KafkaBroker, _cluster_id, _free_port, _Quorum
+from streamctl_testing.broker import _HOST, _PORT_TAKEN, BrokerError, KafkaBroker, _cluster_id, _free_port, _Quorum
 
 __all__ = ["KafkaCluster"]
 
@@ -74,7 +74,7 @@ class KafkaCluster:
                 # Six ports picked as free stay unbound while three nodes format: one taken by
                 # someone else meanwhile fails a node, which cannot move alone (the others name its
                 # controller port). A first start moves all six; a node's restart must keep them.
-                if attempt == 2 or not first or "Address already in use" not in str(e):
+                if attempt == 2 or not first or _PORT_TAKEN not in str(e):
                     raise
                 self._nodes = {}
             except BaseException:

@@ -185,7 +185,7 @@ def fetch_server_jars() -> list[Path]:
 
         python -c 'from streamctl_testing.connect_server import fetch_server_jars; fetch_server_jars()'
     """
-    return _server_jars(_pyspark_home()) if unavailable() is None else []
+    return _server_jars(_pyspark_home())
 
 
 def _server_jars(spark_home: Path) -> list[Path]:
