@@ -16,9 +16,14 @@ import streamctl.StreamctlException
  * }}}
  */
 object Parsers {
+  // streamctl's Spark settings (`spark.streamctl.*`, set on the session or the cluster) follow the
+  // same rules as the source's and sink's options; the error says which of the two the user set.
+  private def subject(name: String): String =
+    if (name.startsWith("spark.")) s"Spark setting '$name'" else s"Option '$name'"
+
   def nonEmpty(name: String, v: String): String = {
     val t = v.trim
-    if (t.isEmpty) throw StreamctlException(s"Option '$name' is empty")
+    if (t.isEmpty) throw StreamctlException(s"${subject(name)} is empty")
     t
   }
 
@@ -29,28 +34,28 @@ object Parsers {
   def bool(name: String, v: String): Boolean = v.trim.toLowerCase(Locale.ROOT) match {
     case "true" => true
     case "false" => false
-    case _ => throw StreamctlException(s"Option '$name' must be true or false, not '$v'")
+    case _ => throw StreamctlException(s"${subject(name)} must be true or false, not '$v'")
   }
 
   def int(name: String, v: String): Int =
     v.trim.toIntOption.getOrElse(throw StreamctlException(
-      s"Option '$name' must be an integer, not '$v'"
+      s"${subject(name)} must be an integer, not '$v'"
     ))
 
   def positiveInt(name: String, v: String): Int =
     v.trim.toIntOption.filter(
       _ > 0
-    ).getOrElse(throw StreamctlException(s"Option '$name' must be an integer > 0, not '$v'"))
+    ).getOrElse(throw StreamctlException(s"${subject(name)} must be an integer > 0, not '$v'"))
 
   def nonNegativeLong(name: String, v: String): Long =
     v.trim.toLongOption.filter(
       _ >= 0
-    ).getOrElse(throw StreamctlException(s"Option '$name' must be an integer >= 0, not '$v'"))
+    ).getOrElse(throw StreamctlException(s"${subject(name)} must be an integer >= 0, not '$v'"))
 
   def positiveLong(name: String, v: String): Long =
     v.trim.toLongOption.filter(
       _ > 0
-    ).getOrElse(throw StreamctlException(s"Option '$name' must be an integer > 0, not '$v'"))
+    ).getOrElse(throw StreamctlException(s"${subject(name)} must be an integer > 0, not '$v'"))
 
   /**
    * `what` names the kind of value in the error: "Unknown chooser 'fastest' in option 'chooser';
@@ -68,7 +73,7 @@ object Parsers {
   def className(name: String, v: String): String = {
     val t = v.trim
     if (t.isEmpty)
-      throw StreamctlException(s"Option '$name' is empty; give a fully qualified class name")
+      throw StreamctlException(s"${subject(name)} is empty; give a fully qualified class name")
     t
   }
 
@@ -115,7 +120,7 @@ object Parsers {
    */
   def durationMs(name: String, v: String): Long = {
     def fail(): Nothing = throw StreamctlException(
-      s"Option '$name' must be a duration with a unit, such as '10s', '500ms' or '1min'; got '$v'"
+      s"${subject(name)} must be a duration with a unit, such as '10s', '500ms' or '1min'; got '$v'"
     )
     v.trim.toLowerCase(Locale.ROOT) match {
       case Duration(number, unit) =>

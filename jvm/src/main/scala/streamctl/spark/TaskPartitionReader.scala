@@ -43,7 +43,7 @@ final class TaskPartitionReader(
     controlResults: Option[() => ControlResults],
     positions: Option[PositionAccumulator]
 ) extends RealTimeReader {
-  ConsumerPoolSettings.applied
+  ExecutorConsumerPool.configured
   private val lease = ConsumerPool.acquire(config.kafka, owner, read.task, read.ranges.map(_.ssp))
   private val consumer = lease.consumer
   reports.ran(read.task, lease.reused) // where the task ran, for host affinity's metrics

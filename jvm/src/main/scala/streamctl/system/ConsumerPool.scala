@@ -45,8 +45,8 @@ import streamctl.DaemonThreads
  * one; when more come back than the bounds allow, the least recently released is closed, and the
  * first such closing logs a WARN naming the settings. A consumer or a partition's records idle for
  * [[idleTimeoutMs]] (5 min, as Spark's own consumer cache) are dropped. All three come from Spark
- * settings `spark.streamctl.consumerPool.*` (`spark.ConsumerPoolSettings`). Emptied when the JVM
- * shuts down.
+ * settings `spark.streamctl.consumerPool.*` ([[ConsumerPoolSettings]]). Emptied when the JVM shuts
+ * down.
  *
  * {{{
  * val lease = ConsumerPool.acquire(params, storePath, TaskName("Partition 0"), Seq(SSP.kafka("orders", 0)))

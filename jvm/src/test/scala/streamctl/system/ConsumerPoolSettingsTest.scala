@@ -1,12 +1,10 @@
-package streamctl.spark
+package streamctl.system
 
 import org.junit.jupiter.api.Assertions._
 import org.junit.jupiter.api.Test
 
 import streamctl.StreamctlException
-import streamctl.system.ConsumerPool
 
-// The bounds alone: SparkConf needs Spark's logging, which these unit tests do not load.
 class ConsumerPoolSettingsTest {
   private def applied(settings: (String, String)*): (Option[Int], Long) = {
     val before = (ConsumerPool.maxConsumers, ConsumerPool.maxMetadataPartitions)
@@ -36,7 +34,7 @@ class ConsumerPoolSettingsTest {
       () => applied("spark.streamctl.consumerPool.maxMetadataPartitions" -> "lots")
     )
     assertEquals(
-      "Spark setting spark.streamctl.consumerPool.maxMetadataPartitions must be a positive whole number, not 'lots'",
+      "Spark setting 'spark.streamctl.consumerPool.maxMetadataPartitions' must be an integer > 0, not 'lots'",
       e.getMessage
     )
     assertThrows(
