@@ -52,7 +52,7 @@ minutes.
 Before each run of one source, the other's idle consumers are closed. In local mode the executor's
 consumers live in the driver's JVM, and Spark's offset and commit logs on the local file system fork
 `chmod` and `readlink` (Hadoop without its native library); a fork costs more the more files the
-JVM holds open (600 more open files made each log write 13-15 ms slower), and each pooled consumer
+JVM holds open (docs/host-affinity.md gives this group's figures), and each pooled consumer
 holds four (two sockets, a selector's two). streamctl's idle pool (about 3,500 files at 1,024
 partitions) would otherwise slow the built-in's log writes as much as its own, and the built-in's
 cache (up to its 64 consumers' selectors) streamctl's. Spark offers no call to empty its cache:
@@ -75,9 +75,9 @@ a write on the 2-core AMD EPYC, so at 8 partitions the log writes are most of ev
 too. To tell that cost of the machine from Spark's own, at 8 partitions (where the ratio goal is
 nearest the floor) the group runs both sources (tuned) and the floor once more with ``FEW_FORKS``, a
 session setting and so matched on all three: Spark's FileSystem-based checkpoint manager over Hadoop's
-raw local file system, one ``chmod`` a write and no checksum files (6-7 ms a write in a throwaway A/B
-run). Each source runs twice (A B B A) with the floor between; the table "Scale: with few forks"
-gives them. It is a measuring device, not a recommendation: it drops the checkpoint's checksums.
+raw local file system, one ``chmod`` a write and no checksum files. Each source runs twice (A B B A)
+with the floor between; the table "Scale: with few forks" gives them, the log writes among them. It is a
+measuring device, not a recommendation: it drops the checkpoint's checksums.
 
 The floor bounds sources with one Spark input partition per partition. At 8 partitions, to bound every
 source however it splits its input, the floor also runs with all 2 x P rows in one input partition
