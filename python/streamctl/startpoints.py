@@ -20,7 +20,6 @@ Example::
 
 from __future__ import annotations
 
-import json
 from collections.abc import Mapping
 from dataclasses import dataclass, field
 from datetime import UTC, datetime, timedelta
@@ -105,14 +104,15 @@ class Startpoint:
         }
 
     @staticmethod
-    def _from_json(node: dict[str, Any]) -> Startpoint:
+    def _from_struct(value: Row) -> Startpoint:
+        """A startpoint as the procedures return it: its type and fields, read by the JVM."""
         return Startpoint(
-            node["type"],
-            offset=node.get("offset"),
-            timestamp_ms=node.get("timestamp"),
-            kind=node.get("kind"),
-            payload=node.get("payload"),
-            creation_time_ms=node.get("creationTime"),
+            value["type"],
+            offset=value["offset"],
+            timestamp_ms=value["timestamp"],
+            kind=value["kind"],
+            payload=value["payload"],
+            creation_time_ms=value["creation_time"],
         )
 
 
@@ -142,7 +142,7 @@ class StartpointEntry:
             stream=row.stream,
             partition=row.partition,
             task=row.task,
-            startpoint=None if row.startpoint is None else Startpoint._from_json(json.loads(row.startpoint)),  # noqa: SLF001
+            startpoint=None if row.startpoint is None else Startpoint._from_struct(row.startpoint),  # noqa: SLF001
             description=row.description,
             offset=row.offset,
             end_of_partition=row.end_of_partition,
@@ -208,7 +208,7 @@ class StartpointManager:
     def get(self, stream: str, partition: int, task: str | None = None) -> Startpoint | None:
         """The startpoint stored for exactly this key, or None."""
         rows = self._rows("get_startpoint", stream=stream, partition=self._partition(partition), task=task)
-        return Startpoint._from_json(json.loads(rows[0].startpoint)) if rows else None  # noqa: SLF001
+        return Startpoint._from_struct(rows[0].startpoint) if rows else None  # noqa: SLF001
 
     def delete(self, stream: str, partition: int | None = None, *, task: str | None = None) -> list[StartpointEntry]:
         """Deletes the stream's startpoints (of one partition, of one task when given); returns them."""

@@ -43,9 +43,12 @@ private[spark] final class Args(params: Seq[Param], row: InternalRow) {
   }.getOrElse(Map.empty)
 }
 
+/** A struct value in a procedure's result row: its fields' values in the order of its type's. */
+private[spark] final case class Struct(values: Seq[Any])
+
 /**
  * One procedure: `run` returns its result rows as plain values (String, Int, Long, Boolean, Option
- * of those, null), in the order of `result`'s columns.
+ * of those, null, or a [[Struct]] of them), in the order of `result`'s columns.
  */
 private[spark] abstract class StreamctlProcedure(
     val procedureName: String,
@@ -83,6 +86,7 @@ private[spark] abstract class StreamctlProcedure(
     case null | None => null
     case Some(x) => internal(x)
     case s: String => UTF8String.fromString(s)
+    case Struct(values) => new GenericInternalRow(values.map(internal).toArray[Any])
     case other => other
   }
 }

@@ -9,7 +9,7 @@ import streamctl.StreamctlException
 import streamctl.locality.LocalityListing
 import streamctl.metadata.{MetadataStore, StoreLayout}
 import streamctl.ops.TaskListing
-import streamctl.startpoint.{Startpoint, StartpointCommands, StartpointEntry, StartpointJson}
+import streamctl.startpoint.{Startpoint, StartpointCommands, StartpointEntry}
 import streamctl.system.{KafkaParams, KafkaSystemAdmin, TaskName}
 
 /**
@@ -42,12 +42,22 @@ private[spark] object StreamctlProcedures {
    * options without the prefix. */
   private val Kafka = Param("kafka", MapType(StringType, StringType))
 
+  // A startpoint as Startpoint.Fields gives it, so Python reads fields, never the stored form.
+  private val StartpointType = StructType(Seq(
+    StructField("type", StringType, nullable = false),
+    StructField("offset", LongType),
+    StructField("timestamp", LongType),
+    StructField("kind", StringType),
+    StructField("payload", StringType),
+    StructField("creation_time", LongType, nullable = false)
+  ))
+
   private val StartpointRows = StructType(Seq(
     StructField("key", StringType, nullable = false),
     StructField("stream", StringType, nullable = false),
     StructField("partition", IntegerType, nullable = false),
     StructField("task", StringType),
-    StructField("startpoint", StringType), // the stored JSON; null when the stored value is corrupt
+    StructField("startpoint", StartpointType), // null when the stored value is corrupt
     StructField("description", StringType, nullable = false),
     StructField("offset", LongType),
     StructField("end_of_partition", BooleanType)
@@ -94,11 +104,11 @@ private[spark] object StreamctlProcedures {
     "get_startpoint",
     "The startpoint stored for exactly this stream, partition and task (none for the partition-wide key): one row or none.",
     Seq(Stream, Param("partition", IntegerType, required = true)) ++ Store :+ Task,
-    StructType(Seq(StructField("startpoint", StringType, nullable = false)))
+    StructType(Seq(StructField("startpoint", StartpointType, nullable = false)))
   ) {
     override protected def run(a: Args): Seq[Seq[Any]] = withCommands(a, None) { c =>
       c.get(a.string("stream"), a.int("partition"), task(a)).map(sp =>
-        Seq(StartpointJson.write(sp))
+        Seq(startpointValue(sp))
       ).toSeq
     }
   }
@@ -253,12 +263,17 @@ private[spark] object StreamctlProcedures {
     finally commands.close()
   }
 
+  private def startpointValue(sp: Startpoint): Struct = {
+    val f = sp.fields
+    Struct(Seq(f.typeName, f.offset, f.timestampMs, f.kind, f.payload, sp.creationTimeMs))
+  }
+
   private def startpointRow(e: StartpointEntry): Seq[Any] = Seq(
     e.key.storeKey,
     e.key.ssp.stream,
     e.key.ssp.partition,
     e.key.task.map(_.name),
-    e.startpoint.toOption.map(StartpointJson.write),
+    e.startpoint.toOption.map(startpointValue),
     e.description,
     e.resolution.map(_.offset),
     e.resolution.map(_.beyondData)

@@ -18,6 +18,12 @@ import streamctl.StreamctlException
 sealed trait Startpoint extends Product with Serializable {
   def creationTimeMs: Long
 
+  /**
+   * Its type name (one of [[Startpoint.TypeNames]]) and the fields that type uses, as
+   * [[Startpoint.of]] takes them: what the stored form and the procedures' rows show.
+   */
+  def fields: Startpoint.Fields
+
   /** Short human form for tables and errors, e.g. `timestamp 2024-05-01T10:00:00Z`. */
   def describe: String
 }
@@ -30,6 +36,7 @@ object Startpoint {
       s"Invalid specific startpoint: offset $offset is negative (offsets start at 0)"
     )
     override def describe: String = s"offset $offset"
+    override def fields: Fields = Fields("specific", offset = Some(offset))
   }
 
   /** Start at the first message whose timestamp is >= `epochMs` (the end when none is). */
@@ -39,16 +46,19 @@ object Startpoint {
         s"Invalid timestamp startpoint: $epochMs ms is negative (before 1970-01-01T00:00:00Z)"
       )
     override def describe: String = s"timestamp ${Instant.ofEpochMilli(epochMs)}"
+    override def fields: Fields = Fields("timestamp", timestampMs = Some(epochMs))
   }
 
   /** Start at the oldest message still on the broker. */
   final case class Oldest(creationTimeMs: Long) extends Startpoint {
     override def describe: String = "oldest"
+    override def fields: Fields = Fields("oldest")
   }
 
   /** Start after the last message: only messages written from now on are read. */
   final case class Upcoming(creationTimeMs: Long) extends Startpoint {
     override def describe: String = "upcoming"
+    override def fields: Fields = Fields("upcoming")
   }
 
   /**
@@ -64,7 +74,17 @@ object Startpoint {
     if (payload == null)
       throw StreamctlException(s"Invalid custom startpoint of kind '$kind': payload is null")
     override def describe: String = s"custom $kind"
+    override def fields: Fields = Fields("custom", kind = Some(kind), payload = Some(payload))
   }
+
+  /** A startpoint's type name and the fields its type uses; the others are None. */
+  final case class Fields(
+      typeName: String,
+      offset: Option[Long] = None,
+      timestampMs: Option[Long] = None,
+      kind: Option[String] = None,
+      payload: Option[String] = None
+  )
 
   private val KindPattern = "[A-Za-z0-9][A-Za-z0-9._-]{0,99}".r
 

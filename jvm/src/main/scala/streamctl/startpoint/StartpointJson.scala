@@ -24,14 +24,13 @@ object StartpointJson {
   def write(startpoint: Startpoint): String = {
     val node = Json.obj()
     node.put("version", Version)
-    node.put("type", typeName(startpoint))
+    val fields = startpoint.fields
+    node.put("type", fields.typeName)
     node.put("creationTime", startpoint.creationTimeMs)
-    startpoint match {
-      case s: Specific => node.put("offset", s.offset)
-      case t: Timestamp => node.put("timestamp", t.epochMs)
-      case _: Oldest | _: Upcoming =>
-      case c: Custom => node.put("kind", c.kind).put("payload", c.payload)
-    }
+    fields.offset.foreach(node.put("offset", _))
+    fields.timestampMs.foreach(node.put("timestamp", _))
+    fields.kind.foreach(node.put("kind", _))
+    fields.payload.foreach(node.put("payload", _))
     Json.write(node)
   }
 
@@ -60,14 +59,6 @@ object StartpointJson {
       case e: StreamctlException if !e.getMessage.contains(what) =>
         throw StreamctlException(s"Corrupt startpoint in $what: ${e.getMessage}", e)
     }
-  }
-
-  private def typeName(startpoint: Startpoint): String = startpoint match {
-    case _: Specific => "specific"
-    case _: Timestamp => "timestamp"
-    case _: Oldest => "oldest"
-    case _: Upcoming => "upcoming"
-    case _: Custom => "custom"
   }
 
   private def long(node: JsonNode, name: String, what: String): Long = {
