@@ -1,5 +1,5 @@
 """A real local Spark Connect server with streamctl's jars, started as its own process (the server
-ships in the pyspark wheel), on a free loopback port.
+ships in the pyspark wheel), on a loopback port it picks itself.
 
 A Python process that has a classic SparkSession cannot also be a Connect client (pyspark switches
 the whole process to Connect mode), so clients of this server run in processes of their own.
@@ -16,6 +16,7 @@ Example::
 from __future__ import annotations
 
 import os
+import re
 import shutil
 import subprocess
 import tempfile
@@ -30,12 +31,15 @@ import streamctl_testing
 from streamctl._jars import line, pyspark_version, scala_version
 from streamctl_testing._maven_fetch import fetch_once, jars_dir
 from streamctl_testing._proc import spawn
-from streamctl_testing.broker import _accepts, _free_port
+from streamctl_testing.broker import _accepts
 
 __all__ = ["SERVER_CLASS", "SparkConnectServer", "fetch_server_jars"]
 
 SERVER_CLASS = "org.apache.spark.sql.connect.service.SparkConnectServer"
 _HOST = "127.0.0.1"
+# What SparkConnectServer logs once its gRPC server listens, with the address it bound (every line
+# from 3.5 on); with port 0 the operating system picked that port, so no other process can hold it.
+_STARTED = re.compile(r"Spark Connect server started at: \S*:(\d+)\s*$", re.MULTILINE)
 # The Spark lines (and Scala versions) whose pyspark wheel has no Connect server, and the
 # spark-connect jar fetched for them (3.5.0: the newest 3.5 one on the reachable Maven Central
 # mirror; the protocol is the line's). That mirror has no spark-connect_2.13 of 3.5 at all.
@@ -45,7 +49,8 @@ _SERVER_LIB_ENV = "STREAMCTL_SPARK_CONNECT_LIB"
 
 class SparkConnectServer:
     """``spark-submit --class SparkConnectServer`` with the streamctl and streamctl-testing jars
-    on ``--jars``, bound to 127.0.0.1 on a free port, logs in a temp dir. Nothing streamctl-specific
+    on ``--jars``, bound to 127.0.0.1 on a port the system picks (read from the server's log), logs
+    in a temp dir. Nothing streamctl-specific
     is set server-side besides the jars: the client helpers register streamctl's SQL catalog
     themselves. ``conf``: more ``--conf`` settings; ``spark_home``: the pyspark installation whose
     server to run (default: the one imported here).
@@ -92,10 +97,10 @@ class SparkConnectServer:
         """Starts the server and waits until it accepts connections; raises with the log's tail
         when it exits or is not serving within ``start_timeout`` seconds."""
         self._work = Path(tempfile.mkdtemp(prefix="streamctl-connect-"))
-        self._port = _free_port()
+        self._port = 0
         conf = {
             "spark.connect.grpc.binding.address": _HOST,
-            "spark.connect.grpc.binding.port": str(self._port),
+            "spark.connect.grpc.binding.port": "0",
             "spark.ui.enabled": "false",
             "spark.sql.shuffle.partitions": "2",
             "spark.driver.memory": "1g",
@@ -112,7 +117,7 @@ class SparkConnectServer:
         with self.log_file.open("ab") as out:
             self._proc = spawn(cmd, stdout=out, stderr=subprocess.STDOUT, stdin=subprocess.DEVNULL, env=env)
         deadline = time.monotonic() + self._start_timeout
-        while not _accepts(self._port):
+        while not self._serving():
             if self._proc.poll() is not None:
                 message = f"the Spark Connect server exited with {self._proc.returncode}:\n{self.log_tail()}"
                 self.stop()
@@ -125,6 +130,13 @@ class SparkConnectServer:
                 raise RuntimeError(message)
             time.sleep(0.2)
         return self
+
+    def _serving(self) -> bool:
+        """Whether the server logged the port it listens on and accepts connections there."""
+        if not self._port:
+            started = _STARTED.search(self.log_file.read_text(errors="replace")) if self.log_file.exists() else None
+            self._port = int(started.group(1)) if started else 0
+        return bool(self._port) and _accepts(self._port)
 
     def log_tail(self, lines: int = 60) -> str:
         """The last ``lines`` lines of the server log."""
