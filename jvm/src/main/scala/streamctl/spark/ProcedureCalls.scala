@@ -72,7 +72,7 @@ object ProcedureCalls {
   private def external(v: Any): Any = v match {
     case Some(x) => external(x)
     case None => null
-    case Struct(values) => Row.fromSeq(values.map(external))
+    case r: Row => Row.fromSeq(r.toSeq.map(external))
     case other => other
   }
 }

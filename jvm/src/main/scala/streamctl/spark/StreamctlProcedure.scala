@@ -5,6 +5,7 @@ import scala.jdk.CollectionConverters._
 
 // Catalyst's row classes: a V2 procedure and scan hand Spark InternalRows, and GenericInternalRow
 // (with UTF8String for strings) is the plain one, as Spark's own V2 sources build them.
+import org.apache.spark.sql.Row
 import org.apache.spark.sql.catalyst.InternalRow
 import org.apache.spark.sql.catalyst.expressions.GenericInternalRow
 import org.apache.spark.sql.connector.read.{LocalScan, Scan}
@@ -43,12 +44,9 @@ private[spark] final class Args(params: Seq[Param], row: InternalRow) {
   }.getOrElse(Map.empty)
 }
 
-/** A struct value in a procedure's result row: its fields' values in the order of its type's. */
-private[spark] final case class Struct(values: Seq[Any])
-
 /**
  * One procedure: `run` returns its result rows as plain values (String, Int, Long, Boolean, Option
- * of those, null, or a [[Struct]] of them), in the order of `result`'s columns.
+ * of those, null, or a `Row` of them for a struct column), in the order of `result`'s columns.
  */
 private[spark] abstract class StreamctlProcedure(
     val procedureName: String,
@@ -86,7 +84,7 @@ private[spark] abstract class StreamctlProcedure(
     case null | None => null
     case Some(x) => internal(x)
     case s: String => UTF8String.fromString(s)
-    case Struct(values) => new GenericInternalRow(values.map(internal).toArray[Any])
+    case r: Row => new GenericInternalRow(r.toSeq.map(internal).toArray[Any])
     case other => other
   }
 }

@@ -1,7 +1,7 @@
 package streamctl.spark
 
 import org.apache.hadoop.conf.Configuration
-import org.apache.spark.sql.SparkSession
+import org.apache.spark.sql.{Row, SparkSession}
 import org.apache.spark.sql.types._
 import org.apache.spark.streamctl.SparkExecutors
 
@@ -263,9 +263,9 @@ private[spark] object StreamctlProcedures {
     finally commands.close()
   }
 
-  private def startpointValue(sp: Startpoint): Struct = {
+  private def startpointValue(sp: Startpoint): Row = {
     val f = sp.fields
-    Struct(Seq(f.typeName, f.offset, f.timestampMs, f.kind, f.payload, sp.creationTimeMs))
+    Row(f.typeName, f.offset, f.timestampMs, f.kind, f.payload, sp.creationTimeMs)
   }
 
   private def startpointRow(e: StartpointEntry): Seq[Any] = Seq(
