@@ -50,10 +50,9 @@ _SERVER_LIB_ENV = "STREAMCTL_SPARK_CONNECT_LIB"
 class SparkConnectServer:
     """``spark-submit --class SparkConnectServer`` with the streamctl and streamctl-testing jars
     on ``--jars``, bound to 127.0.0.1 on a port the system picks (read from the server's log), logs
-    in a temp dir. Nothing streamctl-specific
-    is set server-side besides the jars: the client helpers register streamctl's SQL catalog
-    themselves. ``conf``: more ``--conf`` settings; ``spark_home``: the pyspark installation whose
-    server to run (default: the one imported here).
+    in a temp dir. Nothing streamctl-specific is set server-side besides the jars: the client
+    helpers register streamctl's SQL catalog themselves. ``conf``: more ``--conf`` settings;
+    ``spark_home``: the pyspark installation whose server to run (default: the one imported here).
 
     Example::
 
