@@ -106,17 +106,37 @@ object Startpoint {
       timestampMs: java.lang.Long,
       kind: String,
       payload: String
+  ): Startpoint = restore(
+    Option(typeName).map(_.trim.toLowerCase(java.util.Locale.ROOT)).getOrElse(""),
+    offset,
+    timestampMs,
+    kind,
+    payload,
+    now()
+  )
+
+  /**
+   * [[of]] for a startpoint read back from the store: `typeName` exactly as stored, and the
+   * creation time it was stored with.
+   */
+  private[startpoint] def restore(
+      typeName: String,
+      offset: java.lang.Long,
+      timestampMs: java.lang.Long,
+      kind: String,
+      payload: String,
+      creationTimeMs: Long
   ): Startpoint = {
     // Typed AnyRef: a Scala Long expected here would turn a null java.lang.Long into 0.
     def need[T <: AnyRef](value: T, field: String): T =
       if (value == null) throw StreamctlException(s"A '$typeName' startpoint needs '$field'")
       else value
-    Option(typeName).map(_.trim.toLowerCase(java.util.Locale.ROOT)).getOrElse("") match {
-      case "specific" => specific(need(offset, "offset").longValue)
-      case "timestamp" => timestamp(need(timestampMs, "timestamp").longValue)
-      case "oldest" => oldest()
-      case "upcoming" => upcoming()
-      case "custom" => custom(need(kind, "kind"), need(payload, "payload"))
+    typeName match {
+      case "specific" => Specific(need(offset, "offset").longValue, creationTimeMs)
+      case "timestamp" => Timestamp(need(timestampMs, "timestamp").longValue, creationTimeMs)
+      case "oldest" => Oldest(creationTimeMs)
+      case "upcoming" => Upcoming(creationTimeMs)
+      case "custom" => Custom(need(kind, "kind"), need(payload, "payload"), creationTimeMs)
       case _ => throw StreamctlException(
           s"Unknown startpoint type '$typeName' (known: ${TypeNames.mkString(", ")})"
         )

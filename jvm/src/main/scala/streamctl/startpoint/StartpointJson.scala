@@ -3,7 +3,6 @@ package streamctl.startpoint
 import com.fasterxml.jackson.databind.JsonNode
 
 import streamctl.{Json, StreamctlException}
-import streamctl.startpoint.Startpoint._
 
 /**
  * The stored form of a startpoint: a JSON object with `type`, `creationTime` (epoch ms), `version`
@@ -43,17 +42,17 @@ object StartpointJson {
     try {
       Json.version(node, Version, what)
       val created = long(node, "creationTime", what)
-      string(node, "type", what) match {
-        case "specific" => Specific(long(node, "offset", what), created)
-        case "timestamp" => Timestamp(long(node, "timestamp", what), created)
-        case "oldest" => Oldest(created)
-        case "upcoming" => Upcoming(created)
-        case "custom" => Custom(string(node, "kind", what), string(node, "payload", what), created)
-        case other =>
-          throw StreamctlException(
-            s"Unknown startpoint type '$other' in $what (known: ${TypeNames.mkString(", ")})"
-          )
-      }
+      // Every field is read whatever the type, so that one mistyped is refused, not ignored.
+      def optional[T](name: String, as: (JsonNode, String, String) => T): Option[T] =
+        Option(node.get(name)).filterNot(_.isNull).map(as(_, name, what))
+      Startpoint.restore(
+        string(node, "type", what),
+        optional("offset", asLong).map(Long.box).orNull,
+        optional("timestamp", asLong).map(Long.box).orNull,
+        optional("kind", asString).orNull,
+        optional("payload", asString).orNull,
+        created
+      )
     } catch {
       // A field that parses but breaks a constructor rule (negative offset) is corruption too.
       case e: StreamctlException if !e.getMessage.contains(what) =>
@@ -61,8 +60,13 @@ object StartpointJson {
     }
   }
 
-  private def long(node: JsonNode, name: String, what: String): Long = {
-    val f = Json.field(node, name, what)
+  private def long(node: JsonNode, name: String, what: String): Long =
+    asLong(Json.field(node, name, what), name, what)
+
+  private def string(node: JsonNode, name: String, what: String): String =
+    asString(Json.field(node, name, what), name, what)
+
+  private def asLong(f: JsonNode, name: String, what: String): Long = {
     if (!f.isIntegralNumber || !f.canConvertToLong)
       throw StreamctlException(
         s"Corrupt startpoint in $what: field '$name' must be a whole number, got ${f.toString}"
@@ -70,8 +74,7 @@ object StartpointJson {
     f.asLong
   }
 
-  private def string(node: JsonNode, name: String, what: String): String = {
-    val f = Json.field(node, name, what)
+  private def asString(f: JsonNode, name: String, what: String): String = {
     if (!f.isTextual) throw StreamctlException(
       s"Corrupt startpoint in $what: field '$name' must be a string, got ${f.toString}"
     )

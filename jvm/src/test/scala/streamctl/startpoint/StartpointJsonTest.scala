@@ -56,6 +56,15 @@ class StartpointJsonTest {
       error("""{"version":1,"type":7,"creationTime":1}""").contains("'type' must be a string")
     )
     assertTrue(error("""{"type":"oldest","creationTime":1}""").contains("'version'"))
+    // A field the type does not use is still checked: a mistyped one is corruption, not noise.
+    assertTrue(error(
+      """{"version":1,"type":"oldest","creationTime":1,"offset":"12"}"""
+    ).contains("'offset' must be a whole number"))
+  }
+
+  @Test def theStoredTypeNameIsTakenAsWritten(): Unit = {
+    val m = error("""{"version":1,"type":"Specific","creationTime":1,"offset":3}""")
+    assertTrue(m.contains(key) && m.contains("'Specific'"), m)
   }
 
   @Test def ruleBreakingValuesAreCorruptionNamingTheKey(): Unit = {
