@@ -126,8 +126,20 @@ def test_a_newer_writer_of_the_same_transactional_id_fences_the_older_one(spark,
     newer.commit(7)
     with pytest.raises(StreamctlException, match="a newer writer of the same id started"):
         older.commit(7)
-    producers.release(older, True)
     producers.release(newer, False)
+    # What the writer's abort() and close() do after the failed commit: the fenced producer, which
+    # could never begin another transaction, is closed rather than lent to the id's next batch.
+    older.abortQuietly()
+    assert not older.reusable()
+    producers.release(older, False)
+    reused = producers.acquire(params, tid)
+    try:
+        assert reused.committedBatch() == 7  # the newer one's lease
+        reused.begin(8, out)
+        reused.abortQuietly()
+        assert reused.reusable()
+    finally:
+        producers.release(reused, False)
 
     # A producer started later (the next attempt, on any executor) reads which batch the id committed.
     producers.clear()
@@ -212,6 +224,13 @@ def test_a_transactional_batch_write_is_read_by_read_committed_readers(spark, se
         **options.sink(servers, out, transactional=True)
     ).save()
     assert _values(spark, servers, out, "read_committed") == sorted(str(i) for i in range(100))
+    # No later write uses this write's transactional ids: their producers (one network thread each)
+    # close with its writers instead of idling in the executor for minutes.
+    threads = jvm(spark).java.lang.Thread
+    deadline = time.monotonic() + 60
+    while open_ := [n for n in (t.getName() for t in threads.getAllStackTraces().keySet()) if f"-{out}-" in n]:
+        assert time.monotonic() < deadline, f"producers of the finished write still open: {open_}"
+        time.sleep(0.2)
 
 
 def _cli(*args: str) -> subprocess.CompletedProcess[str]:

@@ -127,14 +127,15 @@ final case class SinkWrite(options: SinkOptions, layout: RowLayout) {
 
   /**
    * A transactional batch write's ids: its own, so that retried attempts of its Spark tasks fence
-   * each other.
+   * each other, and no later write uses them (its producers close as its writers end).
    */
   def writeTransactions(): Option[TransactionalIds] =
     Option.when(options.transactional(realTime = false)) {
       TransactionalIds(
         options.transactionalIdPrefix,
         java.util.UUID.randomUUID().toString,
-        sinkName
+        sinkName,
+        lasting = false
       )
     }
 

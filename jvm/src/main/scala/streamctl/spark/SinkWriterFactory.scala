@@ -211,7 +211,11 @@ final class SinkDataWriter(f: SinkWriterFactory, writerPartition: Int, batch: Lo
     attempt.foreach(TaskWriters.remove(_, flushForReader))
     // A transaction still open here (a killed or failed attempt) is aborted with its producer.
     transaction match {
-      case Some(t) => TransactionalProducers.release(t, failed = failure != null)
+      case Some(t) => TransactionalProducers.release(
+          t,
+          failed = failure != null,
+          keep = f.transactions.exists(_.lasting)
+        )
       case None => ProducerPool.release(f.kafka, producer, failed = failure != null)
     }
   }

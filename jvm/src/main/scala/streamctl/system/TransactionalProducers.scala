@@ -14,13 +14,19 @@ import streamctl.StreamctlException
 /**
  * The transactional ids of one write: writer partition `p` writes as `prefix-writeId-sink-p`.
  * `writeId` is the query's id (kept in its checkpoint, so a restarted query fences the writers of
- * its previous run) or, for a batch write, one id per write.
+ * its previous run) or, for a batch write, one id per write. `lasting`: later writes use the ids
+ * again (a query's batches), so their producers are worth keeping; a batch write's are not.
  *
  * {{{
  * TransactionalIds("streamctl", "5f0c0a52-...", "orders").of(3) // "streamctl-5f0c0a52-...-orders-3"
  * }}}
  */
-final case class TransactionalIds(prefix: String, writeId: String, sink: String) {
+final case class TransactionalIds(
+    prefix: String,
+    writeId: String,
+    sink: String,
+    lasting: Boolean = true
+) {
   def of(writerPartition: Int): String = s"$prefix-$writeId-$sink-$writerPartition"
 }
 
@@ -62,10 +68,18 @@ object TransactionalProducers {
       @volatile var committedBatch: Long
   ) {
     private var open = false
+    /* Whether the producer's last transaction ended as Kafka asked: committed, or aborted without
+     * an error. One that failed (fenced by a newer writer, aborted by the broker after
+     * transaction.timeout.ms, timed out, interrupted) can never begin another, and lent again it
+     * would fail every later batch of its writer partition on this executor. */
+    @volatile private var ended = true
     @volatile private[TransactionalProducers] var idleSinceNs: Long = System.nanoTime()
 
     /** Whether a transaction is open (begun, neither committed nor aborted). */
     def inTransaction: Boolean = open
+
+    /** Whether the producer can begin another transaction (see [[release]]). */
+    def reusable: Boolean = ended
 
     // The wait for the batch's marker, sent in the background when the transaction began.
     private var marked: () => Unit = () => ()
@@ -78,6 +92,7 @@ object TransactionalProducers {
      * TxnOffsetCommit: 5–25 ms on one broker) no longer wait for the last record.
      */
     def begin(batch: Long, topic: String): Unit = if (!open) {
+      ended = false
       guard("beginning a transaction")(producer.beginTransaction())
       open = true
       marked = InBackground.ask(InBackground.executor) {
@@ -110,6 +125,7 @@ object TransactionalProducers {
       guard(s"committing batch $batch")(producer.commitTransaction())
       open = false
       committedBatch = batch
+      ended = true
     }
 
     /**
@@ -121,7 +137,7 @@ object TransactionalProducers {
       // Not while the marker is on its way: the producer refuses to abort during its request.
       try marked()
       catch { case _: Exception => () }
-      try producer.abortTransaction()
+      try { producer.abortTransaction(); ended = true }
       catch { case _: Exception => () }
     }
 
@@ -136,7 +152,8 @@ object TransactionalProducers {
     def fenced(what: String, cause: Throwable): StreamctlException = StreamctlException(
       s"Kafka at ${params.bootstrapServers} refused $what under transactional id '$transactionalId': a newer writer " +
         "of the same id started (a retried or speculative attempt of this Spark task, or a restart of the query), and " +
-        "its records replace this attempt's, which were not committed",
+        "its records replace this attempt's, which were not committed; or the transaction outlived option " +
+        s"'kafka.transaction.timeout.ms' (${params.transactionTimeoutMs} ms) and the broker aborted it",
       cause
     )
   }
@@ -160,11 +177,15 @@ object TransactionalProducers {
     if (reused != null) reused else start(params, transactionalId)
   }
 
-  /** Gives a lease back; `failed` (or a transaction left open) closes its producer. */
-  def release(lease: Lease, failed: Boolean): Unit = {
+  /**
+   * Gives a lease back. Its producer is closed when `failed`, when a transaction is left open or
+   * its last one failed to end ([[Lease.reusable]]), or when `keep` is false: a batch write's ids
+   * are its own, so no later write could use its producers.
+   */
+  def release(lease: Lease, failed: Boolean, keep: Boolean): Unit = {
     val close = synchronized {
       if (!open.contains(lease.producer)) true
-      else if (failed || lease.inTransaction) { open.remove(lease.producer); true }
+      else if (failed || !keep || !lease.reusable) { open.remove(lease.producer); true }
       else {
         lease.idleSinceNs = System.nanoTime()
         Option(idle.put(key(lease.params, lease.transactionalId), lease)).foreach { displaced =>
@@ -177,6 +198,9 @@ object TransactionalProducers {
     if (close) { lease.abortQuietly(); closeQuietly(lease.producer) }
     closeIdleExpired()
   }
+
+  /** [[release]] of a lease whose ids later writes use again. */
+  def release(lease: Lease, failed: Boolean): Unit = release(lease, failed, keep = true)
 
   private def key(params: KafkaParams, transactionalId: String): String =
     params.cacheKey + "\u0001" + transactionalId
