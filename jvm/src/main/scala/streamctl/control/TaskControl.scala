@@ -22,7 +22,11 @@ final case class TaskControl(seq: Long, startJson: String, others: WatermarkSumm
 
 object TaskControl {
 
-  /** The intermediate SSPs of a task, with their start states (empty for those without one yet). */
+  /**
+   * The intermediate SSPs of a task, with their start states (empty for those without one yet):
+   * every one, also those the task has nothing to read in the batch, whose states still hold its
+   * rows' watermark back.
+   */
   def startOf(states: States, ssps: Iterable[SSP]): States =
-    ssps.iterator.flatMap(s => states.get(s).map(s -> _)).toMap
+    ssps.iterator.map(s => s -> states.getOrElse(s, SspControlState.empty)).toMap
 }

@@ -14,7 +14,9 @@ import streamctl.system.{Envelope, EnvelopeDecoder, SSP, SspRange, TaskName}
  * Every row of an intermediate stream carries [[watermarkMs]]: the query's upstream watermark as
  * far as this task knows it, by the rule of [[WatermarkSummary]] over every intermediate SSP of the
  * source, this task's own SSPs as read so far and the others as of the batch start (they only move
- * forward, so this never overtakes the true minimum). Spark keeps one watermark per query, so a
+ * forward, so this never overtakes the true minimum). The others include the task's own SSPs it has
+ * nothing to read in this batch (held back after a partition expansion, or left out by the batch's
+ * budget): their data still to come is this task's. Spark keeps one watermark per query, so a
  * per-task value would let a fast task's rows pull it past a slow task's data.
  *
  * When the task has read all its ranges, [[finish]] hands its bookkeeping to `record` (the driver
@@ -32,6 +34,10 @@ final class TaskControlReader private (val control: TaskControl, intermediate: I
     intermediate.iterator.map(s =>
       s -> new Channel(s, control.startStates.getOrElse(s, SspControlState.empty))
     ).toMap
+  // The task's intermediate SSPs without a range in this batch, as of its start.
+  private val unread: WatermarkSummary = WatermarkSummary.of(control.startStates.iterator.collect {
+    case (s, st) if !channels.contains(s) => st
+  }.toSeq)
   private var rowWatermark: Long = computeWatermark()
   private var finished = false
   private var messages = 0L
@@ -73,7 +79,7 @@ final class TaskControlReader private (val control: TaskControl, intermediate: I
   private def computeWatermark(): Long =
     (WatermarkSummary.of(
       channels.valuesIterator.map(_.state).toSeq
-    ) ++ control.others).watermark.getOrElse(-1L)
+    ) ++ unread ++ control.others).watermark.getOrElse(-1L)
 
   /** One intermediate SSP of the task. */
   private final class Channel(ssp: SSP, initial: SspControlState) extends EnvelopeDecoder {

@@ -88,6 +88,35 @@ class SourceControlTest {
     assertEquals(2, results.load(1).size, "kept until a later offset carries them")
   }
 
+  @Test def aTasksSspWithNothingToReadStillHoldsItsRowsWatermark(): Unit = {
+    val control = sourceControl()
+    val both = (p0: Long, p1: Long) => SourcePosition(Map(t0 -> Map(m0 -> p0, m1 -> p1)))
+    val b1 = plan(control, control.initialize(both(0, 0)), both(5, 5))
+    results.put(
+      1,
+      t0,
+      Map(m0 -> state(WatermarkMessage("p0", 1, 10)), m1 -> state(WatermarkMessage("p0", 1, 7)))
+    )
+    // Batch 2 reads m0 only (m1 held back after an expansion, or given nothing by the budget).
+    val b2 = plan(control, b1, both(9, 5))
+    val reader =
+      TaskControlReader(
+        t0,
+        Seq(streamctl.system.SspRange(m0, 5, 9)),
+        control.forTask(b2, t0),
+        Set("mid")
+      ).get
+    reader.decoderFor(m0).accept(new streamctl.system.Envelope(
+      m0,
+      5,
+      -1L,
+      null,
+      IntermediateMessage.watermark("p0", 1, 200)
+    ))
+    assertEquals(200L, reader.state(m0).watermark.get)
+    assertEquals(7L, reader.watermarkMs(m0), "m1's records, still to come, may be as old as 7")
+  }
+
   @Test def anSspWhoseBeginningMovedStartsOver(): Unit = {
     val control = sourceControl()
     val b1 = plan(control, control.initialize(at(0, 0)), at(5, 5))
