@@ -39,6 +39,8 @@ object BatchRead {
       )
     }
     val bootstrap = options.chooser.bootstrapStreams
+    // Records a pooled consumer kept from an earlier read serve only the same topic incarnation.
+    val ids = described.collect { case (s, d) if d.id.isDefined => s -> d.id.get }
     mapping.taskSsps.toSeq.sortBy(_._1).flatMap { case (task, taskSsps) =>
       val ranges =
         taskSsps.toSeq.sorted.map(s => SspRange(s, starts(s), ends(s))).filter(_.size > 0)
@@ -52,7 +54,8 @@ object BatchRead {
           bootstrapHeads = ranges.collect {
             case r if bootstrap.contains(r.ssp.stream) => r.ssp -> r.until
           }.toMap,
-          control = if (intermediate) Some(NoControl) else None
+          control = if (intermediate) Some(NoControl) else None,
+          streamIds = TaskRead.streamIdsOf(ids, ranges)
         ))
       }
     }

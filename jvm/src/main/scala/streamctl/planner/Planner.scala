@@ -334,7 +334,7 @@ final class Planner(
         placement.preferredLocations(task),
         bootstrapHeads.filter(h => ranges.exists(_.ssp == h._1)),
         control.forTask(end, task),
-        idsOf(ids, ranges)
+        TaskRead.streamIdsOf(ids, ranges)
       ))
     }
     control.planned(end, reads.filter(_.control.isDefined).map(_.task))
@@ -411,7 +411,7 @@ final class Planner(
         placement.preferredLocations(task),
         bootstrap.filter(h => positions.contains(h._1)),
         control.forTask(start, task),
-        idsOf(start.state(StreamIds.Codec).ids, ranges)
+        TaskRead.streamIdsOf(start.state(StreamIds.Codec).ids, ranges)
       ))
     }
     RealTimeBatch(previous, begun, reads)
@@ -433,10 +433,6 @@ final class Planner(
       control.endRealTime(batch.previous, end, readers.values.flatMap(_.control))
     }
   }
-
-  private def idsOf(ids: Map[String, String], ranges: Seq[SspRange]): Map[String, String] =
-    if (ids.isEmpty) Map.empty
-    else ranges.iterator.map(_.ssp.stream).flatMap(s => ids.get(s).map(s -> _)).toMap
 
   /**
    * Spark committed the batch that ends at `end`, which it does right after planning the next

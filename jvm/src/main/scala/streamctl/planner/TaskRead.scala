@@ -18,3 +18,11 @@ final case class TaskRead(
     control: Option[TaskControl] = None,
     streamIds: Map[String, String] = Map.empty
 )
+
+object TaskRead {
+
+  /** Of the topic IDs `ids`, those of the streams `ranges` read. */
+  def streamIdsOf(ids: Map[String, String], ranges: Seq[SspRange]): Map[String, String] =
+    if (ids.isEmpty) Map.empty
+    else ranges.iterator.map(_.ssp.stream).flatMap(s => ids.get(s).map(s -> _)).toMap
+}

@@ -583,4 +583,17 @@ class PlannerTest {
       "the 5 new records are not admitted after end_of_stream"
     )
   }
+
+  @Test def aBatchReadTellsItsReadersWhichIncarnationOfEachTopicTheyRead(): Unit = {
+    write(orders(0), 4); write(orders(1), 4)
+    admin.ids("orders") = "id-1"
+    val reads = BatchRead.plan(
+      SourceOptions(Map("kafka.bootstrap.servers" -> "127.0.0.1:1", "streams" -> "orders")),
+      admin
+    )
+    assertEquals(2, reads.size)
+    /* Without it a pooled consumer's records of a topic since deleted and created again would
+     * serve. */
+    reads.foreach(r => assertEquals(Map("orders" -> "id-1"), r.streamIds, r.task.name))
+  }
 }
