@@ -45,6 +45,8 @@ final class SourceControl(
   @volatile private var live: Option[(Long, States, Set[SSP])] = None
   // This run already removed what a dead run recorded past its offset log ([[beginRealTime]]).
   @volatile private var realTimeCleaned = false
+  // The SSPs whose end-of-stream a planning confirmed with the streams as they were then.
+  @volatile private var endConfirmed: Option[Set[SSP]] = None
 
   /**
    * A brand-new query's first position, with the initial control state. Results left by an earlier
@@ -66,6 +68,20 @@ final class SourceControl(
     if (held) query.foreach(_.sourcePlanned(this, Some(InputsEnded.Requested), newData = false))
     held
   }
+
+  /**
+   * Every SSP `previous` knows is at end-of-stream, and no planning has seen the streams since: the
+   * planning from `previous` must ask the system about them now, once. A partition added since the
+   * last check (up to `partition.check.interval` ago) may hold records that the others'
+   * end-of-stream says nothing about, and ending the query over the older list would leave them
+   * unread for good.
+   */
+  def endUnconfirmed(previous: SourcePosition): Boolean =
+    hasIntermediateStreams && !endConfirmed.contains(previous.ssps) && {
+      val atEnd = allEndOfStream(statesAfter(previous.state(ControlState.Codec)), previous.ssps)
+      if (atEnd) endConfirmed = Some(previous.ssps)
+      atEnd
+    }
 
   /** The source's planning step: the control state of each batch, last in the chain. */
   val step: PlanningStep = new ControlStep(this)

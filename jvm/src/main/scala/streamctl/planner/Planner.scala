@@ -18,6 +18,7 @@ import streamctl.system.{
   SspRange,
   SspValues,
   StreamCheck,
+  StreamDescription,
   SystemAdmin,
   TaskName,
   TimeLag
@@ -207,8 +208,8 @@ final class Planner(
     askHeads(previous)
     // Always Some at the first planning of a run, so a run's one-shot steps (startpoints) never
     // see the planning repeated below.
-    val described = streamCheck.ifDue()
-    def begin(d: Option[Map[String, streamctl.system.StreamDescription]])
+    val described = checkedStreams(previous)
+    def begin(d: Option[Map[String, StreamDescription]])
         : (BatchPlan, PlanningContext) = {
       val ctx = PlanningContext(d, availableNowTarget, budget, reports.skipped)
       (chain(begins, BatchPlan(previous), ctx), ctx)
@@ -355,7 +356,7 @@ final class Planner(
     if (control.holdsBack(previous)) return RealTimeBatch(previous, BatchPlan(previous), Seq.empty)
     seedProcessed
     askHeads(previous)
-    val ctx = PlanningContext(streamCheck.ifDue(), None, None, reports.skipped)
+    val ctx = PlanningContext(checkedStreams(previous), None, None, reports.skipped)
     // Tasks read open-ended, so the heads matter to a real-time batch only for a bootstrap stream
     // (the head its chooser reads to); otherwise they are for the batch's metrics alone, taken
     // when Spark asks for those after the batch, and the batch starts without waiting for Kafka.
@@ -433,6 +434,13 @@ final class Planner(
       control.endRealTime(batch.previous, end, readers.values.flatMap(_.control))
     }
   }
+
+  /**
+   * The streams as the planning from `previous` must see them: when a check is due, and always when
+   * the inputs look ended after `previous` (the control says when to ask).
+   */
+  private def checkedStreams(previous: SourcePosition): Option[Map[String, StreamDescription]] =
+    if (control.endUnconfirmed(previous)) Some(streamCheck.now()) else streamCheck.ifDue()
 
   /**
    * Spark committed the batch that ends at `end`, which it does right after planning the next

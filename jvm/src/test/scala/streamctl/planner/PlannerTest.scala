@@ -328,6 +328,44 @@ class PlannerTest {
     )
   }
 
+  @Test def atEndOfStreamThePlanningAsksForPartitionsAddedSinceTheLastCheck(): Unit = {
+    val m = (p: Int) => SSP.kafka("mid", p)
+    val q = planner("mid", "stream.mid.intermediate" -> "true")
+    // Each reader of a batch heard the only producer end its SSP.
+    def ended(start: SourcePosition, end: SourcePosition): Unit = {
+      q.planReads(start, end).foreach { r =>
+        val ssp = r.ranges.head.ssp
+        val state =
+          SspControlState.empty(EndOfStreamMessage("p0", 1), ssp, r.ranges.head.until - 1).state
+        q.controlResults.reported(r.control.get.seq, r.task, Some(Map(ssp -> state)))
+      }
+      q.commit(end)
+    }
+    write(m(0), 10); write(m(1), 10)
+    val start = q.initialPosition()
+    val b1 = q.latestOffset(start, None)
+    ended(start, b1)
+    assertEquals("true", q.metrics(Some(b1))("endOfStream"))
+    // The upstream grew the stream, wrote to the new partitions and ended them too, all before the
+    // next check is due (partition.check.interval is 1 s; the clock has not moved).
+    write(m(2), 5); write(m(3), 5)
+    admin.requests.clear()
+    val b2 = q.latestOffset(b1, None)
+    assertEquals(Seq("partitionCounts"), admin.requests.filter(_ == "partitionCounts").toSeq)
+    assertEquals((0 to 3).map(m).toSet, b2.ssps, "not at the end: two partitions are unread")
+    ended(b1, b2)
+    assertEquals("true", q.metrics(Some(b2))("endOfStream"))
+    // Asked once for these partitions: a query resting at its end does not ask at every trigger.
+    admin.requests.clear()
+    val b3 = q.latestOffset(b2, None) // carries the batch's results into the log
+    q.commit(b3)
+    assertEquals(Seq("partitionCounts"), admin.requests.filter(_ == "partitionCounts").toSeq)
+    admin.requests.clear()
+    assertEquals(b3, q.latestOffset(b3, None))
+    assertEquals(b3, q.latestOffset(b3, None))
+    assertEquals(Seq.empty, admin.requests.filter(_ == "partitionCounts").toSeq)
+  }
+
   @Test def aReplayAfterARestartPlansTheSameBatch(): Unit = {
     write(orders(0), 10); write(orders(1), 10)
     val q = planner("orders", "max.records.per.batch" -> "5")
