@@ -79,6 +79,7 @@ class StartpointResolver(admin: SystemAdmin, customResolvers: Seq[CustomStartpoi
     val needUpcoming = mutable.HashSet.empty[SSP]
     val timestamps = mutable.HashMap.empty[SSP, mutable.LinkedHashSet[Long]]
     val customs = mutable.HashMap.empty[String, mutable.HashMap[SSP, mutable.LinkedHashSet[Custom]]]
+    val customKeys = mutable.HashMap.empty[(SSP, Custom), K] // for the resolver's errors
     val unplannable =
       mutable.HashSet.empty[K] // reported, then skipped, so other problems still surface
     startpoints.foreach { case (k, sp) =>
@@ -105,6 +106,7 @@ class StartpointResolver(admin: SystemAdmin, customResolvers: Seq[CustomStartpoi
               c.kind,
               mutable.HashMap.empty
             ).getOrElseUpdate(ssp, mutable.LinkedHashSet.empty) += c
+            customKeys.getOrElseUpdate((ssp, c), k)
             needOldest += ssp; needUpcoming += ssp
           }
       }
@@ -115,7 +117,24 @@ class StartpointResolver(admin: SystemAdmin, customResolvers: Seq[CustomStartpoi
     val byTimestamp = inRounds(timestamps)(round => admin.offsetsForTimestamps(round))
     val byCustom: Map[String, Map[(SSP, Custom), Long]] = customs.iterator.map {
       case (kind, perSsp) =>
-        kind -> inRounds(perSsp)(round => customByKind(kind).resolve(round, admin))
+        kind -> inRounds(perSsp) { round =>
+          try customByKind(kind).resolve(round, admin)
+          catch {
+            // A user's resolver fails in its own words (a payload it cannot parse, say): name
+            // the startpoints it was resolving, which its exception cannot know.
+            case e: StreamctlException => throw e
+            case scala.util.control.NonFatal(e) =>
+              val asked = round.toSeq.sortBy(_._1).map { case (ssp, c) =>
+                s"${label(customKeys((ssp, c)))} (payload '${c.payload}')"
+              }
+              throw StreamctlException(
+                s"The resolver of custom startpoint kind '$kind' (${customByKind(kind).getClass.getName}) failed on " +
+                  s"${asked.take(5).mkString(", ")}${if (asked.size > 5) s" and ${asked.size - 5} more"
+                    else ""}: $e",
+                e
+              )
+          }
+        }
     }.toMap
     val oldest =
       if (needOldest.isEmpty) Map.empty[SSP, Long] else admin.oldestOffsets(needOldest.toSet)

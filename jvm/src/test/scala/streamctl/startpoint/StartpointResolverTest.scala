@@ -177,6 +177,23 @@ class StartpointResolverTest {
     assertTrue(outside.contains("5") && outside.contains("100 to 105"), outside)
   }
 
+  @Test def aCustomResolverThatFailsIsNamedWithTheStartpointsItWasResolving(): Unit = {
+    val parsing = new CustomStartpointResolver {
+      val kind = "from-end"
+      def resolve(startpoints: Map[SSP, Custom], admin: SystemAdmin): Map[SSP, Long] =
+        startpoints.map { case (ssp, c) => ssp -> (105L - c.payload.toLong) }
+    }
+    val m = error(new StartpointResolver(
+      admin,
+      Seq(parsing)
+    ).resolveOne(p0, Custom("from-end", "abc", 0)))
+    assertTrue(
+      m.contains("kind 'from-end'") && m.contains("orders-0") && m.contains("payload 'abc'") &&
+        m.contains("NumberFormatException"),
+      m
+    )
+  }
+
   @Test def duplicateCustomKindsAreRefused(): Unit =
     assertTrue(error(new StartpointResolver(
       admin,
