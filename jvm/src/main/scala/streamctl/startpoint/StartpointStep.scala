@@ -18,8 +18,9 @@ import streamctl.system.{SSP, SystemAdmin, TaskName}
  *      rewritten since: this is how a restart after a crash between planning and commit recognises
  *      that the replayed batch already applied them;
  *   2. every stored startpoint must belong to the query and resolve (else the query does not start,
- *      and the store is left as it was); then SSP-only startpoints are fanned out to every task
- *      reading the SSP (task-level ones win);
+ *      and the store is left as it was); then, the store read again and found unchanged (else
+ *      resolved again), SSP-only startpoints are fanned out to every task reading the SSP
+ *      (task-level ones win);
  *   3. each task's SSP begins at its resolved offset ([[BatchPlan.begin]], so the offset log's
  *      `starts` makes a replay read the same records), and the batch's end offset records what it
  *      applied ([[AppliedStartpoints]]).
@@ -60,16 +61,31 @@ final class StartpointStep(
     }
     val grouping = cleared.begins.map { case (task, ssps) => task -> ssps.keySet }
     checkAllAssigned(grouping, ctx)
-    val fanOut = explained("cannot be read")(manager.planFanOut(grouping))
     // Resolved before fan-out writes anything, so a refused startpoint leaves the store exactly as
     // the user wrote it, and the error names the key they wrote.
-    val resolved = explained("cannot be resolved")(new StartpointResolver(
+    def resolve(plan: FanOutPlan) = explained("cannot be resolved")(new StartpointResolver(
       admin,
       customResolvers
     ).resolveForTasks(
-      fanOut.result.startpoints,
-      k => s"key '${fanOut.origin(k).storeKey}'"
+      plan.result.startpoints,
+      k => s"key '${plan.origin(k).storeKey}'"
     ))
+    def read() = explained("cannot be read")(manager.planFanOut(grouping))
+    /* Resolving asks Kafka (and user resolvers), which takes a while: a key rewritten meanwhile
+     * must not be deleted unapplied, nor a task-level one written meanwhile overwritten by a copy.
+     * Before fan-out writes, the store is read again, and resolved again until it held still. */
+    @scala.annotation.tailrec
+    def settled(plan: FanOutPlan, reads: Int): (FanOutPlan, Map[(SSP, TaskName), Resolution]) = {
+      val resolved = resolve(plan)
+      lazy val again = read()
+      if (plan.copies.isEmpty || again == plan) (plan, resolved)
+      else if (reads == MaxReads) throw StreamctlException(
+        s"The startpoints in the metadata store at $storeLocation changed each of the $MaxReads times the query read " +
+          "them as it started, so it does not start; start it again once they are written"
+      )
+      else settled(again, reads + 1)
+    }
+    val (fanOut, resolved) = settled(read(), 1)
     explained("cannot be written")(manager.applyFanOut(fanOut))
     firstPlanningDone = true
     if (resolved.isEmpty) return cleared
@@ -190,6 +206,7 @@ final class StartpointStep(
 object StartpointStep {
   private val log = LoggerFactory.getLogger(classOf[StartpointStep])
   private val MaxListed = 20
+  private val MaxReads = 3
   private val Fix =
     "See them with 'python -m streamctl startpoints list --checkpoint <query checkpoint>'; " +
       "replace one with 'startpoints set', remove one with 'startpoints delete'"

@@ -49,6 +49,25 @@ class StartpointStepTest {
     assertEquals(Some(Oldest(1)), manager.read(rates, t0))
   }
 
+  @Test def aStartpointRewrittenWhileTheQueryResolvesIsTheOneApplied(): Unit = {
+    manager.write(orders0, Specific(4, 1))
+    // The user corrects it while the first planning asks Kafka about the first one.
+    var rewritten = false
+    val slow = new FakeSystemAdmin() {
+      override def oldestOffsets(ssps: Set[SSP]): Map[SSP, Long] = {
+        if (!rewritten) { rewritten = true; manager.write(orders0, Timestamp(105, 2)) }
+        super.oldestOffsets(ssps)
+      }
+    }.add(orders0, 2, Seq.tabulate(10)(i => 100L + i))
+      .add(orders1, 0, Seq.tabulate(10)(i => 100L + i))
+      .add(rates, 0, Seq.tabulate(10)(i => 100L + i))
+    val s = new StartpointStep(() => store, slow, Seq("orders", "rates"), "mem://store")
+    val end = endOf(s(BatchPlan(previous), PlanningContext()))
+    assertEquals(Map(t0 -> Map(orders0 -> 7L)), end.starts, "the timestamp's offset, not 4")
+    assertEquals(Some(Timestamp(105, 2)), manager.read(orders0, t0))
+    assertEquals(None, manager.read(orders0))
+  }
+
   @Test def withoutStartpointsThePlanIsUntouched(): Unit = {
     val plan = step()(BatchPlan(previous), PlanningContext())
     assertEquals(previous.json, endOf(plan).copy(tasks = previous.tasks).json)
