@@ -18,7 +18,9 @@ import streamctl.system.{SSP, SkippedRange, SspValues, StreamDescription, System
  *      in the offset was deleted and created again. With `failOnDataLoss=true` (the default) the
  *      query fails naming the stream and both IDs; otherwise every task reading it starts over at
  *      the new topic's first offset. The IDs are recorded in the offset ([[StreamIds]]) from the
- *      query's first offset on; a checkpoint written without them gets them at its first check.
+ *      query's first offset on; a checkpoint written without them gets them at its first check. A
+ *      stream of option `subscribePattern` that is gone (deleted) fails the query the same way, or
+ *      is dropped with a WARN (a topic created again under its name later is a new stream).
  *   2. [[gaps]], after startpoints, with `failOnDataLoss=false` only: an SSP that would begin
  *      before the oldest offset still on the broker (retention) begins there instead. With
  *      `failOnDataLoss=true` the reader fails on the missing records itself, so the default costs
@@ -57,7 +59,22 @@ final class DataLossChecks(admin: SystemAdmin, failOnDataLoss: Boolean) {
     val loss = plan.state(DataLoss.Codec).carried.skippedWhileReading(ctx.skippedWhileReading)
     val carried = plan.withState(_.updated(DataLoss.Codec, loss))
     ctx.described.fold(carried) { now =>
-      val recorded = plan.state(StreamIds.Codec)
+      // Only a pattern's streams can be missing (named ones that do not exist fail the check).
+      val deleted =
+        plan.previous.ssps.iterator.map(_.stream).filterNot(now.contains).toSeq.distinct.sorted
+      if (deleted.nonEmpty) {
+        val what = deleted.map(s => s"'$s'").mkString(", ")
+        val gone =
+          if (deleted.size == 1) s"Stream $what was deleted from Kafka while the query read it"
+          else s"Streams $what were deleted from Kafka while the query read them"
+        if (failOnDataLoss) throw StreamctlException(
+          s"$gone: the records it had not read yet are gone. Set option 'failOnDataLoss' to false to go on with the " +
+            "other streams, or start the query with a new checkpoint"
+        )
+        log.warn(s"$gone; the records it had not read are lost. Going on with the other streams, because option " +
+          "'failOnDataLoss' is false")
+      }
+      val recorded = plan.state(StreamIds.Codec).without(deleted)
       val recreated = recorded.recreatedIn(now)
       val withIds = carried.withState(_.updated(StreamIds.Codec, recorded.updated(now)))
       if (recreated.isEmpty) withIds

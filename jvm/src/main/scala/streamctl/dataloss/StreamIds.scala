@@ -34,6 +34,10 @@ final case class StreamIds(ids: Map[String, String]) {
   def updated(now: Map[String, StreamDescription]): StreamIds =
     StreamIds(ids ++ now.collect { case (s, StreamDescription(_, Some(id))) => s -> id })
 
+  /** Without the IDs of `streams` (deleted: one created again under the name is a new stream). */
+  def without(streams: Iterable[String]): StreamIds =
+    if (streams.isEmpty) this else StreamIds(ids -- streams)
+
 }
 
 object StreamIds {

@@ -366,6 +366,57 @@ class PlannerTest {
     assertEquals(Seq.empty, admin.requests.filter(_ == "partitionCounts").toSeq)
   }
 
+  @Test def aStreamOfAPatternDeletedWhileReadIsDataLoss(): Unit = {
+    val (a, b) = (SSP.kafka("orders", 0), SSP.kafka("ordersb", 0))
+    write(a, 10); write(b, 10)
+    admin.ids("ordersb") = "id-1"
+    def run(options: (String, String)*) = {
+      val q = new Planner(
+        SourceOptions(Map(
+          "kafka.bootstrap.servers" -> "127.0.0.1:1",
+          "subscribePattern" -> "ord.*",
+          "starting.offsets" -> "earliest",
+          "partition.check.interval" -> "1s"
+        ) ++ options),
+        admin,
+        new InMemoryMetadataStore,
+        "mem://store",
+        keys,
+        new InitialOffset(() => new InMemoryMetadataStore),
+        () => Seq(ExecutorId("1", "h1")),
+        reports,
+        query = None,
+        secondsBehind = false,
+        clockMs = () => clock,
+        background = (r: Runnable) => r.run(),
+        processedBefore = () => Map.empty
+      )
+      val b1 = q.latestOffset(q.initialPosition(), Some(2))
+      assertEquals(Set(a, b), b1.ssps)
+      (q, b1)
+    }
+    val (failing, f1) = run()
+    val (going, g1) = run("failOnDataLoss" -> "false")
+    admin.delete("ordersb") // with 9 records unread
+    clock += 1000
+    val e = assertThrows(
+      classOf[streamctl.StreamctlException],
+      () => { failing.latestOffset(f1, Some(2)); () }
+    )
+    assertTrue(
+      e.getMessage.contains("Stream 'ordersb' was deleted") && e.getMessage.contains(
+        "failOnDataLoss"
+      ),
+      e.getMessage
+    )
+    val g2 = going.latestOffset(g1, Some(2))
+    assertEquals(Set(a), g2.ssps)
+    assertFalse(
+      g2.state(streamctl.dataloss.StreamIds.Codec).ids.contains("ordersb"),
+      "a topic created again under the name is a new stream"
+    )
+  }
+
   @Test def aReplayAfterARestartPlansTheSameBatch(): Unit = {
     write(orders(0), 10); write(orders(1), 10)
     val q = planner("orders", "max.records.per.batch" -> "5")

@@ -39,6 +39,13 @@ class FakeSystemAdmin(val system: String = SSP.KafkaSystem) extends SystemAdmin 
     this
   }
 
+  /** Deletes the stream: it is no longer listed or described. */
+  def delete(stream: String): this.type = {
+    partitions.keys.filter(_.stream == stream).toList.foreach(partitions.remove)
+    ids.remove(stream)
+    this
+  }
+
   override def describeStreams(streams: Set[String]): Map[String, StreamDescription] =
     partitionCounts(streams).map { case (s, n) => s -> StreamDescription(n, ids.get(s)) }
 
