@@ -68,11 +68,11 @@ final class DataLossChecks(admin: SystemAdmin, failOnDataLoss: Boolean) {
           if (deleted.size == 1) s"Stream $what was deleted from Kafka while the query read it"
           else s"Streams $what were deleted from Kafka while the query read them"
         if (failOnDataLoss) throw StreamctlException(
-          s"$gone: the records it had not read yet are gone. Set option 'failOnDataLoss' to false to go on with the " +
-            "other streams, or start the query with a new checkpoint"
+          s"$gone: any of its records the query had not read are gone (as in Spark's Kafka source). Set option " +
+            "'failOnDataLoss' to false to go on with the other streams, or start the query with a new checkpoint"
         )
-        log.warn(s"$gone; the records it had not read are lost. Going on with the other streams, because option " +
-          "'failOnDataLoss' is false")
+        log.warn(s"$gone; any of its records the query had not read are lost. Going on with the other streams, " +
+          "because option 'failOnDataLoss' is false")
       }
       val recorded = plan.state(StreamIds.Codec).without(deleted)
       val recreated = recorded.recreatedIn(now)
