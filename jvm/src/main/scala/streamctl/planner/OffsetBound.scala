@@ -52,7 +52,16 @@ object OffsetBound {
     ): Map[SSP, Long] = {
       checkNamesExactly(option, offsets.keySet, ssps, admin)
       val earliest = admin.oldestOffsets(ssps.filter(s => offsets(s) == Earliest))
-      val latest = admin.upcomingOffsets(ssps.filter(s => offsets(s) == Latest))
+      // An offset past a partition's end is the option's mistake (a JSON written for another
+      // topic, a typo); found later it would look like a truncated topic.
+      val given = ssps.filter(s => offsets(s) >= 0)
+      val latest = admin.upcomingOffsets(ssps.filter(s => offsets(s) == Latest) ++ given)
+      given.toSeq.sorted.find(s => latest.get(s).exists(offsets(s) > _)).foreach { s =>
+        throw StreamctlException(
+          s"Option '$option' gives offset ${offsets(s)} for stream '${s.stream}' partition ${s.partition}, past its end " +
+            s"(${latest(s)}, the next offset to be written): give an offset up to the end, or -1 for latest"
+        )
+      }
       ssps.iterator.map(s =>
         s -> (offsets(s) match {
           case Earliest => earliest(s)

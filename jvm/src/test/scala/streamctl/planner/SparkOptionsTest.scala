@@ -139,6 +139,19 @@ class SparkOptionsTest {
       Map(SSP.kafka("orders", 0) -> 11L, SSP.kafka("orders", 1) -> 0L),
       exact.resolve(admin, orders, false)
     )
+    // Past the end: the option's mistake, said so at once (not later as a truncated topic).
+    val past = source(
+      "subscribe" -> "orders",
+      "startingOffsets" -> """{"orders":{"0":11,"1":500}}"""
+    ).starting(batch = false)
+    val beyond =
+      assertThrows(classOf[StreamctlException], () => { past.resolve(admin, orders, false); () })
+    assertTrue(
+      beyond.getMessage.contains(
+        "Option 'startingOffsets' gives offset 500 for stream 'orders' partition 1, past its end (1"
+      ),
+      beyond.getMessage
+    )
     val partial = source(
       "subscribe" -> "orders",
       "startingOffsets" -> """{"orders":{"0":11}}"""
