@@ -336,6 +336,7 @@ def test_the_testing_wheel_carries_the_tooling(testing_wheel: zipfile.ZipFile) -
     assert {
         "kafka_broker/pom.xml",
         "CreateTopics.java",
+        "GrantAcls.java",
         f"jars/{TESTING_JAR}",
         "demo.py",
         "demos/affinity.py",

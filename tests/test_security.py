@@ -17,11 +17,11 @@ from pyspark.errors import StreamingQueryException
 from pyspark.sql import SparkSession
 from pyspark.sql.streaming import StreamingQuery
 
-from streamctl import options
+from streamctl import StreamctlException, options
 from streamctl_testing import kafka
-from streamctl_testing.secured_broker import MECHANISMS, PASSWORD, USER, SecuredKafkaBroker
+from streamctl_testing.secured_broker import MECHANISMS, PASSWORD, USER, Acl, SecuredKafkaBroker
 
-from conftest import driver_log
+from conftest import driver_log, read_committed_values, wait_for
 
 # Not in the other Spark lines' smoke set: what these tests exercise (streamctl's options and
 # kafka-clients' security) is the same code on every line, and the secured broker is the costliest
@@ -116,6 +116,67 @@ def test_plugins_compiled_against_kafka_interfaces_serve_the_source_and_the_sink
     for p in range(4):
         got = _user_records(spark, secured, dst, p)
         assert sorted(got) == sorted(v for v in values if v[-1] % 4 == p), f"partition {p}"
+
+
+# -- the permissions of a transactional sink, under Kafka's authorizer ----------------------------
+
+
+@pytest.fixture(scope="module")
+def authorized() -> Iterator[SecuredKafkaBroker]:
+    """A secured broker where USER may do only what a test grants it."""
+    with SecuredKafkaBroker(authorizer=True, properties={"log.retention.ms": "-1"}) as broker:
+        yield broker
+
+
+def _transactional_sink_permissions(prefix: str, topic: str, *, read_topic: bool = True) -> list[Acl]:
+    """What docs/exactly-once.md ("Permissions") says a transactional sink needs, nothing more
+    (DESCRIBE is implied by WRITE and READ; DescribeConfigs on the cluster is optional)."""
+    return [
+        Acl("TRANSACTIONAL_ID", prefix, "WRITE", prefixed=True),
+        Acl("GROUP", prefix, "READ", prefixed=True),
+        Acl("TOPIC", topic, "WRITE"),
+        *([Acl("TOPIC", topic, "READ")] if read_topic else []),
+    ]
+
+
+def test_a_transactional_write_needs_the_documented_permissions_and_read_on_its_topic(spark, authorized):
+    """A transactional batch write by a principal with exactly the documented permissions commits
+    every row. Without READ on the topic it wrote, Kafka refuses each transaction's marker (the
+    batch as the offset of a group on the topic's partition 0: TxnOffsetCommit checks READ on the
+    topics it names), and the write fails with nothing visible to read_committed readers."""
+    n = next(_names)
+    allowed, refused = f"acl-allowed-{n}", f"acl-refused-{n}"
+    for name in (allowed, refused):
+        kafka.create_stream(spark, authorized.bootstrap_servers, name, 2)
+    authorized.grant(
+        *_transactional_sink_permissions("streamctl", allowed),  # the default transactionalIdPrefix
+        *_transactional_sink_permissions("acl-refused", refused, read_topic=False),
+    )
+    client = authorized.client_options("SCRAM-SHA-512")
+    # Two writer partitions: two transactions, each with its marker.
+    rows = spark.range(40).selectExpr("CAST(id AS STRING) AS value").repartition(2)
+
+    def write(topic: str, **sink: str) -> None:
+        sink_options = options.sink(client["kafka.bootstrap.servers"], topic, transactional=True, **sink)
+        rows.write.format("streamctl").options(**sink_options).options(**client).save()
+
+    write(allowed)
+    # The commit returns once the coordinator logged it; the markers reach the partitions after.
+    everything = sorted(map(str, range(40)))
+    wait_for(
+        "every row visible to read_committed",
+        lambda: read_committed_values(spark, authorized.bootstrap_servers, allowed, 2) == everything,
+        timeout=60,
+    )
+
+    # Whichever the writer meets first (a record failed after the marker was refused, or a send the
+    # producer refuses itself from then on), the error is the marker's, naming what to grant.
+    with pytest.raises(StreamctlException) as failed:
+        write(refused, transactional_id_prefix="acl-refused")
+    message = str(failed.value)
+    assert "TxnOffsetCommitResponse: Topic authorization failed" in message, message
+    assert f"must allow this principal READ on stream '{refused}'" in message, message
+    assert read_committed_values(spark, authorized.bootstrap_servers, refused, 2) == []
 
 
 # -- the operator CLI against a secured broker ----------------------------------------------------

@@ -9,17 +9,25 @@ Example::
         df = (spark.readStream.format("streamctl")
               .options(**broker.client_options("SCRAM-SHA-512"))
               .option("subscribe", "orders").load())
+
+    # With Kafka's authorizer: USER may do only what it is granted.
+    with SecuredKafkaBroker(authorizer=True) as broker:
+        broker.grant(Acl("TOPIC", "orders", "READ"), Acl("GROUP", "readers", "READ", prefixed=True))
 """
 
 from __future__ import annotations
 
+import atexit
 import shutil
 import subprocess
+import tempfile
+from collections.abc import Mapping
 from pathlib import Path
+from typing import Any, NamedTuple
 
 from streamctl_testing.broker import BrokerError, KafkaBroker, _free_port, _java
 
-__all__ = ["MECHANISMS", "PASSWORD", "USER", "SecuredKafkaBroker"]
+__all__ = ["MECHANISMS", "PASSWORD", "USER", "Acl", "SecuredKafkaBroker"]
 
 USER = "streamctl-user"
 PASSWORD = "streamctl-secret"
@@ -28,6 +36,9 @@ MECHANISMS = ("PLAIN", "SCRAM-SHA-256", "SCRAM-SHA-512", "SSL")
 _SCRAM = ("SCRAM-SHA-256", "SCRAM-SHA-512")
 _STORE_PASSWORD = "streamctl-store"
 _HOST = "127.0.0.1"
+# The principals of the plain and controller listeners (the broker's own traffic and test tooling)
+# and of the SSL listener's client certificate: everyone but USER, unchecked by the authorizer.
+_SUPER_USERS = ("User:ANONYMOUS", "User:CN=client")
 
 # Kafka's own class names, as users write them.
 _LOGIN_MODULES = {
@@ -37,12 +48,34 @@ _LOGIN_MODULES = {
 }
 
 
+class Acl(NamedTuple):
+    """One permission, with Kafka's names: ``operation`` (``"READ"``, ``"WRITE"``, ``"DESCRIBE"``,
+    ``"DESCRIBE_CONFIGS"``, ...) on the ``resource`` (``"TOPIC"``, ``"GROUP"``,
+    ``"TRANSACTIONAL_ID"``, ``"CLUSTER"``, whose name is ``"kafka-cluster"``) called ``name``, or
+    with ``prefixed`` on every one whose name starts with it.
+
+    Example::
+
+        Acl("TRANSACTIONAL_ID", "streamctl", "WRITE", prefixed=True)
+    """
+
+    resource: str
+    name: str
+    operation: str
+    prefixed: bool = False
+
+
 class SecuredKafkaBroker(KafkaBroker):
     """A :class:`KafkaBroker` that also serves a ``SASL_PLAINTEXT`` listener (user ``USER``,
     password ``PASSWORD``, for PLAIN and both SCRAM mechanisms) and an ``SSL`` listener that
     requires a client certificate. The plain listener stays for the broker's own traffic and for
     test tooling. Certificates (a broker key with subject alternative name IP 127.0.0.1, a client
-    key, a truststore for each side) are made by ``keytool`` in the broker's temp dir.
+    key, a truststore for each side) are made by ``keytool`` once per process and copied into the
+    broker's temp dir.
+
+    ``authorizer=True`` turns on Kafka's ``StandardAuthorizer``: then ``USER`` may do only what
+    :meth:`grant` allows it, while the broker's own principals and the plain and SSL listeners'
+    stay unchecked (``super.users``). Off by default.
 
     Example::
 
@@ -52,6 +85,39 @@ class SecuredKafkaBroker(KafkaBroker):
 
     _sasl_port = 0
     _ssl_port = 0
+
+    def __init__(
+        self,
+        port: int | None = None,
+        *,
+        authorizer: bool = False,
+        properties: Mapping[str, str] | None = None,
+        **kwargs: Any,
+    ) -> None:
+        if authorizer:
+            properties = {
+                "authorizer.class.name": "org.apache.kafka.metadata.authorizer.StandardAuthorizer",
+                "super.users": ";".join(_SUPER_USERS),
+                **(properties or {}),
+            }
+        super().__init__(port, properties=properties, **kwargs)
+        self._authorizer = authorizer
+
+    def grant(self, *acls: Acl, principal: str = f"User:{USER}") -> None:
+        """Allows ``principal`` (by default the SASL user) ``acls``, from any host; returns once the
+        broker's authorizer applies them. For a broker started with ``authorizer=True``.
+
+        Example::
+
+            broker.grant(Acl("TOPIC", "orders", "WRITE"), Acl("CLUSTER", "kafka-cluster", "DESCRIBE_CONFIGS"))
+        """
+        if not self._authorizer:
+            raise BrokerError("grant needs a broker started with authorizer=True")
+        if not acls:
+            return
+        source = Path(__file__).with_name("GrantAcls.java")
+        args = [f for a in acls for f in (a.resource, "PREFIXED" if a.prefixed else "LITERAL", a.name, a.operation)]
+        self._run_tool(f"granting {principal} {len(acls)} ACLs", str(source), self.bootstrap_servers, principal, *args)
 
     @property
     def sasl_servers(self) -> str:
@@ -109,7 +175,7 @@ class SecuredKafkaBroker(KafkaBroker):
 
     def _write_config(self) -> None:
         if not self._stores.is_dir():
-            _make_stores(self._stores)
+            shutil.copytree(_shared_stores(), self._stores)
         listeners = {
             "PLAINTEXT": self._port,
             "SASL_PLAINTEXT": self._sasl_port,
@@ -146,6 +212,21 @@ class SecuredKafkaBroker(KafkaBroker):
     def _format_args(self) -> list[str]:
         # SCRAM users live in the cluster metadata; in KRaft they can be created with the storage.
         return [arg for m in _SCRAM for arg in ("--add-scram", f"{m}=[name={USER},password={PASSWORD}]")]
+
+
+_stores_made: Path | None = None
+
+
+def _shared_stores() -> Path:
+    """The certificates of every secured broker this process starts, made once (``keytool`` takes
+    seconds: six JVMs and two RSA keys) and removed at exit; each broker serves a copy of its own."""
+    global _stores_made
+    if _stores_made is None or not _stores_made.is_dir():
+        top = Path(tempfile.mkdtemp(prefix="streamctl-tls-"))
+        atexit.register(shutil.rmtree, top, ignore_errors=True)
+        _make_stores(top / "tls")
+        _stores_made = top / "tls"
+    return _stores_made
 
 
 def _make_stores(directory: Path) -> None:

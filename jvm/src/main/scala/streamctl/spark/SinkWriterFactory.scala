@@ -148,7 +148,13 @@ final class SinkDataWriter(f: SinkWriterFactory, writerPartition: Int, batch: Lo
     transaction.foreach { t =>
       if (!t.inTransaction) t.begin(batch, topic)
     }
-    producer.send(record, callback)
+    try producer.send(record, callback)
+    catch {
+      // A transactional producer refuses every send once its marker failed: name that failure.
+      case e: org.apache.kafka.common.KafkaException
+          if transaction.isDefined && !e.isInstanceOf[InterruptException] =>
+        throw transaction.flatMap(_.markerError).getOrElse(e)
+    }
   }
 
   // A string value is copied once, from the row straight into the frame (not into an array and
@@ -245,9 +251,11 @@ final class SinkDataWriter(f: SinkWriterFactory, writerPartition: Int, batch: Lo
         )
       case _ => None
     }
+    // Records fail after the transaction's marker did, because it did.
+    lazy val marker = transaction.flatMap(_.markerError).collect { case e: StreamctlException => e }
     missing.orElse(transaction.collect {
       case t if fencedSend => t.fenced(s"writing to $stream$partition", failure)
-    })
+    }).orElse(marker)
       .getOrElse(f.kafka.sendFailed(s"writing to $stream$partition", failure))
   }
 }

@@ -6,8 +6,12 @@ import scala.annotation.nowarn
 import org.apache.kafka.clients.CommonClientConfigs
 import org.apache.kafka.clients.consumer.{ConsumerGroupMetadata, OffsetAndMetadata}
 import org.apache.kafka.clients.producer.{KafkaProducer, ProducerConfig}
-import org.apache.kafka.common.TopicPartition
-import org.apache.kafka.common.errors.{InvalidProducerEpochException, ProducerFencedException}
+import org.apache.kafka.common.{KafkaException, TopicPartition}
+import org.apache.kafka.common.errors.{
+  InterruptException,
+  InvalidProducerEpochException,
+  ProducerFencedException
+}
 
 import streamctl.StreamctlException
 
@@ -110,11 +114,30 @@ object TransactionalProducers {
         new TopicPartition(topic, 0),
         new OffsetAndMetadata(batch + 1, s"streamctl batch $batch")
       )
-      guard(s"committing batch $batch")(producer.sendOffsetsToTransaction(
-        marker,
-        new ConsumerGroupMetadata(transactionalId)
-      ))
+      try guard(s"committing batch $batch")(producer.sendOffsetsToTransaction(
+          marker,
+          new ConsumerGroupMetadata(transactionalId)
+        ))
+      catch {
+        // Kafka says only "Unexpected error in TxnOffsetCommitResponse: Topic authorization
+        // failed": a group offset may only name topics the principal can read.
+        case e: KafkaException if !e.isInstanceOf[InterruptException] =>
+          throw StreamctlException(
+            s"Kafka at ${params.bootstrapServers} refused batch $batch's marker under transactional id '$transactionalId' " +
+              s"(an offset of consumer group '$transactionalId' on stream '$topic' partition 0, in the transaction): " +
+              s"${e.getMessage} (a secured cluster must allow this principal READ on stream '$topic', which a group " +
+              "offset names, and on the consumer groups of option 'transactionalIdPrefix')",
+            e
+          )
+      }
     }
+
+    /**
+     * Why the open transaction's marker failed, once it has (waiting for it): the producer then
+     * refuses every send and the commit, and that refusal says nothing of the cause.
+     */
+    def markerError: Option[Throwable] =
+      if (!open) None else scala.util.Try(marked()).failed.toOption
 
     /**
      * Commits the open transaction begun for `batch`: its records, flushed by the caller, and its
