@@ -9,6 +9,7 @@ from datetime import UTC, datetime, timedelta
 from pathlib import Path
 
 import pytest
+from pyspark.errors import StreamingQueryException
 from pyspark.sql import DataFrame
 
 from streamctl import Startpoint, StartpointManager, options
@@ -250,3 +251,38 @@ def test_an_ssp_startpoint_on_a_broadcast_stream_reaches_every_task(spark, serve
         ("Partition 1", 3),
     ]
     assert manager.list() == []
+
+
+def test_a_query_logging_in_the_background_is_refused_while_startpoints_wait(spark, servers, make_stream, tmp_path):
+    """Under Spark's asynchronous progress tracking a batch is planned before the ones before it are
+    logged, and some are never logged: the batch that applies a startpoint could be lost, or the
+    startpoint applied twice. Such a run is refused at its first planning, naming the option, and
+    the startpoint waits in the store; the run that turns the option off applies it."""
+    stream = make_stream(partitions=1)
+    _produce(spark, servers, stream, 1, 4)
+    cp = str(tmp_path / "cp")
+    manager = StartpointManager(spark, checkpoint=cp)
+    manager.set(stream, 0, Startpoint.specific(2))
+
+    def start(in_background: bool):
+        return (
+            _source(spark, servers, [stream])
+            .writeStream.foreach(lambda _row: None)
+            .option("checkpointLocation", cp)
+            .option("asyncProgressTrackingEnabled", str(in_background).lower())
+            .trigger(processingTime="0 seconds")
+            .start()
+        )
+
+    refused = start(True)
+    with pytest.raises(StreamingQueryException, match="'asyncProgressTrackingEnabled' set to false"):
+        refused.awaitTermination(120)
+    assert [e.key for e in manager.list()] == [f"kafka/{stream}/0"], "the store as the user wrote it"
+
+    q = start(False)
+    try:
+        wait_for("the startpoint applied and deleted", lambda: manager.list() == [], q)
+        assert q.exception() is None
+    finally:
+        q.stop()
+    assert _applied_in_offset_log(cp)[f"kafka/{stream}/0"]["offset"] == 2

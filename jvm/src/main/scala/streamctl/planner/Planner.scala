@@ -64,6 +64,9 @@ import streamctl.system.{
  *   per SSP, the newest record time an earlier run processed (the progress history keeps it), so
  *   seconds behind is known from a restart's first batch, before this run read the SSP; asked once,
  *   at the first planning
+ * @param logsInBackground
+ *   whether the query's engine logs batches in the background (Spark's asynchronous progress
+ *   tracking), asked at the first planning: startpoints are then refused
  */
 final class Planner(
     options: SourceOptions,
@@ -78,7 +81,8 @@ final class Planner(
     secondsBehind: Boolean = false,
     clockMs: () => Long = () => System.nanoTime() / 1000000L,
     background: Executor = InBackground.executor,
-    processedBefore: () => Map[SSP, Long] = () => Map.empty
+    processedBefore: () => Map[SSP, Long] = () => Map.empty,
+    logsInBackground: () => Boolean = () => false
 ) {
 
   private val streamCheck = new StreamCheck(
@@ -96,7 +100,8 @@ final class Planner(
     admin,
     options.streams,
     storeLocation,
-    options.startpointResolvers
+    options.startpointResolvers,
+    logsInBackground
   )
   // The heads of the SSPs the batch starts from, asked before the streams are described so both
   // requests are in flight together ([[askHeads]]); SSPs the planning added meanwhile (a grown

@@ -6,6 +6,7 @@ import org.apache.hadoop.conf.Configuration
 import org.apache.spark.sql.SparkSession
 import org.apache.spark.sql.connector.read.{InputPartition, PartitionReaderFactory}
 import org.apache.spark.sql.connector.read.streaming._
+import org.apache.spark.streamctl.SparkQueries
 import org.apache.spark.util.SerializableConfiguration
 
 import streamctl.StreamctlException
@@ -60,7 +61,12 @@ class StreamctlMicroBatchStream(
     control.map(_.run),
     // The one broker request it costs serves the metrics system's gauge.
     secondsBehind = QueryMetrics.enabled,
-    processedBefore = () => lastRecordTimes()
+    processedBefore = () => lastRecordTimes(),
+    // Asked on the query's thread, at the first planning (the query is registered by then).
+    logsInBackground = () =>
+      QueryLookup.currentQueryId.flatMap(QueryLookup.find).flatMap(
+        SparkQueries.logsInBackground
+      ).getOrElse(false)
   )
   // Only a source with intermediate streams has control results: each task attempt carries the
   // accumulator there and back, so a plain source ships none.

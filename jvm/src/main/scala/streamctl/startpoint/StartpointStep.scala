@@ -28,7 +28,9 @@ import streamctl.system.{SSP, SystemAdmin, TaskName}
  * runs wait for the next restart: the store is read once per run, never per batch.
  *
  * Deletion happens after the applying batch committed: in [[committed]] (Spark's `commit(end)`) and
- * again, idempotently, when the next batch is planned from it.
+ * again, idempotently, when the next batch is planned from it. Both need Spark to log a batch
+ * before it plans the next, so a query whose engine logs in the background (`logsInBackground`) is
+ * refused while startpoints wait, before anything is written.
  *
  * {{{
  * val step = new StartpointStep(() => store, admin, options.streams, storePath)
@@ -41,7 +43,8 @@ final class StartpointStep(
     admin: SystemAdmin,
     streams: Seq[String],
     storeLocation: String,
-    customResolvers: Seq[CustomStartpointResolver] = Nil
+    customResolvers: Seq[CustomStartpointResolver] = Nil,
+    logsInBackground: () => Boolean = () => false
 ) extends PlanningStep {
   import StartpointStep._
 
@@ -86,6 +89,14 @@ final class StartpointStep(
       else settled(again, reads + 1)
     }
     val (fanOut, resolved) = settled(read(), 1)
+    if (resolved.nonEmpty && logsInBackground()) throw StreamctlException(
+      s"The metadata store at $storeLocation holds startpoints for this query, which writes its offset and commit logs " +
+        "in the background (Spark's asynchronous progress tracking, its default for a stateless real-time query " +
+        "writing to Kafka or foreach): Spark then plans a batch before the ones before it are logged, and may log " +
+        "only some of them, so the batch that applies a startpoint could be lost or the startpoint applied twice. " +
+        "Start this run with option 'asyncProgressTrackingEnabled' set to false on the query's writeStream (the next " +
+        s"run can turn it on again); the startpoints wait in the store.\n$Fix"
+    )
     explained("cannot be written")(manager.applyFanOut(fanOut))
     firstPlanningDone = true
     if (resolved.isEmpty) return cleared

@@ -68,6 +68,24 @@ class StartpointStepTest {
     assertEquals(None, manager.read(orders0))
   }
 
+  @Test def aQueryLoggingInTheBackgroundIsRefusedWhileStartpointsWaitAndTheStoreIsKept(): Unit = {
+    def inBackground() =
+      new StartpointStep(() => store, admin, Seq("orders", "rates"), "mem://store", Nil, () => true)
+    assertEquals(
+      BatchPlan(previous),
+      inBackground()(BatchPlan(previous), PlanningContext()),
+      "none stored"
+    )
+    manager.write(rates, Oldest(1))
+    val e = assertThrows(
+      classOf[StreamctlException],
+      () => { inBackground()(BatchPlan(previous), PlanningContext()); () }
+    )
+    assertTrue(e.getMessage.contains("'asyncProgressTrackingEnabled' set to false"), e.getMessage)
+    assertEquals(Some(Oldest(1)), manager.read(rates), "not fanned out")
+    assertEquals(None, manager.read(rates, t0))
+  }
+
   @Test def withoutStartpointsThePlanIsUntouched(): Unit = {
     val plan = step()(BatchPlan(previous), PlanningContext())
     assertEquals(previous.json, endOf(plan).copy(tasks = previous.tasks).json)

@@ -60,6 +60,15 @@ object SparkQueries {
     Try(StreamExecutions.trigger(query)).toOption.flatten
 
   /**
+   * Whether `query` writes its offset and commit logs in the background (Spark's asynchronous
+   * progress tracking): it then plans a batch before the ones before it are logged, and may log
+   * only some of them. None when not readable. Only the engine knows: the option that asks for it
+   * is the sink's, and Spark 4.3 chooses it by itself for some real-time queries.
+   */
+  def logsInBackground(query: StreamingQuery): Option[Boolean] =
+    Try(StreamExecutions.logsInBackground(query)).toOption.flatten
+
+  /**
    * Sets the write node's custom metric `name` of batch `batchId`, which `query` is running, to
    * `value` and posts it to the SQL tab, as Spark posts a batch write's driver metrics. Why
    * internal: a streaming write's driver-side figures (an intermediate sink's control messages,

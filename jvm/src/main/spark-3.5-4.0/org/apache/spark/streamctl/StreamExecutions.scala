@@ -1,6 +1,7 @@
 package org.apache.spark.streamctl
 
 import org.apache.spark.sql.execution.streaming.{
+  AsyncProgressTrackingMicroBatchExecution,
   ProcessingTimeTrigger,
   StreamExecution,
   StreamingQueryWrapper
@@ -24,4 +25,11 @@ private[streamctl] object StreamExecutions {
     case ProcessingTimeTrigger(intervalMs) => QueryTrigger.Every(intervalMs)
     case _ => QueryTrigger.Other
   })
+
+  /**
+   * Whether the query writes its offset and commit logs in the background (asynchronous progress
+   * tracking, [[SparkQueries.logsInBackground]]).
+   */
+  def logsInBackground(query: StreamingQuery): Option[Boolean] =
+    of(query).map(_.isInstanceOf[AsyncProgressTrackingMicroBatchExecution])
 }

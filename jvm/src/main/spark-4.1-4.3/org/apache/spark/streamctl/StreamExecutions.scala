@@ -1,7 +1,11 @@
 package org.apache.spark.streamctl
 
 import org.apache.spark.sql.execution.streaming.{ProcessingTimeTrigger, RealTimeTrigger}
-import org.apache.spark.sql.execution.streaming.runtime.{StreamExecution, StreamingQueryWrapper}
+import org.apache.spark.sql.execution.streaming.runtime.{
+  AsyncProgressTrackingMicroBatchExecution,
+  StreamExecution,
+  StreamingQueryWrapper
+}
 import org.apache.spark.sql.streaming.StreamingQuery
 
 /**
@@ -22,4 +26,11 @@ private[streamctl] object StreamExecutions {
     case r: RealTimeTrigger => QueryTrigger.RealTime(r.batchDurationMs)
     case _ => QueryTrigger.Other
   })
+
+  /**
+   * Whether the query writes its offset and commit logs in the background (asynchronous progress
+   * tracking, [[SparkQueries.logsInBackground]]).
+   */
+  def logsInBackground(query: StreamingQuery): Option[Boolean] =
+    of(query).map(_.isInstanceOf[AsyncProgressTrackingMicroBatchExecution])
 }
