@@ -171,7 +171,8 @@ final class StartpointStep(
         val ssp = key.ssp
         val reason =
           if (!streams.contains(ssp.stream))
-            s"this query does not read stream '${ssp.stream}' (it reads ${streams.map(n => s"'$n'").mkString(", ")})"
+            s"this query does not read stream '${ssp.stream}' (it reads ${streams.map(n => s"'$n'").mkString(", ")}; " +
+              "a query with several streamctl sources needs option 'metadata.store.path' on each, one store per source)"
           else readers.get(ssp) match {
             case None =>
               val count = counts.get(ssp.stream)
