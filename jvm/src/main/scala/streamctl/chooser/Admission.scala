@@ -117,7 +117,9 @@ object Admission {
           if (frontier.isEmpty) frontier = r.frontier
           r.ends
         } else {
-          val granted = WaterFilling.share(backlogs.map(_.available), remaining)
+          // The starts move every batch: a budget smaller than the tier reaches each SSP in turn.
+          val granted =
+            WaterFilling.share(backlogs.map(_.available), remaining, rotation = starts.sum)
           Array.tabulate(tier.length)(i => starts(i) + granted(i))
         }
       var i = 0

@@ -26,6 +26,16 @@ class AdmissionTest {
     assertFalse(plan.bootstrapping)
   }
 
+  @Test def aBudgetSmallerThanThePartitionsReachesEachOfThemInTurn(): Unit = {
+    val ssps = Seq(tx0, tx1, live0)
+    var starts = ssps.map(_ -> 0L).toMap
+    for (_ <- 1 to 6) {
+      val backlog = starts.map { case (s, o) => s -> SspBacklog(o, o + 1000) }
+      starts = Admission.plan(backlog, cfg(), Map.empty, Some(2)).ends
+    }
+    assertEquals(Map(tx0 -> 4L, tx1 -> 4L, live0 -> 4L), starts, "12 records over three partitions")
+  }
+
   @Test def aHeadBehindTheStartAdmitsNothing(): Unit = {
     val plan = Admission.plan(Map(tx0 -> SspBacklog(50, 40)), cfg(), Map.empty, Some(10))
     assertEquals(Map(tx0 -> 50L), plan.ends)

@@ -18,6 +18,22 @@ class WaterFillingTest {
     assertEquals(Seq(1L, 6L, 6L), share(13, 1, 100, 100))
   }
 
+  @Test def theRemainderBeginsAtTheRotation(): Unit = {
+    assertEquals(
+      Seq(4L, 5L, 4L),
+      WaterFilling.share(Array(100L, 100L, 100L), 13, rotation = 1).toSeq
+    )
+    assertEquals(
+      Seq(5L, 4L, 4L),
+      WaterFilling.share(Array(100L, 100L, 100L), 13, rotation = 3).toSeq
+    )
+    assertEquals(Seq(1L, 6L, 6L), WaterFilling.share(Array(1L, 100L, 100L), 13, rotation = 1).toSeq)
+    assertEquals(
+      Seq(0L, 1L, 1L),
+      WaterFilling.share(Array(100L, 100L, 100L), 2, rotation = 1).toSeq
+    )
+  }
+
   @Test def everythingWhenItFits(): Unit = assertEquals(Seq(3L, 7L), share(100, 3, 7))
 
   @Test def nothingFromNothing(): Unit = {
