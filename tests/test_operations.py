@@ -136,6 +136,14 @@ def test_describe_reset_and_report_a_real_query(spark, servers, make_stream, tmp
     plan = cli("startpoints", "reset", *where, "--all-topics", "--to-earliest", "--export", str(export))
     assert plan.returncode == 0, plan.stderr
     assert list(csv.reader(export.open())) == [["topic", "partition", "offset"], [stream, "0", "0"], [stream, "1", "0"]]
+    # An export that cannot be made stops an --execute before it writes anything.
+    for refused, why in (
+        (["--checkpoint", cp, "--export", str(export)], "give --bootstrap-servers"),
+        ([*where, "--export", str(tmp_path / "no-such-dir" / "plan.csv")], "there is no directory"),
+    ):
+        done = cli("startpoints", "reset", *refused, "--all-topics", "--to-earliest", "--execute")
+        assert done.returncode == 1 and why in done.stderr, done.stderr
+        assert cli("startpoints", "list", "--checkpoint", cp).stdout.startswith("No startpoints")
     current = cli("startpoints", "reset", "--checkpoint", cp, "--topic", stream, "--to-current")
     assert [line.split()[4:6] for line in current.stdout.splitlines()[1:3]] == [["5", "5"]] * 2  # checkpoint alone
     ago = cli("startpoints", "reset", *where, "--topic", stream, "--by-duration", "PT1H", "--dry-run")

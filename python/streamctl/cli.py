@@ -386,25 +386,15 @@ def _startpoints(args: argparse.Namespace) -> int:
     if not (args.topic or args.all_topics or args.from_file):
         raise _ops.OpsError("which partitions? give --topic TOPIC[:P,P], --all-topics or --from-file", usage=True)
     req.update(_kafka_request(args))
-    plan = _ops.run(
-        "reset",
-        {
-            **req,
-            **_target(args),
-            "topics": _topics(args),
-            "allTopics": args.all_topics,
-            "task": args.task,
-            "execute": args.execute,
-        },
-    )
+    request = {**req, **_target(args), "topics": _topics(args), "allTopics": args.all_topics, "task": args.task}
+    if args.export and args.execute:
+        # Whether the plan can be exported is known from the plan: find out before anything is written.
+        _check_exportable(_ops.run("reset", {**request, "execute": False})["plan"], args.export)
+    plan = _ops.run("reset", {**request, "execute": args.execute})
     rows = plan["plan"]
     print(_plan_table(rows))
     if args.export:
-        unresolved = [f"{r['topic']}:{r['partition']}" for r in rows if r["target"] is None]
-        if unresolved:
-            raise _ops.OpsError(
-                f"--export needs every new offset; give --bootstrap-servers to resolve {', '.join(unresolved)}"
-            )
+        _check_exportable(rows, args.export)
         with open(args.export, "w", newline="") as f:
             w = csv.writer(f, lineterminator="\n")
             w.writerow(["topic", "partition", "offset"])
@@ -415,6 +405,20 @@ def _startpoints(args: argparse.Namespace) -> int:
     else:
         print(f"Dry run: nothing written to {plan['location']}; add --execute to write these startpoints.")
     return 0
+
+
+def _check_exportable(rows: list[dict[str, Any]], path: str) -> None:
+    """Refuses an export that cannot be written: an offset left unresolved, or no such directory."""
+    from streamctl import _ops
+
+    unresolved = [f"{r['topic']}:{r['partition']}" for r in rows if r["target"] is None]
+    if unresolved:
+        raise _ops.OpsError(
+            f"--export needs every new offset; give --bootstrap-servers to resolve {', '.join(unresolved)}"
+        )
+    folder = Path(path).resolve().parent
+    if not folder.is_dir():
+        raise _ops.OpsError(f"--export {path}: there is no directory {folder}")
 
 
 def _plan_table(rows: list[dict[str, Any]]) -> str:
