@@ -109,12 +109,10 @@ final class GroupingStep(
     val mapping = Grouping(config, Some(inForce), partitionCounts)
     record(mapping)
     lastDerived = Some(partitionCounts -> mapping)
-    def barriers(ssps: Set[SSP]): Map[SSP, Long] = {
-      val heads = admin.upcomingOffsets(ssps)
-      ctx.availableNowTarget.fold(heads)(t =>
-        heads.map { case (s, h) => s -> t.get(s).fold(h)(math.min(h, _)) }
-      )
-    }
+    /* The heads as of the growth, also for a Trigger.AvailableNow run whose target is short of
+     * them: the records between its target and the head were written before the growth too, and the
+     * run after reads them, before the new partitions. */
+    def barriers(ssps: Set[SSP]): Map[SSP, Long] = admin.upcomingOffsets(ssps)
     val adjusted = GroupingStep.adjust(
       plan,
       inForce,
