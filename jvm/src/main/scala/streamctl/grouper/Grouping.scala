@@ -105,7 +105,12 @@ object Grouping {
             "stream was probably deleted and re-created; records of the removed partitions and the keys they held " +
             "would be lost. Recreate it with at least the old count, or start a new query (new checkpoint)."
         )
-      val initial = if (known) prev.initialPartitionCounts(stream) else count
+      /* A stream that was broadcast and no longer is gets grouped afresh (its partitions had no
+       * single task to keep), so its keys' tasks follow from the count it has now: a broadcast
+       * stream may have grown by any amount since its initial count. */
+      val afresh = known && !config.broadcastStreams.contains(stream) &&
+        (0 until prevCount).exists(p => prev.tasksOf(SSP(SystemName, stream, p)).size > 1)
+      val initial = if (known && !afresh) prev.initialPartitionCounts(stream) else count
       initialCounts += stream -> initial
 
       if (config.broadcastStreams.contains(stream)) {
@@ -116,7 +121,7 @@ object Grouping {
           toGroup += ssp
           if (p < prevCount) singleTask(prev, ssp).foreach(t => pinned += ssp -> t)
         }
-        if (known && count > prevCount) {
+        if (known && !afresh && count > prevCount) {
           config.expansion.check(stream, initial, prevCount, count)
           for (p <- prevCount until count) {
             val origin = originOf(config, stream, p, initial, prevCount, count)

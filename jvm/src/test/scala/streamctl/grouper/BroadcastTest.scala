@@ -37,6 +37,29 @@ class BroadcastTest {
     assertEquals(2, m.initialPartitionCounts("rates"))
   }
 
+  @Test def aStreamNoLongerBroadcastGrowsFromTheCountItWasGroupedAt(): Unit = {
+    val plain = config()("orders", "rates")
+    val grown = Grouping(
+      c,
+      Some(Grouping(c, None, Map("orders" -> 2, "rates" -> 2))),
+      Map("orders" -> 2, "rates" -> 3)
+    )
+    val regrouped = Grouping(plain, Some(grown), Map("orders" -> 2, "rates" -> 3))
+    assertEquals(3, regrouped.initialPartitionCounts("rates"))
+    /* 3 -> 6: a key of rates-4 (hash % 6 == 4) was in rates-1 (hash % 3 == 1), and stays in its
+     * task. */
+    val doubled = Grouping(plain, Some(regrouped), Map("orders" -> 2, "rates" -> 6))
+    assertEquals(
+      regrouped.tasksOf(SSP.kafka("rates", 1)),
+      doubled.tasksOf(SSP.kafka("rates", 4))
+    )
+    val e = assertThrows(
+      classOf[StreamctlException],
+      () => { Grouping(plain, Some(regrouped), Map("orders" -> 2, "rates" -> 4)); () }
+    )
+    assertTrue(e.getMessage.contains("'rates' grew from 3 to 4"), e.getMessage)
+  }
+
   @Test def broadcastStreamMayNotShrink(): Unit = {
     val first = Grouping(c, None, Map("orders" -> 2, "rates" -> 3))
     val e = assertThrows(
