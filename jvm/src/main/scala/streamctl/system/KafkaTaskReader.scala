@@ -362,11 +362,18 @@ final class KafkaTaskReader(
     // A range can end on a gap (compaction, transaction markers): the position tells.
     i = 0
     while (i < n) {
-      if (
-        !done(i) && !pending(i) && !paused(i) && buffer(i) == null && consumer.position(
-          tps(i)
-        ) >= until(i)
-      ) finish(i)
+      if (!done(i) && !pending(i) && !paused(i) && buffer(i) == null) {
+        val at = consumer.position(tps(i))
+        if (at >= until(i)) finish(i)
+        else if (at > resumeAt(i)) {
+          /* Past offsets with no record (a transaction's marker, compacted ones) and nothing
+           * buffered: an open-ended real-time range has no end to finish at, yet a bootstrap
+           * chooser waiting for this SSP's head, and the batch's end (which releases expansion
+           * holds), must see that it moved. */
+          resumeAt(i) = at
+          chooser.advancedTo(active(i).ssp, at)
+        }
+      }
       i += 1
     }
   }

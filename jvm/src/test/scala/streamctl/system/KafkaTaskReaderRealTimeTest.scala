@@ -75,4 +75,28 @@ class KafkaTaskReaderRealTimeTest {
     assertEquals(1L, r.nextWithin(60000).offset)
     assertEquals(Map(a -> 2L), r.positions)
   }
+
+  @Test def aPositionPastATransactionMarkerMovesTheSspOn(): Unit = {
+    val ranges = Seq(SspRange(a, 0, Long.MaxValue), SspRange(b, 0, Long.MaxValue))
+    val c = consumer(a -> 0L, a -> 1L, b -> 0L)
+    // Offset 2 of a is a transaction's commit marker: the consumer's position passes it, no record.
+    c.schedulePollTask(() => ())
+    c.schedulePollTask(() => c.seek(new TopicPartition("a", 0), 3L))
+    val config = ChooserConfig.default.copy(bootstrapStreams = Set("a"))
+    val r = new KafkaTaskReader(
+      ranges,
+      c,
+      ChooserFactory.forTask(config, open(ranges), Map(a -> 3L)),
+      readWait
+    )
+    assertEquals(
+      Seq("a" -> 0L, "a" -> 1L, "b" -> 0L),
+      (1 to 3).map { _ =>
+        val e = r.nextWithin(5000)
+        assertNotNull(e, "b waits for a's head, which the marker's offset reaches")
+        e.ssp.stream -> e.offset
+      }
+    )
+    assertEquals(Map(a -> 3L, b -> 1L), r.positions)
+  }
 }
