@@ -23,6 +23,8 @@ final class TaskChooser private[chooser] (root: MessageChooser, bootstrap: Boots
 
   override def choose(): Envelope = root.choose()
 
+  override def describe: String = root.getClass.getName
+
   /** True while some bootstrap SSP of the task is behind its start-time head. */
   override def isBootstrapping: Boolean = bootstrap != null && bootstrap.isBootstrapping
 

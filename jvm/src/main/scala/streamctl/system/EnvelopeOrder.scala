@@ -23,4 +23,7 @@ trait EnvelopeOrder {
    * ended).
    */
   def advancedTo(ssp: SSP, nextOffset: Long): Unit = ()
+
+  /** The order's class, as an error about what it chose names it. */
+  def describe: String = getClass.getName
 }

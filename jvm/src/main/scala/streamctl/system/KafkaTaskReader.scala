@@ -150,7 +150,25 @@ final class KafkaTaskReader(
     if (n == 1) return 0
     var i = 0
     while (i < n && i < 8) { if (active(i).ssp eq ssp) return i; i += 1 }
-    byEnvelopeSsp.get(ssp).intValue()
+    val slot = byEnvelopeSsp.get(ssp)
+    if (slot == null) -1 else slot.intValue()
+  }
+
+  /**
+   * The slot of the envelope the chooser chose, which must be one it was given and has not
+   * returned: a user chooser that peeks instead of taking would hand the same envelope (refilled
+   * with the SSP's next record) on and on, repeating records and never reading its other SSPs.
+   */
+  private def chosen(e: Envelope): Int = {
+    val i = slotOf(e.ssp)
+    if (i < 0 || !pending(i) || (envelope(i) ne e)) throw StreamctlException(
+      s"The message chooser of this task (${chooser.describe}) returned the envelope of stream '${e.ssp.stream}' " +
+        s"partition ${e.ssp.partition} offset ${e.offset}, which it was not holding: it had returned it already, or was " +
+        "never given it. choose() must return each envelope given to update() once, and then forget it (take it, do " +
+        "not peek)"
+    )
+    pending(i) = false
+    i
   }
 
   /**
@@ -164,7 +182,7 @@ final class KafkaTaskReader(
       if (needData == 0) {
         val e = chooser.choose()
         if (e != null) {
-          pending(slotOf(e.ssp)) = false
+          chosen(e)
           handedOn += 1
           return e
         }
@@ -205,8 +223,7 @@ final class KafkaTaskReader(
       }
       val e = chooser.choose()
       if (e != null) {
-        val i = slotOf(e.ssp)
-        pending(i) = false
+        val i = chosen(e)
         resumeAt(i) = e.offset + 1
         handedOn += 1
         return e

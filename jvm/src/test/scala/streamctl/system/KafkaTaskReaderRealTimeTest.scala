@@ -99,4 +99,26 @@ class KafkaTaskReaderRealTimeTest {
     )
     assertEquals(Map(a -> 3L, b -> 1L), r.positions)
   }
+
+  @Test def aChooserThatReturnsAnEnvelopeTwiceIsNamed(): Unit = {
+    // Peeks instead of taking: the envelope it keeps returning is refilled with a's next record.
+    class PeekingChooser extends streamctl.chooser.MessageChooser {
+      private val held = new java.util.ArrayDeque[Envelope]()
+      override def update(envelope: Envelope): Unit = held.add(envelope)
+      override def choose(): Envelope = held.peekFirst()
+    }
+    val ranges = Seq(SspRange(a, 0, 2), SspRange(b, 0, 1))
+    val r = new KafkaTaskReader(
+      ranges,
+      consumer(a -> 0L, a -> 1L, b -> 0L),
+      streamctl.chooser.TaskChooser.of(new PeekingChooser),
+      readWait
+    )
+    val e =
+      assertThrows(classOf[streamctl.StreamctlException], () => { (1 to 5).foreach(_ => r.next()) })
+    assertTrue(
+      e.getMessage.contains("PeekingChooser") && e.getMessage.contains("which it was not holding"),
+      e.getMessage
+    )
+  }
 }
