@@ -78,6 +78,27 @@ if __name__ == "__main__":
             while query.lastProgress is None and query.isActive:
                 query.awaitTermination(0.2)
             answer(started=query.isActive)
+        elif command == "union":
+            servers, ended, running, checkpoint, name = args
+            sources = [
+                spark.readStream.format("streamctl")
+                .options(**options.source(servers, [mid], starting_offsets="earliest"))
+                .options(**options.intermediate(mid))
+                .load()
+                for mid in (ended, running)
+            ]
+            query = (
+                sources[0]
+                .unionByName(sources[1])
+                .writeStream.format("noop")
+                .queryName(name)
+                .option("checkpointLocation", checkpoint)
+                .trigger(processingTime="1 hour")
+                .start()
+            )
+            while query.lastProgress is None and query.isActive:
+                query.awaitTermination(0.2)
+            answer(started=query.isActive)
         elif command == "stop":
             assert query is not None
             query.stop()

@@ -266,3 +266,31 @@ def test_prometheus_shows_the_lag_and_control_health_describe_shows(spark, serve
         assert time.monotonic() < deadline, f"scraped {scraped}, describe says {waiting}"
         time.sleep(0.5)
     assert driver.ask("stop") == {"stopped": True}
+
+
+def test_a_query_of_two_sources_shows_end_of_stream_and_its_watermark_over_both(
+    spark, servers, make_stream, driver, tmp_path
+):
+    """The query-level gauges take every streamctl source into account, not whichever reported
+    last: end-of-stream only once every source's inputs ended, the lowest upstream watermark. Run
+    twice, the other stream ending the second time, so that the order the sources are reported in
+    cannot hide the rule."""
+    first, second = make_stream(suffix="a"), make_stream(suffix="b")
+    for run, (ended, running) in enumerate([(first, second), (make_stream(suffix="b"), make_stream(suffix="a"))]):
+        for stream in (ended, running):
+            control.produce_framed(spark, servers, stream, [b"r"])
+        control.send_watermark(spark, servers, ended, "p0", 1, T0 + 9000)
+        control.send_end_of_stream(spark, servers, ended, "p0", 1)
+        control.send_watermark(spark, servers, running, "p0", 1, T0 + 1000)
+        name = f"union_q{run}"
+        assert driver.ask("union", servers, ended, running, str(tmp_path / name), name) == {"started": True}
+        try:
+            deadline = time.monotonic() + 60
+            while ("upstreamWatermarkMs",) not in (scraped := _scrape(driver, name)):
+                assert time.monotonic() < deadline, f"no query gauges: {scraped}"
+                time.sleep(0.5)
+            assert scraped[("endOfStream", _flat(ended), "0")] == 1
+            assert scraped[("endOfStream",)] == 0, "one source's inputs have not ended"
+            assert scraped[("upstreamWatermarkMs",)] == T0 + 1000
+        finally:
+            assert driver.ask("stop") == {"stopped": True}

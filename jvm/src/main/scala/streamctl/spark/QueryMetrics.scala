@@ -67,8 +67,11 @@ object QueryMetrics {
     registry().foreach { r =>
       val q = s"query.${part(queryName.getOrElse(queryId))}"
       val gauges = byQuery.getOrElseUpdate(queryId, mutable.HashMap.empty)
-      def add(name: String, g: => Gauge[Long]): Gauge[Long] =
+      val touched = mutable.HashSet.empty[String]
+      def add(name: String, g: => Gauge[Long]): Gauge[Long] = {
+        touched += name
         gauges.getOrElseUpdate(name, r.register(name, g))
+      }
       def set(name: String, v: Long): Value = add(name, new Value) match {
         case g: Value => g.value = v; g
         case other => throw new IllegalStateException(s"Gauge $name is $other")
@@ -78,15 +81,22 @@ object QueryMetrics {
         s"$q.recordsSkipped",
         sources.flatMap(_._2.get("recordsSkipped")).flatMap(_.toLongOption).sum
       )
+      /* The query's figures over all its sources with intermediate streams: the lowest upstream
+       * watermark, once each has one, and end-of-stream only when every one is there (the stopper's
+       * rule), not whichever source came last. */
+      val controlled = sources.filter(_._2.contains(ControlMetric.Name)).map(_._1)
+      if (controlled.nonEmpty) {
+        set(s"$q.endOfStream", if (controlled.forall(_.endOfStream)) 1 else 0)
+        if (controlled.forall(_.upstreamWatermarkMs.isDefined))
+          set(s"$q.upstreamWatermarkMs", controlled.flatMap(_.upstreamWatermarkMs).min)
+      }
       sources.foreach { case (summary, metrics) =>
         summary.lag.foreach { case (s, behind) => set(s"${ssp(s)}.recordsBehind", behind) }
         summary.secondsBehind.foreach { case (s, b) => set(s"${ssp(s)}.secondsBehind", b) }
         summary.lag.keys.foreach(s =>
           set(s"${ssp(s)}.recordsSkipped", summary.recordsSkipped.getOrElse(s, 0L))
         )
-        summary.upstreamWatermarkMs.foreach(set(s"$q.upstreamWatermarkMs", _))
         val control = metrics.get(ControlMetric.Name)
-        if (control.isDefined) set(s"$q.endOfStream", if (summary.endOfStream) 1 else 0)
         val byName = summary.positions.keys.map(s => s.toString -> s).toMap
         control.toSeq.flatMap(ControlMetric.read).foreach { case (name, c) =>
           byName.get(name).foreach { s =>
@@ -100,6 +110,12 @@ object QueryMetrics {
             }
           }
         }
+      }
+      // A figure this batch does not have (not known now, a partition no longer read) is gone, as
+      // docs/operations.md says, rather than left at its last value.
+      gauges.keys.filterNot(touched).toList.foreach { name =>
+        r.remove(name)
+        gauges.remove(name)
       }
     }
   }
