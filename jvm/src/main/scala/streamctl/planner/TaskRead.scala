@@ -21,6 +21,15 @@ final case class TaskRead(
 
 object TaskRead {
 
+  /**
+   * The SSPs more than one of `reads` reads (a broadcast stream's): each reader stands at its own
+   * position there, so no one reader says where the query is.
+   */
+  def readBySeveral(reads: Seq[TaskRead]): Set[SSP] =
+    reads.flatMap(_.ranges.map(_.ssp).distinct).groupBy(identity).collect {
+      case (ssp, readers) if readers.size > 1 => ssp
+    }.toSet
+
   /** Of the topic IDs `ids`, those of the streams `ranges` read. */
   def streamIdsOf(ids: Map[String, String], ranges: Seq[SspRange]): Map[String, String] =
     if (ids.isEmpty) Map.empty

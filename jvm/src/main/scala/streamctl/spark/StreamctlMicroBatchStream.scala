@@ -20,7 +20,8 @@ import streamctl.planner.{
   ReaderConfig,
   RealTimeBatch,
   SourceOptions,
-  SourceStates
+  SourceStates,
+  TaskRead
 }
 import streamctl.system.{GroupOffsetCommitter, KafkaSystemAdmin, SSP}
 
@@ -97,6 +98,9 @@ class StreamctlMicroBatchStream(
   /* Real-time mode with commitOffsets: the readers' positions between batch ends, from Spark's
    * executor heartbeats. Started with the first real-time reader factory, stopped with the source. */
   private var heartbeatPositions: Option[HeartbeatPositions] = None
+  /* Left out of what heartbeats commit: a broadcast SSP's readers each stand elsewhere, and only a
+   * batch end (the lowest of them) says where the query is. */
+  @volatile private var readBySeveral = Set.empty[SSP]
 
   @volatile private var realTime = false
   /* Real-time mode: the batch planned from its start (Spark plans the partitions more than once per
@@ -164,6 +168,7 @@ class StreamctlMicroBatchStream(
     val batch = realTimeBatch.filter(_.previous == from).getOrElse {
       val b = planner.beginRealTime(from)
       realTimeBatch = Some(b)
+      readBySeveral = TaskRead.readBySeveral(b.reads)
       b
     }
     batch.reads.map(TaskInputPartition(_)).toArray
@@ -194,7 +199,8 @@ class StreamctlMicroBatchStream(
 
   private def positionsFromHeartbeats(): Option[PositionAccumulator] = synchronized {
     if (heartbeatPositions.isEmpty)
-      heartbeatPositions = groupOffsets.map(g => HeartbeatPositions.start(sc, g.reported))
+      heartbeatPositions =
+        groupOffsets.map(g => HeartbeatPositions.start(sc, p => g.reported(p -- readBySeveral)))
     heartbeatPositions.map(_.accumulator)
   }
 

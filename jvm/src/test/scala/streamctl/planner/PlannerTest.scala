@@ -685,4 +685,15 @@ class PlannerTest {
      * serve. */
     reads.foreach(r => assertEquals(Map("orders" -> "id-1"), r.streamIds, r.task.name))
   }
+
+  @Test def aBroadcastSspIsReadBySeveralTasks(): Unit = {
+    val rates = SSP.kafka("rates", 0)
+    def read(task: TaskName, ssps: SSP*) =
+      TaskRead(task, ssps.map(streamctl.system.SspRange(_, 0, 5)), Array.empty)
+    assertEquals(
+      Set(rates),
+      TaskRead.readBySeveral(Seq(read(p0, orders(0), rates), read(p1, orders(1), rates)))
+    )
+    assertEquals(Set.empty, TaskRead.readBySeveral(Seq(read(p0, orders(0)), read(p1, orders(1)))))
+  }
 }
