@@ -393,12 +393,16 @@ final class Planner(
     }
     val start = begun.end
     dataLoss.planned(start)
-    val bootstrap = start.state(ChooserState.Codec).bootstrapHeads ++
+    val recorded = start.state(ChooserState.Codec)
+    val bootstrap = recorded.bootstrapHeads ++
       begun.heads.filter { case (s, _) =>
-        options.chooser.isBootstrap(s.stream) && !start.state(
-          ChooserState.Codec
-        ).bootstrapHeads.contains(s)
+        options.chooser.isBootstrap(s.stream) && !recorded.bootstrapHeads.contains(s)
       }
+    /* Recorded in the batch's end as a micro-batch's admission records them: the next batch, and a
+     * restart, read a bootstrap stream to the same heads, not to wherever its head is by then. */
+    val planned =
+      if (bootstrap == recorded.bootstrapHeads) begun
+      else begun.withState(_.updated(ChooserState.Codec, recorded.copy(bootstrapHeads = bootstrap)))
     // Known by its number, not its start: real-time batches that read nothing all begin at the
     // same position, and each is a batch of its own for the readers' metrics.
     realTimeBatches += 1
@@ -420,7 +424,7 @@ final class Planner(
         TaskRead.streamIdsOf(start.state(StreamIds.Codec).ids, ranges)
       ))
     }
-    RealTimeBatch(previous, begun, reads)
+    RealTimeBatch(previous, planned, reads)
   }
 
   /**

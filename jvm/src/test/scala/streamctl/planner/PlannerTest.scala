@@ -5,6 +5,7 @@ import scala.collection.mutable
 import org.junit.jupiter.api.Assertions._
 import org.junit.jupiter.api.Test
 
+import streamctl.chooser.ChooserState
 import streamctl.control.{
   ControlState,
   ControlResults,
@@ -615,6 +616,21 @@ class PlannerTest {
     val bb = boot.beginRealTime(bootStart)
     assertEquals(1, admin.headsAwaited)
     assertEquals(Map(backfill(0) -> 5L), bb.reads.flatMap(_.bootstrapHeads).toMap)
+    // ... recorded in the batch's end: the next batch, and a restart, keep to it.
+    val bootEnd =
+      boot.endRealTime(bb, Map(p0 -> ReaderEnd(Map(orders(0) -> 4L, backfill(0) -> 5L), None)))
+    assertEquals(Map(backfill(0) -> 5L), bootEnd.state(ChooserState.Codec).bootstrapHeads)
+    write(backfill(0), 3)
+    assertEquals(
+      Map(backfill(0) -> 5L),
+      boot.beginRealTime(bootEnd).reads.flatMap(_.bootstrapHeads).toMap,
+      "rates written later do not move it"
+    )
+    assertEquals(
+      Map(backfill(0) -> 5L),
+      planner("orders,backfill", "stream.backfill.bootstrap" -> "true").beginRealTime(bootEnd).reads
+        .flatMap(_.bootstrapHeads).toMap
+    )
   }
 
   @Test def aRealTimeRunRemovesADeadRunsControlResultsOnceNotAtEveryBoundary(): Unit = {
