@@ -25,11 +25,21 @@ final class AdmissionStep(config: ChooserConfig, admin: SystemAdmin) extends Pla
   override def apply(plan: BatchPlan, ctx: PlanningContext): BatchPlan = {
     val reachable = plan.reachable(ctx.availableNowTarget)
     val before = plan.state(ChooserState.Codec)
+    /* A partition that cannot be read in this batch (held by an expansion, or new since an
+     * AvailableNow run started) may be read up to its beginning only: that is no head to record, or
+     * bootstrapping would pass it by for good. It counts as caught up for now (bootstrapping it
+     * could not read would hold everything back, the hold's release included) and gets its head
+     * once it can be read. */
+    def readable(s: SSP) =
+      !plan.held.contains(s) && ctx.availableNowTarget.forall(_.contains(s))
     val heads = if (config.bootstrapStreams.isEmpty) Map.empty[SSP, Long]
     else plan.ssps.iterator.filter(s => config.isBootstrap(s.stream)).map { s =>
       val now = reachable(s)
-      s -> before.bootstrapHeads.get(s).fold(now)(math.min(_, now))
+      s -> (if (readable(s)) before.bootstrapHeads.get(s).fold(now)(math.min(_, now)) else now)
     }.toMap
+    val recorded = heads.map { case (s, h) =>
+      s -> (if (readable(s)) Some(h) else before.bootstrapHeads.get(s))
+    }.collect { case (s, Some(h)) => s -> h }
     // The last frontier is where the next one is searched from (an estimate is enough).
     val guess = before.frontier.getOrElse(-1L)
     val backlog = plan.minBegins.transform((s, b) => SspBacklog(b, reachable(s), guess))
@@ -42,7 +52,7 @@ final class AdmissionStep(config: ChooserConfig, admin: SystemAdmin) extends Pla
       else Admission.noTimeIndex
     val admitted = Admission.plan(backlog, config, heads, ctx.budget, timeIndex)
     val after = ChooserState(
-      heads,
+      recorded,
       if (config.timeAligned) admitted.frontier.orElse(before.frontier) else None
     )
     plan.copy(ends = admitted.ends).withState(_.updated(ChooserState.Codec, after))

@@ -68,6 +68,25 @@ class AdmissionStepTest {
     )
   }
 
+  @Test def aBootstrapPartitionHeldByAnExpansionGetsItsHeadOnceItCanBeRead(): Unit = {
+    val step = new AdmissionStep(bootstrap, new FakeSystemAdmin)
+    val (p1, e1) = run(step, at(Map(cur0 -> 0L, tx0 -> 0L)), Map(cur0 -> 0L, tx0 -> 10L), None)
+    // cur grew to two partitions; cur-1 (7 records) is held until cur-0 passed the growth.
+    val grown = next(p1, e1)
+    val held = grown.copy(
+      begins = grown.begins.updated(TaskName("Partition 1"), Map(cur1 -> 0L)),
+      held = Set(cur1)
+    )
+    val (p2, e2) = run(step, held, Map(cur0 -> 0L, cur1 -> 7L, tx0 -> 20L), None)
+    assertEquals(0L, e2(cur1), "held")
+    assertFalse(p2.state(ChooserState.Codec).bootstrapHeads.contains(cur1), "no head while held")
+    // Released: cur-1 is bootstrapped to its head before tx goes on.
+    val (p3, e3) = run(step, next(p2, e2), Map(cur0 -> 0L, cur1 -> 7L, tx0 -> 30L), None)
+    assertEquals(7L, p3.state(ChooserState.Codec).bootstrapHeads(cur1))
+    assertEquals(7L, e3(cur1))
+    assertEquals(e2(tx0), e3(tx0), "tx waits while cur-1 is bootstrapped")
+  }
+
   @Test def bootstrapUnderABudgetTakesSeveralBatchesReadingOnlyBootstrapSsps(): Unit = {
     val step = new AdmissionStep(bootstrap, new FakeSystemAdmin)
     val reachable = Map(cur0 -> 10L, cur1 -> 5L, tx0 -> 100L)
