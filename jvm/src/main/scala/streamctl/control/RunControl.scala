@@ -198,9 +198,15 @@ final class RunControl(
   /** Called by each streamctl source as the query stops, on its thread. */
   override def sourceStopped(): Unit =
     try {
+      // A source of another kind (Spark's Kafka source, say) may still have rows to write: only a
+      // query whose every source is a streamctl source ends by its inputs.
+      val others = query.streamingSources.exists(_ > synchronized(sources.size))
       val reasons = synchronized {
-        if (endSent || inFlight.isDefined || sources.isEmpty || sources.values.exists(_.isEmpty))
-          None
+        if (
+          endSent || inFlight.isDefined || others || sources.isEmpty || sources.values.exists(
+            _.isEmpty
+          )
+        ) None
         else Some(sources.values.flatten.toSet)
       }
       reasons.foreach { r =>
@@ -304,5 +310,8 @@ object RunControl {
 
     /** This run of the query is still going (its sinks' idle checks stop when it is not). */
     def running: Boolean
+
+    /** How many streaming sources the query reads, streamctl's or not; None when not known. */
+    def streamingSources: Option[Int] = None
   }
 }

@@ -3,7 +3,7 @@ package streamctl.spark
 import scala.collection.mutable
 
 import org.apache.spark.sql.streaming.StreamingQuery
-import org.apache.spark.streamctl.SparkQuerySink
+import org.apache.spark.streamctl.{SparkQueries, SparkQuerySink}
 
 import streamctl.StreamctlException
 import streamctl.control.{RunControl, SinkOptions}
@@ -47,6 +47,7 @@ final class QueryControl private[spark] (
       override def failed: Boolean = query.exists(_.exception.isDefined)
       override def running: Boolean =
         query.exists(q => q.isActive && runId.forall(_ == q.runId.toString))
+      override def streamingSources: Option[Int] = query.flatMap(SparkQueries.streamingSources)
     },
     release = () => QueryControlRegistry.forget(this)
   )

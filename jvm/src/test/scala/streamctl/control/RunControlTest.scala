@@ -18,6 +18,8 @@ class RunControlTest {
     var watermark: Option[Option[Long]] = None
     var failed = false
     var running = true
+    var querySources: Option[Int] = None
+    override def streamingSources: Option[Int] = querySources
     val asked = mutable.ArrayBuffer.empty[Option[Long]]
     override def eventTimeWatermark(running: Option[Long]): Option[Option[Long]] = {
       asked += running; watermark
@@ -123,6 +125,16 @@ class RunControlTest {
     assertEquals(1, run.released, "nothing left to complete: the run lets go of its control")
     run.control.sourceStopped() // the query's other sources stop too
     assertEquals(Seq("eos Some(40)"), out.calls.toSeq, "at most once per run")
+  }
+
+  @Test def aQueryThatAlsoReadsAnotherKindOfSourceDoesNotEndByItsStreamctlInputs(): Unit = {
+    val s = new Source(Some(40))
+    val run = new Run(s)
+    val out = run.sink("mid")
+    run.query.querySources = Some(2) // and Spark's Kafka source, which may still have rows
+    run.ended(s)
+    run.control.sourceStopped()
+    assertEquals(Seq(), out.calls.toSeq, "stopped, not ended")
   }
 
   @Test def nothingIsSentWhileASourceMayStillReadOrABatchWrites(): Unit = {
