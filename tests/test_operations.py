@@ -140,6 +140,7 @@ def test_describe_reset_and_report_a_real_query(spark, servers, make_stream, tmp
     for refused, why in (
         (["--checkpoint", cp, "--export", str(export)], "give --bootstrap-servers"),
         ([*where, "--export", str(tmp_path / "no-such-dir" / "plan.csv")], "there is no directory"),
+        ([*where, "--export", str(tmp_path)], "is a directory"),
     ):
         done = cli("startpoints", "reset", *refused, "--all-topics", "--to-earliest", "--execute")
         assert done.returncode == 1 and why in done.stderr, done.stderr
@@ -191,6 +192,17 @@ def test_errors_name_the_problem(spark, servers, make_stream, tmp_path):
     assert len(done.stderr.strip().splitlines()) == 1, done.stderr
     done = cli("report", "--checkpoint", cp, "-o", str(tmp_path / "r.html"))
     assert done.returncode == 1 and "No progress history" in done.stderr
+    # Every partition at fault is named, not only the last line of the JVM's message.
+    wide = make_stream(partitions=2)
+    done = cli("startpoints", "reset", *where, "--topic", wide, "--to-offset", "99")
+    assert done.returncode == 1 and "Cannot resolve 2 startpoints" in done.stderr, done.stderr
+    assert f"{wide}-0: offset 99" in done.stderr and f"{wide}-1: offset 99" in done.stderr, done.stderr
+    done = cli("startpoints", "reset", *where, "--topic", wide, "--to-offset", "-5")
+    assert done.returncode == 1 and "give an offset of 0 or more" in done.stderr, done.stderr
+    plan = tmp_path / "plan.csv"
+    plan.write_text(f"topic,partition,offset\n{wide},0,0\n")
+    done = cli("startpoints", "reset", *where, "--from-file", str(plan), "--topic", stream)
+    assert done.returncode == 2 and "--from-file names its partitions itself" in done.stderr, done.stderr
 
 
 def test_one_info_line_per_batch_and_no_kafka_chatter(spark, servers, make_stream, tmp_path):

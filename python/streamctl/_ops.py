@@ -65,7 +65,8 @@ def is_secret(option: str) -> bool:
 
 
 class OpsError(Exception):
-    """An error the JVM reported: its one-line message. ``usage`` is True for a malformed request."""
+    """An error the JVM reported: its message (a line per problem). ``usage`` is True for a
+    malformed request."""
 
     def __init__(self, message: str, usage: bool = False) -> None:
         super().__init__(message)
@@ -247,6 +248,14 @@ def run(command: str, request: dict[str, Any]) -> Any:
         else:
             pending.unlink(missing_ok=True)
     if done.returncode != 0:
-        message = done.stderr.strip().splitlines()
-        raise OpsError(message[-1] if message else f"{MAIN_CLASS} exited with {done.returncode}", done.returncode == 2)
+        raise OpsError(_error(done), done.returncode == 2)
     return json.loads(done.stdout)
+
+
+def _error(done: subprocess.CompletedProcess[str]) -> str:
+    """The JVM's error, whole (its answer on stdout); the last line of stderr if it died first."""
+    try:
+        return str(json.loads(done.stdout)["error"])
+    except (ValueError, KeyError, TypeError):
+        lines = done.stderr.strip().splitlines()
+        return lines[-1] if lines else f"{MAIN_CLASS} exited with {done.returncode}"

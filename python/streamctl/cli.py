@@ -19,6 +19,7 @@ import argparse
 import csv
 import importlib
 import json
+import os
 import sys
 from collections.abc import Sequence
 from pathlib import Path
@@ -385,6 +386,10 @@ def _startpoints(args: argparse.Namespace) -> int:
         return 0
     if not (args.topic or args.all_topics or args.from_file):
         raise _ops.OpsError("which partitions? give --topic TOPIC[:P,P], --all-topics or --from-file", usage=True)
+    if args.from_file and (args.topic or args.all_topics):
+        raise _ops.OpsError(
+            "--from-file names its partitions itself: give it without --topic or --all-topics", usage=True
+        )
     req.update(_kafka_request(args))
     request = {**req, **_target(args), "topics": _topics(args), "allTopics": args.all_topics, "task": args.task}
     if args.export and args.execute:
@@ -416,9 +421,13 @@ def _check_exportable(rows: list[dict[str, Any]], path: str) -> None:
         raise _ops.OpsError(
             f"--export needs every new offset; give --bootstrap-servers to resolve {', '.join(unresolved)}"
         )
-    folder = Path(path).resolve().parent
-    if not folder.is_dir():
-        raise _ops.OpsError(f"--export {path}: there is no directory {folder}")
+    target = Path(path).resolve()
+    if target.is_dir():
+        raise _ops.OpsError(f"--export {path}: is a directory; give a file name")
+    if not target.parent.is_dir():
+        raise _ops.OpsError(f"--export {path}: there is no directory {target.parent}")
+    if not os.access(target.parent, os.W_OK) or (target.exists() and not os.access(target, os.W_OK)):
+        raise _ops.OpsError(f"--export {path}: not writable")
 
 
 def _plan_table(rows: list[dict[str, Any]]) -> str:
@@ -476,7 +485,10 @@ def _report(args: argparse.Namespace) -> int:
     from streamctl import _ops, description, report
 
     history = _ops.run("history", description.request(args.checkpoint, None, args.metadata_store_path))
-    Path(args.output).write_text(report.html(history, title=args.checkpoint or args.metadata_store_path))
+    try:
+        Path(args.output).write_text(report.html(history, title=args.checkpoint or args.metadata_store_path))
+    except OSError as e:
+        raise _ops.OpsError(f"-o {args.output}: {e.strerror}") from None
     batches = sum(len(b) for b in history["sources"].values())
     print(f"Wrote {args.output}: {batches} batch(es) of {len(history['sources'])} source(s).")
     return 0

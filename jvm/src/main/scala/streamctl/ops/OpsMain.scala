@@ -56,12 +56,20 @@ object OpsMain {
         answer.flush()
         0
       } catch {
-        case e: StreamctlException => System.err.println(e.getMessage); 1
-        case e: IllegalArgumentException => System.err.println(e.getMessage); 2
-        case NonFatal(e) => System.err.println(s"${e.getClass.getName}: ${e.getMessage}"); 1
+        case e: StreamctlException => failed(answer, e.getMessage); 1
+        case e: IllegalArgumentException => failed(answer, e.getMessage); 2
+        case NonFatal(e) => failed(answer, s"${e.getClass.getName}: ${e.getMessage}"); 1
       }
     // Kafka and Hadoop leave non-daemon threads behind; the answer is out.
     System.exit(code)
+  }
+
+  /* The error is the answer, whole ({"error": ...}): on stderr it could not be told from a
+   * library's log lines, and a message may have a line per partition at fault. */
+  private def failed(answer: PrintStream, message: String): Unit = {
+    System.err.println(message)
+    answer.println(Json.write(Json.obj().put("error", message)))
+    answer.flush()
   }
 
   def run(command: String, req: JsonNode): JsonNode = {

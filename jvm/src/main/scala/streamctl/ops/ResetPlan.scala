@@ -117,7 +117,9 @@ object ResetPlan {
           math.max(oldest(ssp), math.min(upcoming(ssp), o))
         }
         if (c < 0) throw StreamctlException(
-          s"$ssp: offset $c is negative; give --bootstrap-servers to clamp it to the oldest offset"
+          if (clamp)
+            s"$ssp: offset $c is negative; give --bootstrap-servers to clamp it to the oldest offset"
+          else s"$ssp: offset $c is negative; give an offset of 0 or more"
         )
         (ssp, Startpoint.specific(c), if (c == o) "" else s"clamped from $o")
     }
