@@ -9,6 +9,7 @@ from pyspark.sql import functions as F
 
 from streamctl import options
 from streamctl_testing import kafka
+from streamctl_testing._jvm import jvm
 
 from conftest import run_available_now
 
@@ -120,3 +121,19 @@ def test_intermediate_framing_of_string_binary_and_null_values(spark, servers, m
         "streamctl"
     ).options(**options.sink(servers, binaries, intermediate=True)).save()
     assert kafka.read_raw(spark, servers, binaries, 0) == [b"\x00\x00\x01\xff"]
+
+
+def test_a_write_attempt_that_failed_does_not_pool_its_producer(spark, servers, make_stream):
+    """An attempt that did not commit may leave records in its producer; pooled, they would still go
+    out later (after the retry's records, and perhaps after the end-of-stream the driver sends once
+    the retry commits). The producer is closed instead, dropping them."""
+    out = make_stream()
+    pool = jvm(spark).streamctl.system.ProducerPool
+    before = pool.openCount()
+    # The last row fails its Spark task, after the writer sent the others.
+    rows = spark.range(10).coalesce(1).selectExpr("IF(id = 9, raise_error('row 9'), CAST(id AS STRING)) AS value")
+    # Settings of its own: no idle producer of another test could serve it.
+    sink = options.sink(servers, out, kafka={"client.id": f"failing-{out}"})
+    with pytest.raises(Exception, match="row 9"):
+        rows.write.format("streamctl").options(**sink).save()
+    assert pool.openCount() == before

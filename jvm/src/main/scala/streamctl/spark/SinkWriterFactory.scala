@@ -99,6 +99,8 @@ final class SinkDataWriter(f: SinkWriterFactory, writerPartition: Int, batch: Lo
   // Set when the Spark task attempt was killed (the query stopped) while it wrote: it then ends
   // without a commit.
   private var killed = false
+  // Set once commit flushed every record: only then has the producer nothing left to send.
+  private var flushed = false
 
   /**
    * A query stopped while its Spark task attempts run (always so in real-time mode, where an
@@ -206,6 +208,7 @@ final class SinkDataWriter(f: SinkWriterFactory, writerPartition: Int, batch: Lo
     producer.flush()
     if (failure != null) throw sendFailed()
     transaction.foreach(_.commit(batch))
+    flushed = true
     SinkCommitMessage(records)
   }
 
@@ -222,7 +225,10 @@ final class SinkDataWriter(f: SinkWriterFactory, writerPartition: Int, batch: Lo
           failed = failure != null,
           keep = f.transactions.exists(_.lasting)
         )
-      case None => ProducerPool.release(f.kafka, producer, failed = failure != null)
+      /* An attempt that did not commit (aborted, killed) may leave records in the producer that
+       * would still go out later, after the retry's and perhaps after the control messages the
+       * driver sends once it commits: its producer is closed, dropping them. */
+      case None => ProducerPool.release(f.kafka, producer, failed = failure != null || !flushed)
     }
   }
 
