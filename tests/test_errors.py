@@ -71,6 +71,17 @@ def test_a_helper_raises_streamctl_exception_with_the_jvm_message(spark, tmp_pat
     assert err.value.getCondition() == "STREAMCTL_ERROR"
 
 
+def test_the_python_helpers_own_checks_raise_streamctl_exception(spark):
+    """Not only the JVM's errors: a helper that finds bad input itself raises the same exception."""
+    df = spark.range(1).selectExpr("CAST(id AS TIMESTAMP) AS ts", "id")
+    with pytest.raises(streamctl.StreamctlException, match="column 'nope' is not in the DataFrame"):
+        streamctl.with_upstream_watermark(df, "nope")
+    with pytest.raises(streamctl.StreamctlException, match="column 'id' must be a timestamp"):
+        streamctl.with_upstream_watermark(df, "id")
+    with pytest.raises(streamctl.StreamctlException, match="name at least one stream"):
+        options.broadcast()
+
+
 def test_a_bad_source_option_fails_at_load_naming_it(spark, servers, make_stream):
     stream = make_stream()
 

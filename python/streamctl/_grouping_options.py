@@ -15,6 +15,8 @@ from collections.abc import Mapping
 from datetime import timedelta
 from typing import Literal
 
+from streamctl.errors import StreamctlException
+
 GrouperName = Literal["partition", "ssp", "single"]
 
 
@@ -40,7 +42,7 @@ def user_class_options(kind: str, options: Mapping[str, str] | None) -> dict[str
 def broadcast(*streams: str) -> dict[str, str]:
     """Every task reads every partition of these streams (small reference data, rules)."""
     if not streams:
-        raise ValueError("broadcast: name at least one stream")
+        raise StreamctlException("broadcast: name at least one stream")
     return {f"stream.{s}.broadcast": "true" for s in streams}
 
 

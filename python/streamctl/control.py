@@ -22,6 +22,7 @@ from pyspark.sql.streaming import StreamingQuery
 from pyspark.sql.types import TimestampType
 
 from streamctl import _procedures
+from streamctl.errors import StreamctlException
 
 __all__ = ["end_of_stream", "with_upstream_watermark"]
 
@@ -58,10 +59,14 @@ def with_upstream_watermark(
     fields = {f.name: f for f in df.schema.fields}
     for name in (event_time, watermark):
         if name not in fields:
-            raise ValueError(f"with_upstream_watermark: column '{name}' is not in the DataFrame ({', '.join(fields)})")
+            raise StreamctlException(
+                f"with_upstream_watermark: column '{name}' is not in the DataFrame ({', '.join(fields)})"
+            )
         kind = fields[name].dataType
         if not isinstance(kind, TimestampType):
-            raise ValueError(f"with_upstream_watermark: column '{name}' must be a timestamp, not {kind.simpleString()}")
+            raise StreamctlException(
+                f"with_upstream_watermark: column '{name}' must be a timestamp, not {kind.simpleString()}"
+            )
 
     watched = df.withColumn(_WATCHED, F.col(watermark)).withWatermark(_WATCHED, delay)
     # Spark's own record of the delay, whatever its form, so this module names no Spark internal.
