@@ -17,7 +17,8 @@ from __future__ import annotations
 import json
 import sys
 
-from pyspark.sql import SparkSession
+from pyspark.sql import DataFrame, SparkSession
+from pyspark.sql.streaming import StreamingQuery
 
 import streamctl
 from streamctl import options
@@ -25,6 +26,21 @@ from streamctl import options
 
 def answer(**fields: object) -> None:
     print(json.dumps(fields), flush=True)
+
+
+def start_noop(rows: DataFrame, checkpoint: str, name: str) -> StreamingQuery:
+    """Starts ``rows`` into the noop sink, a batch an hour, and answers once its first batch reported."""
+    query = (
+        rows.writeStream.format("noop")
+        .queryName(name)
+        .option("checkpointLocation", checkpoint)
+        .trigger(processingTime="1 hour")
+        .start()
+    )
+    while query.lastProgress is None and query.isActive:
+        query.awaitTermination(0.2)
+    answer(started=query.isActive)
+    return query
 
 
 if __name__ == "__main__":
@@ -63,21 +79,14 @@ if __name__ == "__main__":
             answer(copied=q.exception() is None)
         elif command == "start":
             servers, src, mid, checkpoint, name, *first = args
-            query = (
+            rows = (
                 spark.readStream.format("streamctl")
                 .options(**options.source(servers, [src, mid], starting_offsets="earliest", max_records_per_batch=30))
                 .options(**options.intermediate(mid))
                 .options(**(options.priority(first[0], 1) if first else {}))
                 .load()
-                .writeStream.format("noop")
-                .queryName(name)
-                .option("checkpointLocation", checkpoint)
-                .trigger(processingTime="1 hour")
-                .start()
             )
-            while query.lastProgress is None and query.isActive:
-                query.awaitTermination(0.2)
-            answer(started=query.isActive)
+            query = start_noop(rows, checkpoint, name)
         elif command == "union":
             servers, ended, running, checkpoint, name = args
             sources = [
@@ -87,18 +96,7 @@ if __name__ == "__main__":
                 .load()
                 for mid in (ended, running)
             ]
-            query = (
-                sources[0]
-                .unionByName(sources[1])
-                .writeStream.format("noop")
-                .queryName(name)
-                .option("checkpointLocation", checkpoint)
-                .trigger(processingTime="1 hour")
-                .start()
-            )
-            while query.lastProgress is None and query.isActive:
-                query.awaitTermination(0.2)
-            answer(started=query.isActive)
+            query = start_noop(sources[0].unionByName(sources[1]), checkpoint, name)
         elif command == "stop":
             assert query is not None
             query.stop()
