@@ -294,3 +294,18 @@ def test_a_query_of_two_sources_shows_end_of_stream_and_its_watermark_over_both(
             assert scraped[("upstreamWatermarkMs",)] == T0 + 1000
         finally:
             assert driver.ask("stop") == {"stopped": True}
+
+    # A source that has read nothing yet (an empty stream) has no batch summary, but counts.
+    ended, empty = make_stream(suffix="ended"), make_stream(suffix="empty")
+    control.produce_framed(spark, servers, ended, [b"r"])
+    control.send_end_of_stream(spark, servers, ended, "p0", 1)
+    assert driver.ask("union", servers, ended, empty, str(tmp_path / "empty"), "union_empty") == {"started": True}
+    try:
+        deadline = time.monotonic() + 60
+        while ("endOfStream",) not in (scraped := _scrape(driver, "union_empty")):
+            assert time.monotonic() < deadline, f"no query gauges: {scraped}"
+            time.sleep(0.5)
+        assert scraped[("endOfStream",)] == 0, "the empty stream has not ended"
+        assert ("upstreamWatermarkMs",) not in scraped, "the empty stream has no watermark yet"
+    finally:
+        assert driver.ask("stop") == {"stopped": True}

@@ -29,7 +29,7 @@ import streamctl.system.SSP
  * = false`.
  *
  * {{{
- * QueryMetrics.update(queryId, Some("orders-etl"), Seq(summary -> sourceProgress.metrics))
+ * QueryMetrics.update(queryId, Some("orders-etl"), Seq(("streamctl[orders]#0", Some(summary), sourceProgress.metrics)))
  * QueryMetrics.remove(queryId) // the query terminated
  * }}}
  */
@@ -52,19 +52,26 @@ object QueryMetrics {
   // The registry registered in the current SparkEnv (a new SparkContext gets a new one).
   private var registered: Option[(SparkEnv, MetricRegistry)] = None
   private val byQuery = mutable.HashMap.empty[String, mutable.HashMap[String, Gauge[Long]]]
+  /* Per query, each streamctl source's latest summary, by the source's key: a batch summarizes only
+   * the sources that read something, and the others' figures still stand. */
+  private val latest = mutable.HashMap.empty[String, mutable.LinkedHashMap[String, BatchSummary]]
 
   def enabled: Boolean = Option(SparkEnv.get).exists(_.conf.getBoolean(EnabledConf, true))
 
   /**
-   * Sets the gauges of query `queryId` from its batch's summaries, one per streamctl source with
-   * that source's progress metrics.
+   * Sets the gauges of query `queryId` from a progress report: per streamctl source of the query, a
+   * key naming it in the query, its batch summary (None when it read nothing: its last one stands)
+   * and its progress metrics.
    */
   def update(
       queryId: String,
       queryName: Option[String],
-      sources: Seq[(BatchSummary, Map[String, String])]
-  ): Unit = if (sources.nonEmpty && enabled) synchronized {
+      reported: Seq[(String, Option[BatchSummary], Map[String, String])]
+  ): Unit = if (reported.exists(_._2.isDefined) && enabled) synchronized {
     registry().foreach { r =>
+      val known = latest.getOrElseUpdate(queryId, mutable.LinkedHashMap.empty)
+      reported.foreach { case (key, summary, _) => summary.foreach(known.update(key, _)) }
+      val sources = reported.flatMap { case (key, _, metrics) => known.get(key).map(_ -> metrics) }
       val q = s"query.${part(queryName.getOrElse(queryId))}"
       val gauges = byQuery.getOrElseUpdate(queryId, mutable.HashMap.empty)
       val touched = mutable.HashSet.empty[String]
@@ -79,16 +86,20 @@ object QueryMetrics {
       def ssp(s: SSP) = s"$q.topic.${part(s.stream)}.partition.${s.partition}"
       set(
         s"$q.recordsSkipped",
-        sources.flatMap(_._2.get("recordsSkipped")).flatMap(_.toLongOption).sum
+        reported.flatMap(_._3.get("recordsSkipped")).flatMap(_.toLongOption).sum
       )
-      /* The query's figures over all its sources with intermediate streams: the lowest upstream
-       * watermark, once each has one, and end-of-stream only when every one is there (the stopper's
-       * rule), not whichever source came last. */
-      val controlled = sources.filter(_._2.contains(ControlMetric.Name)).map(_._1)
+      /* The query's figures over every source with intermediate streams, from their metrics (a
+       * source that read nothing has no summary, but its metrics): the lowest upstream watermark,
+       * once each has one, and end-of-stream only when every one is there (the stopper's rule), not
+       * whichever source came last. */
+      val controlled = reported.map(_._3).filter(_.contains(ControlMetric.Name))
       if (controlled.nonEmpty) {
-        set(s"$q.endOfStream", if (controlled.forall(_.endOfStream)) 1 else 0)
-        if (controlled.forall(_.upstreamWatermarkMs.isDefined))
-          set(s"$q.upstreamWatermarkMs", controlled.flatMap(_.upstreamWatermarkMs).min)
+        set(
+          s"$q.endOfStream",
+          if (controlled.forall(_.get("endOfStream").contains("true"))) 1 else 0
+        )
+        val watermarks = controlled.flatMap(_.get("watermark").flatMap(_.toLongOption))
+        if (watermarks.size == controlled.size) set(s"$q.upstreamWatermarkMs", watermarks.min)
       }
       sources.foreach { case (summary, metrics) =>
         summary.lag.foreach { case (s, behind) => set(s"${ssp(s)}.recordsBehind", behind) }
@@ -122,6 +133,7 @@ object QueryMetrics {
 
   /** Removes the gauges of query `queryId` (it terminated). */
   def remove(queryId: String): Unit = synchronized {
+    latest.remove(queryId)
     byQuery.remove(queryId).foreach { gauges =>
       registered.foreach { case (_, r) => gauges.keys.foreach(r.remove) }
     }
@@ -132,6 +144,7 @@ object QueryMetrics {
       case Some((e, r)) if e eq env => Some(r)
       case _ =>
         byQuery.clear()
+        latest.clear()
         val r = new MetricRegistry
         SparkMetricsSource.register(SourceName, r)
         registered = Some(env -> r)

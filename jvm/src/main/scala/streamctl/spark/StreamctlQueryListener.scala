@@ -55,15 +55,16 @@ class StreamctlQueryListener extends StreamingQueryListener {
     val p = event.progress
     val ours =
       p.sources.filter(_.description.startsWith(StreamctlMicroBatchStream.DescriptionPrefix))
-    val exported = Seq.newBuilder[(BatchSummary, Map[String, String])]
+    val exported = Seq.newBuilder[(String, Option[BatchSummary], Map[String, String])]
     ours.groupBy(_.description).foreach { case (description, sources) =>
       val recorders =
         QueryControlRegistry.forProgress(p.id.toString, p.runId.toString).toSeq.flatMap(
           _.progressRecorders(description)
         )
       sources.zipWithIndex.foreach { case (s, i) =>
-        summarize(p, s).foreach { summary =>
-          exported += summary -> s.metrics.asScala.toMap
+        val summarized = summarize(p, s)
+        exported += ((s"$description#$i", summarized, s.metrics.asScala.toMap))
+        summarized.foreach { summary =>
           log.info(s"query ${Option(p.name).getOrElse(p.id)} ${s.description} ${summary.line}")
           recorders.lift(i).foreach { record =>
             // The history is a picture for people; a failure to keep it must not fail the query.
