@@ -178,6 +178,16 @@ def _scrape(driver: Driver, query: str) -> dict[tuple[str, ...], int]:
     return found
 
 
+def _scrape_once_it_has(driver: Driver, query: str, gauge: tuple[str, ...]) -> dict[tuple[str, ...], int]:
+    """The query's gauges (:func:`_scrape`), once they include ``gauge``: they come with the
+    progress event, which the listener bus delivers after the batch."""
+    deadline = time.monotonic() + 60
+    while gauge not in (scraped := _scrape(driver, query)):
+        assert time.monotonic() < deadline, f"no {gauge} among the query's gauges: {scraped}"
+        time.sleep(0.5)
+    return scraped
+
+
 def _seconds_behind(scraped: dict[tuple[str, ...], int], keys: dict) -> dict:
     """The scraped ``secondsBehind`` of each (topic, partition) in ``keys`` (None where absent)."""
     return {k: scraped.get(("secondsBehind", *k)) for k in keys}
@@ -285,10 +295,7 @@ def test_a_query_of_two_sources_shows_end_of_stream_and_its_watermark_over_both(
         name = f"union_q{run}"
         assert driver.ask("union", servers, ended, running, str(tmp_path / name), name) == {"started": True}
         try:
-            deadline = time.monotonic() + 60
-            while ("upstreamWatermarkMs",) not in (scraped := _scrape(driver, name)):
-                assert time.monotonic() < deadline, f"no query gauges: {scraped}"
-                time.sleep(0.5)
+            scraped = _scrape_once_it_has(driver, name, ("upstreamWatermarkMs",))
             assert scraped[("endOfStream", _flat(ended), "0")] == 1
             assert scraped[("endOfStream",)] == 0, "one source's inputs have not ended"
             assert scraped[("upstreamWatermarkMs",)] == T0 + 1000
@@ -301,10 +308,7 @@ def test_a_query_of_two_sources_shows_end_of_stream_and_its_watermark_over_both(
     control.send_end_of_stream(spark, servers, ended, "p0", 1)
     assert driver.ask("union", servers, ended, empty, str(tmp_path / "empty"), "union_empty") == {"started": True}
     try:
-        deadline = time.monotonic() + 60
-        while ("endOfStream",) not in (scraped := _scrape(driver, "union_empty")):
-            assert time.monotonic() < deadline, f"no query gauges: {scraped}"
-            time.sleep(0.5)
+        scraped = _scrape_once_it_has(driver, "union_empty", ("endOfStream",))
         assert scraped[("endOfStream",)] == 0, "the empty stream has not ended"
         assert ("upstreamWatermarkMs",) not in scraped, "the empty stream has no watermark yet"
     finally:
