@@ -12,10 +12,10 @@ from pyspark.errors import StreamingQueryException
 from pyspark.sql import Row
 
 from streamctl import options
-from streamctl_testing import kafka
+from streamctl_testing import control, kafka
 from streamctl_testing._jvm import jvm
 
-from conftest import driver_log, recreate_stream, run_available_now
+from conftest import control_metrics, driver_log, read_intermediate, recreate_stream, run_available_now
 
 
 def _source(spark, servers, stream, **extra):
@@ -165,6 +165,36 @@ def test_records_deleted_by_retention_are_logged_once_and_counted(spark, servers
     loss = json.loads((tmp_path / "cp" / "offsets" / str(last)).read_text().splitlines()[-1])["state"]["dataLoss"]
     assert loss["recordsSkipped"] == 700
     assert loss["recordsSkippedBySsp"] == {f"kafka/{stream}": [500, 200]}
+
+
+def test_an_intermediate_stream_read_on_past_a_retention_gap_still_knows_who_ended(
+    spark, servers, make_stream, tmp_path
+):
+    """A consumer stopped for longer than its intermediate topic's retention skips the gap
+    (failOnDataLoss=false) and reads on in the same stream: a producer that ended before the gap is
+    still ended, so the other's end-of-stream ends the pipeline (it forgot p0 before)."""
+    mid = make_stream()
+    control.produce_framed(spark, servers, mid, [b"a0", b"a1"])
+    control.send_end_of_stream(spark, servers, mid, "p0", 2)  # offset 2
+    df = read_intermediate(spark, servers, mid, {"failOnDataLoss": "false"})
+    assert [r.value for r in run_available_now(df, str(tmp_path / "cp"))] == [b"a0", b"a1"]
+
+    control.produce_framed(spark, servers, mid, [f"b{i}".encode() for i in range(5)])  # offsets 3..7
+    kafka.delete_records_before(spark, servers, mid, 0, 6)
+    control.send_end_of_stream(spark, servers, mid, "p1", 2)
+    rows: list[bytes] = []
+    q = (
+        df.writeStream.foreachBatch(lambda b, _i: rows.extend(r.value for r in b.collect()))
+        .option("checkpointLocation", str(tmp_path / "cp"))
+        .trigger(processingTime="200 milliseconds")
+        .start()
+    )
+    assert q.awaitTermination(120), "the consumer did not stop at end-of-stream from both producers"
+    assert q.exception() is None
+    assert rows == [b"b3", b"b4"]
+    m = control_metrics([p for p in q.recentProgress if p["sources"][0]["metrics"]][-1])
+    assert m["endOfStream"] == "true"
+    assert m["control"][f"{mid}-0"]["endOfStream"] == 2
 
 
 def test_records_deleted_while_a_batch_reads_are_logged_and_counted(spark, servers, make_stream, tmp_path):

@@ -28,8 +28,9 @@ final class ControlStep private[control] (source: SourceControl) extends Plannin
     val unchanged = plan.withState(_.updated(ControlState.Codec, prev))
     val next = unchanged.end
     // An SSP whose beginning moved (a startpoint) is read from elsewhere: what was heard before
-    // no longer describes what comes next, and the messages of the new range are read again.
-    val after = source.statesAfter(prev) -- next.starts.valuesIterator.flatMap(_.keys)
+    // no longer describes what comes next, and the messages of the new range are read again. One
+    // that skipped a retention gap reads on: its producers that ended are still ended.
+    val after = source.statesAfter(prev) -- plan.restarted(next)
     val newData = next != previous
     val ended =
       if (source.allEndOfStream(after, next.ssps)) Some(InputsEnded.EndOfStream)

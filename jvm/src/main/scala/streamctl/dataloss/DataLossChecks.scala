@@ -107,7 +107,12 @@ final class DataLossChecks(admin: SystemAdmin, failOnDataLoss: Boolean) {
       else {
         val moved = plan.begins.foldLeft(plan) { case (p, (task, ssps)) =>
           ssps.foldLeft(p) { case (q, (ssp, begin)) =>
-            oldest.get(ssp).filter(_ > begin).fold(q)(q.begin(task, ssp, _))
+            oldest.get(ssp).filter(_ > begin).fold(q) { o =>
+              // Where no earlier step moved it, the task reads on in the same stream.
+              val goesOn = plan.previous.tasks.get(task).flatMap(_.get(ssp)).contains(begin)
+              val next = q.begin(task, ssp, o)
+              if (goesOn) next.copy(skippedAhead = next.skippedAhead + (task -> ssp)) else next
+            }
           }
         }
         moved.withState(s => s.updated(DataLoss.Codec, s(DataLoss.Codec).skip(skipped)))

@@ -19,6 +19,10 @@ import streamctl.system.{SSP, TaskName}
  *   SSPs that may not be read in this batch (partitions held by an expansion)
  * @param ends
  *   per SSP, where the batch ends (admission sets it); an SSP without one reads nothing
+ * @param skippedAhead
+ *   task SSPs whose beginning moved only forward past records gone from the broker (a retention gap
+ *   skipped): the stream itself goes on there, so what was read of it before still describes it,
+ *   unlike a beginning a startpoint moved
  */
 final case class BatchPlan(
     previous: SourcePosition,
@@ -26,7 +30,8 @@ final case class BatchPlan(
     state: SourceState,
     heads: Map[SSP, Long] = Map.empty,
     held: Set[SSP] = Set.empty,
-    ends: Map[SSP, Long] = Map.empty
+    ends: Map[SSP, Long] = Map.empty,
+    skippedAhead: Set[(TaskName, SSP)] = Set.empty
 ) {
 
   /** Makes `task` read `ssp` from `offset` in this batch (a new SSP, or a moved beginning). */
@@ -34,6 +39,14 @@ final case class BatchPlan(
     copy(begins = begins.updated(task, begins.getOrElse(task, Map.empty).updated(ssp, offset)))
 
   def withState(f: SourceState => SourceState): BatchPlan = copy(state = f(state))
+
+  /**
+   * Task SSPs of the end's `starts` that begin elsewhere than the stream went on
+   * ([[skippedAhead]]).
+   */
+  def restarted(end: SourcePosition): Iterator[SSP] = end.starts.iterator.flatMap { case (t, ps) =>
+    ps.keysIterator.filterNot(s => skippedAhead.contains(t -> s))
+  }
 
   // Most batches begin exactly where the previous one ended (`begins` is then the previous
   // position's own map): its SSPs and least positions, computed once, serve every step.

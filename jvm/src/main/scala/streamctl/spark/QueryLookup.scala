@@ -31,6 +31,9 @@ object QueryLookup {
 
   def currentQueryId: Option[String] = localProperty(QueryIdProperty)
 
+  /** The query the current driver thread runs, when that thread is a query's. */
+  def current: Option[StreamingQuery] = currentQueryId.flatMap(find)
+
   def currentBatchId: Option[Long] = localProperty(BatchIdProperty).flatMap(_.toLongOption)
 
   /* Local properties are per thread; the session only leads to the SparkContext (never creates

@@ -70,7 +70,7 @@ final class SinkWriteBuilder(info: LogicalWriteInfo) extends WriteBuilder with U
         ))
         // Sent here on the driver, after the writers: no task attempt can report them.
         sink.foreach(s =>
-          QueryLookup.currentQueryId.flatMap(QueryLookup.find).foreach(q =>
+          QueryLookup.current.foreach(q =>
             SparkQueries.postWriteMetric(
               q,
               epochId,

@@ -65,7 +65,7 @@ class StreamctlMicroBatchStream(
     processedBefore = () => lastRecordTimes(),
     // Asked on the query's thread, at the first planning (the query is registered by then).
     logsInBackground = () =>
-      QueryLookup.currentQueryId.flatMap(QueryLookup.find).flatMap(
+      QueryLookup.current.flatMap(
         SparkQueries.logsInBackground
       ).getOrElse(false)
   )

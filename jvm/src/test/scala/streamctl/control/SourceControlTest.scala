@@ -31,13 +31,20 @@ class SourceControlTest {
   private def plan(
       control: SourceControl,
       previous: SourcePosition,
-      next: SourcePosition
+      next: SourcePosition,
+      skippedAhead: Set[(TaskName, SSP)] = Set.empty
   ): SourcePosition = {
     val begins = next.starts.foldLeft(previous.tasks) { case (b, (t, ps)) =>
       b.updated(t, b.getOrElse(t, Map.empty) ++ ps)
     }
     control.step(
-      BatchPlan(previous, begins, previous.state, ends = next.tasks.values.flatten.toMap),
+      BatchPlan(
+        previous,
+        begins,
+        previous.state,
+        ends = next.tasks.values.flatten.toMap,
+        skippedAhead = skippedAhead
+      ),
       PlanningContext()
     ).end
   }
@@ -127,6 +134,19 @@ class SourceControlTest {
     assertEquals(
       Map(m1 -> eos),
       plan(control, b1, rewound).state.get(ControlState.Codec).get.states
+    )
+  }
+
+  @Test def anSspThatSkippedARetentionGapKeepsWhatItHeard(): Unit = {
+    val control = sourceControl()
+    val b1 = plan(control, control.initialize(at(0, 0)), at(5, 5))
+    val eos = state(EndOfStreamMessage("p0", 2))
+    results.put(1, TaskName("Partition 0"), Map(m0 -> eos))
+    // Records 5..8 of m0 are gone: the batch begins at 9 and reads on, p0 still ended.
+    val skipped = at(12, 9).copy(starts = Map(t0 -> Map(m0 -> 9L)))
+    assertEquals(
+      Map(m0 -> eos),
+      plan(control, b1, skipped, Set(t0 -> m0)).state.get(ControlState.Codec).get.states
     )
   }
 }

@@ -136,6 +136,13 @@ class DataLossChecksTest {
     assertEquals(500L, plan.begins(p1)(orders(1)))
     val end = plan.end((_, _, b) => b + 10)
     assertEquals(Map(p0 -> Map(orders(0) -> 600L)), end.starts)
+    assertEquals(Set(p0 -> orders(0)), plan.skippedAhead, "the task reads on in the same stream")
+    assertEquals(Nil, plan.restarted(end).toList)
+    // Moved back by an earlier step (a startpoint) into the gap: read from elsewhere, not on.
+    val rewound = tolerant.gaps(BatchPlan(start).begin(p0, orders(0), 100), PlanningContext())
+    assertEquals(600L, rewound.begins(p0)(orders(0)))
+    assertEquals(Set.empty, rewound.skippedAhead)
+    assertEquals(List(orders(0)), rewound.restarted(rewound.end((_, _, b) => b)).toList)
     assertEquals(
       DataLoss(100, 0, Seq(SkippedRange(orders(0), 500, 600)), Nil, Map(orders(0) -> 100L)),
       end.state(DataLoss.Codec)
