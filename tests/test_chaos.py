@@ -125,7 +125,6 @@ def test_random_sigkills_of_the_driver_lose_and_duplicate_nothing(spark, servers
     assert sorted(by_position) == [(p, o) for p in range(PARTITIONS) for o in range(heads[p])], f"lost ({context})"
     assert sorted(int(v) for _, _, v in read) == list(range(sent)), context
     print(f"chaos: {context}")  # shown with pytest -s / -rP
-    assert sum(moments[m] for m in MOMENTS) == len(MOMENTS) * KILLS_PER_MOMENT, context
     assert moments["mid-batch"] > 0, f"no kill came mid-batch ({context})"
 
 

@@ -223,7 +223,9 @@ def test_a_batch_writes_its_control_results_as_one_value_whatever_the_partition_
         assert q.awaitTermination(300)
         assert q.exception() is None
         assert len(counts) >= 3
+        assert namespace.is_dir(), "the readers wrote no control results to the store"
         most[partitions] = max(counts)
+    assert min(most.values()) >= 1, f"a batch that read control messages left no result in the store: {most}"
     assert max(most.values()) <= 2, f"most control result values in the store during a batch: {most}"
 
 

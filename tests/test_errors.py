@@ -107,10 +107,11 @@ def test_a_bad_sink_option_fails_at_start_naming_it(spark, servers, make_stream,
         writer = df.select(*columns).writeStream.format("streamctl").options(**options.sink(servers, make_stream()))
         return writer.options(**extra).option("checkpointLocation", str(tmp_path / "cp")).start()
 
+    before = {q.id for q in spark.streams.active}  # other files' queries may share the session
     with pytest.raises(streamctl.StreamctlException, match=r"^Option 'kafka\.acks'"):
         start(["value"], **{"kafka.acks": "maybe"})
     with pytest.raises(streamctl.StreamctlException, match=r"^Unknown option 'strem'"):
         start(["value"], strem="x")
     with pytest.raises(streamctl.StreamctlException, match=r"'value' column"):
         start(["key"])
-    assert spark.streams.active == []
+    assert {q.id for q in spark.streams.active} == before, "a refused query was left running"

@@ -180,5 +180,5 @@ def test_host_affinity_must_be_true_or_false(spark, servers, make_stream, tmp_pa
     stream = make_stream()
     opts = {**options.source(servers, [stream]), "host.affinity": "yes"}
     df = spark.readStream.format("streamctl").options(**opts)
-    with pytest.raises(Exception, match=r"host\.affinity"):
+    with pytest.raises(Exception, match=r"Option 'host\.affinity' must be true or false, not 'yes'"):
         run_available_now(df.load(), str(tmp_path / "cp"))

@@ -218,7 +218,7 @@ def test_prometheus_shows_the_lag_and_control_health_describe_shows(spark, serve
     assert driver.ask("start", servers, src, mid, checkpoint, "lag_q") == {"started": True}
 
     described = streamctl.describe(checkpoint, bootstrap_servers=servers)
-    scraped = _scrape(driver, "lag_q")
+    scraped = _scrape_once_it_has(driver, "lag_q", ("recordsSkipped",))
     lag = {(p.stream, p.partition): p.lag for p in described.partitions}
     # 100 plain records; per intermediate partition an idle message, a watermark and 10 records.
     assert sum(lag.values()) == 100 + 2 * 12 - 30  # one batch of 30 offsets read, the rest behind

@@ -53,7 +53,7 @@ def test_an_attempt_that_fails_after_its_commit_is_retried_without_writing_again
     n = 600
     kafka.produce(spark, servers, source, [str(i).encode() for i in range(n)], partitions=[i % 2 for i in range(n)])
     stdout = _attempt_job("retry", servers, source, out, tmp_path, transactional)
-    assert "failed attempts: 1" in stdout, stdout
+    assert re.search(r"^failed attempts: 1$", stdout, re.M), stdout
     committed = read_committed_values(spark, servers, out, 2)
     if transactional:
         assert committed == sorted(str(i) for i in range(n))
