@@ -200,7 +200,7 @@ def test_min_offsets_per_trigger_waits_for_enough_records(spark, servers, make_s
             .option("kafka.bootstrap.servers", servers)
             .option("subscribe", s)
             .option("minOffsetsPerTrigger", "10")
-            .option("maxTriggerDelay", "1h")
+            .option("maxTriggerDelay", "3600000")  # a bare number is ms, as in Spark
             .load()
             .writeStream.foreachBatch(lambda b, _i: batches.append(b.count()))
             .trigger(processingTime="200 milliseconds")

@@ -45,6 +45,10 @@ object OptionSpec {
   def duration(name: String, doc: String, default: Option[Long] = None): OptionSpec[Long] =
     OptionSpec(name, Parsers.durationMs, doc, default)
 
+  /** A duration of an option Spark's Kafka source has too: a bare number is milliseconds there. */
+  def sparkDuration(name: String, doc: String, default: Option[Long] = None): OptionSpec[Long] =
+    OptionSpec(name, Parsers.sparkDurationMs, doc, default)
+
   /**
    * One of `values` (compared ignoring case, returned as listed); `what` names the kind in errors
    * ("chooser").

@@ -80,6 +80,7 @@ object Parsers {
   def classNames(name: String, v: String): Seq[String] = list(name, v)
 
   private val Duration = """(\d+(?:\.\d+)?)\s*([a-z]+)""".r
+  private val Digits = """(\d+)""".r
 
   // Microseconds per unit: Spark's time suffixes (`JavaUtils.timeSuffixes`), written out here so
   // that the options registry needs no Spark (the operator commands run without it).
@@ -118,11 +119,21 @@ object Parsers {
    * `2 minutes`), a space before the unit and a fraction (`1.5s`). A unit is required: a bare `10`
    * could mean seconds or milliseconds, and guessing wrong is a factor of 1000. Zero is allowed.
    */
-  def durationMs(name: String, v: String): Long = {
+  def durationMs(name: String, v: String): Long = durationMs(name, v, bareMs = false)
+
+  /**
+   * A duration of an option streamctl shares with Spark's Kafka source (`maxTriggerDelay`): there a
+   * bare whole number is milliseconds, as Spark reads it, so a job moved from `format("kafka")`
+   * keeps its meaning; otherwise as [[durationMs]].
+   */
+  def sparkDurationMs(name: String, v: String): Long = durationMs(name, v, bareMs = true)
+
+  private def durationMs(name: String, v: String, bareMs: Boolean): Long = {
     def fail(): Nothing = throw StreamctlException(
       s"${subject(name)} must be a duration with a unit, such as '10s', '500ms' or '1min'; got '$v'"
     )
     v.trim.toLowerCase(Locale.ROOT) match {
+      case Digits(ms) if bareMs => ms.toLongOption.getOrElse(fail())
       case Duration(number, unit) =>
         val suffix = UnitWords.getOrElse(unit, unit)
         val micros = MicrosPerUnit.getOrElse(suffix, fail())

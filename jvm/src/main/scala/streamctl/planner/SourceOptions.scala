@@ -246,7 +246,7 @@ object SourceOptions {
     "minOffsetsPerTrigger",
     "a batch waits until this many records are there, or maxTriggerDelay passed"
   )
-  val MaxTriggerDelay: OptionSpec[Long] = OptionSpec.duration(
+  val MaxTriggerDelay: OptionSpec[Long] = OptionSpec.sparkDuration(
     "maxTriggerDelay",
     "the longest a batch waits for minOffsetsPerTrigger records",
     default = Some(15 * 60 * 1000L)

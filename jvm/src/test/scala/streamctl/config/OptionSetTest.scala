@@ -43,6 +43,18 @@ class OptionSetTest {
       )
   }
 
+  @Test def aDurationSharedWithSparksKafkaSourceReadsABareNumberAsMilliseconds(): Unit = {
+    def ms(v: String) = Parsers.sparkDurationMs("maxTriggerDelay", v)
+    assertEquals(5000L, ms("5000"))
+    assertEquals(5000L, ms("5s"))
+    for (bad <- Seq("1.5", "-5", "99999999999999999999"))
+      assertThrows(
+        classOf[StreamctlException],
+        ((() => { ms(bad); () }): org.junit.jupiter.api.function.Executable),
+        bad
+      )
+  }
+
   @Test def aliasesReadAsTheCanonicalName(): Unit = {
     val o = set.parse(Map("MaxOffsetsPerTrigger" -> "7", "failOnDataLoss" -> "false"))
     assertEquals(Some(7L), o.get(Budget))
