@@ -141,7 +141,8 @@ def main(servers: str, prefix: str, work: str, out: str) -> None:
         )
         case(
             "batch read, subscribePattern and assign",
-            read(fmt, subscribePattern=f"{prefix}-(src|other)").select("topic", "offset").collect()
+            # "oth" is only part of "other": as in Spark, a match inside a topic's name reads the topic.
+            read(fmt, subscribePattern=f"{prefix}-(src|oth)").select("topic", "offset").collect()
             + read(fmt, assign=json.dumps({src: [1]}), includeHeaders="true").select(*SPARK_COLUMNS).collect(),
         )
 

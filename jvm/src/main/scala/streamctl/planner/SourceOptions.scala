@@ -83,9 +83,9 @@ final case class SourceOptions(raw: Map[String, String]) {
    * them.
    */
   val streams: Seq[String] = subscription match {
-    case Subscription.Matching(pattern) =>
+    case m @ Subscription.Matching(pattern) =>
       val named = options.streamNames
-      named.find(!_.matches(pattern)).foreach(s =>
+      named.find(!m.reads(_)).foreach(s =>
         throw StreamctlException(
           s"Option 'stream.$s.*' names stream '$s', which does not match option '${options.nameOf(SubscribePattern)}' ($pattern)"
         )

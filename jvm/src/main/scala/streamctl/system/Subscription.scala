@@ -8,8 +8,8 @@ import streamctl.{Json, StreamctlException}
 
 /**
  * Which streams a source reads, as Spark's Kafka source names them: `subscribe` (a list of topics),
- * `subscribePattern` (every topic whose whole name matches a Java regex, also topics created while
- * the query runs) or `assign` (given partitions of given topics).
+ * `subscribePattern` (every topic whose name contains a match of a Java regex, also topics created
+ * while the query runs) or `assign` (given partitions of given topics).
  *
  * {{{
  * Subscription.Topics(Seq("orders")).streams(admin)          // Seq("orders")
@@ -43,8 +43,15 @@ object Subscription {
 
   final case class Matching(pattern: String) extends Subscription {
     @transient private lazy val regex = Pattern.compile(pattern)
+
+    /**
+     * Whether the pattern reads `stream`: a match anywhere in the name, as Spark's Kafka source
+     * finds topics (`orders` also reads `orders-eu`; anchor it, `^orders$`, for one topic).
+     */
+    def reads(stream: String): Boolean = regex.matcher(stream).find()
+
     override def streams(admin: SystemAdmin): Seq[String] =
-      admin.listStreams().filter(s => regex.matcher(s).matches()).toSeq.sorted
+      admin.listStreams().filter(reads).toSeq.sorted
     override def named: Seq[String] = Nil
     override def describe: String = s"option 'subscribePattern' ($pattern)"
   }
