@@ -219,7 +219,15 @@ final class Planner(
       val ctx = PlanningContext(d, availableNowTarget, budget, reports.skipped)
       (chain(begins, BatchPlan(previous), ctx), ctx)
     }
-    val (begun, ctx) = begin(described) match {
+    val first =
+      try begin(described)
+      catch {
+        // A topic of a pattern deleted since the last check: Kafka refuses to list its offsets.
+        // Asking about the streams now makes it the data loss a check finds (fail, or go on).
+        case e: StreamctlException if described.isEmpty && SystemAdmin.streamGone(e) =>
+          begin(Some(streamCheck.now()))
+      }
+    val (begun, ctx) = first match {
       // A partition that ends before our position lost records we counted on: ask Kafka about
       // the streams now, so a recreated topic is told from a truncated one in this batch.
       case (plan, _) if described.isEmpty && DataLossChecks.behind(plan).nonEmpty =>

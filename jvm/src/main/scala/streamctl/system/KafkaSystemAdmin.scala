@@ -76,7 +76,7 @@ class KafkaSystemAdmin(val params: KafkaParams) extends SystemAdmin with AutoClo
     lazy val answer = ssps.flatMap { ssp =>
       try Some(ssp -> call(what)(result.partitionResult(topicPartition(ssp))).offset())
       catch {
-        case e: StreamctlException if e.getCause.isInstanceOf[UnknownTopicOrPartitionException] =>
+        case e: StreamctlException if SystemAdmin.streamGone(e) =>
           None
       }
     }.toMap
@@ -132,7 +132,7 @@ class KafkaSystemAdmin(val params: KafkaParams) extends SystemAdmin with AutoClo
   def exists(stream: String): Boolean =
     try { describeStreams(Set(stream)); true }
     catch {
-      case e: StreamctlException if e.getCause.isInstanceOf[UnknownTopicOrPartitionException] =>
+      case e: StreamctlException if SystemAdmin.streamGone(e) =>
         false
     }
 

@@ -117,6 +117,13 @@ trait SystemAdmin {
 object SystemAdmin {
 
   /**
+   * Whether a call failed because a stream (or partition) it named does not exist on the system:
+   * deleted since it was last described, or never there.
+   */
+  def streamGone(e: StreamctlException): Boolean =
+    e.getCause.isInstanceOf[org.apache.kafka.common.errors.UnknownTopicOrPartitionException]
+
+  /**
    * The one rule for a partition number a user gives: at least 0 and, when the stream's partition
    * `count` is known (without a broker it is not), below it. Returns `partitions`.
    */

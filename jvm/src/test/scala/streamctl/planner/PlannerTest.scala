@@ -367,31 +367,34 @@ class PlannerTest {
     assertEquals(Seq.empty, admin.requests.filter(_ == "partitionCounts").toSeq)
   }
 
+  /** A planner of its own store reading option `subscribePattern` `pattern`. */
+  private def patternPlanner(pattern: String, options: (String, String)*): Planner = new Planner(
+    SourceOptions(Map(
+      "kafka.bootstrap.servers" -> "127.0.0.1:1",
+      "subscribePattern" -> pattern,
+      "starting.offsets" -> "earliest",
+      "partition.check.interval" -> "1s"
+    ) ++ options),
+    admin,
+    new InMemoryMetadataStore,
+    "mem://store",
+    keys,
+    new InitialOffset(() => new InMemoryMetadataStore),
+    () => Seq(ExecutorId("1", "h1")),
+    reports,
+    query = None,
+    secondsBehind = false,
+    clockMs = () => clock,
+    background = (r: Runnable) => r.run(),
+    processedBefore = () => Map.empty
+  )
+
   @Test def aStreamOfAPatternDeletedWhileReadIsDataLoss(): Unit = {
     val (a, b) = (SSP.kafka("orders", 0), SSP.kafka("ordersb", 0))
     write(a, 10); write(b, 10)
     admin.ids("ordersb") = "id-1"
     def run(options: (String, String)*) = {
-      val q = new Planner(
-        SourceOptions(Map(
-          "kafka.bootstrap.servers" -> "127.0.0.1:1",
-          "subscribePattern" -> "ord.*",
-          "starting.offsets" -> "earliest",
-          "partition.check.interval" -> "1s"
-        ) ++ options),
-        admin,
-        new InMemoryMetadataStore,
-        "mem://store",
-        keys,
-        new InitialOffset(() => new InMemoryMetadataStore),
-        () => Seq(ExecutorId("1", "h1")),
-        reports,
-        query = None,
-        secondsBehind = false,
-        clockMs = () => clock,
-        background = (r: Runnable) => r.run(),
-        processedBefore = () => Map.empty
-      )
+      val q = patternPlanner("ord.*", options: _*)
       val b1 = q.latestOffset(q.initialPosition(), Some(2))
       assertEquals(Set(a, b), b1.ssps)
       (q, b1)
@@ -416,6 +419,18 @@ class PlannerTest {
       g2.state(streamctl.dataloss.StreamIds.Codec).ids.contains("ordersb"),
       "a topic created again under the name is a new stream"
     )
+  }
+
+  @Test def aStreamOfAPatternDeletedBetweenChecksIsDataLossToo(): Unit = {
+    val (a, b) = (SSP.kafka("orders", 0), SSP.kafka("ordersb", 0))
+    write(a, 10); write(b, 10)
+    admin.refusesUnknown = true
+    val q = patternPlanner("ord.*", "failOnDataLoss" -> "false")
+    val b1 = q.latestOffset(q.initialPosition(), Some(2))
+    assertEquals(Set(a, b), b1.ssps)
+    admin.delete("ordersb") // no check is due: Kafka refuses the deleted topic's offsets
+    val b2 = q.latestOffset(b1, Some(2))
+    assertEquals(Set(a), b2.ssps)
   }
 
   @Test def aReplayAfterARestartPlansTheSameBatch(): Unit = {

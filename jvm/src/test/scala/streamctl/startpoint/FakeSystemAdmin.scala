@@ -23,8 +23,24 @@ class FakeSystemAdmin(val system: String = SSP.KafkaSystem) extends SystemAdmin 
   var headsAwaited = 0
 
   override def upcomingOffsetsAsked(ssps: Set[SSP]): () => Map[SSP, Long] = {
-    val answer = super.upcomingOffsetsAsked(ssps)
+    // Like Kafka's: partitions it does not know are left out of an answer asked ahead.
+    val answer = super.upcomingOffsetsAsked(ssps.filter(partitions.contains))
     () => { headsAwaited += 1; answer() }
+  }
+
+  /**
+   * Whether offsets asked for a partition it does not have fail, as Kafka's do (a deleted topic);
+   * otherwise they are left out of the answer.
+   */
+  var refusesUnknown = false
+
+  private def known(ssps: Set[SSP]): Set[SSP] = {
+    val unknown = ssps.filterNot(partitions.contains)
+    if (refusesUnknown && unknown.nonEmpty) throw StreamctlException(
+      s"no such partitions: ${unknown.mkString(", ")}",
+      new org.apache.kafka.common.errors.UnknownTopicOrPartitionException(unknown.head.toString)
+    )
+    ssps
   }
 
   def add(ssp: SSP, oldest: Long, timestamps: Seq[Long]): this.type = {
@@ -61,13 +77,13 @@ class FakeSystemAdmin(val system: String = SSP.KafkaSystem) extends SystemAdmin 
 
   override def oldestOffsets(ssps: Set[SSP]): Map[SSP, Long] = {
     calls("oldestOffsets") += 1
-    ssps.iterator.flatMap(s => partitions.get(s).map(p => s -> p._1)).toMap
+    known(ssps).iterator.flatMap(s => partitions.get(s).map(p => s -> p._1)).toMap
   }
 
   override def upcomingOffsets(ssps: Set[SSP]): Map[SSP, Long] = {
     calls("upcomingOffsets") += 1
     requests += "upcomingOffsets"
-    ssps.iterator.flatMap(s => partitions.get(s).map(p => s -> (p._1 + p._2.size))).toMap
+    known(ssps).iterator.flatMap(s => partitions.get(s).map(p => s -> (p._1 + p._2.size))).toMap
   }
 
   override def offsetsForTimestamps(timestamps: Map[SSP, Long]): Map[SSP, Long] = {
