@@ -10,6 +10,8 @@ from __future__ import annotations
 import json
 import os
 import subprocess
+import sys
+import zipfile
 from pathlib import Path
 
 import pytest
@@ -70,3 +72,38 @@ def test_import_refuses_a_pyspark_outside_the_supported_range(tmp_path):
         last = done.stderr.strip().splitlines()[-1]
         want = "ImportError: streamctl 0.1.0 supports pyspark <4.4,>=3.5; this Python has pyspark 5.0.0"
         assert last.startswith(want), code
+
+
+_SESSION_JARS = """
+import streamctl
+from pyspark.sql import SparkSession
+builder = SparkSession.builder.master("local[1]").config("spark.ui.enabled", "false")
+spark = streamctl.configure_spark(builder).getOrCreate()
+print("spark.jars=" + spark.sparkContext.getConf().get("spark.jars"))
+spark.stop()
+"""
+
+
+@pytest.mark.parametrize("given_by", ["spark-defaults.conf", "spark-submit --jars"])
+def test_configure_spark_keeps_the_jars_the_session_gets_elsewhere(tmp_path, given_by):
+    """A builder's ``spark.jars`` replaces spark-defaults.conf's and spark-submit's ``--jars``: the
+    user's own jars would never reach the executors unless configure_spark keeps them."""
+    extra = tmp_path / "udfs.jar"
+    with zipfile.ZipFile(extra, "w") as z:
+        z.writestr("META-INF/MANIFEST.MF", "Manifest-Version: 1.0\n")
+    job = tmp_path / "job.py"
+    job.write_text(_SESSION_JARS)
+    env = {**os.environ, "PYSPARK_PYTHON": sys.executable}
+    if given_by == "spark-defaults.conf":
+        (tmp_path / "conf").mkdir()
+        (tmp_path / "conf" / "spark-defaults.conf").write_text(f"spark.master local[1]\nspark.jars {extra}\n")
+        command = [sys.executable, str(job)]
+        env["SPARK_CONF_DIR"] = str(tmp_path / "conf")
+    else:
+        command = [str(Path(sys.executable).parent / "spark-submit"), "--jars", str(extra), str(job)]
+    done = subprocess.run(command, env=env, capture_output=True, text=True, timeout=300)
+    assert done.returncode == 0, done.stderr[-3000:]
+    (line,) = [x for x in done.stdout.splitlines() if x.startswith("spark.jars=")]
+    jars = [Path(j.removeprefix("file:")).name for j in line.removeprefix("spark.jars=").split(",")]
+    assert "udfs.jar" in jars, line
+    assert any(j.startswith("streamctl-spark") for j in jars), line

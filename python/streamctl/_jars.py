@@ -15,6 +15,7 @@ from __future__ import annotations
 import importlib.util
 import os
 import re
+import zipfile
 from pathlib import Path
 
 # Every Spark line the wheel carries a jar for, with its Scala versions (the first is the one
@@ -50,14 +51,23 @@ def pyspark_dir() -> Path | None:
     return Path(next(iter(spec.submodule_search_locations)))
 
 
+def _read_installed(path: Path) -> str:
+    """A file of an installed package, also one inside a zip archive on ``sys.path``: spark-submit
+    runs a job with ``$SPARK_HOME/python/lib/pyspark.zip`` there, ahead of any pip pyspark."""
+    for archive in (path, *path.parents):
+        if archive.is_file() and archive != path and zipfile.is_zipfile(archive):
+            return zipfile.Path(archive, path.relative_to(archive).as_posix()).read_text(encoding="utf-8")
+    return path.read_text(encoding="utf-8")
+
+
 def pyspark_version() -> str | None:
     """The installed pyspark's version, read from its ``version.py`` (not imported)."""
     here = pyspark_dir()
     if here is None:
         return None
     try:
-        text = (here / "version.py").read_text()
-    except OSError:
+        text = _read_installed(here / "version.py")
+    except (OSError, KeyError):
         return None
     found = re.search(r"""__version__\s*(?::\s*str\s*)?=\s*["']([^"']+)["']""", text)
     return found.group(1) if found else None

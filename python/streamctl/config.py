@@ -10,9 +10,11 @@ exactly one kafka-clients: when it already gets one from Spark's own Kafka conne
 from __future__ import annotations
 
 import os
+import re
 from pathlib import Path
 from typing import TypeVar
 
+from pyspark import SparkConf, SparkContext
 from pyspark.sql import SparkSession
 
 from streamctl import _jars
@@ -96,7 +98,9 @@ def packaged_jar(
 def configure_spark(builder: _Builder, *, kafka_clients: bool | None = None) -> _Builder:
     """Adds streamctl to a SparkSession builder and returns the builder.
 
-    Appends streamctl's jars to ``spark.jars`` (keeping what the builder already has) and registers
+    Appends streamctl's jars to ``spark.jars`` (keeping what the builder already has, or else what
+    the session would have had without it: ``spark-defaults.conf``'s, or the running JVM's under
+    ``spark-submit --jars``, which a builder's ``spark.jars`` would replace) and registers
     streamctl's SQL procedures as catalog ``streamctl`` (the Python helpers also register it
     themselves). Nothing else: the first streamctl source or sink of a session registers
     streamctl's query listener (``LISTENER_CLASS``) itself. ``kafka_clients``: whether to
@@ -117,6 +121,9 @@ def configure_spark(builder: _Builder, *, kafka_clients: bool | None = None) -> 
     remote = options.get("spark.remote") or os.environ.get("SPARK_REMOTE") or ""
     # remote("local[...]") starts its server JVM in this process, from the builder's settings.
     if not remote.startswith("sc://"):
+        if not options.get("spark.jars"):
+            for jar in _jars_outside_builder():
+                append_setting(builder, "spark.jars", jar)
         if kafka_clients is None:
             brought = _brings_kafka_clients(options.get("spark.jars.packages", ""), options.get("spark.jars", ""))
             kafka_clients = not brought
@@ -126,6 +133,30 @@ def configure_spark(builder: _Builder, *, kafka_clients: bool | None = None) -> 
     if _jars.has(_jars.PROCEDURES, _jars.pyspark_version() or "4.0"):
         builder.config(CATALOG_CONF, CATALOG_CLASS)
     return builder
+
+
+def _jars_outside_builder() -> list[str]:
+    """The ``spark.jars`` a session gets other than from its builder, which a builder's value
+    replaces: the JVM's own when spark-submit started it (``--jars``), else ``spark-defaults.conf``'s
+    (pyspark hands the builder's settings to spark-submit as ``--conf``, which wins over that file)."""
+    if os.environ.get("PYSPARK_GATEWAY_PORT") or SparkContext._jvm is not None:  # noqa: SLF001
+        SparkContext._ensure_initialized()  # noqa: SLF001  (connects to that JVM; starts none)
+        value = SparkConf().get("spark.jars", "") or ""
+    else:
+        home = os.environ.get("SPARK_HOME")
+        conf_dir = os.environ.get("SPARK_CONF_DIR") or (str(Path(home) / "conf") if home else None)
+        defaults = Path(conf_dir) / "spark-defaults.conf" if conf_dir else None
+        value = _property(defaults, "spark.jars") if defaults and defaults.is_file() else ""
+    return [j.strip() for j in value.split(",") if j.strip()]
+
+
+def _property(file: Path, key: str) -> str:
+    """``key``'s value in a spark-defaults.conf (Java properties: ``key value`` or ``key=value``)."""
+    for line in file.read_text(encoding="utf-8").splitlines():
+        # The key ends at the first '=', ':' or blank; the value is the rest (a URI keeps its ':').
+        if (m := re.match(r"\s*([^=:\s#!][^=:\s]*)\s*[=:\s]\s*(.*)", line)) and m[1] == key:
+            return m[2].strip()
+    return ""
 
 
 def _brings_kafka_clients(packages: str, jars: str) -> bool:
