@@ -53,6 +53,24 @@ def test_command_line_parses_without_a_jvm(tmp_path):
     assert module.stdout.strip() == f"streamctl {streamctl.__version__}"
 
 
+def test_the_commands_take_sparks_jars_from_spark_home_as_the_jar_choice_does(tmp_path, monkeypatch):
+    """A cluster's pyspark (in $SPARK_HOME/python) has no jars/ folder of its own: the commands' JVM
+    takes Spark's jars from where the Spark line and Scala version were told, $SPARK_HOME/jars."""
+    from streamctl import _jars
+
+    monkeypatch.delenv("SPARK_HOME", raising=False)
+    wheel_jars = _jars.spark_jars_dir()
+    assert wheel_jars is not None
+    (tmp_path / "jars").mkdir()
+    for jar in wheel_jars.glob("*.jar"):
+        (tmp_path / "jars" / jar.name).symlink_to(jar)
+    monkeypatch.setenv("SPARK_HOME", str(tmp_path))
+    taken = [Path(p) for p in _ops.classpath().split(os.pathsep)]
+    spark_jars = [p for p in taken if p.parent in (tmp_path / "jars", wheel_jars)]
+    assert any(p.name.startswith("scala-library-") for p in spark_jars), taken
+    assert {p.parent for p in spark_jars} == {tmp_path / "jars"}, taken
+
+
 def test_keeping_a_class_archive_removes_those_whose_jars_are_gone_or_changed(tmp_path):
     """The operator commands' and the tests' class-data archives (25 to 170 MB each) are made per
     classpath; once one of its jars is gone or changed the JVM refuses the archive, so keeping a

@@ -15,7 +15,6 @@ Example::
 from __future__ import annotations
 
 import hashlib
-import importlib.util
 import json
 import os
 import shutil
@@ -85,18 +84,22 @@ def classpath() -> str:
         raise OpsError(str(e)) from None
     if not jar.is_file():
         raise OpsError(f"streamctl jar not found at {jar}: install the streamctl wheel (./build.sh package builds one)")
-    spec = importlib.util.find_spec("pyspark")
-    if spec is None or not spec.submodule_search_locations:
-        raise OpsError("pyspark is not installed: streamctl's commands use the jars it carries (pip install pyspark)")
-    jars_dir = Path(next(iter(spec.submodule_search_locations))) / "jars"
-    names = sorted(os.listdir(jars_dir)) if jars_dir.is_dir() else []
+    # The same Spark jars the line and Scala version were told from: a cluster's $SPARK_HOME (whose
+    # python/ pyspark has no jars of its own), else the pyspark wheel's.
+    jars_dir = _jars.spark_jars_dir()
+    if jars_dir is None:
+        raise OpsError(
+            "Neither $SPARK_HOME/jars nor an installed pyspark's jars were found: streamctl's commands use "
+            "Spark's jars (set SPARK_HOME, or pip install pyspark)"
+        )
+    names = sorted(os.listdir(jars_dir))
     picked = [
         str(jars_dir / n) for n in names if n.endswith(".jar") and n.startswith(_JAR_PREFIXES + _OPTIONAL_JAR_PREFIXES)
     ]
     needed = [p for p in _JAR_PREFIXES if p not in _OPTIONAL_JAR_PREFIXES]
     missing = [p for p in needed if not any(Path(j).name.startswith(p) for j in picked)]
     if missing:
-        raise OpsError(f"pyspark's jars in {jars_dir} lack {', '.join(missing)}: reinstall pyspark")
+        raise OpsError(f"Spark's jars in {jars_dir} lack {', '.join(missing)}: reinstall pyspark or fix SPARK_HOME")
     # The wheel's kafka-clients jar sits beside the streamctl jars (not relocated, not inside them).
     kafka = sorted(str(j) for j in (here / "jars").glob("kafka-clients-*.jar"))
     return os.pathsep.join([str(jar), *kafka, *picked])
