@@ -12,6 +12,7 @@ from pyspark.sql import functions as F
 import streamctl
 from streamctl import StreamctlException, options
 from streamctl_testing import kafka
+from streamctl_testing._jvm import jvm
 
 from conftest import T0, control_metrics, forwarding_query, idle_triggers, raw_records, read_intermediate, wait_for
 
@@ -178,6 +179,42 @@ def test_end_of_stream_raises_naming_the_query_when_it_cannot_send(spark, server
     assert not q.isActive
     with pytest.raises(StreamctlException, match=f"end_of_stream: query {q.id} .* is not running"):
         streamctl.end_of_stream(q)
+
+
+def test_a_query_that_fails_while_ending_sends_nothing_and_is_forgotten(spark, servers, make_stream, tmp_path):
+    """end_of_stream waits for the query to finish what it admitted; a query that fails meanwhile
+    raises its error there, sends no end-of-stream (its output is not whole) and leaves no control
+    behind in the session."""
+    src, mid = make_stream(1, "src"), make_stream(1, "mid")
+    _produce(spark, servers, src, range(3))
+    df = (
+        spark.readStream.format("streamctl")
+        .options(**options.source(servers, [src], starting_offsets="earliest"))
+        .load()
+        .select(
+            F.when(F.col("value") == F.lit(b"poison"), F.raise_error(F.lit("poison record")))
+            .otherwise(F.col("value"))
+            .alias("value")
+        )
+    )
+    q = (
+        df.writeStream.format("streamctl")
+        .options(**options.sink(servers, mid, intermediate=True))
+        .option("checkpointLocation", str(tmp_path / "w"))
+        .trigger(processingTime="100 milliseconds")
+        .start()
+    )
+    try:
+        q.processAllAvailable()
+        kafka.produce(spark, servers, src, [b"poison"])
+        with pytest.raises(Exception, match="poison record"):
+            streamctl.end_of_stream(q)
+        assert not q.isActive
+        kinds = [t for t, _ in raw_records(spark, servers, mid, 0)]
+        assert kinds.count(0) == 3 and 2 not in kinds, f"the 3 records and no end-of-stream: {kinds}"
+        assert jvm(spark).streamctl.spark.QueryControlRegistry.get(str(q.id)).isEmpty()
+    finally:
+        q.stop()
 
 
 def test_an_idle_producer_holds_nobody_back_and_loses_nothing_when_it_resumes(spark, servers, make_stream, tmp_path):

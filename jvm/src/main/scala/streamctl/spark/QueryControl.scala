@@ -209,6 +209,24 @@ object QueryControlRegistry {
   }
 
   /**
+   * An end request that will not be completed (the query failed while finishing): what it kept
+   * goes, and so does the run's control once the run is over (its termination kept it for the
+   * request).
+   */
+  def abandonEnd(queryId: String, runId: String): Unit = {
+    val over = synchronized {
+      if (pendingEnds.get(queryId).contains(runId)) pendingEnds.remove(queryId)
+      endHandles.remove(runId)
+      get(queryId).filter(c =>
+        c.runId.forall(_ == runId) && !QueryLookup.find(queryId).exists(q =>
+          q.runId.toString == runId && q.isActive
+        )
+      )
+    }
+    over.foreach(forget)
+  }
+
+  /**
    * From the query listener: the run ended; its idle checks stop (an end request still completes).
    */
   def queryTerminated(queryId: String, runId: String): Unit = {

@@ -1,5 +1,7 @@
 package streamctl.spark
 
+import scala.util.control.NonFatal
+
 import org.apache.hadoop.conf.Configuration
 import org.apache.spark.sql.{Row, SparkSession}
 import org.apache.spark.sql.types._
@@ -214,8 +216,12 @@ private[spark] object StreamctlProcedures {
         )
       )
       QueryControlRegistry.requestEnd(id, run)
-      query.processAllAvailable()
-      query.stop()
+      try { query.processAllAvailable(); query.stop() }
+      catch {
+        // The query failed while finishing (or the wait was cut short): nothing is sent
+        // downstream, and the request's bookkeeping goes.
+        case NonFatal(e) => QueryControlRegistry.abandonEnd(id, run); throw e
+      }
       QueryControlRegistry.completeEnd(id, run)
       Seq(Seq(id))
     }
