@@ -235,7 +235,7 @@ object OpsMain {
     val arr = root.putArray("startpoints")
     entries.foreach { e =>
       val node = arr.addObject()
-      node.put("key", e.key.storeKey)
+      node.put("key", e.storeKey)
       node.put("stream", e.key.ssp.stream)
       node.put("partition", e.key.ssp.partition)
       e.key.task.fold(node.putNull("task"))(t => node.put("task", t.name))

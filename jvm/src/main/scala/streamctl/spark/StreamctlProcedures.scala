@@ -275,7 +275,7 @@ private[spark] object StreamctlProcedures {
   }
 
   private def startpointRow(e: StartpointEntry): Seq[Any] = Seq(
-    e.key.storeKey,
+    e.storeKey,
     e.key.ssp.stream,
     e.key.ssp.partition,
     e.key.task.map(_.name),

@@ -75,15 +75,17 @@ class StartpointCommands(store: MetadataStore, admin: Option[SystemAdmin], locat
   }
 
   /**
-   * Every stored startpoint, SSP-only and task-level. A corrupt value is listed with a null
-   * startpoint and the parse error as its description, so that it can be seen and deleted (the
-   * query refuses to start until it is).
+   * Every stored startpoint, SSP-only and task-level. A corrupt value, or a key not in canonical
+   * form (`kafka/orders/03`, which the query refuses), is listed with a null startpoint and the
+   * error as its description, so that it can be seen and deleted (the query refuses to start until
+   * it is).
    */
-  def list(): Seq[StartpointEntry] = stored().map { case (k, sp) => StartpointEntry(k, sp, None) }
+  def list(): Seq[StartpointEntry] = stored()
 
   /**
    * Deletes every stored startpoint of `stream` matching the filters (null: any partition, any
-   * task; a task name: only that task's), corrupt ones included, and returns them.
+   * task; a task name: only that task's), corrupt ones included, under the key they are stored with
+   * (`kafka/orders/03` for partition 3 too), and returns them.
    */
   def delete(
       stream: String,
@@ -93,12 +95,12 @@ class StartpointCommands(store: MetadataStore, admin: Option[SystemAdmin], locat
     partition.foreach(p =>
       SystemAdmin.checkPartitions(stream, Seq(p), None, "deleting startpoints")
     )
-    val matching = stored().filter { case (k, _) =>
-      k.ssp.stream == stream && partition.forall(_ == k.ssp.partition) &&
-      task.forall(k.task.contains)
+    val matching = stored().filter { e =>
+      e.key.ssp.stream == stream && partition.forall(_ == e.key.ssp.partition) &&
+      task.forall(e.key.task.contains)
     }
-    matching.foreach { case (k, _) => manager.delete(k) }
-    matching.map { case (k, sp) => StartpointEntry(k, sp, None) }
+    matching.foreach(e => manager.deleteStoreKey(e.storeKey))
+    matching
   }
 
   /** Where the metadata store is, as the user gave it. */
@@ -129,13 +131,19 @@ class StartpointCommands(store: MetadataStore, admin: Option[SystemAdmin], locat
     partitions.map(p => StartpointKey(SSP.kafka(stream, p), task))
   }
 
-  /** Stored startpoints by key: Right when it parses, Left(the error) when it is corrupt. */
-  private def stored(): Seq[(StartpointKey, Either[String, Startpoint])] =
+  /**
+   * Stored startpoints under the key each is stored with: Right when it parses, Left(the error)
+   * when the value is corrupt or the key is not canonical.
+   */
+  private def stored(): Seq[StartpointEntry] =
     store.keys(StoreLayout.StartpointsNamespace).flatMap { k =>
-      val key = StartpointKey.parse(k)
+      val key = StartpointKey.named(k)
       val value: Option[Either[String, Startpoint]] =
-        try manager.read(key).map(Right(_)) // None: deleted since it was listed
+        try manager.readStoreKey(k).map { sp => // None: deleted since it was listed
+            StartpointKey.parse(k) // refuses a non-canonical key, as the query does
+            Right(sp)
+          }
         catch { case e: StreamctlException => Some(Left(e.getMessage)) }
-      value.map(key -> _)
+      value.map(StartpointEntry(key, _, None, k))
     }
 }

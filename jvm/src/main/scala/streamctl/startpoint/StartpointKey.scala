@@ -15,7 +15,9 @@ import streamctl.system.{SSP, TaskName}
  * }}}
  * It is unambiguous because system and stream never contain `/` (Kafka topic names cannot) and the
  * partition is all digits: the first three `/` end the SSP, everything after the third is the task
- * name, which may hold spaces or `/`. Task names must be non-empty.
+ * name, which may hold spaces or `/`. Task names must be non-empty. Each startpoint has exactly one
+ * key: the partition is written without leading zeros, and [[StartpointKey.parse]] refuses any
+ * other spelling.
  */
 final case class StartpointKey(ssp: SSP, task: Option[TaskName]) {
   StartpointKey.validate(ssp, task)
@@ -32,8 +34,26 @@ object StartpointKey {
   def apply(ssp: SSP): StartpointKey = StartpointKey(ssp, None)
   def apply(ssp: SSP, task: TaskName): StartpointKey = StartpointKey(ssp, Some(task))
 
-  /** Inverse of [[StartpointKey.storeKey]]; an error naming the key when it is not one. */
-  def parse(storeKey: String): StartpointKey = storeKey.split("/", 4) match {
+  /**
+   * Inverse of [[StartpointKey.storeKey]]; an error naming the key when it is not one. Only the
+   * canonical form is one: `kafka/orders/03` names partition 3, but fan-out, `list` and `delete`
+   * act on `kafka/orders/3`, so a hand-written `kafka/orders/03` would be applied at every start
+   * and never removed.
+   */
+  def parse(storeKey: String): StartpointKey = {
+    val key = named(storeKey)
+    if (key.storeKey != storeKey) throw StreamctlException(
+      s"Not a canonical startpoint key: '$storeKey' (its canonical form is '${key.storeKey}'; delete it and " +
+        "set the startpoint again)"
+    )
+    key
+  }
+
+  /**
+   * What `storeKey` names, canonical or not: how the commands show and delete a key [[parse]]
+   * refuses, since the user knows it by the stream and partition it names.
+   */
+  private[startpoint] def named(storeKey: String): StartpointKey = storeKey.split("/", 4) match {
     case Array(system, stream, partition) =>
       StartpointKey(sspOf(system, stream, partition, storeKey), None)
     case Array(system, stream, partition, task) if task.nonEmpty =>

@@ -39,7 +39,10 @@ class StartpointManager(store: MetadataStore) {
 
   def delete(ssp: SSP): Unit = delete(StartpointKey(ssp))
   def delete(ssp: SSP, task: TaskName): Unit = delete(StartpointKey(ssp, task))
-  def delete(key: StartpointKey): Unit = store.delete(Namespace, key.storeKey)
+  def delete(key: StartpointKey): Unit = deleteStoreKey(key.storeKey)
+
+  /** Deletes a key as stored, canonical or not (see [[StartpointKey.parse]]). */
+  private[startpoint] def deleteStoreKey(storeKey: String): Unit = store.delete(Namespace, storeKey)
 
   /** Every stored startpoint, SSP-only and task-level, sorted by store key. */
   def list(): Seq[StoredStartpoint] = readAll().map(_._2)
@@ -131,7 +134,8 @@ class StartpointManager(store: MetadataStore) {
     changed.result()
   }
 
-  private def readStoreKey(storeKey: String): Option[Startpoint] =
+  /** The startpoint stored under a key as stored, canonical or not. */
+  private[startpoint] def readStoreKey(storeKey: String): Option[Startpoint] =
     store.get(Namespace, storeKey).map(text =>
       StartpointJson.read(text, StartpointManager.describeKey(storeKey))
     )

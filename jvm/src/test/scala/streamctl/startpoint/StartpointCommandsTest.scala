@@ -135,4 +135,25 @@ class StartpointCommandsTest {
     assertEquals(Seq("kafka/orders/0"), offline.delete("orders", Some(0), None).map(_.key.storeKey))
     assertEquals(Seq("kafka/orders/1"), manager.list().map(_.key.storeKey))
   }
+
+  @Test def aNonCanonicalKeyIsListedAsCorruptAndDeletedUnderItsOwnKey(): Unit = {
+    offline.set("orders", Some(1), None, Startpoint.oldest())
+    // Written by hand: it names partition 3, but no command or fan-out acts on 'kafka/orders/03'.
+    store.put(
+      StoreLayout.StartpointsNamespace,
+      "kafka/orders/03",
+      StartpointJson.write(Startpoint.Oldest(1))
+    )
+    val listed = offline.list()
+    assertEquals(Seq("kafka/orders/03", "kafka/orders/1"), listed.map(_.storeKey))
+    val bad = listed.head
+    assertEquals(SSP.kafka("orders", 3), bad.key.ssp)
+    assertTrue(
+      bad.description.contains("'kafka/orders/03'") && bad.description.contains("'kafka/orders/3'"),
+      bad.description
+    )
+    assertTrue(bad.startpoint.isLeft)
+    assertEquals(Seq("kafka/orders/03"), offline.delete("orders", Some(3), None).map(_.storeKey))
+    assertEquals(Seq("kafka/orders/1"), store.keys(StoreLayout.StartpointsNamespace))
+  }
 }

@@ -53,4 +53,16 @@ class StartpointKeyTest {
     assertThrows(classOf[StreamctlException], () => StartpointKey(ssp, TaskName("")))
     assertThrows(classOf[StreamctlException], () => StartpointKey(SSP.kafka("orders", -1)))
   }
+
+  @Test def aKeyNotInCanonicalFormIsRefusedNamingTheCanonicalOne(): Unit =
+    for (
+      (bad, canonical) <- Seq(
+        "kafka/orders/03" -> "kafka/orders/3",
+        "kafka/orders/00" -> "kafka/orders/0",
+        "kafka/orders/003/Partition 3" -> "kafka/orders/3/Partition 3"
+      )
+    ) {
+      val m = assertThrows(classOf[StreamctlException], () => StartpointKey.parse(bad)).getMessage
+      assertTrue(m.contains(s"'$bad'") && m.contains(s"'$canonical'"), m)
+    }
 }

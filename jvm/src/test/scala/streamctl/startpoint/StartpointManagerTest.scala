@@ -190,6 +190,14 @@ class StartpointManagerTest {
     assertEquals(Seq("kafka/orders/0", "kafka/rates/0"), store.keys(ns))
   }
 
+  @Test def aNonCanonicalKeyStopsFanOutInsteadOfBeingAppliedAndKept(): Unit = {
+    // Read as orders-1, it would be copied to t1 and then 'kafka/orders/1' deleted, not this key.
+    store.put(ns, "kafka/orders/01", StartpointJson.write(Oldest(1)))
+    val m = assertThrows(classOf[StreamctlException], () => manager.fanOut(mapping)).getMessage
+    assertTrue(m.contains("'kafka/orders/01'") && m.contains("'kafka/orders/1'"), m)
+    assertEquals(Seq("kafka/orders/01"), store.keys(ns))
+  }
+
   @Test def worksOnTheFileSystemStoreWithTaskNamesWithSpaces(): Unit = {
     val dir = Files.createTempDirectory("streamctl-sp")
     val fsManager = new StartpointManager(MetadataStore.open(dir.toString, new Configuration()))
