@@ -140,11 +140,12 @@ object ResetPlan {
     }
   }
 
-  /** Writes the plan's startpoints through the one startpoint writer. */
+  /**
+   * Writes the plan's startpoints through the one startpoint writer, all or none: a row it refuses
+   * (say a `--from-file` topic with `/`) must not leave the query reset on the rows before it.
+   */
   def execute(steps: Seq[Step], task: Option[TaskName], commands: StartpointCommands): Unit =
-    steps.foreach(s =>
-      commands.set(s.ssp.stream, Some(s.ssp.partition), task, s.startpoint)
-    )
+    commands.setAll(steps.map(s => (s.ssp.stream, Some(s.ssp.partition), s.startpoint)), task)
 
   def json(
       steps: Seq[Step],

@@ -35,13 +35,27 @@ class StartpointCommands(store: MetadataStore, admin: Option[SystemAdmin], locat
       partition: Option[Int],
       task: Option[TaskName],
       startpoint: Startpoint
+  ): Seq[StartpointEntry] = setAll(Seq((stream, partition, startpoint)), task)
+
+  /**
+   * [[set]] for several (stream, partition, startpoint) at once, as `startpoints reset` asks: all
+   * or nothing. Every key is made and checked, names and length, before the first is written, so a
+   * bad one (a stream name with `/`, a key too long for the store) leaves the store as it was
+   * rather than half reset.
+   */
+  def setAll(
+      startpoints: Seq[(String, Option[Int], Startpoint)],
+      task: Option[TaskName]
   ): Seq[StartpointEntry] = {
-    val entries = preview(stream, partition, task, startpoint)
+    val entries = startpoints.flatMap { case (stream, partition, startpoint) =>
+      preview(stream, partition, task, startpoint)
+    }
+    entries.foreach(e => manager.checkWritable(e.key))
     store match {
       case fs: FileSystemMetadataStore => fs.ensureWritable()
       case _ =>
     }
-    entries.foreach(e => manager.write(e.key, startpoint))
+    entries.foreach(e => e.startpoint.foreach(manager.write(e.key, _)))
     entries
   }
 

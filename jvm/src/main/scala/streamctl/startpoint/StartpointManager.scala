@@ -2,7 +2,8 @@ package streamctl.startpoint
 
 import scala.collection.mutable
 
-import streamctl.metadata.{MetadataStore, StoreLayout}
+import streamctl.StreamctlException
+import streamctl.metadata.{MetadataStore, StoreKeys, StoreLayout}
 import streamctl.system.{SSP, TaskName}
 
 /**
@@ -104,12 +105,28 @@ class StartpointManager(store: MetadataStore) {
 
   /**
    * Writes what `plan` planned: each SSP-only startpoint's task-level copies, then its key's
-   * deletion.
+   * deletion. Every copy's key is checked before the first write.
    */
   def applyFanOut(plan: FanOutPlan): FanOutResult = {
-    plan.copies.foreach { c =>
+    /* A task-level key is longer than its SSP-only one: a long topic's may not fit the store even
+     * though the user's key did. Unchecked, fan-out would stop half-way, and again at every start. */
+    val writes = plan.copies.map { c =>
+      c -> c.tasks.map { task =>
+        val key = StartpointKey(c.key.ssp, task)
+        try checkWritable(key)
+        catch {
+          case e: StreamctlException => throw StreamctlException(
+              s"The startpoint at key '${c.key.storeKey}' (stream '${c.key.ssp.stream}') cannot be copied to task '$task', " +
+                s"which reads it: ${e.getMessage}. Delete it: this partition's startpoints cannot be stored per task",
+              e
+            )
+        }
+        key.storeKey
+      }
+    }
+    writes.foreach { case (c, keys) =>
       // The stored text verbatim: the copy keeps the user's creation time.
-      c.tasks.foreach(task => store.put(Namespace, StartpointKey(c.key.ssp, task).storeKey, c.text))
+      keys.foreach(store.put(Namespace, _, c.text))
       store.delete(Namespace, c.key.storeKey)
     }
     plan.result
@@ -133,6 +150,13 @@ class StartpointManager(store: MetadataStore) {
     }
     changed.result()
   }
+
+  /**
+   * Refuses a key the store would refuse ([[StoreKeys.validateKey]]: too long once encoded, control
+   * characters), so that a writer of several keys can check them all before writing the first.
+   */
+  private[startpoint] def checkWritable(key: StartpointKey): Unit =
+    StoreKeys.validateKey(Namespace, key.storeKey)
 
   /** The startpoint stored under a key as stored, canonical or not. */
   private[startpoint] def readStoreKey(storeKey: String): Option[Startpoint] =

@@ -11,7 +11,7 @@ import org.junit.jupiter.api.Test
 import streamctl.{Json, StreamctlException}
 import streamctl.metadata.{InMemoryMetadataStore, StoreLayout}
 import streamctl.plan.SourcePosition
-import streamctl.startpoint.{FakeSystemAdmin, Startpoint}
+import streamctl.startpoint.{FakeSystemAdmin, Startpoint, StartpointCommands}
 import streamctl.system.{SSP, TaskName}
 
 class OpsTest {
@@ -154,6 +154,27 @@ class OpsTest {
       "Partition -3 of stream 'o' does not exist (startpoints reset --from-file): partitions are numbered from 0",
       refused(Nil, ResetPlan.To.Offsets(Map(SSP.kafka("o", -3) -> 0L)), None)
     )
+  }
+
+  @Test def aResetWritesEveryRowOrNone(): Unit = {
+    val store = new InMemoryMetadataStore
+    val commands = new StartpointCommands(store, None, "mem")
+    def refused(offsets: Map[SSP, Long]): String = {
+      val steps = ResetPlan.plan(Nil, ResetPlan.To.Offsets(offsets), None, Map.empty, None)
+      assertThrows(
+        classOf[StreamctlException],
+        () => ResetPlan.execute(steps, None, commands)
+      ).getMessage
+    }
+    // --from-file rows `orders,0,5` and `orders/1,0,5`: the second is no stream name.
+    val slash = refused(Map(SSP.kafka("orders", 0) -> 5L, SSP.kafka("orders/1", 0) -> 5L))
+    assertTrue(slash.contains("'orders/1'"), slash)
+    assertEquals(Seq.empty, store.keys(StoreLayout.StartpointsNamespace))
+    // 'kafka/<238 chars>/9' is 250 characters once encoded, the most the store takes; '/10' is not.
+    val long = "t" * 238
+    val tooLong = refused(Map(SSP.kafka(long, 9) -> 5L, SSP.kafka(long, 10) -> 5L))
+    assertTrue(tooLong.contains(s"kafka/$long/10") && tooLong.contains("too long"), tooLong)
+    assertEquals(Seq.empty, store.keys(StoreLayout.StartpointsNamespace))
   }
 
   @Test def durationsAreIsoOrSparkStyle(): Unit = {

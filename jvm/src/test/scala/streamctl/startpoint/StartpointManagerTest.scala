@@ -198,6 +198,23 @@ class StartpointManagerTest {
     assertEquals(Seq("kafka/orders/01"), store.keys(ns))
   }
 
+  @Test def aFanOutWhoseTaskLevelKeysAreTooLongIsRefusedBeforeAnyWrite(): Unit = {
+    /* 'kafka/<230 chars>/0' fits the store (242 characters once encoded); '.../0/Partition 0' does
+     * not. */
+    val long = SSP.kafka("z" * 230, 0)
+    manager.write(orders0, Oldest(1)) // fanned out first, by key order
+    manager.write(long, Oldest(2))
+    val m = assertThrows(
+      classOf[StreamctlException],
+      () => manager.fanOut(Map(t0 -> Set(orders0, long)))
+    ).getMessage
+    assertEquals(Seq("kafka/orders/0", long.key), store.keys(ns), "nothing moved")
+    assertTrue(
+      m.contains(s"key '${long.key}'") && m.contains(s"task '$t0'") && m.contains("too long"),
+      m
+    )
+  }
+
   @Test def worksOnTheFileSystemStoreWithTaskNamesWithSpaces(): Unit = {
     val dir = Files.createTempDirectory("streamctl-sp")
     val fsManager = new StartpointManager(MetadataStore.open(dir.toString, new Configuration()))
