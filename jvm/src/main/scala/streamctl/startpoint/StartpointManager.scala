@@ -2,6 +2,8 @@ package streamctl.startpoint
 
 import scala.collection.mutable
 
+import org.slf4j.LoggerFactory
+
 import streamctl.StreamctlException
 import streamctl.metadata.{MetadataStore, StoreKeys, StoreLayout}
 import streamctl.system.{SSP, TaskName}
@@ -12,7 +14,8 @@ import streamctl.system.{SSP, TaskName}
  *
  *   1. a user (CLI, Python) writes a startpoint for an SSP or for an SSP and a task;
  *   2. at query start, [[fanOut]] copies each SSP-only startpoint to every task reading the SSP,
- *      keeping task-level ones already there, then removes the SSP-only key;
+ *      keeping task-level ones already there, then removes the SSP-only key unless it was rewritten
+ *      meanwhile;
  *   3. the query resolves and applies the task-level startpoints in its next batch;
  *   4. once that batch has committed, [[removeFannedOut]] deletes them. A crash before the commit
  *      leaves them in place, so the replayed batch applies them again.
@@ -124,10 +127,15 @@ class StartpointManager(store: MetadataStore) {
         key.storeKey
       }
     }
+    val parse = new Parser
     writes.foreach { case (c, keys) =>
       // The stored text verbatim: the copy keeps the user's creation time.
       keys.foreach(store.put(Namespace, _, c.text))
-      store.delete(Namespace, c.key.storeKey)
+      if (deleteIfStill(c.key.storeKey, parse(c.key.storeKey, c.text), parse))
+        StartpointManager.log.info(
+          s"Kept the startpoint at key '${c.key.storeKey}': it was rewritten while the query copied it to the " +
+            "tasks reading it, so this run applies the value it copied and the new one is applied at the next restart"
+        )
     }
     plan.result
   }
@@ -141,15 +149,29 @@ class StartpointManager(store: MetadataStore) {
     val changed = Set.newBuilder[(SSP, TaskName)]
     val parse = new Parser
     applied.foreach { case ((ssp, task), startpoint) =>
-      val key = StartpointKey(ssp, task)
-      store.get(Namespace, key.storeKey).map(parse(key.storeKey, _)) match {
-        case Some(`startpoint`) => store.delete(Namespace, key.storeKey)
-        case Some(_) => changed += ((ssp, task))
-        case None =>
-      }
+      if (deleteIfStill(StartpointKey(ssp, task).storeKey, startpoint, parse))
+        changed += ((ssp, task))
     }
     changed.result()
   }
+
+  /**
+   * Deletes `storeKey` if it still holds `expected`, value and creation time, and says whether it
+   * was kept because it does not. A user may rewrite a key between the read that planned its
+   * deletion and the deletion; deleting it anyway would drop their request unapplied. A value that
+   * no longer parses is kept too: it is not what was applied, and the next start names it. What a
+   * rewrite in the instant between this read and the delete does is the store's to order.
+   */
+  private def deleteIfStill(storeKey: String, expected: Startpoint, parse: Parser): Boolean =
+    store.get(Namespace, storeKey) match {
+      case None => false
+      case Some(text) =>
+        val same =
+          try parse(storeKey, text) == expected
+          catch { case _: StreamctlException => false }
+        if (same) store.delete(Namespace, storeKey)
+        !same
+    }
 
   /**
    * Refuses a key the store would refuse ([[StoreKeys.validateKey]]: too long once encoded, control
@@ -213,6 +235,8 @@ class StartpointManager(store: MetadataStore) {
 }
 
 object StartpointManager {
+  private val log = LoggerFactory.getLogger(classOf[StartpointManager])
+
   private def describeKey(storeKey: String): String =
     s"metadata store key '$storeKey' (namespace '${StoreLayout.StartpointsNamespace}')"
 }

@@ -119,7 +119,7 @@ final class StartpointStep(
       try {
         val kept = manager.removeFannedOut(applied.startpoints)
         kept.toSeq.sorted.foreach { case (ssp, task) =>
-          log.info(s"Kept the startpoint of $ssp for task '$task': it was rewritten after the batch that applied the old one; " +
+          log.info(s"Kept the startpoint at key '${StartpointKey(ssp, task).storeKey}': it was rewritten after the batch that applied the old one; " +
             "it applies at the next restart")
         }
         cleaned = Some(applied)

@@ -215,6 +215,32 @@ class StartpointManagerTest {
     )
   }
 
+  @Test def anSspKeyRewrittenWhileItIsFannedOutIsKept(): Unit = {
+    val rewritten = StartpointJson.write(Specific(7, 3))
+    var rewrites = 0
+    // An operator's `startpoints set` lands between fan-out's first copy and its delete.
+    val racing = new InMemoryMetadataStore {
+      override def put(namespace: String, key: String, value: String): Unit = {
+        super.put(namespace, key, value)
+        if (key == StartpointKey(orders0, t0).storeKey && rewrites == 0) {
+          rewrites += 1
+          super.put(namespace, StartpointKey(orders0).storeKey, rewritten)
+        }
+      }
+    }
+    val racingManager = new StartpointManager(racing)
+    racingManager.write(orders0, Oldest(1))
+    val result = racingManager.fanOut(mapping)
+    assertEquals(1, rewrites)
+    assertEquals(
+      Map((orders0, t0) -> Oldest(1)),
+      result.startpoints,
+      "this run applies what it read"
+    )
+    assertEquals(Some(rewritten), racing.get(ns, StartpointKey(orders0).storeKey))
+    assertEquals(Some(Oldest(1)), racingManager.read(orders0, t0))
+  }
+
   @Test def worksOnTheFileSystemStoreWithTaskNamesWithSpaces(): Unit = {
     val dir = Files.createTempDirectory("streamctl-sp")
     val fsManager = new StartpointManager(MetadataStore.open(dir.toString, new Configuration()))
