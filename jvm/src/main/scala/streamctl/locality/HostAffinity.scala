@@ -52,7 +52,7 @@ final class HostAffinity(
       last = HostAffinity.Planned(batch, TaskLocality.empty, 0, 0)
       return TaskLocality.empty
     }
-    val previous = saved.getOrElse(store().load())
+    val previous = saved.getOrElse(store().loadPreference())
     val live = executors()
     // The assignment is a function of its inputs, which stay the same from batch to batch until
     // a task or an executor comes or goes: then it is not worked out again for thousands of tasks.

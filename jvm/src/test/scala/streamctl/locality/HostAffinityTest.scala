@@ -49,6 +49,15 @@ class HostAffinityTest {
     assertTrue(f.stored.isDefined)
   }
 
+  @Test def anUnreadableLocalityIsNoPreferenceAndIsReplaced(): Unit = {
+    val f = new Fixture
+    // Truncated, say: failing here would fail every batch and every restart over a preference.
+    f.memory.put(StoreLayout.LocalityNamespace, StoreLayout.Source("0").localityKey, "{")
+    val locality = f.step().plan("b1", tasks)
+    assertEquals(Map(e1 -> 4, e2 -> 4, e3 -> 4), locality.loads)
+    assertEquals(Some(locality.toJson), f.stored)
+  }
+
   @Test def stickyAcrossBatchesAndRestartsAndWritesOnlyChanges(): Unit = {
     val f = new Fixture
     val step = f.step()
