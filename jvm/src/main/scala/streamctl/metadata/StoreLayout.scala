@@ -18,9 +18,11 @@ import org.apache.hadoop.fs.Path
  * <query checkpoint>/sources/<source>/          what Spark hands the source: its checkpoint
  *   streamctl/initial-offset                    the query's first offset
  * }}}
- * `<source>` is the source's index in its query (`sources/<n>`), so two streamctl sources of one
- * query keep apart. Keeping the store inside the checkpoint means that copying or deleting a
- * checkpoint takes its startpoints, task mapping and locality along.
+ * `<source>` is the source's id in its query, the last part of the `sources/<id>` path Spark hands
+ * it: its index, or its name when the query names its sources (Spark 4.3 source evolution; names
+ * are letters, digits and `_`), the same id Spark's offset log v2 writes. Two streamctl sources of
+ * one query keep apart by it. Keeping the store inside the checkpoint means that copying or
+ * deleting a checkpoint takes its startpoints, task mapping and locality along.
  *
  * {{{
  * StoreLayout.ofQuery("/chk/q1")                        // "/chk/q1/streamctl"
@@ -62,7 +64,7 @@ object StoreLayout {
   ): Option[String] =
     metadataStorePath.orElse(checkpointLocation.map(ofQuery))
 
-  /** The source's index inside its query: the last part of `<query checkpoint>/sources/<n>`. */
+  /** The source's id inside its query: the last part of `<query checkpoint>/sources/<id>`. */
   def sourceId(sourceCheckpoint: String): String = new Path(sourceCheckpoint).getName
 
   private def queryCheckpoint(sourceCheckpoint: String): String = {

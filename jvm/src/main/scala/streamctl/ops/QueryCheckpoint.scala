@@ -19,10 +19,14 @@ import streamctl.planner.SourceStates
  * streamctl's offset), the query's event-time watermark for the next batch, and a planned batch
  * that has not committed yet.
  *
- * Spark's offset log file `offsets/<batch>` is `v1`, a metadata JSON line (`batchWatermarkMs`,
- * `batchTimestampMs`, `conf`), then one line per source of the query in source order (`-` for a
- * source with no offset); `commits/<batch>` exists once the batch committed. A source line that is
- * not a streamctl offset (another connector) is skipped.
+ * Spark's offset log file `offsets/<batch>` is a version line, a metadata JSON line
+ * (`batchWatermarkMs`, `batchTimestampMs`, `conf`), then one line per source of the query. In `v1`
+ * a source line is its offset and the source's id is the line's position (`sources/<n>`); in `v2`
+ * (Spark 4.2 on with `spark.sql.streaming.offsetLog.formatVersion=2`, always with source evolution
+ * on 4.3) it is `<source id>:<offset>`, the id being the source's name or index, the same one Spark
+ * gives the source as `sources/<id>`. A source with no offset has `-` as its offset; a source line
+ * that is not a streamctl offset (another connector) is skipped too. `commits/<batch>` exists once
+ * the batch committed.
  *
  * {{{
  * val ck = QueryCheckpoint.read("/chk/q1", new Configuration())
@@ -38,7 +42,10 @@ final case class QueryCheckpoint(
 
 object QueryCheckpoint {
 
-  /** One batch of the offset log: its end positions per streamctl source id (`sources/<id>`). */
+  /**
+   * One batch of the offset log: its end positions per streamctl source id (`sources/<id>`, the id
+   * [[streamctl.metadata.StoreLayout.Source]] keys that source's entries of the store by).
+   */
   final case class Batch(
       batchId: Long,
       timestampMs: Long,
@@ -89,8 +96,22 @@ object QueryCheckpoint {
     val meta = lines.lift(1).map(Json.parse(_, s"the metadata line of $what"))
     def metaLong(name: String): Long =
       meta.flatMap(m => Option(m.get(name))).map(_.asLong).getOrElse(0L)
-    val sources = lines.drop(2).zipWithIndex.collect {
-      case (line, i) if isStreamctl(line) => i.toString -> SourceStates.parse(line)
+    val offsets: Seq[(String, String)] = lines.head.trim match {
+      case "v1" => lines.drop(2).zipWithIndex.map { case (line, i) => i.toString -> line }
+      case "v2" => lines.drop(2).map { line =>
+          // Spark splits at the first ':' too: a source id has none, an offset's JSON does.
+          val colon = line.indexOf(':')
+          if (colon < 0) throw StreamctlException(
+            s"$what: source line '$line' has no '<source id>:' prefix, which offset log format v2 requires"
+          )
+          line.take(colon) -> line.drop(colon + 1)
+        }
+      case other => throw StreamctlException(
+          s"$what is offset log format '$other', which this streamctl cannot read (it reads v1 and v2)"
+        )
+    }
+    val sources = offsets.collect {
+      case (id, offset) if isStreamctl(offset) => id -> SourceStates.parse(offset)
     }.toMap
     Batch(batchId, metaLong("batchTimestampMs"), metaLong("batchWatermarkMs"), sources)
   }

@@ -51,6 +51,25 @@ class OpsTest {
     assertEquals(7L, ck.committed.get.watermarkMs)
   }
 
+  @Test def anOffsetLogOfFormatV2NamesItsSourcesOnEachLine(): Unit = {
+    val ours = SourcePosition(Map(TaskName("Partition 0") -> Map(SSP.kafka("o", 0) -> 12L))).json
+    // Spark's v2 writes `<source id>:<offset>`: here a Kafka source first, then ours (named by
+    // source evolution), then a source without an offset yet.
+    val batch = QueryCheckpoint.parseBatch(
+      s"""v2\n{"batchWatermarkMs":7,"batchTimestampMs":9,"conf":{}}\nclicks:{"clicks":{"0":1}}\norders:$ours\nlate:-\n""",
+      "offsets/3",
+      3L
+    )
+    assertEquals(Set("orders"), batch.sources.keySet)
+    assertEquals(12L, batch.sources("orders").tasks(TaskName("Partition 0"))(SSP.kafka("o", 0)))
+    assertEquals((9L, 7L), (batch.timestampMs, batch.watermarkMs))
+    val e = assertThrows(
+      classOf[StreamctlException],
+      () => QueryCheckpoint.parseBatch("v3\n{}\n", "offsets/4", 4L)
+    )
+    assertTrue(e.getMessage.contains("offsets/4 is offset log format 'v3'"), e.getMessage)
+  }
+
   @Test def describesTheCommittedCheckpointWithItsReconciledControlStates(): Unit = {
     val d = QueryDescription.describe(committed.toString, None, None, conf)
     val rows = d.get("partitions").elements().asScala.toSeq
