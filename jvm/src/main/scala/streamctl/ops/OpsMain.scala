@@ -165,9 +165,10 @@ object OpsMain {
     def text(name: String): Option[String] = Option(req.get(name)).filterNot(_.isNull).map(_.asText)
     val task = text("task").map(TaskName(_))
     val ck = checkpoint.filter(QueryCheckpoint.exists(_, conf)).map(QueryCheckpoint.read(_, conf))
-    // The committed offset of each SSP: the least over the tasks reading it, or the task's own.
-    val committed: Map[SSP, Long] =
-      ck.flatMap(_.committed).toSeq.flatMap(_.sources.values).flatMap { p =>
+    // Where the query goes on reading each SSP: the least over the tasks reading it, or the task's
+    // own. A batch stopped mid-way is replayed first, so its end, not the last commit, is current.
+    val current: Map[SSP, Long] =
+      ck.flatMap(_.resumesAfter).toSeq.flatMap(_.sources.values).flatMap { p =>
         task.fold(p.minPositions)(t => p.tasks.getOrElse(t, Map.empty))
       }.groupMapReduce(_._1)(_._2)(math.min)
     val to: ResetPlan.To = text("to").getOrElse("") match {
@@ -185,9 +186,9 @@ object OpsMain {
     }
     val targets: Seq[ResetPlan.Target] =
       if (req.path("allTopics").asBoolean(false)) {
-        val topics = committed.keys.map(_.stream).toSeq.distinct.sorted
+        val topics = current.keys.map(_.stream).toSeq.distinct.sorted
         if (topics.isEmpty) throw StreamctlException(
-          s"--all-topics: no committed batch in ${checkpoint.getOrElse(location)} says which topics the query reads; name them with --topic"
+          s"--all-topics: no batch in ${checkpoint.getOrElse(location)} says which topics the query reads; name them with --topic"
         )
         topics.map(ResetPlan.Target(_, None))
       } else Option(req.get("topics")).toSeq.flatMap(_.elements().asScala).map { t =>
@@ -198,12 +199,12 @@ object OpsMain {
           ).filterNot(_.isNull).map(_.elements().asScala.map(_.asInt).toSeq)
         )
       }
-    val steps = ResetPlan.plan(targets, to, task, committed, admin)
+    val steps = ResetPlan.plan(targets, to, task, current, admin)
     val execute = req.path("execute").asBoolean(false)
     // The plan resolved and checked every startpoint against the broker already: writing
     // needs no second round of broker calls per partition.
     if (execute) withCommands(location, None, conf)(c => ResetPlan.execute(steps, task, c))
-    ResetPlan.json(steps, task, execute, location)
+    ResetPlan.json(steps, task, execute, location, ck)
   }
 
   private def history(location: String, conf: Configuration): ObjectNode = {

@@ -38,7 +38,15 @@ final case class QueryCheckpoint(
     location: String,
     committed: Option[QueryCheckpoint.Batch],
     pending: Option[QueryCheckpoint.Batch]
-)
+) {
+
+  /**
+   * The batch whose end the query goes on reading from when it restarts: the pending batch if there
+   * is one (Spark replays it, to the end positions it logged, before it plans anything new), else
+   * the last committed one.
+   */
+  def resumesAfter: Option[QueryCheckpoint.Batch] = pending.orElse(committed)
+}
 
 object QueryCheckpoint {
 

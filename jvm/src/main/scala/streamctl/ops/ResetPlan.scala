@@ -14,18 +14,20 @@ import streamctl.system.{SSP, SystemAdmin, TaskName}
 /**
  * `streamctl startpoints reset`, modelled on `kafka-consumer-groups --reset-offsets`: which
  * partitions ([[Target]]: a topic, some of its partitions, or every topic the query reads), where
- * to ([[To]]), and the plan that shows, per partition, the committed offset and where the query
- * would start. Nothing is written unless `execute`; then every startpoint is written through
- * [[StartpointCommands]] (the one writer, with its checks), and the query applies them when it next
- * starts.
+ * to ([[To]]), and the plan that shows, per partition, the current offset and where the query would
+ * start. The current offset is where the query goes on reading without a startpoint: the end of the
+ * batch it resumes after ([[QueryCheckpoint.resumesAfter]]), the last committed one or a pending
+ * one that a restart replays before the startpoints take effect. Nothing is written unless
+ * `execute`; then every startpoint is written through [[StartpointCommands]] (the one writer, with
+ * its checks), and the query applies them when it next starts.
  *
- * Relative moves (`--shift-by`, `--to-current`) and `--from-file` rows become `specific`
- * startpoints at the computed offset, clamped to what the broker still has (as
+ * Relative moves (`--shift-by`, `--to-current`, from the current offset) and `--from-file` rows
+ * become `specific` startpoints at the computed offset, clamped to what the broker still has (as
  * kafka-consumer-groups does) when the broker is known.
  *
  * {{{
- * val plan = ResetPlan.plan(Seq(Target("orders", None)), To.ShiftBy(-100), task = None, committed, Some(admin))
- * ResetPlan.json(plan, executed = false, "/chk/q1/streamctl")
+ * val plan = ResetPlan.plan(Seq(Target("orders", None)), To.ShiftBy(-100), task = None, current, Some(admin))
+ * ResetPlan.json(plan, task = None, executed = false, "/chk/q1/streamctl", Some(checkpoint))
  * ResetPlan.execute(plan, commands)
  * }}}
  */
@@ -51,7 +53,7 @@ object ResetPlan {
     final case class Offsets(offsets: Map[SSP, Long]) extends To
   }
 
-  /** One partition of the plan: its committed offset, the startpoint and where it resolves. */
+  /** One partition of the plan: its current offset, the startpoint and where it resolves. */
   final case class Step(
       ssp: SSP,
       current: Option[Long],
@@ -71,24 +73,24 @@ object ResetPlan {
     else Parsers.durationMs("--by-duration", text)
 
   /**
-   * The plan for `targets`. `committed`: the committed offset of each SSP the query reads (the
-   * least over its tasks, or `task`'s own); `admin`: the broker, to list partitions and resolve.
+   * The plan for `targets`. `current`: the current offset of each SSP the query reads (the least
+   * over its tasks, or `task`'s own); `admin`: the broker, to list partitions and resolve.
    */
   def plan(
       targets: Seq[Target],
       to: To,
       task: Option[TaskName],
-      committed: Map[SSP, Long],
+      current: Map[SSP, Long],
       admin: Option[SystemAdmin],
       nowMs: Long = System.currentTimeMillis()
   ): Seq[Step] = {
-    val ssps = partitionsOf(targets, to, committed, admin)
+    val ssps = partitionsOf(targets, to, current, admin)
     // An exact offset (relative moves, files) stays a number until checked against the broker.
     val wanted: Seq[(SSP, Either[Long, Startpoint])] = ssps.map { ssp =>
-      def from(rel: String): Long = committed.getOrElse(
+      def from(rel: String): Long = current.getOrElse(
         ssp,
         throw StreamctlException(
-          s"$rel needs the committed offset of $ssp, but the query's checkpoint has none for it (has the query committed a batch reading it?)"
+          s"$rel needs the committed offset of $ssp (where the query goes on reading it), but the query's checkpoint has none for it (has the query run a batch reading it?)"
         )
       )
       ssp -> (to match {
@@ -136,7 +138,7 @@ object ResetPlan {
         note,
         if (r.exists(_.beyondData)) "end of the partition: no message at or after that time" else ""
       ).filter(_.nonEmpty)
-      Step(ssp, committed.get(ssp), sp, target, notes.mkString("; "))
+      Step(ssp, current.get(ssp), sp, target, notes.mkString("; "))
     }
   }
 
@@ -147,15 +149,27 @@ object ResetPlan {
   def execute(steps: Seq[Step], task: Option[TaskName], commands: StartpointCommands): Unit =
     commands.setAll(steps.map(s => (s.ssp.stream, Some(s.ssp.partition), s.startpoint)), task)
 
+  /**
+   * The plan as the CLI prints it, with `currentBatch`: the batch of `checkpoint` the current
+   * offsets are the end of and whether it committed (if not, the query replays it first); null when
+   * the checkpoint has no batch or none was given.
+   */
   def json(
       steps: Seq[Step],
       task: Option[TaskName],
       executed: Boolean,
-      location: String
+      location: String,
+      checkpoint: Option[QueryCheckpoint]
   ): ObjectNode = {
     val root = Json.obj()
     root.put("location", location)
     root.put("executed", executed)
+    checkpoint.flatMap(_.resumesAfter).fold(root.putNull("currentBatch")) { b =>
+      root.putObject("currentBatch").put("batchId", b.batchId).put(
+        "committed",
+        checkpoint.flatMap(_.committed).exists(_.batchId == b.batchId)
+      )
+    }
     val arr = root.putArray("plan")
     steps.foreach { s =>
       val n = arr.addObject()
@@ -172,7 +186,7 @@ object ResetPlan {
   private def partitionsOf(
       targets: Seq[Target],
       to: To,
-      committed: Map[SSP, Long],
+      current: Map[SSP, Long],
       admin: Option[SystemAdmin]
   ): Seq[SSP] = to match {
     case To.Offsets(m) =>
@@ -180,12 +194,12 @@ object ResetPlan {
         SystemAdmin.checkPartitions(admin, topic, ps.toSeq.sorted, "startpoints reset --from-file")
       }
       m.keys.toSeq.sorted
-    case _ => requested(targets, committed, admin)
+    case _ => requested(targets, current, admin)
   }
 
   private def requested(
       targets: Seq[Target],
-      committed: Map[SSP, Long],
+      current: Map[SSP, Long],
       admin: Option[SystemAdmin]
   ): Seq[SSP] = {
     if (targets.isEmpty)
@@ -195,7 +209,7 @@ object ResetPlan {
         case Some(ps) => SystemAdmin.checkPartitions(admin, t.topic, ps, "startpoints reset")
         case None =>
           val all =
-            admin.fold(committed.keys.filter(_.stream == t.topic).map(_.partition).toSeq.sorted)(
+            admin.fold(current.keys.filter(_.stream == t.topic).map(_.partition).toSeq.sorted)(
               _.partitionsOf(t.topic, None, "startpoints reset")
             )
           if (all.isEmpty) throw StreamctlException(

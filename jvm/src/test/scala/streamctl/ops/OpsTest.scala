@@ -31,18 +31,28 @@ class OpsTest {
     )
   }
 
-  @Test def aPlannedBatchWithoutCommitIsPendingNotCommitted(): Unit = {
+  /**
+   * A query checkpoint with one batch per entry of `ends` (where it ended on o-0, after a line of
+   * another connector), the first `commits` of them committed.
+   */
+  private def checkpointOf(ends: Seq[Long], commits: Int): Path = {
     val dir = Files.createTempDirectory("ck")
     Files.createDirectories(dir.resolve("offsets"))
     Files.createDirectories(dir.resolve("commits"))
-    def offsets(id: Int, o: Long) = Files.writeString(
-      dir.resolve(s"offsets/$id"),
-      s"""v1\n{"batchWatermarkMs":7,"batchTimestampMs":9}\n{"orders":{"0":1}}\n${SourcePosition(
-          Map(TaskName("Partition 0") -> Map(SSP.kafka("o", 0) -> o))
-        ).json}\n"""
-    )
-    offsets(0, 5); offsets(1, 8)
-    Files.writeString(dir.resolve("commits/0"), "v1\n{}\n")
+    ends.zipWithIndex.foreach { case (o, id) =>
+      Files.writeString(
+        dir.resolve(s"offsets/$id"),
+        s"""v1\n{"batchWatermarkMs":7,"batchTimestampMs":9}\n{"orders":{"0":1}}\n${SourcePosition(
+            Map(TaskName("Partition 0") -> Map(SSP.kafka("o", 0) -> o))
+          ).json}\n"""
+      )
+    }
+    (0 until commits).foreach(id => Files.writeString(dir.resolve(s"commits/$id"), "v1\n{}\n"))
+    dir
+  }
+
+  @Test def aPlannedBatchWithoutCommitIsPendingNotCommitted(): Unit = {
+    val dir = checkpointOf(Seq(5L, 8L), commits = 1)
     val ck = QueryCheckpoint.read(dir.toString, conf)
     assertEquals(Some(0L), ck.committed.map(_.batchId))
     assertEquals(Some(1L), ck.pending.map(_.batchId))
@@ -139,6 +149,24 @@ class OpsTest {
       e.getMessage.contains("--to-current needs the committed offset of o-0"),
       e.getMessage
     )
+  }
+
+  @Test def relativeResetsMeasureFromTheBatchARestartReplays(): Unit = {
+    // Batch 1 is logged but not committed: a restart replays it, to 8, before any startpoint
+    // applies, so a reset measured from batch 0's 5 would read 5..8 twice.
+    val dir = checkpointOf(Seq(5L, 8L), commits = 1)
+    def reset(to: String, value: Option[Long]) = {
+      val req = Json.obj().put("checkpoint", dir.toString).put("to", to)
+      value.foreach(req.put("value", _))
+      req.putArray("topics").addObject().put("topic", "o")
+      OpsMain.run("reset", req)
+    }
+    val current = reset("current", None)
+    val row = current.get("plan").get(0)
+    assertEquals((8L, 8L), (row.get("current").asLong, row.get("target").asLong))
+    assertEquals(1L, current.get("currentBatch").get("batchId").asLong)
+    assertFalse(current.get("currentBatch").get("committed").asBoolean)
+    assertEquals(6L, reset("shift", Some(-2L)).get("plan").get(0).get("target").asLong)
   }
 
   @Test def partitionsAreCheckedByTheOneRuleWithOrWithoutABroker(): Unit = {
