@@ -129,8 +129,13 @@ def parser() -> argparse.ArgumentParser:
     to.add_argument("--to-offset", type=int, metavar="N", help="exactly this offset")
     to.add_argument("--to-datetime", metavar="ISO", help="first message at or after this instant: 2024-05-01T10:00:00Z")
     to.add_argument("--by-duration", metavar="DURATION", help="first message of this long ago: PT1H30M or 90min")
-    to.add_argument("--shift-by", type=int, metavar="N", help="N records after (negative: before) the committed offset")
-    to.add_argument("--to-current", action="store_true", help="the committed offset (re-reads nothing, skips nothing)")
+    to.add_argument("--shift-by", type=int, metavar="N", help="N records after (negative: before) the current offset")
+    to.add_argument(
+        "--to-current",
+        action="store_true",
+        help="the current offset: where the query goes on reading, after replaying a batch it did not commit "
+        "(re-reads nothing, skips nothing)",
+    )
     to.add_argument("--from-file", metavar="CSV", help="exact offsets from a CSV file of topic,partition,offset rows")
     run = r.add_mutually_exclusive_group()
     run.add_argument("--execute", action="store_true", help="write the startpoints")
@@ -398,6 +403,8 @@ def _startpoints(args: argparse.Namespace) -> int:
     plan = _ops.run("reset", {**request, "execute": args.execute})
     rows = plan["plan"]
     print(_plan_table(rows))
+    if plan.get("currentBatch"):
+        print(_current_batch_line(plan["currentBatch"]))
     if args.export:
         _check_exportable(rows, args.export)
         with open(args.export, "w", newline="") as f:
@@ -410,6 +417,16 @@ def _startpoints(args: argparse.Namespace) -> int:
     else:
         print(f"Dry run: nothing written to {plan['location']}; add --execute to write these startpoints.")
     return 0
+
+
+def _current_batch_line(batch: dict[str, Any]) -> str:
+    """Which batch CURRENT-OFFSET is the end of: one that did not commit is replayed before any startpoint applies."""
+    if batch["committed"]:
+        return f"CURRENT-OFFSET: where the query goes on reading, the end of committed batch {batch['batchId']}."
+    return (
+        f"CURRENT-OFFSET: where the query goes on reading, the end of batch {batch['batchId']}, "
+        "which it planned but did not commit and replays first."
+    )
 
 
 def _check_exportable(rows: list[dict[str, Any]], path: str) -> None:
