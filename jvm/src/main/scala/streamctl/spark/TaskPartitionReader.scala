@@ -4,6 +4,7 @@ import org.apache.spark.sql.catalyst.InternalRow
 import org.apache.spark.sql.connector.metric.CustomTaskMetric
 import org.apache.spark.sql.connector.read.streaming.PartitionOffset
 
+import streamctl.Closing
 import streamctl.chooser.ChooserFactory
 import streamctl.control.{
   ControlResults,
@@ -142,28 +143,23 @@ final class TaskPartitionReader(
   override def currentMetricsValues(): Array[CustomTaskMetric] =
     SqlMetrics.of(reader, config.intermediateStreams.nonEmpty)
 
-  override def close(): Unit = {
-    // The driver keeps the last reported time per SSP; a failed attempt's report is dropped.
-    reports.read(RecordTimes(reader.newestRecordTimes))
-    publisher.foreach(_.close())
-    reader.close()
-    if (healthy) ConsumerPool.release(
+  override def close(): Unit =
+    ConsumerPool.finish(
       config.kafka,
       owner,
       read.task,
       consumer,
+      healthy,
       reader.unread,
       reader.topicPartitionCounts
-    )
-    else {
-      // A stopped query kills its Spark task attempts by interrupting them; a consumer closed on an
-      // interrupted thread cannot say goodbye to the broker and logs that as an ERROR. The
-      // interrupt is the stop, already seen: close with it cleared, then set it again for Spark.
-      val interrupted = Thread.interrupted()
-      try ConsumerPool.closeQuietly(consumer)
-      finally if (interrupted) Thread.currentThread().interrupt()
+    ) {
+      // The driver keeps the last reported time per SSP; a failed attempt's report is dropped.
+      Closing.all(
+        () => reports.read(RecordTimes(reader.newestRecordTimes)),
+        () => publisher.foreach(_.close()),
+        () => reader.close()
+      )
     }
-  }
 
   private def emit(e: Envelope): Unit =
     current = converter.toRow(e, control.fold(-1L)(_.watermarkMs(e.ssp)))

@@ -270,6 +270,39 @@ object ConsumerPool {
     closeAll(evicted)
   }
 
+  /**
+   * Ends a reader's hold on `consumer`: runs `closing` (the reader's own closing, where a user's
+   * chooser stops), then gives the consumer back ([[release]]) if the read was `healthy` and
+   * `closing` threw nothing, else closes it. Whatever `closing` throws (rethrown), the consumer
+   * leaves the reader: skipped, it stayed open and counted against the pool's bounds for good.
+   */
+  def finish(
+      params: KafkaParams,
+      owner: String,
+      task: TaskName,
+      consumer: Consumer,
+      healthy: Boolean,
+      prefetched: => java.util.Map[TopicPartition, Prefetched] = java.util.Map.of(),
+      partitionCounts: => Map[String, Int] = Map.empty
+  )(closing: => Unit): Unit = {
+    var closed = false
+    try { closing; closed = true }
+    finally
+      if (healthy && closed)
+        try release(params, owner, task, consumer, prefetched, partitionCounts)
+        catch { case t: Throwable => closeOnAnyThread(consumer); throw t }
+      else closeOnAnyThread(consumer)
+  }
+
+  /* A stopped query kills its Spark task attempts by interrupting them; a consumer closed on an
+   * interrupted thread cannot say goodbye to the broker and logs that as an ERROR. The interrupt is
+   * the stop, already seen: close with it cleared, then set it again for Spark. */
+  private def closeOnAnyThread(c: Consumer): Unit = {
+    val interrupted = Thread.interrupted()
+    try closeQuietly(c)
+    finally if (interrupted) Thread.currentThread().interrupt()
+  }
+
   /** How many consumers wait in the pool. */
   def idleCount: Int = idle.synchronized(idle.size())
 

@@ -1,6 +1,7 @@
 package streamctl.system
 
 import scala.jdk.CollectionConverters._
+import scala.util.control.NonFatal
 
 import org.apache.kafka.clients.consumer.{Consumer, ConsumerRecord, OffsetOutOfRangeException}
 import org.apache.kafka.common.TopicPartition
@@ -250,7 +251,18 @@ final class KafkaTaskReader(
   def newestRecordTimes: Map[SSP, Long] =
     active.indices.collect { case i if newestMs(i) >= 0 => active(i).ssp -> newestMs(i) }.toMap
 
-  def close(): Unit = chooser.stop()
+  /**
+   * Stops the chooser. What a user's chooser throws there surfaces naming its class: the task fails
+   * on it, far from where the chooser was configured.
+   */
+  def close(): Unit =
+    try chooser.stop()
+    catch {
+      case NonFatal(e) => throw StreamctlException(
+          s"The message chooser of this task (${chooser.describe}) failed to stop: $e",
+          e
+        )
+    }
 
   /** Envelopes handed on so far (user records; control messages are [[controlMessagesRead]]). */
   def recordsRead: Long = handedOn

@@ -24,3 +24,8 @@ class FailingUserChooser extends RoundRobinChooser {
 abstract class AbstractUserChooser extends MessageChooser
 
 class NotAUserChooser
+
+/** A chooser whose stop fails, as a user's that releases some resource of its own may. */
+class StopFailingUserChooser extends RoundRobinChooser {
+  override def stop(): Unit = throw new IllegalStateException("lost its licence server")
+}

@@ -49,6 +49,32 @@ class ConsumerPoolTest {
     assertEquals(1, ConsumerPool.maxConsumersFor(Some(4L)))
   }
 
+  @Test def aConsumerLeavesItsReaderWhateverTheReadersClosingThrows(): Unit = {
+    val kp = params("finish")
+    val (c, _) = read(kp, "Partition 0", SSP.kafka("orders", 0))
+    val held = ConsumerPool.openCount
+    // A user's chooser throws in stop(), which the reader's closing calls before the consumer
+    // goes back: the consumer must still be closed, and no longer count as held.
+    val stop = new IllegalStateException("the chooser's stop failed")
+    val e = assertThrows(
+      classOf[IllegalStateException],
+      () => ConsumerPool.finish(kp, "query", TaskName("Partition 0"), c, healthy = true)(throw stop)
+    )
+    assertSame(stop, e, "the closing's own failure surfaces")
+    assertTrue(closed(c), "the consumer leaked")
+    assertEquals(held - 1, ConsumerPool.openCount)
+
+    // A clean read and a clean closing give it back.
+    val (d, _) = read(kp, "Partition 0", SSP.kafka("orders", 0))
+    ConsumerPool.finish(kp, "query", TaskName("Partition 0"), d, healthy = true)(())
+    assertFalse(closed(d))
+    val (again, reused) = read(kp, "Partition 0", SSP.kafka("orders", 0))
+    assertSame(d, again)
+    assertTrue(reused)
+    ConsumerPool.finish(kp, "query", TaskName("Partition 0"), again, healthy = false)(())
+    assertTrue(closed(again), "a failed read's consumer is closed")
+  }
+
   @Test def twoQueriesReadingSideBySideKeepTheirOwnConsumers(): Unit = {
     val kp = params("side-by-side")
     // Both queries of a pipeline have a task `Partition 0`, and their readers run at once.

@@ -1,0 +1,34 @@
+package streamctl.system
+
+import org.junit.jupiter.api.Assertions._
+import org.junit.jupiter.api.Test
+
+import streamctl.StreamctlException
+import streamctl.chooser.{ChooserConfig, ChooserFactory, StopFailingUserChooser}
+
+class KafkaTaskReaderCloseTest {
+  @Test def aUserChoosersFailureToStopNamesItsClass(): Unit = {
+    val a0 = SSP.kafka("a", 0)
+    val chooser = ChooserFactory.forReader(
+      ChooserConfig.parse(
+        Map("chooser.class" -> classOf[StopFailingUserChooser].getName),
+        Seq("a")
+      ),
+      Map(a0 -> 0L),
+      Map.empty
+    )
+    val reader = new KafkaTaskReader(
+      Seq(SspRange(a0, 0, 1)),
+      KafkaMocks.consumer[Array[Byte], Array[Byte]]("earliest"),
+      chooser,
+      BrokerWait("test", 500, "poll.timeout.ms")
+    )
+    val e = assertThrows(classOf[StreamctlException], () => reader.close())
+    assertEquals(
+      s"The message chooser of this task (${classOf[StopFailingUserChooser].getName}) failed to stop: " +
+        "java.lang.IllegalStateException: lost its licence server",
+      e.getMessage
+    )
+    assertTrue(e.getCause.isInstanceOf[IllegalStateException])
+  }
+}
