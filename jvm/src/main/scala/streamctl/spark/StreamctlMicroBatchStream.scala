@@ -9,7 +9,7 @@ import org.apache.spark.sql.connector.read.streaming._
 import org.apache.spark.streamctl.SparkQueries
 import org.apache.spark.util.SerializableConfiguration
 
-import streamctl.StreamctlException
+import streamctl.{Closing, StreamctlException}
 import streamctl.locality.ExecutorId
 import streamctl.metadata.{FileSystemMetadataStore, MetadataStore, StoreLayout}
 import streamctl.ops.ProgressHistory
@@ -213,14 +213,14 @@ class StreamctlMicroBatchStream(
     planner.metrics(if (latestConsumedOffset.isPresent) Some(position(latestConsumedOffset.get))
     else None).asJava
 
-  override def stop(): Unit = {
-    synchronized(heartbeatPositions.foreach(_.stop()))
-    planner.stop()
-    groupOffsets.foreach(_.close())
-    executors.foreach(_.stop())
-    admin.close()
-    store.close()
-  }
+  override def stop(): Unit = Closing.all(
+    () => synchronized(heartbeatPositions.foreach(_.stop())),
+    () => planner.stop(),
+    () => groupOffsets.foreach(_.close()),
+    () => executors.foreach(_.stop()),
+    () => admin.close(),
+    () => store.close()
+  )
 
   override def toString: String = StreamctlMicroBatchStream.description(options)
 

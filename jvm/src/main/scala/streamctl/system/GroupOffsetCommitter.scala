@@ -115,10 +115,15 @@ final class GroupOffsetCommitter(params: KafkaParams, val group: String, who: St
     }
   }
 
-  /** Waits a few seconds for the last commit, then closes the admin client. */
+  /**
+   * Waits a few seconds for the last commit, then closes the admin client. On an interrupted thread
+   * (Spark stops a query by interrupting its thread) it skips that wait, still closes the client
+   * once a commit under way ended, and leaves the interrupt set for the caller.
+   */
   override def close(): Unit = {
     thread.shutdown()
-    thread.awaitTermination(5, TimeUnit.SECONDS)
+    try thread.awaitTermination(5, TimeUnit.SECONDS)
+    catch { case _: InterruptedException => Thread.currentThread().interrupt() }
     closed = true
     synchronized { if (adminRef != null) adminRef.close(); adminRef = null }
   }

@@ -1,5 +1,7 @@
 package streamctl.system
 
+import scala.jdk.CollectionConverters._
+
 import org.junit.jupiter.api.Assertions._
 import org.junit.jupiter.api.Test
 
@@ -16,5 +18,35 @@ class GroupOffsetCommitterTest {
       GroupOffsetCommitter.ahead(Map(p0 -> 12L, p1 -> 18L, p2 -> 3L), end)
     )
     assertEquals(Map.empty, GroupOffsetCommitter.ahead(Map(p0 -> 10L), end))
+  }
+
+  /** Whether a thread whose name contains `part` runs, waiting up to 10 s for it to be `alive`. */
+  private def threadSeen(part: String, alive: Boolean): Boolean = {
+    def seen =
+      Thread.getAllStackTraces.keySet.asScala.exists(t => t.isAlive && t.getName.contains(part))
+    val deadline = System.nanoTime() + 10000000000L
+    while (seen != alive && System.nanoTime() < deadline) Thread.sleep(20)
+    seen == alive
+  }
+
+  @Test def closingOnAnInterruptedThreadStillClosesTheAdminClientAndKeepsTheInterrupt(): Unit = {
+    // Nothing listens there: the commit times out after the short API wait, with the client open.
+    val clientId = s"committer-close-${System.nanoTime}"
+    val params = KafkaParams(Map(
+      "bootstrap.servers" -> "127.0.0.1:1",
+      "client.id" -> clientId,
+      "default.api.timeout.ms" -> "300"
+    ))
+    val committer = new GroupOffsetCommitter(params, "monitoring", "the test query")
+    committer.committed(Map(p0 -> 1L))
+    assertTrue(threadSeen(clientId, alive = true), "the commit opened no admin client")
+    Thread.currentThread().interrupt() // Spark stopping the query thread
+    val thrown =
+      try { committer.close(); None }
+      catch { case e: InterruptedException => Some(e) }
+    val interrupted = Thread.interrupted() // cleared here, for the tests after this one
+    assertEquals(None, thrown, "close threw, skipping the admin client")
+    assertTrue(interrupted, "the interrupt must stay set for the caller")
+    assertTrue(threadSeen(clientId, alive = false), "the admin client was left open")
   }
 }
