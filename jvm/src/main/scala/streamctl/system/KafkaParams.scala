@@ -82,7 +82,11 @@ final case class KafkaParams(user: Map[String, String]) {
     positive = true
   ).getOrElse(DefaultApiTimeoutMs)
 
-  private val producerRequestTimeoutMs: Long =
+  /**
+   * `request.timeout.ms` of the clients streamctl makes: the user's, else Kafka's default cut to
+   * the API timeout, so that one request cannot outlast the call that waits for it.
+   */
+  private val requestTimeoutMs: Long =
     millis(
       CommonClientConfigs.REQUEST_TIMEOUT_MS_CONFIG,
       positive = true
@@ -96,7 +100,7 @@ final case class KafkaParams(user: Map[String, String]) {
     millis(ProducerConfig.DELIVERY_TIMEOUT_MS_CONFIG, positive = true).getOrElse {
       val linger =
         millis(ProducerConfig.LINGER_MS_CONFIG, positive = false).getOrElse(DefaultLingerMs)
-      math.max(apiTimeoutMs, linger + producerRequestTimeoutMs)
+      math.max(apiTimeoutMs, linger + requestTimeoutMs)
     }
 
   /**
@@ -136,9 +140,11 @@ final case class KafkaParams(user: Map[String, String]) {
   def admin: java.util.Map[String, Object] = toJava(
     user ++ Map(
       CommonClientConfigs.DEFAULT_API_TIMEOUT_MS_CONFIG -> apiTimeoutMs.toString,
+      // The admin client refuses a request timeout over its API timeout, which is always set here
+      // (a shorter one for a quick question, too: `KafkaSystemAdmin.missingAfterTimeout`).
       CommonClientConfigs.REQUEST_TIMEOUT_MS_CONFIG -> math.min(
-        apiTimeoutMs,
-        MaxRequestTimeoutMs
+        requestTimeoutMs,
+        apiTimeoutMs
       ).toString
     ),
     drop = ConsumerOnly ++ ProducerOnly
@@ -160,7 +166,7 @@ final case class KafkaParams(user: Map[String, String]) {
     m.put(ProducerConfig.KEY_SERIALIZER_CLASS_CONFIG, classOf[ByteArraySerializer])
     m.put(ProducerConfig.VALUE_SERIALIZER_CLASS_CONFIG, classOf[ByteArraySerializer])
     m.putIfAbsent(ProducerConfig.MAX_BLOCK_MS_CONFIG, apiTimeoutMs.toString)
-    m.putIfAbsent(ProducerConfig.REQUEST_TIMEOUT_MS_CONFIG, producerRequestTimeoutMs.toString)
+    m.putIfAbsent(ProducerConfig.REQUEST_TIMEOUT_MS_CONFIG, requestTimeoutMs.toString)
     m.putIfAbsent(ProducerConfig.DELIVERY_TIMEOUT_MS_CONFIG, deliveryTimeoutMs.toString)
     m
   }

@@ -74,6 +74,26 @@ class KafkaParamsTest {
     assertEquals(BrokerWait("127.0.0.1:9092", 90000, "kafka.delivery.timeout.ms"), own.deliveryWait)
   }
 
+  @Test def theAdminClientKeepsTheUsersRequestTimeout(): Unit = {
+    val own = params("request.timeout.ms" -> "45000").admin
+    assertEquals("45000", own.get("request.timeout.ms"))
+    assertEquals("60000", own.get("default.api.timeout.ms"))
+    assertEquals("30000", params().admin.get("request.timeout.ms")) // Kafka's default, when none
+    // Over the API timeout, which streamctl always sets, the admin client would refuse it.
+    val longer = params("request.timeout.ms" -> "90000")
+    assertEquals("60000", longer.admin.get("request.timeout.ms"))
+    assertEquals("90000", longer.producer.get("request.timeout.ms"))
+    Seq(own, longer.admin).foreach(settings => // Kafka takes both (it connects only when asked)
+      org.apache.kafka.clients.admin.Admin.create(settings).close(java.time.Duration.ZERO)
+    )
+    assertEquals(
+      "90000",
+      params("request.timeout.ms" -> "90000", "default.api.timeout.ms" -> "120000").admin.get(
+        "request.timeout.ms"
+      )
+    )
+  }
+
   @Test def aWaitExceededNamesServersWhatAndTheOption(): Unit = {
     val e =
       params("default.api.timeout.ms" -> "3000").apiWait.exceeded("listing offsets of orders-0")
