@@ -1,7 +1,5 @@
 package org.apache.spark.streamctl
 
-import scala.util.Try
-
 import org.apache.spark.sql.catalyst.plans.logical.EventTimeWatermark
 import org.apache.spark.sql.execution.SQLExecution
 import org.apache.spark.sql.execution.datasources.v2.V2TableWriteExec
@@ -16,8 +14,8 @@ import org.apache.spark.sql.streaming.StreamingQuery
  * appears after the batch commits. A sink that sends the watermark downstream when its batch's
  * writers commit would otherwise send the previous batch's value, one trigger interval late on
  * every hop. The running batch's value sits in the query's current `IncrementalExecution`; neither
- * class is public API, hence this package. Any failure to read it (a Spark whose internals moved)
- * yields None, and callers fall back to progress.
+ * class is public API, hence this package. Any failure to read it ([[SparkInternals]]: a Spark
+ * whose internals moved) yields None, and callers fall back to progress.
  *
  * {{{
  * SparkQueries.batchWatermarkMs(query, batchId = 7) // Some(1700000000000L) while batch 7 runs
@@ -28,9 +26,9 @@ object SparkQueries {
   /**
    * The watermark of batch `batchId` while `query` runs it; None elsewhere, or when not readable.
    */
-  def batchWatermarkMs(query: StreamingQuery, batchId: Long): Option[Long] = Try {
+  def batchWatermarkMs(query: StreamingQuery, batchId: Long): Option[Long] = SparkInternals.read {
     runningBatch(query, batchId).map(_.offsetSeqMetadata.batchWatermarkMs)
-  }.toOption.flatten
+  }
 
   /**
    * Whether the query's plan has an event-time watermark (`withWatermark`); None when not readable.
@@ -38,18 +36,18 @@ object SparkQueries {
    * watermark of its own: a real-time query's first report comes only after its first batch,
    * minutes later, and its sink sends watermarks before that.
    */
-  def hasEventTimeWatermark(query: StreamingQuery): Option[Boolean] = Try {
+  def hasEventTimeWatermark(query: StreamingQuery): Option[Boolean] = SparkInternals.read {
     execution(query).map(_.logicalPlan.exists(_.isInstanceOf[EventTimeWatermark]))
-  }.toOption.flatten
+  }
 
   /**
    * How many streaming sources `query` reads; None when not readable. Progress reports list them,
    * but a query restarted with nothing new to read reports no progress, only idleness, and the
    * end-of-stream stopper must still know that streamctl's sources are all of them.
    */
-  def streamingSources(query: StreamingQuery): Option[Int] = Try {
+  def streamingSources(query: StreamingQuery): Option[Int] = SparkInternals.read {
     execution(query).map(_.logicalPlan.collectLeaves().count(_.isStreaming))
-  }.toOption.flatten
+  }
 
   /**
    * How `query` is triggered: a sink's checks at start (a transactional sink's timeout against the
@@ -57,7 +55,7 @@ object SparkQueries {
    * readable.
    */
   def trigger(query: StreamingQuery): Option[QueryTrigger] =
-    Try(StreamExecutions.trigger(query)).toOption.flatten
+    SparkInternals.read(StreamExecutions.trigger(query))
 
   /**
    * Whether `query` writes its offset and commit logs in the background (Spark's asynchronous
@@ -66,7 +64,7 @@ object SparkQueries {
    * is the sink's, and Spark 4.3 chooses it by itself for some real-time queries.
    */
   def logsInBackground(query: StreamingQuery): Option[Boolean] =
-    Try(StreamExecutions.logsInBackground(query)).toOption.flatten
+    SparkInternals.read(StreamExecutions.logsInBackground(query))
 
   /**
    * Sets the write node's custom metric `name` of batch `batchId`, which `query` is running, to
@@ -78,7 +76,7 @@ object SparkQueries {
    * when not readable.
    */
   def postWriteMetric(query: StreamingQuery, batchId: Long, name: String, value: Long): Unit =
-    Try {
+    SparkInternals.read {
       for {
         batch <- runningBatch(query, batchId)
         metric <- batch.executedPlan.collectFirst {
@@ -87,12 +85,11 @@ object SparkQueries {
         }
         sc = batch.sparkSession.sparkContext
         executionId <- Option(sc.getLocalProperty(SQLExecution.EXECUTION_ID_KEY))
-      } {
+      } yield {
         metric.set(value)
         SQLMetrics.postDriverMetricUpdates(sc, executionId, Seq(metric))
       }
     }
-  ()
 
   /** The execution of batch `batchId` while `query` runs it. */
   private def runningBatch(query: StreamingQuery, batchId: Long) =

@@ -1,7 +1,5 @@
 package org.apache.spark.streamctl
 
-import scala.util.Try
-
 import org.apache.spark.sql.connector.catalog.Table
 import org.apache.spark.sql.streaming.StreamingQuery
 
@@ -22,5 +20,5 @@ import org.apache.spark.sql.streaming.StreamingQuery
  */
 object SparkQuerySink {
   def of(query: StreamingQuery): Option[Table] =
-    Try(SparkQueries.execution(query).map(_.sink)).toOption.flatten
+    SparkInternals.read(SparkQueries.execution(query).map(_.sink))
 }
