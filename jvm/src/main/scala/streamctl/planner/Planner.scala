@@ -66,7 +66,8 @@ import streamctl.system.{
  *   at the first planning
  * @param logsInBackground
  *   whether the query's engine logs batches in the background (Spark's asynchronous progress
- *   tracking), asked at the first planning: startpoints are then refused
+ *   tracking), None when the engine cannot be read; asked at the first planning while startpoints
+ *   wait ([[streamctl.startpoint.StartpointStep]] says what each answer does)
  */
 final class Planner(
     options: SourceOptions,
@@ -82,7 +83,7 @@ final class Planner(
     clockMs: () => Long = () => System.nanoTime() / 1000000L,
     background: Executor = InBackground.executor,
     processedBefore: () => Map[SSP, Long] = () => Map.empty,
-    logsInBackground: () => Boolean = () => false
+    logsInBackground: () => Option[Boolean] = () => Some(false)
 ) {
 
   private val streamCheck = new StreamCheck(

@@ -64,10 +64,7 @@ class StreamctlMicroBatchStream(
     secondsBehind = QueryMetrics.enabled,
     processedBefore = () => lastRecordTimes(),
     // Asked on the query's thread, at the first planning (the query is registered by then).
-    logsInBackground = () =>
-      QueryLookup.current.flatMap(
-        SparkQueries.logsInBackground
-      ).getOrElse(false)
+    logsInBackground = () => QueryLookup.current.flatMap(SparkQueries.logsInBackground)
   )
   // Only a source with intermediate streams has control results: each task attempt carries the
   // accumulator there and back, so a plain source ships none.

@@ -30,7 +30,11 @@ import streamctl.system.{SSP, SystemAdmin, TaskName}
  * Deletion happens after the applying batch committed: in [[committed]] (Spark's `commit(end)`) and
  * again, idempotently, when the next batch is planned from it. Both need Spark to log a batch
  * before it plans the next, so a query whose engine logs in the background (`logsInBackground`) is
- * refused while startpoints wait, before anything is written.
+ * refused while startpoints wait, before anything is written. An engine that cannot be read (None:
+ * a Spark whose internals moved, a query not found) is taken as logging in line, with a WARN:
+ * refusing would leave the user no way to apply startpoints there, since no option makes the engine
+ * readable (the writer's `asyncProgressTrackingEnabled` is only held by it), and logging in the
+ * background is rare (that option, or Spark 4.3's choice for some real-time queries).
  *
  * {{{
  * val step = new StartpointStep(() => store, admin, options.streams, storePath)
@@ -44,7 +48,7 @@ final class StartpointStep(
     streams: Seq[String],
     storeLocation: String,
     customResolvers: Seq[CustomStartpointResolver] = Nil,
-    logsInBackground: () => Boolean = () => false
+    logsInBackground: () => Option[Boolean] = () => Some(false)
 ) extends PlanningStep {
   import StartpointStep._
 
@@ -89,14 +93,24 @@ final class StartpointStep(
       else settled(again, reads + 1)
     }
     val (fanOut, resolved) = settled(read(), 1)
-    if (resolved.nonEmpty && logsInBackground()) throw StreamctlException(
-      s"The metadata store at $storeLocation holds startpoints for this query, which writes its offset and commit logs " +
-        "in the background (Spark's asynchronous progress tracking, its default for a stateless real-time query " +
-        "writing to Kafka or foreach): Spark then plans a batch before the ones before it are logged, and may log " +
-        "only some of them, so the batch that applies a startpoint could be lost or the startpoint applied twice. " +
-        "Start this run with option 'asyncProgressTrackingEnabled' set to false on the query's writeStream (the next " +
-        s"run can turn it on again); the startpoints wait in the store.\n$Fix"
-    )
+    if (resolved.nonEmpty) logsInBackground() match {
+      case Some(true) => throw StreamctlException(
+          s"The metadata store at $storeLocation holds startpoints for this query, which writes its offset and commit " +
+            "logs in the background (Spark's asynchronous progress tracking, its default for a stateless real-time " +
+            "query writing to Kafka or foreach): Spark then plans a batch before the ones before it are logged, and " +
+            "may log only some of them, so the batch that applies a startpoint could be lost or the startpoint " +
+            "applied twice. Start this run with option 'asyncProgressTrackingEnabled' set to false on the query's " +
+            s"writeStream (the next run can turn it on again); the startpoints wait in the store.\n$Fix"
+        )
+      case Some(false) =>
+      case None => log.warn(
+          s"Applying the startpoints in the metadata store at $storeLocation without knowing whether this query " +
+            "writes its offset and commit logs in the background (this Spark's query engine could not be read): " +
+            "if it does (option 'asyncProgressTrackingEnabled', or Spark's default for a stateless real-time query " +
+            "writing to Kafka or foreach), the batch that applies them could be lost or a startpoint applied twice; " +
+            "such a query must apply startpoints in a run with that option set to false"
+        )
+    }
     explained("cannot be written")(manager.applyFanOut(fanOut))
     firstPlanningDone = true
     if (resolved.isEmpty) return cleared

@@ -70,7 +70,14 @@ class StartpointStepTest {
 
   @Test def aQueryLoggingInTheBackgroundIsRefusedWhileStartpointsWaitAndTheStoreIsKept(): Unit = {
     def inBackground() =
-      new StartpointStep(() => store, admin, Seq("orders", "rates"), "mem://store", Nil, () => true)
+      new StartpointStep(
+        () => store,
+        admin,
+        Seq("orders", "rates"),
+        "mem://store",
+        Nil,
+        () => Some(true)
+      )
     assertEquals(
       BatchPlan(previous),
       inBackground()(BatchPlan(previous), PlanningContext()),
@@ -84,6 +91,14 @@ class StartpointStepTest {
     assertTrue(e.getMessage.contains("'asyncProgressTrackingEnabled' set to false"), e.getMessage)
     assertEquals(Some(Oldest(1)), manager.read(rates), "not fanned out")
     assertEquals(None, manager.read(rates, t0))
+  }
+
+  @Test def anEngineThatCannotBeReadIsTakenAsLoggingInLine(): Unit = {
+    manager.write(rates, Oldest(1))
+    val unknown =
+      new StartpointStep(() => store, admin, Seq("orders", "rates"), "mem://store", Nil, () => None)
+    val end = endOf(unknown(BatchPlan(previous), PlanningContext()))
+    assertEquals(Map(t0 -> Map(rates -> 0L), t1 -> Map(rates -> 0L)), end.starts)
   }
 
   @Test def withoutStartpointsThePlanIsUntouched(): Unit = {
