@@ -7,7 +7,8 @@ for test_monitoring. Reads commands from stdin, one per line, and answers each w
 - ``start <servers> <src> <mid> <checkpoint> <name> [first]``: starts query ``name`` reading plain
   ``src`` and intermediate ``mid`` (30 records a batch, one batch an hour; stream ``first``, if
   given, in a higher priority tier); answers after its first batch.
-- ``stop``: stops that query. ``exit``: ends the driver.
+- ``start-another ...``: the same, beside that query.
+- ``stop``: stops those queries. ``exit``: ends the driver.
 
 The first line it prints is ``{"ui": <driver UI URL>, "app": <application id>}``.
 """
@@ -58,6 +59,7 @@ if __name__ == "__main__":
     spark.sparkContext.setLogLevel("ERROR")
     answer(ui=spark.sparkContext.uiWebUrl, app=spark.sparkContext.applicationId)
     query = None
+    others: list[StreamingQuery] = []
     for line in sys.stdin:
         command, *args = line.split()
         if command == "copy":
@@ -77,7 +79,7 @@ if __name__ == "__main__":
             )
             q.awaitTermination(180)
             answer(copied=q.exception() is None)
-        elif command == "start":
+        elif command in ("start", "start-another"):
             servers, src, mid, checkpoint, name, *first = args
             rows = (
                 spark.readStream.format("streamctl")
@@ -86,7 +88,11 @@ if __name__ == "__main__":
                 .options(**(options.priority(first[0], 1) if first else {}))
                 .load()
             )
-            query = start_noop(rows, checkpoint, name)
+            started = start_noop(rows, checkpoint, name)
+            if command == "start":
+                query = started
+            else:
+                others.append(started)
         elif command == "union":
             servers, ended, running, checkpoint, name = args
             sources = [
@@ -99,7 +105,9 @@ if __name__ == "__main__":
             query = start_noop(sources[0].unionByName(sources[1]), checkpoint, name)
         elif command == "stop":
             assert query is not None
-            query.stop()
+            for q in [query, *others]:
+                q.stop()
+            others.clear()
             answer(stopped=True)
         elif command == "exit":
             break

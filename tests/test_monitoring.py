@@ -21,7 +21,7 @@ import pytest
 import streamctl
 from streamctl_testing import control, kafka
 
-from conftest import T0
+from conftest import T0, wait_for
 
 # docs/operations.md "Prometheus": the relabel rule that turns the flattened names into labels.
 PER_PARTITION = re.compile(
@@ -311,5 +311,33 @@ def test_a_query_of_two_sources_shows_end_of_stream_and_its_watermark_over_both(
         scraped = _scrape_once_it_has(driver, "union_empty", ("endOfStream",))
         assert scraped[("endOfStream",)] == 0, "the empty stream has not ended"
         assert ("upstreamWatermarkMs",) not in scraped, "the empty stream has no watermark yet"
+    finally:
+        assert driver.ask("stop") == {"stopped": True}
+
+
+def test_two_queries_whose_names_flatten_alike_each_keep_their_gauges(servers, make_stream, driver, tmp_path):
+    """A gauge's name holds the query's name with its dots as underscores, so queries `a.b` and
+    `a_b` (or one name in two sessions) would share names, which the metrics system holds once:
+    the second query's gauges go under its name and id rather than failing every report."""
+    src, mid = make_stream(suffix="src"), make_stream(suffix="mid")
+    name = f"twice_{abs(hash(src))}"
+    assert driver.ask("start", servers, src, mid, str(tmp_path / "cp1"), name) == {"started": True}
+    dotted = name.replace("_", ".", 1)
+    assert driver.ask("start-another", servers, src, mid, str(tmp_path / "cp2"), dotted) == {"started": True}
+
+    def reporting() -> set[str]:
+        """The query names of this test's queries' per-query gauges on /metrics/prometheus."""
+        names = (line.partition(" ")[0].split("{")[0] for line in driver.get("/metrics/prometheus").splitlines())
+        return {
+            m["query"]
+            for n in names
+            if not PER_PARTITION.fullmatch(n) and (m := PER_QUERY.fullmatch(n)) and m["query"].startswith(name)
+        }
+
+    try:
+        wait_for("both queries' gauges", lambda: len(reporting()) == 2)
+        # The first to report has the plain name; the other, its name and query id.
+        plain, own = sorted(reporting(), key=len)
+        assert plain == name and re.fullmatch(f"{name}_[0-9a-f_]{{36}}", own), (plain, own)
     finally:
         assert driver.ask("stop") == {"stopped": True}

@@ -36,6 +36,7 @@ import streamctl.system.SSP
 object QueryMetrics {
   val EnabledConf = "spark.streamctl.metrics.enabled"
   val SourceName = "streamctl"
+  private val log = org.slf4j.LoggerFactory.getLogger(getClass.getName.stripSuffix("$"))
 
   /** A gauge set once per batch; read by whatever sink polls. */
   private final class Value extends Gauge[Long] {
@@ -52,6 +53,8 @@ object QueryMetrics {
   // The registry registered in the current SparkEnv (a new SparkContext gets a new one).
   private var registered: Option[(SparkEnv, MetricRegistry)] = None
   private val byQuery = mutable.HashMap.empty[String, mutable.HashMap[String, Gauge[Long]]]
+  // Per query, the start of its gauges' names (prefixOf), fixed at its first report.
+  private val prefixes = mutable.HashMap.empty[String, String]
   /* Per query, each streamctl source's latest summary, by the source's key: a batch summarizes only
    * the sources that read something, and the others' figures still stand. */
   private val latest = mutable.HashMap.empty[String, mutable.LinkedHashMap[String, BatchSummary]]
@@ -72,7 +75,7 @@ object QueryMetrics {
       val known = latest.getOrElseUpdate(queryId, mutable.LinkedHashMap.empty)
       reported.foreach { case (key, summary, _) => summary.foreach(known.update(key, _)) }
       val sources = reported.flatMap { case (key, _, metrics) => known.get(key).map(_ -> metrics) }
-      val q = s"query.${part(queryName.getOrElse(queryId))}"
+      val q = prefixes.getOrElseUpdate(queryId, prefixOf(queryId, queryName))
       val gauges = byQuery.getOrElseUpdate(queryId, mutable.HashMap.empty)
       val touched = mutable.HashSet.empty[String]
       def add(name: String, g: => Gauge[Long]): Gauge[Long] = {
@@ -131,8 +134,26 @@ object QueryMetrics {
     }
   }
 
+  /**
+   * A query's gauges are under its name; a name another running query's gauges use already (the
+   * same name in another session, or `a.b` beside `a_b`) gets the query id after it, as the metrics
+   * system cannot hold one name twice.
+   */
+  private def prefixOf(queryId: String, queryName: Option[String]): String = {
+    val named = s"query.${part(queryName.getOrElse(queryId))}"
+    if (!prefixes.valuesIterator.contains(named)) named
+    else {
+      val own = s"${named}_$queryId"
+      log.warn(
+        s"Another running query's gauges are named '$named' already: those of query $queryId are under '$own'"
+      )
+      own
+    }
+  }
+
   /** Removes the gauges of query `queryId` (it terminated). */
   def remove(queryId: String): Unit = synchronized {
+    prefixes.remove(queryId)
     latest.remove(queryId)
     byQuery.remove(queryId).foreach { gauges =>
       registered.foreach { case (_, r) => gauges.keys.foreach(r.remove) }
@@ -145,6 +166,7 @@ object QueryMetrics {
       case _ =>
         byQuery.clear()
         latest.clear()
+        prefixes.clear()
         val r = new MetricRegistry
         SparkMetricsSource.register(SourceName, r)
         registered = Some(env -> r)

@@ -10,6 +10,8 @@ import org.apache.spark.sql.catalyst.InternalRow
 import org.apache.spark.sql.connector.metric.CustomTaskMetric
 import org.apache.spark.sql.connector.write.{DataWriter, DataWriterFactory, WriterCommitMessage}
 import org.apache.spark.sql.connector.write.streaming.StreamingDataWriterFactory
+// Spark's unsafe memory offsets (internal): a string value is copied from the row's UTF8String
+// straight into the framed array, once (framedValue).
 import org.apache.spark.unsafe.Platform
 
 import streamctl.StreamctlException
