@@ -12,6 +12,8 @@ import streamctl
 from streamctl import options
 from streamctl_testing import kafka
 
+from conftest import session_conf
+
 pytestmark = pytest.mark.smoke
 
 
@@ -69,6 +71,17 @@ def test_a_helper_raises_streamctl_exception_with_the_jvm_message(spark, tmp_pat
     assert str(err.value).startswith("No task mapping in the metadata store at ")
     assert isinstance(err.value, IllegalArgumentException)
     assert err.value.getCondition() == "STREAMCTL_ERROR"
+
+
+def test_the_helpers_reach_the_store_with_the_sessions_hadoop_settings(spark, tmp_path):
+    """Under Spark Connect, spark.conf.set is how a client gives its file system's settings (an
+    object store's credentials): the store beside the checkpoint is reached with them, as Spark
+    reaches the checkpoint. A default file system nothing serves shows which settings were used."""
+    with (
+        session_conf(spark, {"fs.defaultFS": "nosuchfs://x"}),
+        pytest.raises(streamctl.StreamctlException, match="nosuchfs"),
+    ):
+        streamctl.describe_tasks(spark, checkpoint=str(tmp_path / "cp"))
 
 
 def test_the_python_helpers_own_checks_raise_streamctl_exception(spark):

@@ -247,7 +247,7 @@ private[spark] object StreamctlProcedures {
       "Give the query's checkpoint (its checkpointLocation) or metadata_store_path (its 'metadata.store.path' option)"
     ))
 
-  private def hadoopConf: Configuration = SparkSession.active.sparkContext.hadoopConfiguration
+  private def hadoopConf: Configuration = SessionHadoopConf.of(SparkSession.active)
 
   /** The admin client settings of a call that names bootstrap servers. */
   private def kafka(a: Args): Option[KafkaParams] =

@@ -54,7 +54,7 @@ class StreamctlTable(val options: Map[String, String]) extends SupportsRead with
         new StreamctlMicroBatchStream(
           parsed,
           checkpointLocation,
-          SparkSession.active.sparkContext.hadoopConfiguration
+          SessionHadoopConf.of(SparkSession.active)
         )
       }
 
