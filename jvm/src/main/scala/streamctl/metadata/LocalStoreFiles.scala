@@ -35,8 +35,8 @@ private[metadata] final class LocalStoreFiles(rootDir: Path) extends StoreFiles 
   override def writeAtomically(namespace: String, file: String, bytes: Array[Byte]): Unit = {
     val dir = Files.createDirectories(rootDir.resolve(namespace))
     val temp = dir.resolve(s".${UUID.randomUUID()}${FileSystemMetadataStore.TempSuffix}")
-    Files.write(temp, bytes)
     try {
+      Files.write(temp, bytes) // a write that fails half-way (a full disk) leaves no temp file
       try Files.move(
           temp,
           dir.resolve(file),
