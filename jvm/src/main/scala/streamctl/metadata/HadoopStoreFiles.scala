@@ -3,8 +3,11 @@ package streamctl.metadata
 import java.io.{FileNotFoundException, IOException}
 import java.util.UUID
 
+import scala.util.control.NonFatal
+
 import org.apache.hadoop.conf.Configuration
 import org.apache.hadoop.fs.{
+  CommonPathCapabilities,
   FileContext,
   FileStatus,
   FileSystem,
@@ -14,10 +17,20 @@ import org.apache.hadoop.fs.{
 }
 
 /**
- * Any non-local Hadoop file system (HDFS, S3A, ABFS, GCS ...). The atomic replace is
- * `FileContext.rename(OVERWRITE)`: atomic on HDFS; on object stores the new object still appears
- * whole, but the old value can be briefly absent. A scheme without a FileContext binding falls back
- * to rename, else delete-then-rename.
+ * Any non-local Hadoop file system (HDFS, S3A, ABFS, GCS ...). How a value is replaced, and what a
+ * reader or a crash can see, depends on the store:
+ *
+ *   - A store that declares `CommonPathCapabilities.ABORTABLE_STREAM` for the path (S3A): the value
+ *     is written in place, as Spark's checkpoint code does on such stores. The object appears whole
+ *     when its stream closes; a failed write is aborted, so nothing is published. A reader sees the
+ *     old value or the new one, and a crash mid-write leaves the old value.
+ *   - Any other store with a FileContext binding: a temp file `.<uuid>.tmp`, then
+ *     `FileContext.rename(OVERWRITE)`. Atomic on HDFS: old value or new one. On an object store
+ *     without abortable streams (ABFS, GCS when this was written) that rename is delete-then-copy:
+ *     the key is missing for a moment, and a crash in between leaves the new value only in the temp
+ *     file.
+ *   - A scheme without a FileContext binding: a temp file, then `FileSystem.rename`; if that is
+ *     refused (most stores will not rename over a file), delete-then-rename, with the same window.
  *
  * `fs` is Hadoop's cached instance, shared with Spark, so it is never closed here.
  */
@@ -43,12 +56,40 @@ private[metadata] final class HadoopStoreFiles(
   override def writeAtomically(namespace: String, file: String, bytes: Array[Byte]): Unit = {
     val dir = new Path(rootPath, namespace)
     val target = new Path(dir, file)
-    val temp = new Path(dir, s".${UUID.randomUUID()}${FileSystemMetadataStore.TempSuffix}")
     if (!fs.mkdirs(dir)) throw new IOException(s"could not create directory $dir")
+    if (fs.hasPathCapability(target, CommonPathCapabilities.ABORTABLE_STREAM))
+      writeInPlace(target, bytes)
+    else writeThenRename(dir, target, bytes)
+  }
+
+  /**
+   * On an object store, renaming over the target would delete it first; writing the target itself
+   * keeps the old value until the new one is complete, provided a failed write is aborted rather
+   * than closed (closing would publish the partial bytes).
+   */
+  private def writeInPlace(target: Path, bytes: Array[Byte]): Unit = {
+    val out = fs.create(target, true)
+    try out.write(bytes)
+    catch {
+      case e: Throwable =>
+        try {
+          out.abort()
+          out.close()
+        } catch { case NonFatal(abortFailure) => e.addSuppressed(abortFailure) }
+        throw e
+    }
+    out.close()
+  }
+
+  private def writeThenRename(dir: Path, target: Path, bytes: Array[Byte]): Unit = {
+    val temp = new Path(dir, s".${UUID.randomUUID()}${FileSystemMetadataStore.TempSuffix}")
     create(temp, bytes)
     try fileContext match {
         case Some(fc) => fc.rename(temp, target, Options.Rename.OVERWRITE)
         case None =>
+          // FileSystem.rename has no overwrite, and most stores refuse to rename over a file: the
+          // only portable replace left is delete-then-rename. It comes only after a plain rename
+          // failed, so a store that can rename over a file never has the target deleted.
           if (!fs.rename(temp, target)) {
             fs.delete(target, false)
             if (!fs.rename(temp, target))
