@@ -32,6 +32,10 @@ import org.apache.hadoop.fs.{
  *   - A scheme without a FileContext binding: a temp file, then `FileSystem.rename`; if that is
  *     refused (most stores will not rename over a file), delete-then-rename, with the same window.
  *
+ * A failed replace removes its temp file only while the target is still there; otherwise the temp
+ * file may be the only copy of the value, so it is kept, and the error names it. Temp files are
+ * never listed as keys.
+ *
  * `fs` is Hadoop's cached instance, shared with Spark, so it is never closed here.
  */
 private[metadata] final class HadoopStoreFiles(
@@ -98,11 +102,22 @@ private[metadata] final class HadoopStoreFiles(
       }
     catch {
       case e: IOException =>
+        if (!targetExists(target))
+          throw new IOException(
+            s"could not replace $target, which is missing; its new value is kept in $temp " +
+              s"(${e.getMessage})",
+            e
+          )
         try fs.delete(temp, false)
         catch { case _: IOException => };
         throw e
     }
   }
+
+  /** False also when it cannot be told, so that a temp file is kept rather than risked. */
+  private def targetExists(target: Path): Boolean =
+    try fs.exists(target)
+    catch { case _: IOException => false }
 
   override def delete(namespace: String, file: String): Unit = {
     fs.delete(pathOf(namespace, file), false)
