@@ -15,10 +15,13 @@ import streamctl.StreamctlException
  * path, `file:`, `hdfs:`, `s3a:` ...), laid out as `<root>/<namespace>/<encoded key>.json`, keys
  * encoded by [[StoreKeys.encode]].
  *
- * A write goes to a temp file `.<uuid>.tmp` in the namespace directory, then is renamed over the
- * target, so a reader sees the old value or the new one, never a torn file (on local disk and HDFS
- * the rename is atomic; see [[LocalStoreFiles]], [[HadoopStoreFiles]]). Temp files left by a crash
- * are never listed as keys.
+ * A reader never sees a torn value. On local disk and HDFS a write goes to a temp file
+ * `.<uuid>.tmp` in the namespace directory, atomically renamed over the target; on an object store
+ * with abortable streams (S3A) it writes the target in place, the object appearing whole when
+ * complete. Either way a reader or a crash sees the old value or the new one. On other object
+ * stores (ABFS, GCS) replacing a file is delete-then-copy: a key can be missing for a moment, and a
+ * crash then leaves its new value only in a temp file. [[HadoopStoreFiles]] has the details. Temp
+ * files are never listed as keys.
  *
  * Nothing is created until the first write, so read-only tools can open a store freely; call
  * [[ensureWritable]] to fail fast when a store must be written (a query start).

@@ -3,7 +3,8 @@ package streamctl.metadata
 /**
  * A small key-value store for startpoints, the SSP -> task mapping and task locality. Values are
  * JSON strings; keys live in namespaces (`startpoints`, `grouper`, `locality`, ...). Writes are
- * atomic: a reader sees the old value or the new one, never a torn one.
+ * atomic: a reader sees the old value or the new one, never a torn one (the default store keeps
+ * that on all but some object stores: see [[FileSystemMetadataStore]]).
  *
  * {{{
  * store.put("startpoints", "kafka/orders/3", """{"type":"oldest"}""")

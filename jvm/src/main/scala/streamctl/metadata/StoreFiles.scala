@@ -16,7 +16,10 @@ private[metadata] trait StoreFiles {
 
   def read(namespace: String, file: String): Option[Array[Byte]]
 
-  /** Replaces `file` with `bytes` so that readers see the old or the new content, whole. */
+  /**
+   * Replaces `file` with `bytes` so that readers see the old or the new content, whole, as far as
+   * the file system allows ([[HadoopStoreFiles]] says where it does not).
+   */
   def writeAtomically(namespace: String, file: String, bytes: Array[Byte]): Unit
 
   /** No error when absent. */
