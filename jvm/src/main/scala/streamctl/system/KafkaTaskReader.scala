@@ -210,7 +210,8 @@ final class KafkaTaskReader(
    * envelope (an SSP may get no record for hours); an SSP that has none buffered is fetched for
    * without blocking first, so a record already at the broker is not overtaken by one that is
    * merely buffered. Returns null early, too, once a decoder consumed a record and no envelope is
-   * ready: the caller may have something to do about a control message.
+   * ready: the caller may have something to do about a control message. Once every range is read (a
+   * planned one ended) it returns null after the timeout, as [[next]] returns null.
    */
   def nextWithin(timeoutMs: Long): Envelope = {
     val deadline = System.nanoTime() + timeoutMs * 1000000L
@@ -229,9 +230,15 @@ final class KafkaTaskReader(
         handedOn += 1
         return e
       }
-      if (!anyNeedsData) throw StreamctlException(stuck())
-      if (decoded != decodedBefore) return null
       val left = (deadline - System.nanoTime()) / 1000000L
+      if (!anyNeedsData) {
+        if (anyPending) throw StreamctlException(stuck())
+        /* Every range is read (only a planned range ends): nothing comes in this batch. Waiting out
+         * the timeout, as when no record came, keeps the caller from asking again at once. */
+        if (left > 0) Thread.sleep(left)
+        return null
+      }
+      if (decoded != decodedBefore) return null
       if (left <= 0) return null
       poll(math.min(left, 100L))
     }

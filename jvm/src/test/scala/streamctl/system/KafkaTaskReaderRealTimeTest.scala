@@ -100,6 +100,17 @@ class KafkaTaskReaderRealTimeTest {
     assertEquals(Map(a -> 3L, b -> 1L), r.positions)
   }
 
+  @Test def aTaskWhoseRangesAreAllReadReturnsNothing(): Unit = {
+    val r = new KafkaTaskReader(
+      Seq(SspRange(a, 0, 1)),
+      consumer(a -> 0L),
+      ChooserFactory.forReader(ChooserConfig.default, Map(a -> 0L), Map.empty),
+      readWait
+    )
+    assertEquals(0L, r.nextWithin(1000).offset)
+    assertNull(r.nextWithin(50), "nothing is left to read, which is no stuck chooser")
+  }
+
   @Test def aChooserThatReturnsAnEnvelopeTwiceIsNamed(): Unit = {
     // Peeks instead of taking: the envelope it keeps returning is refilled with a's next record.
     class PeekingChooser extends streamctl.chooser.MessageChooser {
