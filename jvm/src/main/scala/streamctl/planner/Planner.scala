@@ -421,7 +421,7 @@ final class Planner(
     val reads = start.tasks.toSeq.sortBy(_._1).flatMap { case (task, positions) =>
       val ranges = positions.toSeq.sortBy(_._1).collect {
         case (ssp, from) if !begun.held.contains(ssp) =>
-          SspRange(ssp, from, Long.MaxValue)
+          SspRange(ssp, from, SspRange.OpenEnded)
       }
       if (ranges.isEmpty) None
       else Some(TaskRead(

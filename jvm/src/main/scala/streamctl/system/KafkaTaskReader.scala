@@ -32,7 +32,10 @@ import streamctl.system.KafkaTaskReader.PeekIntervalNs
  * the SSP and offsets, unless `failOnDataLoss` is false: then the reader moves on to the oldest
  * record still there, logs the skipped range at WARN and hands it to `onSkipped` (the planner skips
  * gaps it knows of before a batch starts; this is for records deleted between planning and
- * reading).
+ * reading). A partition that now ends before the offset read (truncated, or created again smaller)
+ * fails the read likewise, or with `failOnDataLoss` false is read on from the broker's end,
+ * skipping nothing: at once in an open-ended (real-time) range, from the next batch on in a planned
+ * one.
  *
  * A broker that returns nothing for `readWait.ms` fails the read with an error naming the servers
  * and the option that sets the wait.
@@ -204,7 +207,7 @@ final class KafkaTaskReader(
   }
 
   /**
-   * Real-time mode, where ranges are open-ended (`until` = Long.MaxValue): the next envelope in
+   * Real-time mode, where ranges are open-ended ([[SspRange.OpenEnded]]): the next envelope in
    * chooser order among the records that have arrived, waiting up to `timeoutMs` for one; null when
    * none came in time. Unlike [[next]], the chooser does not wait for every SSP to offer an
    * envelope (an SSP may get no record for hours); an SSP that has none buffered is fetched for
@@ -415,54 +418,133 @@ final class KafkaTaskReader(
   }
 
   private def onDataLoss(e: OffsetOutOfRangeException): Unit = {
-    val lost = e.offsetOutOfRangePartitions().asScala
+    val lost = e.offsetOutOfRangePartitions().asScala.map { case (tp, o) =>
+      tp -> o.longValue
+    }.toMap
     if (failOnDataLoss) {
-      val what = lost.map { case (tp, off) =>
-        s"stream '${tp.topic()}' partition ${tp.partition()} offset $off"
-      }.mkString(", ")
-      throw StreamctlException(
-        s"Records are no longer on the broker: $what (deleted by retention?). " +
-          "Set option 'failOnDataLoss' to false to skip to the oldest available record instead",
-        e
-      )
+      // The broker's offsets only word the error: the read fails whether it answers or not.
+      val ends =
+        try outOfRange(lost)._2
+        catch { case NonFatal(_) => Map.empty[TopicPartition, Long] }
+      throw StreamctlException(lostMessage(lost, ends), e)
     }
-    val oldest =
-      try consumer.beginningOffsets(
-          lost.keySet.asJava,
-          java.time.Duration.ofMillis(readWait.ms)
-        ).asScala
-      catch {
-        case t: TimeoutException => throw readWait.exceeded(
-            s"finding the oldest records of ${lost.keys.map(tp =>
-                s"stream '${tp.topic()}' partition ${tp.partition()}"
-              ).mkString(", ")}",
-            t
-          )
-      }
+    val (oldest, ends) = outOfRange(lost)
     lost.foreach { case (tp, off) =>
       val j = index.get(tp).intValue()
-      val first: Long = oldest(tp)
-      if (first > off) {
-        /* Only this range's share counts here: the rest belongs to later batches, which skip it
-         * themselves. */
-        val skipped = SkippedRange(active(j).ssp, off, math.min(first, until(j)))
-        // One WARN names the whole gone range: planning moves the next batch past the rest of
-        // it without another (plan.DataLossChecks); only this batch's share is counted here.
-        KafkaTaskReader.log.warn(skipped.copy(until = first).describe)
-        skippedRecords += skipped.records
-        onSkipped(skipped)
-      } else KafkaTaskReader.log.warn(
-        s"Stream '${tp.topic()}' partition ${tp.partition()}: offsets $off to ${until(j) - 1} " +
-          "are past the broker's end (the partition was truncated after the batch was planned); the next batch continues " +
-          "from the broker's end, because option 'failOnDataLoss' is false"
-      )
-      // Nothing of this SSP is outstanding: reading resumes past the records that are gone.
-      if (first > off && resumeAt(j) >= off) resumeAt(j) = math.min(first, until(j))
       /* What was buffered is from before the gap: the next reader starts from the consumer's
        * position. */
       buffer(j) = null
-      if (first > off && first < until(j)) consumer.seek(tp, first)
-      else finish(j) // nothing of this range is left on the broker
+      ends.get(tp) match {
+        case Some(end) => truncated(j, off, end)
+        case None => skipTo(j, off, oldest(tp))
+      }
+    }
+  }
+
+  /**
+   * Why the partitions `lost` had no records at the offsets read: the broker's oldest offset of
+   * each, and the end of those whose oldest is not past that offset (the position is past their
+   * end: truncated). One place tells the two apart, for failing and for going on alike.
+   */
+  private def outOfRange(
+      lost: Map[TopicPartition, Long]
+  ): (Map[TopicPartition, Long], Map[TopicPartition, Long]) = {
+    val oldest = brokerOffsets(lost.keySet, "the oldest records")(consumer.beginningOffsets(_, _))
+    val past = lost.keySet.filter(tp => oldest(tp) <= lost(tp))
+    val ends =
+      if (past.isEmpty) Map.empty[TopicPartition, Long]
+      else brokerOffsets(past, "the ends")(consumer.endOffsets(_, _))
+    (oldest, ends)
+  }
+
+  private def brokerOffsets(tps: Set[TopicPartition], what: String)(
+      ask: (
+          java.util.Collection[TopicPartition],
+          java.time.Duration
+      ) => java.util.Map[TopicPartition, java.lang.Long]
+  ): Map[TopicPartition, Long] =
+    try ask(tps.asJava, java.time.Duration.ofMillis(readWait.ms)).asScala.map { case (tp, o) =>
+        tp -> o.longValue
+      }.toMap
+    catch {
+      case t: TimeoutException => throw readWait.exceeded(
+          s"finding $what of ${tps.toSeq.sortBy(tp => (tp.topic(), tp.partition())).map(tp =>
+              s"stream '${tp.topic()}' partition ${tp.partition()}"
+            ).mkString(", ")}",
+          t
+        )
+    }
+
+  /** The error of a read that found records gone (`ends`: the partitions found truncated). */
+  private def lostMessage(
+      lost: Map[TopicPartition, Long],
+      ends: Map[TopicPartition, Long]
+  ): String = {
+    val (past, gone) =
+      lost.toSeq.sortBy { case (tp, _) => (tp.topic(), tp.partition()) }.partition(l =>
+        ends.contains(l._1)
+      )
+    Seq(
+      Option.when(gone.nonEmpty)(
+        s"Records are no longer on the broker: ${gone.map { case (tp, off) =>
+            s"stream '${tp.topic()}' partition ${tp.partition()} offset $off"
+          }.mkString(", ")} (deleted by retention?). " +
+          "Set option 'failOnDataLoss' to false to skip to the oldest available record instead"
+      ),
+      Option.when(past.nonEmpty)(
+        s"Kafka holds fewer records than this task has read: ${past.map { case (tp, off) =>
+            s"stream '${tp.topic()}' partition ${tp.partition()} ends at offset ${ends(tp)}, the task was at offset $off"
+          }.mkString(", ")}; the partition was truncated (or deleted and created again with fewer records). " +
+          "Set option 'failOnDataLoss' to false to continue from the broker's end"
+      )
+    ).flatten.mkString("; ")
+  }
+
+  /** Records `off` up to `first` of SSP `j` are gone (retention): reading goes on at `first`. */
+  private def skipTo(j: Int, off: Long, first: Long): Unit = {
+    /* Only this range's share counts here: the rest belongs to later batches, which skip it
+     * themselves. */
+    val skipped = SkippedRange(active(j).ssp, off, math.min(first, until(j)))
+    // One WARN names the whole gone range: planning moves the next batch past the rest of
+    // it without another (plan.DataLossChecks); only this batch's share is counted here.
+    KafkaTaskReader.log.warn(skipped.copy(until = first).describe)
+    skippedRecords += skipped.records
+    onSkipped(skipped)
+    // Nothing of this SSP is outstanding: reading resumes past the records that are gone.
+    if (resumeAt(j) >= off) resumeAt(j) = skipped.until
+    if (first < until(j)) consumer.seek(tps(j), first)
+    else finish(j) // nothing of this range is left on the broker
+  }
+
+  /**
+   * The partition of SSP `j` ends at `end`, before `off` where this read was: it was truncated (or
+   * deleted and created again smaller). Nothing is skipped (records the query read are gone, and
+   * their offsets will be used again), so nothing counts in [[recordsSkipped]]. Reading goes on
+   * from the broker's end, as planning has a micro-batch do (`dataloss.DataLossChecks.truncation`):
+   * an open-ended range (real-time) goes on there at once, since where its reader gets to is its
+   * batch's end; a planned range ends, and the next batch's planning moves on to the broker's end.
+   */
+  private def truncated(j: Int, off: Long, end: Long): Unit = {
+    val ssp = active(j).ssp
+    val where =
+      s"Stream '${ssp.stream}' partition ${ssp.partition} ends at offset $end on the broker, before " +
+        s"offset $off this task had read up to (the partition was truncated, or deleted and created again with fewer " +
+        "records)"
+    if (active(j).openEnded) {
+      // The log may have grown again before the broker answered: offsets from `off` on are unread.
+      val resume = math.min(end, off)
+      KafkaTaskReader.log.warn(
+        s"$where; reading on from offset $resume, because option 'failOnDataLoss' is false. Records the query " +
+          "read at the offsets from there on are gone, and the records written there now are read"
+      )
+      consumer.seek(tps(j), resume)
+      resumeAt(j) = resume
+    } else {
+      KafkaTaskReader.log.warn(
+        s"$where; offsets $off to ${until(j) - 1} of this batch are not read, and the next batch continues from " +
+          "the broker's end, because option 'failOnDataLoss' is false"
+      )
+      finish(j)
     }
   }
 }

@@ -80,6 +80,67 @@ class KafkaTaskReaderDataLossTest {
     )
   }
 
+  // The partition now ends at 4, before offset 10 the task reads from; 4 and 5 are written anew.
+  private def truncated(): MockConsumer[Array[Byte], Array[Byte]] = {
+    val c = KafkaMocks.consumer[Array[Byte], Array[Byte]]("none")
+    c.assign(java.util.Collections.singletonList(tp))
+    c.updateBeginningOffsets(java.util.Map.of(tp, 0L))
+    c.updateEndOffsets(java.util.Map.of(tp, 4L))
+    c.setPollException(new OffsetOutOfRangeException(java.util.Map.of(tp, 10L)))
+    Seq(4L, 5L).foreach(o =>
+      c.addRecord(new ConsumerRecord("orders", 0, o, Array[Byte](), Array[Byte]()))
+    )
+    c
+  }
+
+  @Test def aRealTimeRangeTruncatedUnderItReadsOnFromTheBrokersEnd(): Unit = {
+    var reported = Seq.empty[SkippedRange]
+    val r = new KafkaTaskReader(
+      Seq(SspRange(SSP.kafka("orders", 0), 10, SspRange.OpenEnded)),
+      truncated(),
+      TaskChooser.of(new RoundRobinChooser),
+      readWait,
+      failOnDataLoss = false,
+      onSkipped = s => reported :+= s
+    )
+    assertEquals(4L, r.nextWithin(2000).offset, "the records written where the partition now ends")
+    assertEquals(5L, r.nextWithin(2000).offset)
+    assertEquals(Map(SSP.kafka("orders", 0) -> 6L), r.positions)
+    assertEquals(0L, r.recordsSkipped, "a truncation loses records the query read; it skips none")
+    assertEquals(Nil, reported)
+  }
+
+  @Test def aPlannedRangeTruncatedUnderItEndsWithoutSkipping(): Unit = {
+    var reported = Seq.empty[SkippedRange]
+    val r = new KafkaTaskReader(
+      Seq(SspRange(SSP.kafka("orders", 0), 10, 20)),
+      truncated(),
+      TaskChooser.of(new RoundRobinChooser),
+      readWait,
+      failOnDataLoss = false,
+      onSkipped = s => reported :+= s
+    )
+    assertEquals(Nil, read(r), "the next batch's planning continues from the broker's end")
+    assertEquals(0L, r.recordsSkipped)
+    assertEquals(Nil, reported)
+  }
+
+  @Test def aTruncatedPartitionFailsNamingItByDefault(): Unit = {
+    val r = new KafkaTaskReader(
+      Seq(SspRange(SSP.kafka("orders", 0), 10, SspRange.OpenEnded)),
+      truncated(),
+      TaskChooser.of(new RoundRobinChooser),
+      readWait
+    )
+    val e = assertThrows(classOf[StreamctlException], () => { r.nextWithin(2000); () })
+    assertEquals(
+      "Kafka holds fewer records than this task has read: stream 'orders' partition 0 ends at offset 4, the task " +
+        "was at offset 10; the partition was truncated (or deleted and created again with fewer records). Set option " +
+        "'failOnDataLoss' to false to continue from the broker's end",
+      e.getMessage
+    )
+  }
+
   @Test def aBrokerThatReturnsNothingFailsNamingServersAndOption(): Unit = {
     val c = KafkaMocks.consumer[Array[Byte], Array[Byte]]("none")
     val r = new KafkaTaskReader(
