@@ -82,15 +82,26 @@ final class StreamCheck(
 
   /**
    * Asks now, for a caller outside planning: the schedule, and so the next planning's check, stays
-   * as it was.
+   * as it was. For `subscribePattern`, a topic deleted between listing the matching topics and
+   * describing them is left out (they are listed again once).
    */
   def describe(): Map[String, StreamDescription] = subscription match {
     case Subscription.Matching(pattern) =>
-      val streams = subscription.streams(admin)
-      if (streams.isEmpty) throw streamctl.StreamctlException(
-        s"No Kafka topic matches option 'subscribePattern' ($pattern); create one first (streamctl reads the partitions it can plan)"
-      )
-      admin.describeStreams(streams.toSet)
+      def matching(): Set[String] = {
+        val streams = subscription.streams(admin)
+        if (streams.isEmpty) throw streamctl.StreamctlException(
+          s"No Kafka topic matches option 'subscribePattern' ($pattern); create one first (streamctl reads the partitions it can plan)"
+        )
+        streams.toSet
+      }
+      try admin.describeStreams(matching())
+      catch {
+        /* A matching topic deleted between the listing and the describing: the listing was out of
+         * date, not the option wrong. Listed again once, without it; planning then sees it gone as
+         * any deleted stream of a pattern (dataloss.DataLossChecks.recreations). */
+        case e: StreamctlException if SystemAdmin.streamGone(e) =>
+          admin.describeStreams(matching())
+      }
     case _ =>
       val described = admin.describeExisting(subscription.streams(admin), subscription.describe)
       subscription.only.foreach(_.groupMap(_.stream)(_.partition).toSeq.sortBy(_._1).foreach {

@@ -70,7 +70,11 @@ class FakeSystemAdmin(val system: String = SSP.KafkaSystem) extends SystemAdmin 
     requests += "partitionCounts"
     streams.map { s =>
       val ps = partitions.keys.filter(_.stream == s)
-      if (ps.isEmpty) throw StreamctlException(s"Stream '$s' does not exist")
+      // As Kafka's admin fails on a topic it does not have (SystemAdmin.streamGone tells).
+      if (ps.isEmpty) throw StreamctlException(
+        s"Stream '$s' does not exist",
+        new org.apache.kafka.common.errors.UnknownTopicOrPartitionException(s)
+      )
       s -> (ps.map(_.partition).max + 1)
     }.toMap
   }
@@ -115,5 +119,12 @@ class FakeSystemAdmin(val system: String = SSP.KafkaSystem) extends SystemAdmin 
     () => answer
   }
 
-  override def listStreams(): Set[String] = partitions.keys.map(_.stream).toSet
+  /** Runs after each listing is answered: what changes between it and the next request. */
+  var afterListing: () => Unit = () => ()
+
+  override def listStreams(): Set[String] = {
+    val listed = partitions.keys.map(_.stream).toSet
+    afterListing()
+    listed
+  }
 }

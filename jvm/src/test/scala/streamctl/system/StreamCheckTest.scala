@@ -100,6 +100,13 @@ class StreamCheckTest {
     assertEquals("Stream 'orders' does not exist on Kafka (option 'subscribe')", e.getMessage)
   }
 
+  @Test def aMatchingTopicDeletedBeforeItIsDescribedIsLeftOut(): Unit = {
+    admin.add(SSP.kafka("orders-b", 0), 0, Nil)
+    admin.afterListing = () => { admin.delete("orders-b"); admin.afterListing = () => () }
+    val check = new StreamCheck(admin, Subscription.Matching("^orders"), 1000, () => clock)
+    assertEquals(Map("orders" -> StreamDescription(1, Some("id-1"))), check.now())
+  }
+
   @Test def anAssignedPartitionMustExist(): Unit = {
     admin.add(SSP.kafka("orders", 1), 0, Nil)
     val ok = new StreamCheck(admin, Subscription.Assign(Map("orders" -> Seq(1))), 1000, () => clock)
