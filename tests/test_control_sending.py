@@ -14,7 +14,17 @@ from streamctl import StreamctlException, options
 from streamctl_testing import kafka
 from streamctl_testing._jvm import jvm
 
-from conftest import T0, control_metrics, forwarding_query, idle_triggers, raw_records, read_intermediate, wait_for
+from conftest import (
+    T0,
+    committed_batches,
+    control_metrics,
+    forwarding_query,
+    idle_triggers,
+    planned_batches,
+    raw_records,
+    read_intermediate,
+    wait_for,
+)
 
 SECOND = 1_000
 
@@ -187,28 +197,43 @@ def test_a_query_that_fails_while_ending_sends_nothing_and_is_forgotten(spark, s
     behind in the session."""
     src, mid = make_stream(1, "src"), make_stream(1, "mid")
     _produce(spark, servers, src, range(3))
+    latch = tmp_path / "fail-now"
+
+    def poison(value: bytes) -> bytes:
+        # Holds the poison record's batch until the test has asked for the end, so the query fails
+        # while finishing, not before end_of_stream is called (nor is it ended before reading it).
+        if value == b"poison":
+            deadline = time.monotonic() + 120
+            while not latch.exists() and time.monotonic() < deadline:
+                time.sleep(0.05)
+            raise ValueError("poison record")
+        return value
+
     df = (
         spark.readStream.format("streamctl")
         .options(**options.source(servers, [src], starting_offsets="earliest"))
         .load()
-        .select(
-            F.when(F.col("value") == F.lit(b"poison"), F.raise_error(F.lit("poison record")))
-            .otherwise(F.col("value"))
-            .alias("value")
-        )
+        .select(F.udf(poison, "binary", useArrow=False)("value").alias("value"))
     )
+    cp = tmp_path / "w"
     q = (
         df.writeStream.format("streamctl")
         .options(**options.sink(servers, mid, intermediate=True))
-        .option("checkpointLocation", str(tmp_path / "w"))
+        .option("checkpointLocation", str(cp))
         .trigger(processingTime="100 milliseconds")
         .start()
     )
     try:
         q.processAllAvailable()
         kafka.produce(spark, servers, src, [b"poison"])
-        with pytest.raises(Exception, match="poison record"):
-            streamctl.end_of_stream(q)
+        wait_for("the poison record's batch planned", lambda: planned_batches(cp) > committed_batches(cp), q)
+        registry = jvm(spark).streamctl.spark.QueryControlRegistry
+        with ThreadPoolExecutor(1) as pool:
+            ending = pool.submit(streamctl.end_of_stream, q)
+            wait_for("the end requested", lambda: registry.get(str(q.id)).get().run().endRequested(), timeout=60)
+            latch.touch()
+            with pytest.raises(Exception, match="poison record"):
+                ending.result(timeout=120)
         assert not q.isActive
         kinds = [t for t, _ in raw_records(spark, servers, mid, 0)]
         assert kinds.count(0) == 3 and 2 not in kinds, f"the 3 records and no end-of-stream: {kinds}"
