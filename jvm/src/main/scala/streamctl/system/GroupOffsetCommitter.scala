@@ -1,6 +1,5 @@
 package streamctl.system
 
-import java.util.concurrent.atomic.AtomicReference
 import java.util.concurrent.{Executors, RejectedExecutionException, TimeUnit}
 
 import org.apache.kafka.common.errors.{
@@ -40,12 +39,14 @@ final class GroupOffsetCommitter(params: KafkaParams, val group: String, who: St
   // source stopped) opens one of its own for that commit. Guarded by `this`, as are commits.
   private var adminRef: KafkaSystemAdmin = _
   @volatile private var closed = false
-  /* Each call's positions carry a number: two commits may race for the lock (the thread's and a
+  /* Each set of positions carries a number: two commits may race for the lock (the thread's and a
    * late one after close, or a thread that took an older set just before a newer one was taken),
-   * and the group must never move back to an older batch's positions. */
-  private val calls = new java.util.concurrent.atomic.AtomicLong()
+   * and the group must never move back to an older batch's positions. Guarded by `this`. */
   private var lastCommitted = 0L
-  private val pending = new AtomicReference[(Long, Map[SSP, Long])]()
+  /* What waits to be sent, with the batch end that reports are measured against: batch ends and
+   * reports come on different threads, so both change it under this one lock. */
+  private val waitingLock = new Object
+  private var waiting = GroupOffsetCommitter.Waiting()
   private val thread = Executors.newSingleThreadExecutor { r =>
     val t = new Thread(r, s"streamctl-group-offsets-$group")
     t.setDaemon(true)
@@ -53,37 +54,37 @@ final class GroupOffsetCommitter(params: KafkaParams, val group: String, who: St
   }
   @volatile private var failing: Option[String] = None
 
-  // The last batch end handed to `committed`: a report from readers moves the group only past it.
-  @volatile private var batchEnd = Map.empty[SSP, Long]
-
   /** The next offset to read per SSP, once the batch that read up to them committed. */
-  def committed(next: Map[SSP, Long]): Unit = {
-    batchEnd = next
-    commit(next)
-  }
+  def committed(next: Map[SSP, Long]): Unit = commit(_.batchEnded(next))
 
   /**
    * Real-time mode: where running readers stand, between two batch ends (a real-time batch may run
-   * for minutes). Only SSPs past the last batch end move: a report that comes after its batch ended
-   * must not move the group back. A startpoint that moved the query back shows at the next batch
-   * end.
+   * for minutes). Only SSPs past the last batch end move ([[GroupOffsetCommitter.Waiting]]). A
+   * startpoint that moved the query back shows at the next batch end.
    */
-  def reported(positions: Map[SSP, Long]): Unit = {
-    val ahead = GroupOffsetCommitter.ahead(positions, batchEnd)
-    if (ahead.nonEmpty) commit(ahead)
-  }
+  def reported(positions: Map[SSP, Long]): Unit = commit(_.reported(positions))
 
-  /* Positions not yet sent are merged with the newer ones (a report names only some SSPs). */
-  private def commit(next: Map[SSP, Long]): Unit = {
-    pending.synchronized { // numbered and merged in one step: a newer set never loses to an older
-      val waiting = pending.get()
-      pending.set(calls.incrementAndGet() -> (if (waiting == null) next else waiting._2 ++ next))
+  private def commit(change: GroupOffsetCommitter.Waiting => GroupOffsetCommitter.Waiting): Unit = {
+    val changed = waitingLock.synchronized {
+      val before = waiting
+      waiting = change(before)
+      waiting ne before
     }
-    try thread.execute(() => commitPending())
-    catch { case _: RejectedExecutionException => commitPending() }
+    if (changed)
+      try thread.execute(() => commitPending())
+      catch { case _: RejectedExecutionException => commitPending() }
   }
 
-  private def commitPending(): Unit = Option(pending.getAndSet(null)).foreach { case (call, next) =>
+  private def commitPending(): Unit = {
+    val taken = waitingLock.synchronized {
+      val (next, left) = waiting.taken
+      waiting = left
+      next
+    }
+    taken.foreach { case (call, next) => send(call, next) }
+  }
+
+  private def send(call: Long, next: Map[SSP, Long]): Unit =
     try synchronized {
         if (call > lastCommitted) {
           if (closed) {
@@ -113,7 +114,6 @@ final class GroupOffsetCommitter(params: KafkaParams, val group: String, who: St
           log.info(s"Committing to consumer group '$group' still fails, now because $reason")
         failing = Some(reason)
     }
-  }
 
   /**
    * Waits a few seconds for the last commit, then closes the admin client. On an interrupted thread
@@ -130,6 +130,35 @@ final class GroupOffsetCommitter(params: KafkaParams, val group: String, who: St
 }
 
 object GroupOffsetCommitter {
+
+  /**
+   * The positions waiting to be sent (`next`, numbered `call`: a later set has a higher number) and
+   * the last batch end. The committer changes it under one lock, so a report is always measured
+   * against the latest batch end: one measured against an earlier end and merged after a later one
+   * would move the group back below the query's last batch (lag shown that is not there).
+   */
+  private[system] final case class Waiting(
+      batchEnd: Map[SSP, Long] = Map.empty,
+      next: Map[SSP, Long] = Map.empty,
+      call: Long = 0L
+  ) {
+
+    /** A batch ended at `end`: it goes out, over any report still waiting. */
+    def batchEnded(end: Map[SSP, Long]): Waiting = Waiting(end, next ++ end, call + 1)
+
+    /**
+     * Readers stand at `positions`: only SSPs past the last batch end go out, so a report that
+     * comes after its batch ended never moves the group back.
+     */
+    def reported(positions: Map[SSP, Long]): Waiting = {
+      val moved = ahead(positions, batchEnd)
+      if (moved.isEmpty) this else copy(next = next ++ moved, call = call + 1)
+    }
+
+    /** The positions to send now with their number, if any; and what is left (nothing waiting). */
+    def taken: (Option[(Long, Map[SSP, Long])], Waiting) =
+      if (next.isEmpty) (None, this) else (Some(call -> next), copy(next = Map.empty))
+  }
 
   /** The reported positions past the last batch end (an SSP it did not have is new: taken). */
   private[system] def ahead(reported: Map[SSP, Long], batchEnd: Map[SSP, Long]): Map[SSP, Long] =

@@ -20,6 +20,23 @@ class GroupOffsetCommitterTest {
     assertEquals(Map.empty, GroupOffsetCommitter.ahead(Map(p0 -> 10L), end))
   }
 
+  @Test def aReportNeverWinsOverALaterBatchEndWhicheverCameFirst(): Unit = {
+    // The committer's thread sent batch end 10; then, on two threads, readers report 15 (measured
+    // while the end was 10) and the last batch ends at 20.
+    val (_, sent) = GroupOffsetCommitter.Waiting().batchEnded(Map(p0 -> 10L)).taken
+    val end = Map(p0 -> 20L)
+    def sends(w: GroupOffsetCommitter.Waiting) = w.taken._1.map(_._2)
+    assertEquals(Some(end), sends(sent.reported(Map(p0 -> 15L)).batchEnded(end)))
+    assertEquals(Some(end), sends(sent.batchEnded(end).reported(Map(p0 -> 15L))))
+    // The batch end already on its way, the late report sends nothing after it.
+    val (_, endSent) = sent.batchEnded(end).taken
+    assertEquals(None, sends(endSent.reported(Map(p0 -> 15L))))
+    // A report past the end still goes, numbered after it.
+    val further = endSent.reported(Map(p0 -> 25L, p1 -> 3L))
+    assertEquals(Some(Map(p0 -> 25L, p1 -> 3L)), sends(further))
+    assertTrue(further.call > sent.batchEnded(end).call)
+  }
+
   /** Whether a thread whose name contains `part` runs, waiting up to 10 s for it to be `alive`. */
   private def threadSeen(part: String, alive: Boolean): Boolean = {
     def seen =
