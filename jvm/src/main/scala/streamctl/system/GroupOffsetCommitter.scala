@@ -35,10 +35,14 @@ import streamctl.StreamctlException
 final class GroupOffsetCommitter(params: KafkaParams, val group: String, who: String)
     extends AutoCloseable {
   private val log = LoggerFactory.getLogger(classOf[GroupOffsetCommitter])
-  // Opened on first use; after close, a late commit (the last batch's report may come after the
-  // source stopped) opens one of its own for that commit. Guarded by `this`, as are commits.
+  /* The admin client, opened on first use; after close, a late commit (the last batch's report may
+   * come after the source stopped) opens one of its own for that commit. Guarded by `clients`, with
+   * `inUse` (a commit is sending with it) and `closed`: close never waits for a commit, which on a
+   * broker that does not answer takes the API timeout, so the commit under way closes it instead. */
+  private val clients = new Object
   private var adminRef: KafkaSystemAdmin = _
-  @volatile private var closed = false
+  private var inUse = false
+  private var closed = false
   /* Each set of positions carries a number: two commits may race for the lock (the thread's and a
    * late one after close, or a thread that took an older set just before a newer one was taken),
    * and the group must never move back to an older batch's positions. Guarded by `this`. */
@@ -87,14 +91,7 @@ final class GroupOffsetCommitter(params: KafkaParams, val group: String, who: St
   private def send(call: Long, next: Map[SSP, Long]): Unit =
     try synchronized {
         if (call > lastCommitted) {
-          if (closed) {
-            val once = KafkaSystemAdmin(params)
-            try once.commitGroupOffsets(group, next)
-            finally once.close()
-          } else {
-            if (adminRef == null) adminRef = KafkaSystemAdmin(params)
-            adminRef.commitGroupOffsets(group, next)
-          }
+          withClient(_.commitGroupOffsets(group, next))
           lastCommitted = call
           if (failing.isDefined)
             log.info(s"The positions of $who are committed to consumer group '$group' again")
@@ -115,17 +112,49 @@ final class GroupOffsetCommitter(params: KafkaParams, val group: String, who: St
         failing = Some(reason)
     }
 
+  /* Runs `f` with the shared admin client, or once closed with one of its own; a close that came
+   * while `f` ran left the shared one to be closed here. */
+  private def withClient(f: KafkaSystemAdmin => Unit): Unit = {
+    val shared = clients.synchronized {
+      if (closed) None
+      else {
+        if (adminRef == null) adminRef = KafkaSystemAdmin(params)
+        inUse = true
+        Some(adminRef)
+      }
+    }
+    shared match {
+      case Some(admin) =>
+        try f(admin)
+        finally clients.synchronized { inUse = false; closable() }.foreach(_.close())
+      case None =>
+        val once = KafkaSystemAdmin(params)
+        try f(once)
+        finally once.close()
+    }
+  }
+
+  // Guarded by `clients`: the client to close now (once closed, and no commit sends with it).
+  private def closable(): Option[KafkaSystemAdmin] =
+    if (!closed || inUse) None
+    else {
+      val admin = Option(adminRef)
+      adminRef = null
+      admin
+    }
+
   /**
-   * Waits a few seconds for the last commit, then closes the admin client. On an interrupted thread
-   * (Spark stops a query by interrupting its thread) it skips that wait, still closes the client
-   * once a commit under way ended, and leaves the interrupt set for the caller.
+   * Waits a few seconds for the last commit, then closes the admin client; a commit still under way
+   * then (a broker that does not answer) closes it once it ended, on the thread that commits, so
+   * stopping a query never waits for the broker longer than that. On an interrupted thread (Spark
+   * stops a query by interrupting its thread) it skips the wait and leaves the interrupt set for
+   * the caller.
    */
   override def close(): Unit = {
     thread.shutdown()
     try thread.awaitTermination(5, TimeUnit.SECONDS)
     catch { case _: InterruptedException => Thread.currentThread().interrupt() }
-    closed = true
-    synchronized { if (adminRef != null) adminRef.close(); adminRef = null }
+    clients.synchronized { closed = true; closable() }.foreach(_.close())
   }
 }
 

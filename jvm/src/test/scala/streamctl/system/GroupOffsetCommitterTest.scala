@@ -66,4 +66,25 @@ class GroupOffsetCommitterTest {
     assertTrue(interrupted, "the interrupt must stay set for the caller")
     assertTrue(threadSeen(clientId, alive = false), "the admin client was left open")
   }
+
+  @Test def closingDoesNotWaitForACommitTheBrokerDoesNotAnswer(): Unit = {
+    // Nothing listens there: the commit waits out the API timeout, with the client open.
+    val clientId = s"committer-slow-${System.nanoTime}"
+    val params = KafkaParams(Map(
+      "bootstrap.servers" -> "127.0.0.1:1",
+      "client.id" -> clientId,
+      "default.api.timeout.ms" -> "4000"
+    ))
+    val committer = new GroupOffsetCommitter(params, "monitoring", "the test query")
+    committer.committed(Map(p0 -> 1L))
+    assertTrue(threadSeen(clientId, alive = true), "the commit opened no admin client")
+    Thread.currentThread().interrupt() // skips close's own bounded wait: only the commit could hold it
+    val started = System.nanoTime()
+    try committer.close()
+    finally Thread.interrupted()
+    val tookMs = (System.nanoTime() - started) / 1000000
+    assertTrue(tookMs < 2000, s"close waited $tookMs ms for the commit under way")
+    // The commit under way closes the client once the broker's silence timed it out.
+    assertTrue(threadSeen(clientId, alive = false), "the admin client was left open")
+  }
 }
