@@ -55,7 +55,10 @@ final class QueryControl private[spark] (
   // Per streamctl source of this run (its progress description): where its batch summaries go.
   private val recorders = mutable.ArrayBuffer.empty[(String, BatchSummary => Unit)]
 
-  /** The source described as `description` in progress reports keeps its batches with `record`. */
+  /**
+   * The source described as `description` in progress reports keeps its batches with `record`,
+   * called on Spark's listener thread, which serves every query: it must return at once.
+   */
   def addProgressRecorder(description: String, record: BatchSummary => Unit): Unit =
     synchronized(recorders += description -> record)
 

@@ -12,7 +12,7 @@ import org.apache.spark.util.SerializableConfiguration
 import streamctl.{Closing, StreamctlException}
 import streamctl.locality.ExecutorId
 import streamctl.metadata.{FileSystemMetadataStore, MetadataStore, StoreLayout}
-import streamctl.ops.ProgressHistory
+import streamctl.ops.{ProgressHistory, ProgressRecorder}
 import streamctl.plan.SourcePosition
 import streamctl.planner.{
   InitialOffset,
@@ -80,17 +80,15 @@ class StreamctlMicroBatchStream(
       _,
       s"the query reading ${options.describe}"
     ))
-  /* The listener hands each batch's summary here, possibly after this source stopped: its own
-   * store. */
-  control.foreach(_.addProgressRecorder(
+  /* The listener hands each batch's summary here, possibly after this source stopped: the recorder
+   * opens a store of its own for it. */
+  private val progress = new ProgressRecorder(
     toString,
-    summary => {
-      groupOffsets.foreach(_.committed(summary.positions))
-      val history = MetadataStore.open(storePath, hadoopConf)
-      try new ProgressHistory(history, keys).append(summary)
-      finally history.close()
-    }
-  ))
+    () => MetadataStore.open(storePath, hadoopConf),
+    keys,
+    positions => groupOffsets.foreach(_.committed(positions))
+  )
+  control.foreach(_.addProgressRecorder(toString, progress.record))
 
   /* Real-time mode with commitOffsets: the readers' positions between batch ends, from Spark's
    * executor heartbeats. Started with the first real-time reader factory, stopped with the source. */
@@ -213,6 +211,7 @@ class StreamctlMicroBatchStream(
   override def stop(): Unit = Closing.all(
     () => synchronized(heartbeatPositions.foreach(_.stop())),
     () => planner.stop(),
+    () => progress.close(),
     () => groupOffsets.foreach(_.close()),
     () => executors.foreach(_.stop()),
     () => admin.close(),

@@ -32,8 +32,11 @@ import streamctl.planner.SourceStates
  * Per batch and streamctl source it summarizes what streamctl decided ([[BatchSummary]]): one INFO
  * line on logger `streamctl.batch` (quiet at Spark's default WARN; enable it with
  * `logger.streamctl_batch.name = streamctl.batch` and `.level = info` in log4j2.properties), and an
- * entry in the source's bounded progress history, which `streamctl report` draws; and the query's
- * gauges in Spark's metrics system ([[QueryMetrics]]), removed when it terminates.
+ * entry in the source's bounded progress history, which `streamctl report` draws (and with option
+ * commitOffsets the batch's positions for the consumer group), both kept off this thread by the
+ * source's [[streamctl.ops.ProgressRecorder]]; and the query's gauges in Spark's metrics system
+ * ([[QueryMetrics]]), removed when it terminates. Spark delivers every query's events on one thread
+ * and drops some when they queue up, so nothing here waits for a store or a broker.
  */
 class StreamctlQueryListener extends StreamingQueryListener {
   private val log = LoggerFactory.getLogger(StreamctlQueryListener.BatchLogger)
@@ -66,18 +69,11 @@ class StreamctlQueryListener extends StreamingQueryListener {
         exported += ((s"$description#$i", summarized, s.metrics.asScala.toMap))
         summarized.foreach { summary =>
           log.info(s"query ${Option(p.name).getOrElse(p.id)} ${s.description} ${summary.line}")
-          recorders.lift(i).foreach { record =>
-            // The history is a picture for people; a failure to keep it must not fail the query.
-            try record(summary)
-            catch {
-              case NonFatal(e) =>
-                log.warn(s"Could not keep the progress history of ${s.description}: $e")
-            }
-          }
+          recorders.lift(i).foreach(_(summary))
         }
       }
     }
-    // Like the history, a picture for people: a failure to export it must not fail the query.
+    // A picture for people: a failure to export it must not fail the query.
     try QueryMetrics.update(p.id.toString, Option(p.name), exported.result())
     catch { case NonFatal(e) => log.warn(s"Could not export the metrics of query ${p.id}: $e") }
     EndOfStreamStopper.onProgress(p, find)

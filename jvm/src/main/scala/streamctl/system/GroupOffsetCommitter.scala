@@ -22,9 +22,11 @@ import streamctl.StreamctlException
  * the next offset to read (in real-time mode, `reported` also between batch ends): the batch's end,
  * which is past any transaction marker and control message, so a query that caught up shows 0
  * behind. The commit goes out on a thread of its own, latest positions first (an older set still
- * waiting is dropped), so a slow broker never holds up a batch. A failure (no ACL for the group, a
- * group with live members) is one WARN naming the group and the reason per episode: commits keep
- * failing without another until one succeeds (an INFO says so), and the next batch commits again.
+ * waiting is dropped), so a slow broker never holds up a batch. After [[close]] (the last batch's
+ * report comes after its source stopped) `committed` sends on the caller's thread, with a client of
+ * its own: call it from one that nothing else waits for. A failure (no ACL for the group, a group
+ * with live members) is one WARN naming the group and the reason per episode: commits keep failing
+ * without another until one succeeds (an INFO says so), and the next batch commits again.
  *
  * {{{
  * val committer = new GroupOffsetCommitter(params, "orders-etl", "query 'etl'")
