@@ -20,8 +20,9 @@ is reported beside it, and so is the work itself, as CPU time per batch after th
 
 - of the Spark JVM (local mode: driver and executors) and of the broker, from ``/proc``;
 - of the Spark JVM's threads that do the monitoring work (``ThreadMXBean``): the listener bus
-  thread of streaming listeners (``spark-listener-group-streams``: the metrics source's gauges, and
-  in every variant the progress history), streamctl's background requests
+  thread of streaming listeners (``spark-listener-group-streams``: the metrics source's gauges and
+  the batch summaries), the sources' progress recorders (``streamctl-progress-``: in every variant
+  the progress history, and with commitOffsets the group's commits), streamctl's background requests
   (``streamctl-admin-requests``: seconds behind's newest-time request) and the Kafka admin
   client's network threads (their answers; also the heads every variant asks).
 
@@ -41,7 +42,7 @@ from typing import Any
 from pyspark.sql import SparkSession
 
 from bench.common import cpu_seconds
-from bench.scale import SCALE_SETTINGS, small_batches
+from bench.scale import PROGRESS_THREAD, SCALE_SETTINGS, small_batches
 from streamctl_testing import kafka
 from streamctl_testing._jvm import jvm
 
@@ -51,6 +52,7 @@ HEADER = ("variant", "runs", "batch ms (median)", "min-max over runs", "batches 
 # The Spark JVM's threads whose CPU time is reported apart (by name prefix).
 THREADS = {
     "listener": "spark-listener-group-streams",
+    "progress recorder": PROGRESS_THREAD,
     "background requests": "streamctl-admin-requests",
     "admin client": "kafka-admin-client-thread",
 }

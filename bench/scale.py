@@ -133,6 +133,8 @@ WARM_UP_PARTITIONS = 1024
 WARM_UP_BATCHES = 5
 WARM_UP_RECORDS = 2 * WARM_UP_BATCHES
 STREAMCTL, BUILTIN = "streamctl", "built-in"
+# The name prefix of the threads that keep a source's progress history (ops.ProgressRecorder).
+PROGRESS_THREAD = "streamctl-progress-"
 # streamctl with every partition in one task (grouper=single), so in one Spark input partition.
 SINGLE_TASK = "streamctl, grouper=single"
 # Sizes up to which streamctl also runs as SINGLE_TASK (tuned) and the floor also with one input
@@ -174,7 +176,8 @@ class _CheckpointBytes:
     slower at 128 partitions (A/B runs on 2026-12-02), the built-in's and the floor's as well."""
 
     def __init__(self, spark: SparkSession) -> None:
-        self.jvm_listener = jvm(spark).streamctl.testing.CheckpointBytes()
+        self.jvm = jvm(spark)
+        self.jvm_listener = self.jvm.streamctl.testing.CheckpointBytes()
 
     def watch(self, root: Path) -> None:
         self.jvm_listener.watch(str(root))
@@ -196,6 +199,16 @@ class _CheckpointBytes:
             if time.monotonic() > deadline:
                 ended = [q for q in query_ids if not self.jvm_listener.hasEnded(q)]
                 raise RuntimeError(f"no end of queries {ended} in {timeout_s:g} s")
+            time.sleep(0.05)
+        # The sources' progress recorders keep the last batches' history on threads of their own
+        # after the end; their threads end once it is kept (ops.ProgressRecorder).
+        while any(
+            t.getName().startswith(PROGRESS_THREAD) for t in self.jvm.java.lang.Thread.getAllStackTraces().keySet()
+        ):
+            if time.monotonic() > deadline:
+                raise RuntimeError(
+                    f"the progress history of queries {query_ids} still being kept after {timeout_s:g} s"
+                )
             time.sleep(0.05)
 
 
@@ -412,8 +425,8 @@ def _two_queries(
             k: _median([float(m.get(k, "nan")) for m in metrics]) for k in ("consumersCreated", "consumersReused")
         }
     print(f"    two streamctl queries side by side, consumers created / reused per batch: {out}", flush=True)
-    # Their progress history is written on Spark's listener thread, which may still be some batches
-    # behind: the checkpoints go once it is done (on a slow machine it was writing as they went).
+    # Their progress history may still be some batches behind: the checkpoints go once it is kept
+    # (on a slow machine it was writing as they went).
     listener.wait_terminated([str(q.id) for q in queries])
     return out
 
