@@ -221,6 +221,10 @@ def test_errors_name_the_problem(spark, servers, make_stream, tmp_path):
     plan.write_text(f"topic,partition,offset\n{wide},0,0\n")
     done = cli("startpoints", "reset", *where, "--from-file", str(plan), "--topic", stream)
     assert done.returncode == 2 and "--from-file names its partitions itself" in done.stderr, done.stderr
+    # A checkpoint no query has run with (a typo, or a query yet to start) still takes startpoints,
+    # and the answer says so.
+    done = cli("startpoints", "reset", *where, "--topic", stream, "--to-earliest", "--execute")
+    assert done.returncode == 0 and f"No query has run with checkpoint {cp} yet" in done.stdout, done.stdout
 
 
 def test_one_info_line_per_batch_and_no_kafka_chatter(spark, servers, make_stream, tmp_path):

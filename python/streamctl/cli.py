@@ -412,6 +412,11 @@ def _startpoints(args: argparse.Namespace) -> int:
             w.writerow(["topic", "partition", "offset"])
             w.writerows([r["topic"], r["partition"], r["target"]] for r in rows)
         print(f"Plan exported to {args.export}.")
+    if args.checkpoint and not plan["queryRan"]:
+        print(
+            f"No query has run with checkpoint {args.checkpoint} yet: the first one started with it applies "
+            "these startpoints. If you meant a query that has run, check the path."
+        )
     if plan["executed"]:
         print(f"Written to {plan['location']}; the query applies them when it next starts.")
     else:

@@ -164,6 +164,9 @@ object ResetPlan {
     val root = Json.obj()
     root.put("location", location)
     root.put("executed", executed)
+    // A mistyped --checkpoint still takes startpoints (they wait for a query to first start with
+    // it), so the answer says whether a query has run there.
+    root.put("queryRan", checkpoint.isDefined)
     checkpoint.flatMap(_.resumesAfter).fold(root.putNull("currentBatch")) { b =>
       root.putObject("currentBatch").put("batchId", b.batchId).put(
         "committed",
