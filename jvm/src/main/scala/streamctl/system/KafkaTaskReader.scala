@@ -1,4 +1,5 @@
-package streamctl.system
+package streamctl
+package system
 
 import scala.jdk.CollectionConverters._
 import scala.util.control.NonFatal

@@ -46,17 +46,25 @@ class GroupOffsetCommitterTest {
     seen == alive
   }
 
-  @Test def closingOnAnInterruptedThreadStillClosesTheAdminClientAndKeepsTheInterrupt(): Unit = {
-    // Nothing listens there: the commit times out after the short API wait, with the client open.
-    val clientId = s"committer-close-${System.nanoTime}"
+  /**
+   * A committer whose first commit is under way to a broker that does not answer (nothing listens
+   * there: the commit waits out `apiTimeoutMs` with its admin client open), and that client's id.
+   */
+  private def commitUnderWay(name: String, apiTimeoutMs: Int): (GroupOffsetCommitter, String) = {
+    val clientId = s"committer-$name-${System.nanoTime}"
     val params = KafkaParams(Map(
       "bootstrap.servers" -> "127.0.0.1:1",
       "client.id" -> clientId,
-      "default.api.timeout.ms" -> "300"
+      "default.api.timeout.ms" -> apiTimeoutMs.toString
     ))
     val committer = new GroupOffsetCommitter(params, "monitoring", "the test query")
     committer.committed(Map(p0 -> 1L))
     assertTrue(threadSeen(clientId, alive = true), "the commit opened no admin client")
+    (committer, clientId)
+  }
+
+  @Test def closingOnAnInterruptedThreadStillClosesTheAdminClientAndKeepsTheInterrupt(): Unit = {
+    val (committer, clientId) = commitUnderWay("close", apiTimeoutMs = 300)
     Thread.currentThread().interrupt() // Spark stopping the query thread
     val thrown =
       try { committer.close(); None }
@@ -68,23 +76,14 @@ class GroupOffsetCommitterTest {
   }
 
   @Test def closingDoesNotWaitForACommitTheBrokerDoesNotAnswer(): Unit = {
-    // Nothing listens there: the commit waits out the API timeout, with the client open.
-    val clientId = s"committer-slow-${System.nanoTime}"
-    val params = KafkaParams(Map(
-      "bootstrap.servers" -> "127.0.0.1:1",
-      "client.id" -> clientId,
-      "default.api.timeout.ms" -> "4000"
-    ))
-    val committer = new GroupOffsetCommitter(params, "monitoring", "the test query")
-    committer.committed(Map(p0 -> 1L))
-    assertTrue(threadSeen(clientId, alive = true), "the commit opened no admin client")
+    val (committer, clientId) = commitUnderWay("slow", apiTimeoutMs = 4000)
     Thread.currentThread().interrupt() // skips close's own bounded wait: only the commit could hold it
     val started = System.nanoTime()
     try committer.close()
     finally Thread.interrupted()
     val tookMs = (System.nanoTime() - started) / 1000000
     assertTrue(tookMs < 2000, s"close waited $tookMs ms for the commit under way")
-    // The commit under way closes the client once the broker's silence timed it out.
+    // The commit closes the client itself once the broker's silence timed it out.
     assertTrue(threadSeen(clientId, alive = false), "the admin client was left open")
   }
 }
