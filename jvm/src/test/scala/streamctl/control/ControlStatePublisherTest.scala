@@ -8,6 +8,7 @@ import scala.collection.mutable
 import org.junit.jupiter.api.Assertions._
 import org.junit.jupiter.api.Test
 
+import streamctl.Eventually.eventually
 import streamctl.metadata.{InMemoryMetadataStore, StoreLayout}
 import streamctl.system.{SSP, TaskName}
 
@@ -21,14 +22,6 @@ class ControlStatePublisherTest {
 
   private def recorded(seq: Long): Option[Long] =
     results.load(seq).headOption.flatMap(_._2.get(mid)).flatMap(_.watermark)
-
-  private def eventually(what: String)(condition: => Boolean): Unit = {
-    val deadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(60)
-    while (!condition) {
-      assertTrue(System.nanoTime() < deadline, what)
-      Thread.sleep(5)
-    }
-  }
 
   /**
    * Whether a writer thread has finished its work: waiting in its pool for the next, or gone (idle
@@ -63,7 +56,7 @@ class ControlStatePublisherTest {
     p.publish(1, watermark(30), () => events.synchronized(events += "flush 30"))
     assertEquals(None, recorded(1), "nothing is written before its flush returned")
     release.countDown()
-    eventually("the newest states are written")(recorded(1).contains(30L))
+    eventually("the newest states are written", seconds = 60)(recorded(1).contains(30L))
     assertEquals(
       Seq("flush 10", "flush 30"),
       events.synchronized(events.toSeq),
@@ -98,10 +91,10 @@ class ControlStatePublisherTest {
     p.publish(2, watermark(30), () => ())
     p.close()
     release.countDown()
-    eventually("the running write completes")(recorded(2).exists(_ >= 20L))
+    eventually("the running write completes", seconds = 60)(recorded(2).exists(_ >= 20L))
     /* The thread that wrote 20 would write 30 next, were it kept; back in its pool, it has taken
      * nothing more. */
-    eventually("the writer went back to its pool")(backInPool(writer.get))
+    eventually("the writer went back to its pool", seconds = 60)(backInPool(writer.get))
     assertEquals(
       Some(20L),
       recorded(2),

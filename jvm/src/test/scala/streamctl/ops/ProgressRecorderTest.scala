@@ -7,6 +7,7 @@ import scala.jdk.CollectionConverters._
 import org.junit.jupiter.api.Assertions._
 import org.junit.jupiter.api.Test
 
+import streamctl.Eventually.{eventually, threadAlive}
 import streamctl.metadata.{InMemoryMetadataStore, StoreLayout}
 import streamctl.system.SSP
 
@@ -40,15 +41,6 @@ class ProgressRecorderTest {
     }
   }
 
-  private def eventually(what: String)(done: => Boolean): Unit = {
-    val deadline = System.nanoTime() + 10000000000L
-    while (!done && System.nanoTime() < deadline) Thread.sleep(10)
-    assertTrue(done, s"not in 10 s: $what")
-  }
-
-  private def threadRuns(name: String): Boolean =
-    Thread.getAllStackTraces.keySet.asScala.exists(t => t.isAlive && t.getName == name)
-
   private def keys(batches: Seq[Long]) = batches.map(source.progressKey)
 
   @Test def aStoreThatBlocksHoldsUpNeitherTheCallerNorTheOrder(): Unit = {
@@ -80,12 +72,12 @@ class ProgressRecorderTest {
     recorder.close()
     gate.countDown()
     eventually("the queued entries kept and the thread ended")(
-      store.written.size == 2 && !threadRuns(thread)
+      store.written.size == 2 && !threadAlive(_ == thread)
     )
     // The last batch's report comes after its source stopped.
     recorder.record(summary(3))
     eventually("the late entry kept and its thread ended")(
-      store.written.size == 3 && !threadRuns(thread)
+      store.written.size == 3 && !threadAlive(_ == thread)
     )
     assertEquals(keys(1L to 3L), store.written.asScala.toSeq)
   }

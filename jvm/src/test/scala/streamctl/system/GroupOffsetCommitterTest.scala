@@ -1,9 +1,9 @@
 package streamctl.system
 
-import scala.jdk.CollectionConverters._
-
 import org.junit.jupiter.api.Assertions._
 import org.junit.jupiter.api.Test
+
+import streamctl.Eventually.{eventually, threadAlive}
 
 class GroupOffsetCommitterTest {
   private val p0 = SSP.kafka("orders", 0)
@@ -37,15 +37,6 @@ class GroupOffsetCommitterTest {
     assertTrue(further.call > sent.batchEnded(end).call)
   }
 
-  /** Whether a thread whose name contains `part` runs, waiting up to 10 s for it to be `alive`. */
-  private def threadSeen(part: String, alive: Boolean): Boolean = {
-    def seen =
-      Thread.getAllStackTraces.keySet.asScala.exists(t => t.isAlive && t.getName.contains(part))
-    val deadline = System.nanoTime() + 10000000000L
-    while (seen != alive && System.nanoTime() < deadline) Thread.sleep(20)
-    seen == alive
-  }
-
   /**
    * A committer whose first commit is under way to a broker that does not answer (nothing listens
    * there: the commit waits out `apiTimeoutMs` with its admin client open), and that client's id.
@@ -59,7 +50,7 @@ class GroupOffsetCommitterTest {
     ))
     val committer = new GroupOffsetCommitter(params, "monitoring", "the test query")
     committer.committed(Map(p0 -> 1L))
-    assertTrue(threadSeen(clientId, alive = true), "the commit opened no admin client")
+    eventually("the commit opened an admin client")(threadAlive(_.contains(clientId)))
     (committer, clientId)
   }
 
@@ -72,7 +63,7 @@ class GroupOffsetCommitterTest {
     val interrupted = Thread.interrupted() // cleared here, for the tests after this one
     assertEquals(None, thrown, "close threw, skipping the admin client")
     assertTrue(interrupted, "the interrupt must stay set for the caller")
-    assertTrue(threadSeen(clientId, alive = false), "the admin client was left open")
+    eventually("the admin client closed")(!threadAlive(_.contains(clientId)))
   }
 
   @Test def closingDoesNotWaitForACommitTheBrokerDoesNotAnswer(): Unit = {
@@ -84,6 +75,6 @@ class GroupOffsetCommitterTest {
     val tookMs = (System.nanoTime() - started) / 1000000
     assertTrue(tookMs < 2000, s"close waited $tookMs ms for the commit under way")
     // The commit closes the client itself once the broker's silence timed it out.
-    assertTrue(threadSeen(clientId, alive = false), "the admin client was left open")
+    eventually("the admin client closed")(!threadAlive(_.contains(clientId)))
   }
 }
