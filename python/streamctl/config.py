@@ -105,9 +105,10 @@ def configure_spark(builder: _Builder, *, kafka_clients: bool | None = None) -> 
     themselves). Nothing else: the first streamctl source or sink of a session registers
     streamctl's query listener (``LISTENER_CLASS``) itself. ``kafka_clients``: whether to
     add the kafka-clients jar too; by default it is added unless the builder's ``spark.jars.packages``
-    names ``spark-sql-kafka-0-10`` or ``kafka-clients``, or its ``spark.jars`` holds a
-    kafka-clients jar. Pass ``False`` when the session gets kafka-clients some other way (e.g.
-    ``spark-defaults.conf``, which the builder cannot see).
+    names ``spark-sql-kafka-0-10`` or ``kafka-clients``, or ``spark.jars`` (the builder's, or the
+    one kept from outside it, above) holds a kafka-clients jar. Pass ``False`` when the session gets
+    kafka-clients some other way (e.g. ``spark.jars.packages`` in ``spark-defaults.conf``, which is
+    not read here).
 
     For a Spark Connect client (``builder.remote("sc://...")``) the jars must already be on the
     server (see the README, "Running on a cluster"); only the catalog is set. streamctl has no
