@@ -219,10 +219,10 @@ object KafkaTools {
       s"streamctl-testing-${java.util.UUID.randomUUID()}"
     )
     val p = new KafkaProducer[Array[Byte], Array[Byte]](settings)
+    val sent = new SendCheck
     try {
       p.initTransactions()
       p.beginTransaction()
-      val sent = new SendCheck
       values.forEach { v =>
         p.send(
           new ProducerRecord[Array[Byte], Array[Byte]](stream, Integer.valueOf(partition), null, v),
@@ -233,6 +233,20 @@ object KafkaTools {
       sent.check(servers, stream, values.size().toLong)
       if (commit) p.commitTransaction() else p.abortTransaction()
     } finally p.close()
+    // The coordinator writes the transaction's marker to the partition only after commit or abort
+    // returned: callers count on the partition ending with it.
+    if (!values.isEmpty) awaitEnd(servers, SSP.kafka(stream, partition), sent.highestOffset + 2)
+  }
+
+  /* Until `ssp`'s next offset is `end` or later. */
+  private def awaitEnd(servers: String, ssp: SSP, end: Long): Unit = withAdmin(servers) { a =>
+    val deadline = System.nanoTime() + MILLISECONDS.toNanos(TimeoutMs)
+    while (a.upcomingOffsets(Set(ssp))(ssp) < end) {
+      if (System.nanoTime() > deadline) throw StreamctlException(
+        s"Kafka at $servers: $ssp did not reach offset $end (its transaction's marker) in $TimeoutMs ms"
+      )
+      Thread.sleep(10)
+    }
   }
 
   /** Writes one plain record carrying headers. */
@@ -419,10 +433,15 @@ object KafkaTools {
    */
   private final class SendCheck extends Callback {
     private val failed = new AtomicLong
+    private val highest = new AtomicLong(-1L)
     @volatile private var first: Exception = _
 
     override def onCompletion(m: RecordMetadata, e: Exception): Unit =
-      if (e != null && failed.getAndIncrement() == 0) first = e
+      if (e != null) { if (failed.getAndIncrement() == 0) first = e }
+      else highest.accumulateAndGet(m.offset(), math.max(_, _))
+
+    /** The highest offset a record was written at; -1 before any. */
+    def highestOffset: Long = highest.get
 
     def check(servers: String, stream: String, of: Long): Unit =
       if (failed.get > 0) throw StreamctlException(
