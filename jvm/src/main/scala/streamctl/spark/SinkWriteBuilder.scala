@@ -105,7 +105,7 @@ final case class SinkWrite(options: SinkOptions, layout: RowLayout) {
 
   /**
    * A transactional streaming write's ids, derived from the query's id (kept in its checkpoint: a
-   * restarted query fences its previous run's writers), checked once per query against the query's
+   * restarted query fences its previous run's writers), checked once per run against the query's
    * trigger and the broker. None for an at-least-once write: option `transactional=false`, a plain
    * sink without it, or an intermediate stream of a real-time query without it.
    */
@@ -116,11 +116,18 @@ final case class SinkWrite(options: SinkOptions, layout: RowLayout) {
       val queryId = QueryLookup.currentQueryId.getOrElse(throw new IllegalStateException(
         "A streaming write outside a query's thread: Spark sets the query id there"
       ))
-      val trigger = QueryLookup.find(queryId).flatMap(SparkQueries.trigger)
+      val query = QueryLookup.find(queryId)
+      val trigger = query.flatMap(SparkQueries.trigger)
       Option.when(options.transactional(realTime =
         trigger.exists(_.isInstanceOf[QueryTrigger.RealTime])
       )) {
-        if (SinkWrite.checked.add(s"${queryId}\u0001transactions")) checkTransactions(trigger)
+        /* Once per run, not per query: a restart from the same checkpoint keeps the query id but
+         * may change the trigger or the timeout, and a refused run must be refused again. */
+        val run = s"$queryId\u0001${query.fold("")(_.runId.toString)}\u0001transactions"
+        if (!SinkWrite.checked.contains(run)) {
+          checkTransactions(trigger)
+          SinkWrite.checked.add(run)
+        }
         TransactionalIds(options.transactionalIdPrefix, queryId, sinkName)
       }
     }
@@ -220,8 +227,8 @@ final case class SinkWrite(options: SinkOptions, layout: RowLayout) {
 }
 
 object SinkWrite {
-  // (Kafka settings, topic) of the sink topics this driver found writable, and the transactional
-  // queries whose settings it checked.
+  // (Kafka settings, topic) of the sink topics this driver found writable, and the runs of
+  // transactional queries whose settings passed the check.
   private val checked = java.util.concurrent.ConcurrentHashMap.newKeySet[String]()
 
   def prepare(raw: Map[String, String], schema: StructType): SinkWrite = {

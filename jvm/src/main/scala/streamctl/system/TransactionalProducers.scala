@@ -154,14 +154,23 @@ object TransactionalProducers {
     /**
      * Ends the open transaction without its records; a producer that cannot (fenced, closed) leaves
      * it to the next `initTransactions`.
+     *
+     * A Spark task attempt killed as its query stops aborts on an interrupted thread, where every
+     * wait of the producer's throws at once: the abort would never leave, and `read_committed`
+     * readers of the stream would stop at the open transaction until the broker ends it
+     * (`transaction.timeout.ms`). The interrupt is set aside while aborting, and kept for the
+     * caller.
      */
     def abortQuietly(): Unit = if (open) {
       open = false
-      // Not while the marker is on its way: the producer refuses to abort during its request.
-      try marked()
-      catch { case _: Exception => () }
-      try { producer.abortTransaction(); ended = true }
-      catch { case _: Exception => () }
+      val interrupted = Thread.interrupted()
+      try {
+        // Not while the marker is on its way: the producer refuses to abort during its request.
+        try marked()
+        catch { case _: Exception => () }
+        try { producer.abortTransaction(); ended = true }
+        catch { case _: Exception => () }
+      } finally if (interrupted) Thread.currentThread().interrupt()
     }
 
     private def guard[T](what: String)(f: => T): T =
