@@ -11,7 +11,7 @@ from pyspark.sql.streaming import StreamingQueryListener
 from streamctl import Startpoint, StartpointManager, StreamctlException, options
 from streamctl_testing import kafka
 
-from conftest import driver_log
+from conftest import driver_log, wait_for
 
 
 def _committing(spark, servers: str, stream: str, group: str, budget: int):
@@ -196,3 +196,43 @@ def test_a_group_with_a_live_member_is_one_warn_per_episode_and_the_query_goes_o
         finally:
             q.stop()
             member.close()
+
+
+def _progress_recorders(spark) -> list[str]:
+    """The JVM's threads that keep sources' progress reports (and commit them to the group)."""
+    threads = spark._jvm.java.lang.Thread.getAllStackTraces().keySet().toArray()  # noqa: SLF001
+    return [n for n in (t.getName() for t in threads) if n.startswith("streamctl-progress-")]
+
+
+def test_with_asynchronous_progress_tracking_the_group_is_never_ahead_of_where_a_restart_resumes(
+    spark, servers, make_stream, tmp_path
+):
+    """Spark's asynchronous progress tracking writes a batch to the checkpoint once per
+    ``asyncProgressTrackingCheckpointIntervalMs`` and reports every batch before it is written: the
+    group follows what Spark commits of the source (a batch a restart will not read again), never
+    the reports."""
+    stream = make_stream()
+    group = f"monitor-{stream}"
+    checkpoint = str(tmp_path / "cp")
+    q = (
+        _committing(spark, servers, stream, group, 4)
+        .writeStream.format("noop")
+        .option("checkpointLocation", checkpoint)
+        .option("asyncProgressTrackingEnabled", "true")
+        .option("asyncProgressTrackingCheckpointIntervalMs", "600000")  # no batch after the first is logged
+        .trigger(processingTime="100 milliseconds")
+        .start()
+    )
+    try:
+        for read in (4, 8, 12):
+            kafka.produce(spark, servers, stream, [b"r"] * 4)
+            wait_for(f"{read} records read", lambda r=read: sum(p["numInputRows"] for p in q.recentProgress) >= r, q)
+    finally:
+        q.stop()
+    # The run's last reports are kept (and, before the fix, committed) after it stopped.
+    wait_for("the run's progress recorders ended", lambda: not _progress_recorders(spark))
+    shown = {p: current for p, (current, _, _) in kafka.consumer_group_lag(servers, group).items()}
+    # Where a restart resumes: a run of the same query, logging in line, reads what was not logged.
+    resumes_at = 12 - _run(spark, servers, stream, f"{group}-after", checkpoint)
+    assert resumes_at < 12, "the interval left batches unlogged"
+    assert all(offset <= resumes_at for offset in shown.values()), (shown, resumes_at)

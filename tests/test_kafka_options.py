@@ -220,6 +220,43 @@ def test_min_offsets_per_trigger_waits_for_enough_records(spark, servers, make_s
             q.stop()
 
 
+def test_min_offsets_per_trigger_holds_back_neither_a_runs_first_batch_nor_trigger_once(
+    spark, servers, make_stream, tmp_path
+):
+    """As Spark's source: the delay counts from a run's first trigger, which reads what is there,
+    and Trigger.Once reads everything there is."""
+    s = make_stream()
+    batches: list[int] = []
+
+    def run(**trigger):
+        return (
+            spark.readStream.format("streamctl")
+            .option("kafka.bootstrap.servers", servers)
+            .option("subscribe", s)
+            .option("startingOffsets", "earliest")
+            .option("minOffsetsPerTrigger", "10")
+            .option("maxTriggerDelay", "1h")
+            .load()
+            .writeStream.foreachBatch(lambda b, _i: batches.append(b.count()))
+            .option("checkpointLocation", str(tmp_path / "cp"))
+            .trigger(**trigger)
+            .start()
+        )
+
+    kafka.produce(spark, servers, s, [b"x"] * 4)
+    q = run(once=True)
+    assert q.awaitTermination(120)
+    assert q.exception() is None
+    assert batches == [4]
+    kafka.produce(spark, servers, s, [b"y"] * 4)
+    q = run(processingTime="200 milliseconds")  # a restart, 4 of 10 records waiting
+    try:
+        wait_for("the restart's first batch", lambda: sum(batches) == 8, q)
+        assert batches == [4, 4]
+    finally:
+        q.stop()
+
+
 def test_refused_spark_options_say_why_and_what_instead(spark, servers, make_stream):
     for option, says in (("minPartitions", "never splits a partition"), ("groupIdPrefix", "'kafka.group.id'")):
         with pytest.raises(Exception, match=f"Option '{option}' .*not supported.*{says}"):

@@ -9,7 +9,7 @@ import streamctl.Json
 import streamctl.control.ControlMetric
 import streamctl.plan.SourcePosition
 import streamctl.startpoint.AppliedStartpoints
-import streamctl.system.SSP
+import streamctl.system.{SSP, TimeLag}
 
 /**
  * What streamctl decided in one batch of one source, from what the query's progress report holds
@@ -118,9 +118,7 @@ object BatchSummary {
         ssp.stream -> math.max(0L, until - from)
       }
     }.groupMapReduce(_._1)(_._2)(_ + _))
-    val lag = end.minPositions.collect {
-      case (ssp, o) if heads.contains(ssp) => ssp -> math.max(0L, heads(ssp) - o)
-    }
+    val lag = TimeLag.recordsBehind(heads, end.minPositions)
     val applied = end.state(AppliedStartpoints.Codec).applied.toSeq.sortBy(_._1._1).map {
       case ((ssp, task), r) =>
         s"$ssp (${task.name}) ${r.startpoint.describe} -> offset ${r.offset}"

@@ -125,7 +125,7 @@ object QueryDescription {
         heads.toOption.flatMap(_.get(r.ssp)) match {
           case Some(end) =>
             n.put("logEnd", end)
-            r.committed.fold(n.putNull("lag"))(c => n.put("lag", math.max(0L, end - c)))
+            r.committed.fold(n.putNull("lag"))(c => n.put("lag", TimeLag.recordsBehind(end, c)))
             r.committed.flatMap(c =>
               TimeLag.secondsBehind(end - c, newest.get(r.ssp), processed(r.source).get(r.ssp))
             ).fold(n.putNull("secondsBehind"))(n.put("secondsBehind", _))

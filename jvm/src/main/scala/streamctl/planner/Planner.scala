@@ -179,7 +179,10 @@ final class Planner(
   @volatile private var newestFailed = false
   // Records (offsets) each stream admitted into the batch last planned for reading.
   @volatile private var lastAdmitted: Map[String, Long] = Map.empty
-  @volatile private var lastBatchMs: Long = clockMs()
+  /* When the last batch was planned, for minOffsetsPerTrigger's maxTriggerDelay; None before the
+   * run's first planning, which never waits (Spark's source counts the delay from its first trigger
+   * too, so a restart with fewer records waiting than the minimum reads them at once). */
+  @volatile private var lastBatchMs: Option[Long] = None
   // When the last planning began, and how long after the one before it.
   @volatile private var lastPlanningMs: Long = clockMs()
   @volatile private var lastCycleMs: Long = 0L
@@ -204,12 +207,19 @@ final class Planner(
    * Plans the batch that begins at `previous` (the previous batch's end, already in the offset log)
    * with the record budget `budget`; returns `previous` itself when there is nothing new (no
    * batch). Beginnings that differ from `previous`'s positions go into the end's `starts`.
+   * `allAvailable` is Spark's `ReadAllAvailable` (`Trigger.Once`): no budget, and no waiting for
+   * `minOffsetsPerTrigger` records.
    */
-  def latestOffset(previous: SourcePosition, budget: Option[Long]): SourcePosition = {
+  def latestOffset(
+      previous: SourcePosition,
+      budget: Option[Long],
+      allAvailable: Boolean = false
+  ): SourcePosition = {
     val planningMs = clockMs()
     lastCycleMs = planningMs - lastPlanningMs
     lastPlanningMs = planningMs
-    if (control.holdsBack(previous) || waitsForMore(previous)) return previous
+    if (control.holdsBack(previous) || (!allAvailable && waitsForMore(previous, planningMs)))
+      return previous
     seedProcessed
     askHeads(previous)
     // Always Some at the first planning of a run, so a run's one-shot steps (startpoints) never
@@ -242,7 +252,7 @@ final class Planner(
       dataLoss.planned(next)
       // A moved beginning (a startpoint, a gap skipped) leaves the processed time behind.
       if (next.starts.nonEmpty) processedMs --= next.starts.valuesIterator.flatMap(_.keysIterator)
-      lastBatchMs = clockMs()
+      lastBatchMs = Some(clockMs())
       if (secondsBehind) {
         // Only where records stay behind (elsewhere the figure is 0 without asking).
         val behind = next.minPositions.collect {
@@ -287,18 +297,23 @@ final class Planner(
    * `minOffsetsPerTrigger`: fewer records than that are waiting and the last batch is less than
    * `maxTriggerDelay` ago, so no batch yet. Decided before any step runs, so a step with a one-shot
    * effect (startpoints) is never planned into a batch that is then dropped. `Trigger.AvailableNow`
-   * reads what is there without waiting, as Spark's source does.
+   * reads what is there without waiting, as Spark's source does, and so does a run's first
+   * planning.
    */
-  private def waitsForMore(previous: SourcePosition): Boolean = options.minRecordsPerBatch.exists {
-    min =>
-      availableNowTarget.isEmpty && clockMs() - lastBatchMs < options.maxTriggerDelayMs && {
+  private def waitsForMore(previous: SourcePosition, nowMs: Long): Boolean =
+    options.minRecordsPerBatch.exists { min =>
+      val withinDelay = lastBatchMs match {
+        case None => lastBatchMs = Some(nowMs); false // the delay counts from here
+        case Some(last) => nowMs - last < options.maxTriggerDelayMs
+      }
+      availableNowTarget.isEmpty && withinDelay && {
         val positions = previous.minPositions
         val heads = admin.upcomingOffsets(positions.keySet)
         positions.iterator.map { case (ssp, o) =>
           math.max(0L, heads.getOrElse(ssp, o) - o)
         }.sum < min
       }
-  }
+    }
 
   /**
    * The broker's heads as the last planning saw them (query progress shows them as `latestOffset`).
@@ -403,10 +418,13 @@ final class Planner(
     val start = begun.end
     dataLoss.planned(start)
     val recorded = start.state(ChooserState.Codec)
-    val bootstrap = recorded.bootstrapHeads ++
-      begun.heads.filter { case (s, _) =>
-        options.chooser.isBootstrap(s.stream) && !recorded.bootstrapHeads.contains(s)
-      }
+    /* A recorded head the stream no longer reaches (recreated smaller) is lowered to where it ends
+     * now, as a micro-batch's admission does: else bootstrapping would never end. */
+    val bootstrap = recorded.bootstrapHeads.map { case (s, h) =>
+      s -> begun.heads.get(s).fold(h)(math.min(h, _))
+    } ++ begun.heads.filter { case (s, _) =>
+      options.chooser.isBootstrap(s.stream) && !recorded.bootstrapHeads.contains(s)
+    }
     /* Recorded in the batch's end as a micro-batch's admission records them: the next batch, and a
      * restart, read a bootstrap stream to the same heads, not to wherever its head is by then. */
     val planned =
@@ -478,12 +496,9 @@ final class Planner(
     case None => locality.metrics
     case Some(c) =>
       val loss = dataLoss.metrics(c, reports.skipped)
-      val heads = lastHeads()
-      if (heads.isEmpty) locality.metrics ++ loss
+      val behind = TimeLag.recordsBehind(lastHeads(), c.minPositions)
+      if (behind.isEmpty) locality.metrics ++ loss
       else {
-        val behind = c.minPositions.map { case (ssp, o) =>
-          ssp -> math.max(0L, heads.getOrElse(ssp, o) - o)
-        }
         Map(
           "minOffsetsBehindLatest" -> behind.values.min.toString,
           "maxOffsetsBehindLatest" -> behind.values.max.toString,

@@ -98,6 +98,11 @@ final case class SourceOptions(raw: Map[String, String]) {
   val maxRecordsPerBatch: Option[Long] = options.get(MaxOffsetsPerTrigger)
   val minRecordsPerBatch: Option[Long] = options.get(MinOffsetsPerTrigger)
   val maxTriggerDelayMs: Long = options(MaxTriggerDelay)
+  for (min <- minRecordsPerBatch; max <- maxRecordsPerBatch if min > max)
+    throw StreamctlException(
+      s"Option '${options.nameOf(MinOffsetsPerTrigger)}' ($min) is higher than option " +
+        s"'${options.nameOf(MaxOffsetsPerTrigger)}' ($max): a batch would wait for more records than it may read"
+    )
 
   /**
    * Real-time mode reads open-ended: a record budget per batch cannot apply, and ignoring it

@@ -73,7 +73,8 @@ class StreamctlMicroBatchStream(
     else Some(ControlAccumulator.register(sc, planner.controlResults))
   // Option commitOffsets: the batch's positions go to the group once it committed (its progress
   // report comes after its commit), for monitoring only. Spark tells a source of a commit only when
-  // it plans the next batch, so the last batch of a run would never be committed there.
+  // it plans the next batch, so the last batch of a run would never be committed there. A query
+  // that logs in the background is the exception (groupFromSparkCommits).
   private val groupOffsets =
     options.commitOffsetsTo.map(new GroupOffsetCommitter(
       options.kafka,
@@ -86,8 +87,22 @@ class StreamctlMicroBatchStream(
     toString,
     () => MetadataStore.open(storePath, hadoopConf),
     keys,
-    positions => groupOffsets.foreach(_.committed(positions))
+    positions => if (!groupFromSparkCommits) groupOffsets.foreach(_.committed(positions))
   )
+  /* Option commitOffsets on a query that logs in the background (Spark's asynchronous progress
+   * tracking): its progress report comes before the batch is logged, and most batches are never
+   * written to the checkpoint, so a restart resumes before them. Spark commits a source there
+   * (commit(end)) once a later batch is in the checkpoint's offset log: where a restart resumes.
+   * Read on the query's thread at its first planning, before any report. */
+  @volatile private var groupFromSparkCommits = false
+  private var engineRead = false
+
+  private def readEngineOnce(): Unit = if (!engineRead) {
+    engineRead = true
+    if (groupOffsets.isDefined)
+      groupFromSparkCommits =
+        QueryLookup.current.flatMap(SparkQueries.logsInBackground).contains(true)
+  }
   control.foreach(_.addProgressRecorder(toString, progress.record))
 
   /* Real-time mode with commitOffsets: the readers' positions between batch ends, from Spark's
@@ -119,8 +134,17 @@ class StreamctlMicroBatchStream(
         Map.empty
     }
 
-  override def getDefaultReadLimit: ReadLimit =
-    options.maxRecordsPerBatch.map(n => ReadLimit.maxRows(n)).getOrElse(ReadLimit.allAvailable())
+  /* Spark's own source's shapes, so that a limit of ReadAllAvailable in latestOffset means what it
+   * means there: Trigger.Once, which waits for no minimum. */
+  override def getDefaultReadLimit: ReadLimit = {
+    val min = options.minRecordsPerBatch.map(n => ReadLimit.minRows(n, options.maxTriggerDelayMs))
+    val max = options.maxRecordsPerBatch.map(n => ReadLimit.maxRows(n))
+    (min ++ max).toSeq match {
+      case Seq() => ReadLimit.allAvailable()
+      case Seq(one) => one
+      case both => ReadLimit.compositeLimit(both.toArray)
+    }
+  }
 
   override def latestOffset(): Offset =
     throw new UnsupportedOperationException(
@@ -130,13 +154,17 @@ class StreamctlMicroBatchStream(
   override def latestOffset(start: Offset, limit: ReadLimit): Offset = {
     /* Real-time mode ignores the answer: a batch always runs, planned in
      * planInputPartitions(start). */
+    readEngineOnce()
     if (realTime) return start
     val previous = position(start)
-    val budget = limit match {
-      case m: ReadMaxRows => Some(m.maxRows())
-      case _ => None
+    val limits = limit match {
+      case c: CompositeReadLimit => c.getReadLimits.toSeq
+      case one => Seq(one)
     }
-    val next = planner.latestOffset(previous, budget)
+    val allAvailable = limits.exists(_.isInstanceOf[ReadAllAvailable])
+    val budget =
+      if (allAvailable) None else limits.collectFirst { case m: ReadMaxRows => m.maxRows() }
+    val next = planner.latestOffset(previous, budget, allAvailable)
     if (next eq previous) start else recentOffsets.made(next)
   }
 
@@ -159,6 +187,7 @@ class StreamctlMicroBatchStream(
   }
 
   override def planInputPartitions(start: Offset): Array[InputPartition] = synchronized {
+    readEngineOnce()
     val from = position(start)
     val batch = realTimeBatch.filter(_.previous == from).getOrElse {
       val b = planner.beginRealTime(from)
@@ -201,7 +230,11 @@ class StreamctlMicroBatchStream(
 
   override def deserializeOffset(json: String): Offset = recentOffsets.read(json)
 
-  override def commit(end: Offset): Unit = planner.commit(position(end))
+  override def commit(end: Offset): Unit = {
+    val committed = position(end)
+    planner.commit(committed)
+    if (groupFromSparkCommits) groupOffsets.foreach(_.committed(committed.minPositions))
+  }
 
   override def metrics(latestConsumedOffset: java.util.Optional[Offset])
       : java.util.Map[String, String] =

@@ -646,6 +646,15 @@ class PlannerTest {
       planner("orders,backfill", "stream.backfill.bootstrap" -> "true").beginRealTime(bootEnd).reads
         .flatMap(_.bootstrapHeads).toMap
     )
+    // A head the stream no longer reaches (recreated with fewer records) is lowered to its end.
+    val stale = bootEnd.withState(_.updated(
+      ChooserState.Codec,
+      ChooserState(Map(backfill(0) -> 50L), None)
+    ))
+    assertEquals(
+      Map(backfill(0) -> 8L),
+      boot.beginRealTime(stale).reads.flatMap(_.bootstrapHeads).toMap
+    )
   }
 
   @Test def aRealTimeRunRemovesADeadRunsControlResultsOnceNotAtEveryBoundary(): Unit = {
@@ -726,5 +735,32 @@ class PlannerTest {
       TaskRead.readBySeveral(Seq(read(p0, orders(0), rates), read(p1, orders(1), rates)))
     )
     assertEquals(Set.empty, TaskRead.readBySeveral(Seq(read(p0, orders(0)), read(p1, orders(1)))))
+  }
+
+  @Test def minOffsetsPerTriggerWaitsButNeverAtARunsFirstPlanning(): Unit = {
+    write(orders(0), 4)
+    val options = Seq("minOffsetsPerTrigger" -> "10", "maxTriggerDelay" -> "1h")
+    val first = planner("orders", options: _*)
+    val start = first.initialPosition()
+    // As Spark's source: the delay counts from a run's first trigger, which reads what is there.
+    val (end, _) = batch(first, start)
+    assertEquals(Map(orders(0) -> 4L), end.minPositions)
+    write(orders(0), 4)
+    assertSame(end, first.latestOffset(end, None), "4 of 10 records, the delay not passed")
+    clock += 3600 * 1000L
+    assertEquals(Map(orders(0) -> 8L), first.latestOffset(end, None).minPositions)
+    // A restart (a new source, a new planner) does not wait for the minimum either.
+    val restarted = planner("orders", options: _*)
+    assertEquals(Map(orders(0) -> 8L), restarted.latestOffset(end, None).minPositions)
+  }
+
+  @Test def readAllAvailableNeverWaitsForMinOffsetsPerTrigger(): Unit = {
+    write(orders(0), 4)
+    val p = planner("orders", "minOffsetsPerTrigger" -> "10", "maxTriggerDelay" -> "1h")
+    val (end, _) = batch(p, p.initialPosition())
+    write(orders(0), 4)
+    assertSame(end, p.latestOffset(end, None))
+    // Trigger.Once: Spark asks for everything there is.
+    assertEquals(Map(orders(0) -> 8L), p.latestOffset(end, None, allAvailable = true).minPositions)
   }
 }

@@ -137,6 +137,22 @@ class SourceOptionsTest {
     assertTrue(e.getMessage.contains("max.records.per.batch"), e.getMessage)
   }
 
+  @Test def aMinimumAboveTheBudgetIsRefusedNamingBoth(): Unit = {
+    val e = assertThrows(
+      classOf[StreamctlException],
+      () => options("minOffsetsPerTrigger" -> "20", "maxOffsetsPerTrigger" -> "15")
+    )
+    assertEquals(
+      "Option 'minOffsetsPerTrigger' (20) is higher than option 'maxOffsetsPerTrigger' (15): " +
+        "a batch would wait for more records than it may read",
+      e.getMessage
+    )
+    assertEquals(
+      Some(15L),
+      options("minOffsetsPerTrigger" -> "15", "maxOffsetsPerTrigger" -> "15").maxRecordsPerBatch
+    )
+  }
+
   @Test def anUnknownOptionNamesTheNearestKnownOne(): Unit = {
     val e = assertThrows(classOf[StreamctlException], () => options("max.records.per.bach" -> "10"))
     assertTrue(
