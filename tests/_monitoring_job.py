@@ -94,11 +94,12 @@ if __name__ == "__main__":
             else:
                 others.append(started)
         elif command == "union":
-            servers, ended, running, checkpoint, name = args
+            # With "plain", the second source reads a plain stream (no control messages).
+            servers, ended, running, checkpoint, name, *plain = args
             sources = [
                 spark.readStream.format("streamctl")
                 .options(**options.source(servers, [mid], starting_offsets="earliest"))
-                .options(**options.intermediate(mid))
+                .options(**({} if plain and mid == running else options.intermediate(mid)))
                 .load()
                 for mid in (ended, running)
             ]

@@ -314,6 +314,21 @@ def test_a_query_of_two_sources_shows_end_of_stream_and_its_watermark_over_both(
     finally:
         assert driver.ask("stop") == {"stopped": True}
 
+    # A plain stream never ends, so neither does a query that also reads one (nor does it stop).
+    ended, plain = make_stream(suffix="ended"), make_stream(suffix="plain")
+    control.produce_framed(spark, servers, ended, [b"r"])
+    control.send_end_of_stream(spark, servers, ended, "p0", 1)
+    kafka.produce(spark, servers, plain, [b"p"])
+    assert driver.ask("union", servers, ended, plain, str(tmp_path / "plain"), "union_plain", "plain") == {
+        "started": True
+    }
+    try:
+        scraped = _scrape_once_it_has(driver, "union_plain", ("endOfStream", _flat(ended), "0"))
+        assert scraped[("endOfStream", _flat(ended), "0")] == 1
+        assert scraped[("endOfStream",)] == 0, "the plain stream has not ended"
+    finally:
+        assert driver.ask("stop") == {"stopped": True}
+
 
 def test_two_queries_whose_names_flatten_alike_each_keep_their_gauges(servers, make_stream, driver, tmp_path):
     """A gauge's name holds the query's name with its dots as underscores, so queries `a.b` and

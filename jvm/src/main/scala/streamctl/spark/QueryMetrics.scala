@@ -64,12 +64,13 @@ object QueryMetrics {
   /**
    * Sets the gauges of query `queryId` from a progress report: per streamctl source of the query, a
    * key naming it in the query, its batch summary (None when it read nothing: its last one stands)
-   * and its progress metrics.
+   * and its progress metrics; `sources`: how many sources the query has, streamctl's or not.
    */
   def update(
       queryId: String,
       queryName: Option[String],
-      reported: Seq[(String, Option[BatchSummary], Map[String, String])]
+      reported: Seq[(String, Option[BatchSummary], Map[String, String])],
+      sources: Int
   ): Unit = if (reported.exists(_._2.isDefined) && enabled) synchronized {
     registry().foreach { r =>
       val known = latest.getOrElseUpdate(queryId, mutable.LinkedHashMap.empty)
@@ -93,14 +94,13 @@ object QueryMetrics {
       )
       /* The query's figures over every source with intermediate streams, from their metrics (a
        * source that read nothing has no summary, but its metrics): the lowest upstream watermark,
-       * once each has one, and end-of-stream only when every one is there (the stopper's rule), not
-       * whichever source came last. */
+       * once each has one, and end-of-stream only when every one is there and the query has no
+       * other source (the stopper's rule: plain streams never end), not whichever source came last. */
       val controlled = reported.map(_._3).filter(_.contains(ControlMetric.Name))
       if (controlled.nonEmpty) {
-        set(
-          s"$q.endOfStream",
-          if (controlled.forall(_.get("endOfStream").contains("true"))) 1 else 0
-        )
+        val ended =
+          controlled.size == sources && controlled.forall(_.get("endOfStream").contains("true"))
+        set(s"$q.endOfStream", if (ended) 1 else 0)
         val watermarks = controlled.flatMap(_.get("watermark").flatMap(_.toLongOption))
         if (watermarks.size == controlled.size) set(s"$q.upstreamWatermarkMs", watermarks.min)
       }

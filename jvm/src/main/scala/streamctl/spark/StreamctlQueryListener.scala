@@ -74,7 +74,7 @@ class StreamctlQueryListener extends StreamingQueryListener {
       }
     }
     // A picture for people: a failure to export it must not fail the query.
-    try QueryMetrics.update(p.id.toString, Option(p.name), exported.result())
+    try QueryMetrics.update(p.id.toString, Option(p.name), exported.result(), p.sources.length)
     catch { case NonFatal(e) => log.warn(s"Could not export the metrics of query ${p.id}: $e") }
     EndOfStreamStopper.onProgress(p, find)
   }
