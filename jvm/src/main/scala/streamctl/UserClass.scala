@@ -29,12 +29,32 @@ object UserClass {
     def fail(why: String, cause: Throwable = null): Nothing =
       throw StreamctlException(s"Option $option: class '$className' $why", cause)
 
-    val cls = find(className.trim).getOrElse(
-      fail("was not found on the classpath (add its jar with --jars or spark.jars)")
-    )
-    if (!expected.isAssignableFrom(cls)) fail(s"does not implement ${expected.getName}")
+    // A class that is there but cannot be linked (built for a newer Java, a dependency missing)
+    // says so: "not found" would send the user to look for a jar they already added.
+    val cls = find(className.trim) match {
+      case Right(c) => c
+      case Left(Some(e)) => fail(s"could not be loaded: $e", e)
+      case Left(None) =>
+        fail("was not found on the classpath (add its jar with --jars or spark.jars)")
+    }
+    try make(cls, expected, options, fail(_, _))
+    catch {
+      case e: ExceptionInInitializerError =>
+        val cause = Option(e.getCause).getOrElse(e)
+        fail(s"failed in its static initializer: $cause", cause)
+      case e: LinkageError => fail(s"could not be loaded: $e", e)
+    }
+  }
+
+  private def make[T](
+      cls: Class[_],
+      expected: Class[T],
+      options: Map[String, String],
+      fail: (String, Throwable) => Nothing
+  ): T = {
+    if (!expected.isAssignableFrom(cls)) fail(s"does not implement ${expected.getName}", null)
     if (cls.isInterface || java.lang.reflect.Modifier.isAbstract(cls.getModifiers))
-      fail("is abstract; name a concrete class")
+      fail("is abstract; name a concrete class", null)
 
     // The constructor found and its arguments, as a call to make.
     def ctor(args: Array[AnyRef], params: Class[_]*): Option[() => AnyRef] =
@@ -48,7 +68,8 @@ object UserClass {
         .orElse(ctor(Array[AnyRef](toJava(options)), classOf[java.util.Map[_, _]]))
         .orElse(ctor(Array.empty[AnyRef]))
         .getOrElse(fail(
-          "has no public constructor taking (Map[String, String]), (java.util.Map[String, String]) or ()"
+          "has no public constructor taking (Map[String, String]), (java.util.Map[String, String]) or ()",
+          null
         ))
     try expected.cast(construct())
     catch {
@@ -59,15 +80,22 @@ object UserClass {
     }
   }
 
-  private def find(name: String): Option[Class[_]] = {
+  /** The class from the first loader that has it; else the first linkage error, if any. */
+  private def find(name: String): Either[Option[LinkageError], Class[_]] = {
     val loaders = Seq(
       Thread.currentThread.getContextClassLoader,
       getClass.getClassLoader
     ).filter(_ != null).distinct
-    loaders.iterator.flatMap[Class[_]] { l =>
-      try Some(Class.forName(name, false, l))
-      catch { case _: ClassNotFoundException | _: LinkageError => None }
-    }.nextOption()
+    val tries = loaders.iterator.map { l =>
+      try Right(Class.forName(name, false, l))
+      catch {
+        case _: ClassNotFoundException => Left(None)
+        case e: LinkageError => Left(Some(e))
+      }
+    }.toSeq
+    tries.collectFirst { case r @ Right(_) => r }.getOrElse(Left(tries.collectFirst {
+      case Left(Some(e)) => e
+    }))
   }
 
   private def toJava(options: Map[String, String]): java.util.Map[String, String] = {

@@ -124,6 +124,26 @@ class ChooserFactoryTest {
   @Test def missingClassIsNamed(): Unit =
     assertTrue(loadError("com.example.NoSuchChooser").contains("not found"))
 
+  @Test def classThatCannotBeLinkedSaysWhyNotThatItIsMissing(): Unit = {
+    val name = "com.example.NewerChooser"
+    val why =
+      "com/example/NewerChooser has been compiled by a more recent version of the Java Runtime"
+    val thread = Thread.currentThread
+    val before = thread.getContextClassLoader
+    thread.setContextClassLoader(new ClassLoader(getClass.getClassLoader) {
+      override def loadClass(n: String, resolve: Boolean): Class[_] =
+        if (n == name) throw new UnsupportedClassVersionError(why) else super.loadClass(n, resolve)
+    })
+    try {
+      val message = loadError(name)
+      assertTrue(
+        message.contains(s"could not be loaded: java.lang.UnsupportedClassVersionError: $why"),
+        message
+      )
+      assertFalse(message.contains("not found"), message)
+    } finally thread.setContextClassLoader(before)
+  }
+
   @Test def malformedClassNameIsNamed(): Unit =
     assertTrue(loadError("not a class!").contains("not found"))
 
