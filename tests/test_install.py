@@ -107,3 +107,42 @@ def test_configure_spark_keeps_the_jars_the_session_gets_elsewhere(tmp_path, giv
     jars = [Path(j.removeprefix("file:")).name for j in line.removeprefix("spark.jars=").split(",")]
     assert "udfs.jar" in jars, line
     assert any(j.startswith("streamctl-spark") for j in jars), line
+
+
+def _python(code: str, tmp_path: Path, **env: str) -> subprocess.CompletedProcess[str]:
+    return subprocess.run(
+        [sys.executable, "-c", code],
+        capture_output=True, text=True, timeout=120, cwd=tmp_path, env={**os.environ, **env},
+    )  # fmt: skip
+
+
+def test_the_jars_command_needs_no_pyspark(tmp_path):
+    """`streamctl jars --spark-version V` answers for a cluster's Spark, which need not be this
+    Python's: a pyspark that cannot be imported (here one that fails as a missing one does) is
+    never imported."""
+    import pyspark
+
+    fake = tmp_path / "no-pyspark" / "pyspark"
+    fake.mkdir(parents=True)
+    (fake / "__init__.py").write_text("raise ModuleNotFoundError(\"No module named 'pyspark'\", name='pyspark')\n")
+    line = ".".join(pyspark.__version__.split(".")[:2])
+    done = subprocess.run(
+        [sys.executable, "-m", "streamctl", "jars", "--spark-version", pyspark.__version__],
+        capture_output=True, text=True, timeout=120, env={**os.environ, "PYTHONPATH": str(fake.parent)},
+    )  # fmt: skip
+    assert done.returncode == 0, done.stderr
+    assert f"streamctl-spark{line}_" in done.stdout, done.stdout
+
+
+def test_configure_spark_works_with_a_spark_connect_only_pyspark(tmp_path):
+    """pyspark-client (Spark Connect only) has no SparkContext; a builder for a Connect server
+    gets streamctl's catalog there as anywhere. PySpark's own switch makes this pyspark act as one."""
+    code = (
+        "import streamctl\n"
+        "from pyspark.sql import SparkSession\n"
+        "b = streamctl.configure_spark(SparkSession.builder.remote('sc://localhost:1'))\n"
+        "print(b._options.get('spark.sql.catalog.streamctl'))\n"
+    )
+    done = _python(code, tmp_path, SPARK_SKIP_CONNECT_COMPAT_TESTS="1")
+    assert done.returncode == 0, done.stderr[-2000:]
+    assert done.stdout.strip() == "streamctl.spark.StreamctlCatalog"

@@ -62,8 +62,9 @@ __all__ = [
 ]
 
 
-# Names that work without pyspark (the operator commands run a plain JVM).
-_WITHOUT_SPARK = {"options", "describe", "QueryDescription"}
+# Names that work without pyspark (the operator commands run a plain JVM). Not `options`: its
+# errors are StreamctlException, a pyspark exception, and it builds options for Spark's readers.
+_WITHOUT_SPARK = {"describe", "QueryDescription"}
 
 
 def _spark_side() -> None:

@@ -37,6 +37,10 @@ PROCEDURES = (
 SINCE = {
     PROCEDURES: "4.0",
 }
+# Where a session finds those procedures: the catalog setting and the jar's class (CALL streamctl.system.*).
+CATALOG = "streamctl"
+CATALOG_CONF = f"spark.sql.catalog.{CATALOG}"
+CATALOG_CLASS = "streamctl.spark.StreamctlCatalog"
 
 
 class SparkLineError(RuntimeError):

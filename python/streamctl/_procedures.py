@@ -16,11 +16,8 @@ from typing import Any
 from pyspark.sql import DataFrame, Row, SparkSession
 
 from streamctl import _jars
+from streamctl._jars import CATALOG, CATALOG_CLASS, CATALOG_CONF
 from streamctl.errors import StreamctlException
-
-CATALOG = "streamctl"
-CATALOG_CONF = f"spark.sql.catalog.{CATALOG}"
-CATALOG_CLASS = "streamctl.spark.StreamctlCatalog"
 
 
 def call(spark: SparkSession, procedure: str, **args: Any) -> DataFrame:

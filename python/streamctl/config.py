@@ -12,13 +12,15 @@ from __future__ import annotations
 import os
 import re
 from pathlib import Path
-from typing import TypeVar
-
-from pyspark import SparkConf, SparkContext
-from pyspark.sql import SparkSession
+from typing import TYPE_CHECKING, TypeVar
 
 from streamctl import _jars
-from streamctl._procedures import CATALOG_CLASS, CATALOG_CONF
+from streamctl._jars import CATALOG_CLASS, CATALOG_CONF
+
+# No pyspark at import: `streamctl jars` answers for a cluster's Spark without one here, and a
+# Spark Connect-only pyspark (pyspark-client) has no SparkContext.
+if TYPE_CHECKING:
+    from pyspark.sql import SparkSession
 
 # Registered on every session that uses streamctl by the first streamctl source or sink; may also
 # be set in spark.sql.streaming.streamingQueryListeners (it is then not registered twice).
@@ -28,7 +30,7 @@ LISTENER_CLASS = "streamctl.spark.StreamctlQueryListener"
 _KAFKA_PACKAGES = ("org.apache.spark:spark-sql-kafka-0-10_", "org.apache.kafka:kafka-clients:")
 _KAFKA_CLIENTS_JAR = "kafka-clients-"
 
-_Builder = TypeVar("_Builder", bound=SparkSession.Builder)
+_Builder = TypeVar("_Builder", bound="SparkSession.Builder")
 
 
 def jar_path(spark_version: str | None = None, scala: str | None = None) -> Path:
@@ -140,6 +142,8 @@ def _jars_outside_builder() -> list[str]:
     """The ``spark.jars`` a session gets other than from its builder, which a builder's value
     replaces: the JVM's own when spark-submit started it (``--jars``), else ``spark-defaults.conf``'s
     (pyspark hands the builder's settings to spark-submit as ``--conf``, which wins over that file)."""
+    from pyspark import SparkConf, SparkContext
+
     if os.environ.get("PYSPARK_GATEWAY_PORT") or SparkContext._jvm is not None:  # noqa: SLF001
         SparkContext._ensure_initialized()  # noqa: SLF001  (connects to that JVM; starts none)
         value = SparkConf().get("spark.jars", "") or ""
