@@ -200,3 +200,18 @@ def test_the_examples_of_a_page_run(spark, doc_servers, page, tmp_path):
             spark.streams.removeListener(listener)
     for qid, exception in listener.ended.items():
         assert exception is None, f"{page}: query {qid}: {exception}"
+
+
+def test_every_public_function_shows_an_example():
+    """Every public function and class of the package, and every option helper, has an example
+    in its docstring (the house rule for public API)."""
+    import inspect
+
+    import streamctl
+    from streamctl import options
+
+    public = {name: getattr(streamctl, name) for name in streamctl.__all__ if name not in ("__version__", "options")}
+    public |= {f"options.{n}": f for n, f in vars(options).items() if inspect.isfunction(f) and not n.startswith("_")}
+    public = {n: f for n, f in public.items() if inspect.isfunction(f) or inspect.isclass(f)}
+    without = sorted(n for n, f in public.items() if "Example" not in (inspect.getdoc(f) or ""))
+    assert without == [], without

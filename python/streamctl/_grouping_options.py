@@ -22,14 +22,25 @@ GrouperName = Literal["partition", "ssp", "single"]
 
 def grouper(name: GrouperName) -> dict[str, str]:
     """Selects a built-in grouper: ``"partition"`` (default; SSPs with the same partition number
-    form task ``Partition N``), ``"ssp"`` (one task per partition) or ``"single"`` (one task)."""
+    form task ``Partition N``), ``"ssp"`` (one task per partition) or ``"single"`` (one task).
+
+    Example::
+
+        options.grouper("ssp")  # {'grouper': 'ssp'}
+    """
     return {"grouper": name}
 
 
 def grouper_class(class_name: str, options: Mapping[str, str] | None = None) -> dict[str, str]:
     """Uses your own ``streamctl.grouper.SystemStreamPartitionGrouper`` (a JVM class on the classpath).
     ``options`` become ``grouper.option.<name>``, which its constructor receives with the query's
-    other options."""
+    other options.
+
+    Example::
+
+        options.grouper_class("com.example.RegionGrouper", {"regions": "eu,us"})
+        # {'grouper.class': 'com.example.RegionGrouper', 'grouper.option.regions': 'eu,us'}
+    """
     return {"grouper.class": class_name, **user_class_options("grouper", options)}
 
 
@@ -40,7 +51,12 @@ def user_class_options(kind: str, options: Mapping[str, str] | None) -> dict[str
 
 
 def broadcast(*streams: str) -> dict[str, str]:
-    """Every task reads every partition of these streams (small reference data, rules)."""
+    """Every task reads every partition of these streams (small reference data, rules).
+
+    Example::
+
+        options.broadcast("rules")  # {'stream.rules.broadcast': 'true'}
+    """
     if not streams:
         raise StreamctlException("broadcast: name at least one stream")
     return {f"stream.{s}.broadcast": "true" for s in streams}
@@ -48,13 +64,23 @@ def broadcast(*streams: str) -> dict[str, str]:
 
 def expansion_algorithm(name_or_class: str) -> dict[str, str]:
     """How new partitions of a grown stream map to tasks: ``"modulo"`` (default: partition ``p`` joins
-    the task of ``p % initial count``) or the name of a ``PartitionExpansionAlgorithm`` JVM class."""
+    the task of ``p % initial count``) or the name of a ``PartitionExpansionAlgorithm`` JVM class.
+
+    Example::
+
+        options.expansion_algorithm("modulo")  # {'partition.expansion.algorithm': 'modulo'}
+    """
     return {"partition.expansion.algorithm": name_or_class}
 
 
 def partition_check_interval(interval: str | float | timedelta) -> dict[str, str]:
     """How often a running query asks Kafka whether a stream grew (default ``"10s"``): a string with a
-    unit (``"500ms"``, ``"1min"``), seconds as a number, or a ``timedelta``."""
+    unit (``"500ms"``, ``"1min"``), seconds as a number, or a ``timedelta``.
+
+    Example::
+
+        options.partition_check_interval(timedelta(seconds=30))  # {'partition.check.interval': '30000ms'}
+    """
     if isinstance(interval, str):
         return {"partition.check.interval": interval}
     # A negative one becomes "-5000ms", which the JVM's one duration rule refuses at load().

@@ -61,7 +61,14 @@ class PartitionState:
 
 @dataclass(frozen=True)
 class QueryDescription:
-    """A query's state as :func:`describe` found it; ``raw`` is the JVM's JSON (``--output json``)."""
+    """A query's state as :func:`describe` found it; ``raw`` is the JVM's JSON (``--output json``).
+
+    Example::
+
+        d = streamctl.describe("/chk/orders-count", bootstrap_servers="127.0.0.1:9092")
+        print(d.committed_batch, sum(p.lag or 0 for p in d.partitions))
+        print(d.table())  # what `streamctl describe` prints
+    """
 
     checkpoint: str
     store: str

@@ -42,7 +42,15 @@ _CONDITION_AND_MESSAGE = "errorClass" in inspect.signature(PySparkException.__in
 class StreamctlException(IllegalArgumentException):
     """The message names what is wrong (option, stream, partition, offset, key); ``getCondition()``
     is ``STREAMCTL_ERROR`` or a more specific ``STREAMCTL_*`` condition, ``getMessageParameters()``
-    its parameters (e.g. ``{"option": "max.records.per.batch"}``)."""
+    its parameters (e.g. ``{"option": "max.records.per.batch"}``).
+
+    Example::
+
+        try:
+            spark.readStream.format("streamctl").option("max.records.per.batch", "0").load()
+        except streamctl.StreamctlException as e:
+            print(e.getCondition(), e)  # STREAMCTL_ERROR Option 'max.records.per.batch' ...
+    """
 
     def __init__(
         self, message: str, condition: str = _DEFAULT_CONDITION, parameters: dict[str, str] | None = None

@@ -28,6 +28,10 @@ def describe_locality(
     ``metadata.store.path``. Empty when the query has not planned a batch yet, runs with
     ``host.affinity=false``, or had no executors but the driver (local mode). Works in a classic
     session and over Spark Connect (``CALL streamctl.system.describe_locality``).
+
+    Example::
+
+        streamctl.describe_locality(spark, checkpoint="/chk/orders-copy").select("task", "host").show()
     """
     return _procedures.call(spark, "describe_locality", checkpoint=checkpoint, metadata_store_path=metadata_store_path)
 

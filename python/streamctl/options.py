@@ -17,7 +17,8 @@ from streamctl._grouping_options import expansion_algorithm as expansion_algorit
 from streamctl._grouping_options import grouper as grouper
 from streamctl._grouping_options import grouper_class as grouper_class
 from streamctl._grouping_options import partition_check_interval as partition_check_interval
-from streamctl._grouping_options import user_class_options
+from streamctl._grouping_options import user_class_options as _user_class_options
+from streamctl.errors import StreamctlException
 
 
 def source(
@@ -35,7 +36,18 @@ def source(
     ``maxOffsetsPerTrigger``, ``startingOffsets``, ``failOnDataLoss``). ``starting_offsets`` is
     ``"earliest"``, ``"latest"`` (the default, as in Spark's Kafka source) or per-partition JSON,
     and only matters for a query's first run. ``stop_on_end_of_stream=False`` keeps a query
-    running after all its inputs ended."""
+    running after all its inputs ended. ``kafka``: Kafka client settings without the ``kafka.``
+    prefix (``{"security.protocol": "SSL"}`` becomes option ``kafka.security.protocol``).
+
+    Example::
+
+        options.source("127.0.0.1:9092", ["orders", "rates"], starting_offsets="earliest")
+        # {'kafka.bootstrap.servers': '127.0.0.1:9092', 'subscribe': 'orders,rates', 'startingOffsets': 'earliest'}
+    """
+    if isinstance(streams, str):  # a string is an iterable of one-letter streams
+        raise StreamctlException(
+            f"streams: give a list of stream names, e.g. [{streams!r}], not the string {streams!r}"
+        )
     # An empty list is refused by the JVM's subscription rule at load(), as an empty 'subscribe' is.
     opts = {"kafka.bootstrap.servers": bootstrap_servers, "subscribe": ",".join(streams)}
     if max_records_per_batch is not None:
@@ -86,7 +98,15 @@ def sink(
     records of a writer partition in one Kafka transaction, so ``read_committed`` readers see
     every record exactly once, also after retries and restarts; unset, it is on for an
     intermediate stream (except in real-time mode) and off for plain records; ``transactional_id_prefix``
-    (default ``"streamctl"``) starts its transactional ids and marker groups (docs/exactly-once.md)."""
+    (default ``"streamctl"``) starts its transactional ids and marker groups (docs/exactly-once.md).
+
+    Example::
+
+        (df.writeStream.format("streamctl")
+           .options(**options.sink("127.0.0.1:9092", "enriched", intermediate=True))
+           .option("checkpointLocation", "/chk/enrich")
+           .start())
+    """
     opts = {"kafka.bootstrap.servers": bootstrap_servers, "topic": stream}
     if intermediate:
         opts["intermediate"] = "true"
@@ -109,39 +129,69 @@ def sink(
 
 
 def intermediate(*streams: str) -> dict[str, str]:
-    """Marks streams as intermediate (written by streamctl's sink): readers strip the framing."""
+    """Marks streams as intermediate (written by streamctl's sink): readers strip the framing.
+
+    Example::
+
+        options.intermediate("enriched")  # {'stream.enriched.intermediate': 'true'}
+    """
     return {f"stream.{s}.intermediate": "true" for s in streams}
 
 
 def bootstrap(*streams: str) -> dict[str, str]:
     """Bootstrap streams: nothing else is read until each of their partitions reached the head
-    it had when the query started (empty partitions count as read), e.g. reference data."""
+    it had when the query started (empty partitions count as read), e.g. reference data.
+
+    Example::
+
+        options.bootstrap("rates")  # {'stream.rates.bootstrap': 'true'}
+    """
     return {f"stream.{s}.bootstrap": "true" for s in streams}
 
 
 def priority(stream: str, n: int) -> dict[str, str]:
     """Priority tier of ``stream`` (default 0): higher tiers take the batch budget and are
-    processed first inside a task; a lower tier waits while a higher one has records."""
+    processed first inside a task; a lower tier waits while a higher one has records.
+
+    Example::
+
+        options.priority("live", 1)  # {'stream.live.priority': '1'}
+    """
     return {f"stream.{stream}.priority": str(n)}
 
 
 def batch_size(n: int) -> dict[str, str]:
-    """Keep processing one partition up to ``n`` records in a row while it has records."""
+    """Keep processing one partition up to ``n`` records in a row while it has records.
+
+    Example::
+
+        options.batch_size(100)  # {'chooser.batch.size': '100'}
+    """
     return {"chooser.batch.size": str(n)}
 
 
 def time_aligned() -> dict[str, str]:
     """Process records in timestamp order inside a task, and admit every stream up to one
-    common event-time frontier under the batch budget."""
+    common event-time frontier under the batch budget.
+
+    Example::
+
+        options.time_aligned()  # {'chooser': 'time-aligned'}
+    """
     return {"chooser": "time-aligned"}
 
 
 def chooser_class(name: str, options: Mapping[str, str] | None = None) -> dict[str, str]:
     """A chooser class of your own (fully qualified; Scala or Java, on the Spark classpath).
     ``options`` become ``chooser.option.<name>``, which its constructor receives with the
-    query's other options (names in lower case), e.g.
-    ``chooser_class("com.example.StreamOrderChooser", {"order": "audit,orders"})``."""
-    return {"chooser.class": name, **user_class_options("chooser", options)}
+    query's other options (names in lower case).
+
+    Example::
+
+        options.chooser_class("com.example.StreamOrderChooser", {"order": "audit,orders"})
+        # {'chooser.class': 'com.example.StreamOrderChooser', 'chooser.option.order': 'audit,orders'}
+    """
+    return {"chooser.class": name, **_user_class_options("chooser", options)}
 
 
 def _bool(value: bool) -> str:

@@ -21,6 +21,11 @@ class TaskRow(NamedTuple):
 
     ``source`` is the streamctl source's index in its query (``"0"`` for the first);
     ``executor`` is where the task runs, when host affinity recorded it (else ``None``).
+
+    Example::
+
+        {(r.stream, r.partition): r.task for r in streamctl.describe_tasks(spark, checkpoint="/chk/orders-count")}
+        # {('orders', 0): 'Partition 0', ('orders', 1): 'Partition 1'}
     """
 
     stream: str
@@ -40,6 +45,11 @@ def describe_tasks(
     stream grows. Fails with a ``StreamctlException`` naming the store when no query has recorded
     one there. Works in a classic session and over Spark Connect (``CALL
     streamctl.system.describe_tasks``).
+
+    Example::
+
+        streamctl.describe_tasks(spark, checkpoint="/chk/orders-count")[0]
+        # TaskRow(stream='orders', partition=0, task='Partition 0', source='0', executor=None)
     """
     rows = _procedures.rows(spark, "describe_tasks", checkpoint=checkpoint, metadata_store_path=metadata_store_path)
     return [TaskRow(r.stream, r.partition, r.task, r.source, r.executor) for r in rows]
