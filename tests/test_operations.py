@@ -221,10 +221,34 @@ def test_errors_name_the_problem(spark, servers, make_stream, tmp_path):
     plan.write_text(f"topic,partition,offset\n{wide},0,0\n")
     done = cli("startpoints", "reset", *where, "--from-file", str(plan), "--topic", stream)
     assert done.returncode == 2 and "--from-file names its partitions itself" in done.stderr, done.stderr
+    # Two offsets for one partition: which was meant is not known, so nothing is planned.
+    plan.write_text(f"topic,partition,offset\n{wide},0,0\n{wide},1,0\n{wide},0,1\n")
+    done = cli("startpoints", "reset", *where, "--from-file", str(plan))
+    assert done.returncode == 2, done.stderr
+    assert f"{plan} line 4: topic {wide} partition 0 is already on line 2" in done.stderr, done.stderr
+    done = cli("startpoints", "reset", "--bootstrap-servers", servers, "--topic", stream, "--to-earliest")
+    assert done.returncode == 2 and "which query? give --checkpoint" in done.stderr, done.stderr
     # A checkpoint no query has run with (a typo, or a query yet to start) still takes startpoints,
     # and the answer says so.
     done = cli("startpoints", "reset", *where, "--topic", stream, "--to-earliest", "--execute")
     assert done.returncode == 0 and f"No query has run with checkpoint {cp} yet" in done.stdout, done.stdout
+
+
+def test_reset_of_a_query_with_its_own_store_takes_its_checkpoint_and_its_store(spark, servers, make_stream, tmp_path):
+    """A query that sets metadata.store.path: the current offsets are in its checkpoint, its
+    startpoints in its store, so a relative reset needs both."""
+    stream = make_stream()
+    kafka.produce(spark, servers, stream, [b"r%d" % i for i in range(6)])
+    cp, store = str(tmp_path / "cp"), str(tmp_path / "store")
+    df = _source(spark, servers, stream, starting_offsets="earliest", metadata_store_path=store)
+    assert len(run_available_now(df, cp)) == 6
+    where = ["--checkpoint", cp, "--metadata-store-path", store]
+    done = cli("startpoints", "reset", *where, "--topic", stream, "--shift-by", "-2", "--execute")
+    assert done.returncode == 0, done.stderr
+    assert done.stdout.splitlines()[1].split()[4:6] == ["6", "4"], done.stdout
+    assert "Written to" in done.stdout and store in done.stdout, done.stdout
+    # The query reads its own store: the last two records again.
+    assert len(run_available_now(df, cp)) == 2
 
 
 def test_one_info_line_per_batch_and_no_kafka_chatter(spark, servers, make_stream, tmp_path):

@@ -38,11 +38,17 @@ def _example(text: str) -> dict[str, Any]:
     }
 
 
-def _store_args(p: argparse.ArgumentParser, *, required: bool = True) -> None:
-    where = p.add_mutually_exclusive_group(required=required)
+def _store_args(p: argparse.ArgumentParser, *, required: bool = True, both: bool = False) -> None:
+    """--checkpoint or --metadata-store-path; with ``both``, also the two together (a reset takes
+    the current offsets from the checkpoint and writes to the store), at least one checked by the
+    command itself."""
+    where = p if both else p.add_mutually_exclusive_group(required=required)
     where.add_argument("--checkpoint", metavar="CK", help="the query's checkpointLocation")
     where.add_argument(
-        "--metadata-store-path", metavar="PATH", help="the query's 'metadata.store.path' option, when it sets one"
+        "--metadata-store-path",
+        metavar="PATH",
+        help="the query's 'metadata.store.path' option, when it sets one"
+        + (" (with --checkpoint, which the current offsets come from)" if both else ""),
     )
 
 
@@ -111,7 +117,7 @@ def parser() -> argparse.ArgumentParser:
             "streamctl startpoints reset --checkpoint /chk/q1 --from-file plan.csv --execute"
         ),
     )
-    _store_args(r)
+    _store_args(r, both=True)
     which = r.add_mutually_exclusive_group()
     which.add_argument(
         "--topic",
@@ -331,6 +337,7 @@ def _from_file(path: str) -> list[dict[str, Any]]:
     from streamctl import _ops
 
     rows = []
+    lines: dict[tuple[str, int], int] = {}  # (topic, partition) -> the line that gave it
     try:
         with open(path, newline="") as f:
             for n, row in enumerate(csv.reader(f), start=1):
@@ -346,6 +353,14 @@ def _from_file(path: str) -> list[dict[str, Any]]:
                     raise _ops.OpsError(
                         f"{path} line {n}: partition and offset must be numbers: {','.join(row)!r}", usage=True
                     ) from None
+                # Two offsets for one partition: which one was meant cannot be known.
+                key = (rows[-1]["topic"], rows[-1]["partition"])
+                if key in lines:
+                    raise _ops.OpsError(
+                        f"{path} line {n}: topic {key[0]} partition {key[1]} is already on line {lines[key]}",
+                        usage=True,
+                    )
+                lines[key] = n
     except OSError as e:
         raise _ops.OpsError(f"--from-file {path}: {e.strerror}", usage=True) from None
     if not rows:
@@ -389,6 +404,10 @@ def _startpoints(args: argparse.Namespace) -> int:
         if entries["startpoints"]:
             print(_startpoint_table(entries["startpoints"]))
         return 0
+    if not (args.checkpoint or args.metadata_store_path):
+        raise _ops.OpsError(
+            "which query? give --checkpoint CK (and --metadata-store-path PATH when it sets one)", usage=True
+        )
     if not (args.topic or args.all_topics or args.from_file):
         raise _ops.OpsError("which partitions? give --topic TOPIC[:P,P], --all-topics or --from-file", usage=True)
     if args.from_file and (args.topic or args.all_topics):
