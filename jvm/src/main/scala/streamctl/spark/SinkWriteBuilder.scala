@@ -122,8 +122,9 @@ final case class SinkWrite(options: SinkOptions, layout: RowLayout) {
         trigger.exists(_.isInstanceOf[QueryTrigger.RealTime])
       )) {
         /* Once per run, not per query: a restart from the same checkpoint keeps the query id but
-         * may change the trigger or the timeout, and a refused run must be refused again. */
-        val run = s"$queryId\u0001${query.fold("")(_.runId.toString)}\u0001transactions"
+         * may change the trigger or the timeout, and a refused run must be refused again. Braces
+         * around queryId: Scala 2.12 decodes unicode escapes before it reads names. */
+        val run = s"${queryId}\u0001${query.fold("")(_.runId.toString)}\u0001transactions"
         if (!SinkWrite.checked.contains(run)) {
           checkTransactions(trigger)
           SinkWrite.checked.add(run)
