@@ -110,12 +110,16 @@ final class Planner(
   @volatile private var askedHeads: (Set[SSP], () => Map[SSP, Long]) = (Set.empty, () => Map.empty)
   private val heads: PlanningStep = (plan: BatchPlan, ctx: PlanningContext) => {
     val known = headsOf(plan.ssps, askedHeads)
-    // Under `Trigger.AvailableNow` the answer is the run's target (askHeads), which a step may
-    // have moved a beginning past (a startpoint to the latest offset): only the broker knows those
-    // heads, and a head behind its beginning would read as lost records. Asked once a run: past
-    // its target, an SSP has nothing to read in the run anyway.
-    if (ctx.availableNowTarget.isEmpty) plan.copy(heads = known)
-    else {
+    /* A step may have moved a beginning past the head asked before it ran: a startpoint to the
+     * latest offset (or a time, an offset) of a partition still written to, resolved after that
+     * request. Only the broker knows those heads now, and a head behind its beginning would read as
+     * lost records. Under `Trigger.AvailableNow` the answer is the run's target (askHeads), which
+     * any move forward can pass; there it is asked once a run: past its target, an SSP has nothing
+     * to read in the run anyway. */
+    if (ctx.availableNowTarget.isEmpty) {
+      val moved = plan.minBegins.collect { case (s, b) if known.get(s).exists(_ < b) => s }.toSet
+      plan.copy(heads = if (moved.isEmpty) known else known ++ admin.upcomingOffsets(moved))
+    } else {
       val passed = plan.minBegins.collect {
         case (s, b) if known.get(s).exists(_ < b) && !headsPastTarget.contains(s) => s
       }.toSet

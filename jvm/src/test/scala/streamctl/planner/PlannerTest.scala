@@ -36,9 +36,17 @@ class PlannerTest {
 
   /** Listings per namespace: the store a real query uses lists a directory for each. */
   private val listings = mutable.Map.empty[String, Int].withDefaultValue(0)
+  // Runs once as the planning lists the stored startpoints (then is reset).
+  private var onStartpointListing: () => Unit = () => ()
   private val store = new InMemoryMetadataStore {
     override def keys(namespace: String): Seq[String] = {
-      listings(namespace) += 1; super.keys(namespace)
+      listings(namespace) += 1
+      if (namespace == StoreLayout.StartpointsNamespace) {
+        val hook = onStartpointListing
+        onStartpointListing = () => ()
+        hook()
+      }
+      super.keys(namespace)
     }
   }
   private val sourceCheckpoint = new InMemoryMetadataStore
@@ -762,5 +770,17 @@ class PlannerTest {
     assertSame(end, p.latestOffset(end, None))
     // Trigger.Once: Spark asks for everything there is.
     assertEquals(Map(orders(0) -> 8L), p.latestOffset(end, None, allAvailable = true).minPositions)
+  }
+
+  @Test def aLatestStartpointOnAPartitionStillWrittenToIsNoDataLoss(): Unit = {
+    write(orders(0), 10); write(orders(1), 10)
+    val first = planner("orders")
+    val (end, _) = batch(first, first.initialPosition())
+    new StartpointManager(store).write(orders(0), Startpoint.upcoming()) // the query is stopped
+    // A producer writes between the heads the planning asks first and the startpoint's
+    // resolution, which begins the partition past those heads: not records lost.
+    onStartpointListing = () => write(orders(0), 5)
+    val next = planner("orders").latestOffset(end, None)
+    assertEquals(15L, next.minPositions(orders(0)))
   }
 }
