@@ -14,7 +14,8 @@ import streamctl.system.{SSP, TaskName}
  *
  *   1. a user (CLI, Python) writes a startpoint for an SSP or for an SSP and a task;
  *   2. at query start, [[fanOut]] copies each SSP-only startpoint to every task reading the SSP,
- *      keeping task-level ones already there, then removes the SSP-only key unless it was rewritten
+ *      keeping task-level ones already there that were written later (the latest request for a
+ *      task's view of an SSP wins), then removes the SSP-only key unless it was rewritten
  *      meanwhile;
  *   3. the query resolves and applies the task-level startpoints in its next batch;
  *   4. once that batch has committed, [[removeFannedOut]] deletes them. A crash before the commit
@@ -55,8 +56,8 @@ class StartpointManager(store: MetadataStore) {
    * Step 2 of the life cycle, for the query's current SSP -> task mapping (given as the grouper's
    * task -> SSPs): [[planFanOut]], then [[applyFanOut]]. Idempotent and crash-safe: each SSP's
    * task-level copies are written before its SSP-only key is deleted, and an existing task-level
-   * key is never overwritten, so a run interrupted anywhere and run again ends in the same state
-   * with the same result.
+   * key is overwritten only by a later-written startpoint (a copy keeps its creation time), so a
+   * run interrupted anywhere and run again ends in the same state with the same result.
    */
   def fanOut(taskToSsps: Map[TaskName, Set[SSP]]): FanOutResult =
     applyFanOut(planFanOut(taskToSsps))
@@ -70,8 +71,14 @@ class StartpointManager(store: MetadataStore) {
     val readers = readersOf(taskToSsps)
     val stored = readAll()
     val taskLevel = stored.iterator.collect {
-      case (_, StoredStartpoint(StartpointKey(ssp, Some(t)), _)) => (ssp, t)
-    }.toSet
+      case (_, StoredStartpoint(StartpointKey(ssp, Some(t)), sp)) => (ssp, t) -> sp.creationTimeMs
+    }.toMap
+    /* A task-level startpoint written before the SSP-only one gives way to it: the later request
+     * wins. That is also what tells a copy an earlier run left (the run failed before its batch was
+     * logged, so the copy was never applied) from a newer partition-level request. */
+    def keeps(ssp: SSP, task: TaskName, startpoint: Startpoint) =
+      taskLevel.get((ssp, task)).exists(_ >= startpoint.creationTimeMs)
+    val replaced = mutable.Set.empty[(SSP, TaskName)]
     val fresh = Map.newBuilder[(SSP, TaskName), Startpoint]
     val origins = Map.newBuilder[(SSP, TaskName), StartpointKey]
     val copies = Vector.newBuilder[FanOutPlan.Copy]
@@ -82,7 +89,8 @@ class StartpointManager(store: MetadataStore) {
         readers.get(ssp) match {
           case None => unassigned += found
           case Some(tasks) =>
-            val to = tasks.filterNot(task => taskLevel.contains((ssp, task)))
+            val to = tasks.filterNot(task => keeps(ssp, task, startpoint))
+            replaced ++= to.iterator.map(t => (ssp, t)).filter(taskLevel.contains)
             to.foreach { task =>
               fresh += (ssp, task) -> startpoint
               origins += (ssp, task) -> key
@@ -93,12 +101,13 @@ class StartpointManager(store: MetadataStore) {
     }
 
     val existing = taskLevelOf(stored, readers)
-    existing.startpoints.keysIterator.foreach { case k @ (ssp, task) =>
+    val kept = existing.startpoints -- replaced
+    kept.keysIterator.foreach { case k @ (ssp, task) =>
       origins += k -> StartpointKey(ssp, task)
     }
     FanOutPlan(
       FanOutResult(
-        fresh.result() ++ existing.startpoints,
+        fresh.result() ++ kept,
         unassigned.result() ++ existing.unassigned
       ),
       origins.result(),

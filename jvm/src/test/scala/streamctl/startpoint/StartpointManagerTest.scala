@@ -82,6 +82,21 @@ class StartpointManagerTest {
     assertEquals(None, manager.read(rates))
   }
 
+  @Test def aLaterPartitionStartpointWinsOverACopyARunLeftUnapplied(): Unit = {
+    // A run copies S1 to its task, then fails before its batch is logged: the copy stays.
+    manager.write(orders0, Upcoming(1))
+    manager.fanOut(mapping)
+    // The user then asks for another start of the partition: the latest request is applied.
+    manager.write(orders0, Timestamp(105, 2))
+    assertEquals(Map((orders0, t0) -> Timestamp(105, 2)), manager.fanOut(mapping).startpoints)
+    assertEquals(Some(Timestamp(105, 2)), manager.read(orders0, t0))
+    assertEquals(None, manager.read(orders0))
+    // A task-level startpoint written after the partition's keeps winning.
+    manager.write(orders0, Oldest(3))
+    manager.write(orders0, t0, Specific(7, 4))
+    assertEquals(Map((orders0, t0) -> Specific(7, 4)), manager.fanOut(mapping).startpoints)
+  }
+
   @Test def startpointsNoTaskReadsAreLeftAndReported(): Unit = {
     val other = SSP.kafka("other", 0)
     manager.write(other, Oldest(1))
