@@ -85,7 +85,10 @@ final class StartpointStep(
     def settled(plan: FanOutPlan, reads: Int): (FanOutPlan, Map[(SSP, TaskName), Resolution]) = {
       val resolved = resolve(plan)
       lazy val again = read()
-      if (plan.copies.isEmpty || again == plan) (plan, resolved)
+      // Task-level keys only (nothing to copy) are read again too: a rewritten one would else be
+      // applied as it was and again, rewritten, at a later start.
+      if ((plan.copies.isEmpty && plan.result.startpoints.isEmpty) || again == plan)
+        (plan, resolved)
       else if (reads == MaxReads) throw StreamctlException(
         s"The startpoints in the metadata store at $storeLocation changed each of the $MaxReads times the query read " +
           "them as it started, so it does not start; start it again once they are written"

@@ -68,6 +68,22 @@ class StartpointStepTest {
     assertEquals(None, manager.read(orders0))
   }
 
+  @Test def aTaskLevelStartpointRewrittenWhileTheQueryResolvesIsTheOneApplied(): Unit = {
+    manager.write(orders0, t0, Specific(4, 1))
+    var rewritten = false
+    val slow = new FakeSystemAdmin() {
+      override def oldestOffsets(ssps: Set[SSP]): Map[SSP, Long] = {
+        if (!rewritten) { rewritten = true; manager.write(orders0, t0, Timestamp(105, 2)) }
+        super.oldestOffsets(ssps)
+      }
+    }.add(orders0, 2, Seq.tabulate(10)(i => 100L + i))
+      .add(orders1, 0, Seq.tabulate(10)(i => 100L + i))
+      .add(rates, 0, Seq.tabulate(10)(i => 100L + i))
+    val s = new StartpointStep(() => store, slow, Seq("orders", "rates"), "mem://store")
+    val end = endOf(s(BatchPlan(previous), PlanningContext()))
+    assertEquals(Map(t0 -> Map(orders0 -> 7L)), end.starts, "the timestamp's offset, not 4")
+  }
+
   @Test def aQueryLoggingInTheBackgroundIsRefusedWhileStartpointsWaitAndTheStoreIsKept(): Unit = {
     def inBackground() =
       new StartpointStep(
