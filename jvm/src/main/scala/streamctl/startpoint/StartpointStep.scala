@@ -176,19 +176,22 @@ final class StartpointStep(
     }
     if (unassigned.nonEmpty) {
       val read = grouping.values.flatten.groupMap(_.stream)(_.partition)
+      // A subscribePattern query names no streams: it reads what its grouping and Kafka hold.
+      val reads = (streams ++ read.keys ++ ctx.described.fold(Seq.empty[String])(_.keys.toSeq))
+        .distinct.sorted
       // What Kafka has (the first planning asked it); a partition it has may still be one no
       // task reads (option 'assign', or an expansion not yet grouped).
       lazy val counts: Map[String, Int] = ctx.described.map(_.map { case (s, d) =>
         s -> d.partitions
       }).getOrElse(
-        try admin.partitionCounts(unassigned.map(_.ssp.stream).filter(streams.contains).toSet)
+        try admin.partitionCounts(unassigned.map(_.ssp.stream).filter(reads.contains).toSet)
         catch { case _: Exception => Map.empty[String, Int] }
       )
       def why(key: StartpointKey): String = {
         val ssp = key.ssp
         val reason =
-          if (!streams.contains(ssp.stream))
-            s"this query does not read stream '${ssp.stream}' (it reads ${streams.map(n => s"'$n'").mkString(", ")}; " +
+          if (!reads.contains(ssp.stream))
+            s"this query does not read stream '${ssp.stream}' (it reads ${reads.map(n => s"'$n'").mkString(", ")}; " +
               "a query with several streamctl sources needs option 'metadata.store.path' on each, one store per source)"
           else readers.get(ssp) match {
             case None =>

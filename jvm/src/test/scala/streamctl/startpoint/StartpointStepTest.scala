@@ -163,6 +163,17 @@ class StartpointStepTest {
     )
   }
 
+  @Test def aPatternQuerysStartpointForAMissingPartitionSaysSo(): Unit = {
+    // subscribePattern names no streams: the query reads what its grouping holds.
+    manager.write(SSP.kafka("orders", 7), Oldest(1))
+    val pattern = new StartpointStep(() => store, admin, Nil, "mem://store")
+    val m = assertThrows(
+      classOf[StreamctlException],
+      () => pattern(BatchPlan(previous), PlanningContext())
+    ).getMessage
+    assertTrue(m.contains("Partition 7 of stream 'orders' does not exist (a stored startpoint)"), m)
+  }
+
   @Test def startpointsTheQueryCannotApplyStopItNamingEachKeyWithNothingMoved(): Unit = {
     manager.write(
       rates,
