@@ -95,15 +95,17 @@ object GrouperConfig {
         name -> make()
     }
 
-    val (expansionName, expansion) = options.get(Expansion) match {
-      case None | Some("modulo") => "modulo" -> new ModuloExpansion
-      case Some(c) => c -> UserClass.instantiate(
-          Expansion.name,
-          c,
-          classOf[PartitionExpansionAlgorithm],
-          options.canonical
-        )
-    }
+    // Built-in names in any case, as grouper names; anything else is a class name.
+    val (expansionName, expansion) =
+      options.get(Expansion).filterNot(_.equalsIgnoreCase("modulo")) match {
+        case None => "modulo" -> new ModuloExpansion
+        case Some(c) => c -> UserClass.instantiate(
+            Expansion.name,
+            c,
+            classOf[PartitionExpansionAlgorithm],
+            options.canonical
+          )
+      }
 
     GrouperConfig(
       grouperName,

@@ -38,6 +38,7 @@ private[grouper] object GrouperOutputCheck {
       if (task == null || task.name == null || task.name.isEmpty) fail("a task has no name")
       if (group == null) fail(s"task '$task' has a null SSP set")
       for (ssp <- group) {
+        if (ssp == null) fail(s"task '$task' has a null SSP")
         if (!ssps.contains(ssp))
           fail(s"task '$task' has SSP ${ssp.key}, which it was not asked to group")
         val other = seen.put(ssp, task)

@@ -30,6 +30,8 @@ class GrouperConfigTest {
     assertTrue(
       parse("partition.expansion.algorithm" -> "modulo").expansion.isInstanceOf[ModuloExpansion]
     )
+    // As grouper names: a built-in in any case, not a class 'Modulo' to look for.
+    assertEquals("modulo", parse("partition.expansion.algorithm" -> "Modulo").expansionName)
   }
 
   @Test def unknownGrouperNamesOptionAndValue(): Unit = {

@@ -4,7 +4,7 @@ import org.junit.jupiter.api.Assertions._
 import org.junit.jupiter.api.Test
 import streamctl.StreamctlException
 import streamctl.grouper.Fixtures._
-import streamctl.system.SSP
+import streamctl.system.{SSP, TaskName}
 
 /** The Grouping entry point apart from expansion: first run, stream changes, grouper checks. */
 class GroupingTest {
@@ -88,6 +88,15 @@ class GroupingTest {
       classOf[ForgetfulGrouper],
       "moved from task 'Partition"
     )
+  }
+
+  @Test def aNullSspInAGroupersOutputIsNamed(): Unit = {
+    val a0 = SSP.kafka("a", 0)
+    val e = assertThrows(
+      classOf[StreamctlException],
+      () => GrouperOutputCheck("g", Map.empty, Set(a0), Map(TaskName("T") -> Set[SSP](a0, null)))
+    )
+    assertEquals("Grouper 'g' returned an invalid grouping: task 'T' has a null SSP", e.getMessage)
   }
 
   @Test def userGrouperThatLosesDuplicatesOrInventsSspsIsCaught(): Unit = {
