@@ -49,39 +49,37 @@ class StartpointStepTest {
     assertEquals(Some(Oldest(1)), manager.read(rates, t0))
   }
 
-  @Test def aStartpointRewrittenWhileTheQueryResolvesIsTheOneApplied(): Unit = {
-    manager.write(orders0, Specific(4, 1))
-    // The user corrects it while the first planning asks Kafka about the first one.
+  /**
+   * The first planning of a step whose Kafka answers the first resolution only after `rewrite` ran:
+   * a user correcting a startpoint while the query starts. The batch's starts.
+   */
+  private def startsWhenRewrittenDuringResolution(rewrite: => Unit)
+      : Map[TaskName, Map[SSP, Long]] = {
     var rewritten = false
     val slow = new FakeSystemAdmin() {
       override def oldestOffsets(ssps: Set[SSP]): Map[SSP, Long] = {
-        if (!rewritten) { rewritten = true; manager.write(orders0, Timestamp(105, 2)) }
+        if (!rewritten) { rewritten = true; rewrite }
         super.oldestOffsets(ssps)
       }
     }.add(orders0, 2, Seq.tabulate(10)(i => 100L + i))
       .add(orders1, 0, Seq.tabulate(10)(i => 100L + i))
       .add(rates, 0, Seq.tabulate(10)(i => 100L + i))
     val s = new StartpointStep(() => store, slow, Seq("orders", "rates"), "mem://store")
-    val end = endOf(s(BatchPlan(previous), PlanningContext()))
-    assertEquals(Map(t0 -> Map(orders0 -> 7L)), end.starts, "the timestamp's offset, not 4")
+    endOf(s(BatchPlan(previous), PlanningContext())).starts
+  }
+
+  @Test def aStartpointRewrittenWhileTheQueryResolvesIsTheOneApplied(): Unit = {
+    manager.write(orders0, Specific(4, 1))
+    val starts = startsWhenRewrittenDuringResolution(manager.write(orders0, Timestamp(105, 2)))
+    assertEquals(Map(t0 -> Map(orders0 -> 7L)), starts, "the timestamp's offset, not 4")
     assertEquals(Some(Timestamp(105, 2)), manager.read(orders0, t0))
     assertEquals(None, manager.read(orders0))
   }
 
   @Test def aTaskLevelStartpointRewrittenWhileTheQueryResolvesIsTheOneApplied(): Unit = {
     manager.write(orders0, t0, Specific(4, 1))
-    var rewritten = false
-    val slow = new FakeSystemAdmin() {
-      override def oldestOffsets(ssps: Set[SSP]): Map[SSP, Long] = {
-        if (!rewritten) { rewritten = true; manager.write(orders0, t0, Timestamp(105, 2)) }
-        super.oldestOffsets(ssps)
-      }
-    }.add(orders0, 2, Seq.tabulate(10)(i => 100L + i))
-      .add(orders1, 0, Seq.tabulate(10)(i => 100L + i))
-      .add(rates, 0, Seq.tabulate(10)(i => 100L + i))
-    val s = new StartpointStep(() => store, slow, Seq("orders", "rates"), "mem://store")
-    val end = endOf(s(BatchPlan(previous), PlanningContext()))
-    assertEquals(Map(t0 -> Map(orders0 -> 7L)), end.starts, "the timestamp's offset, not 4")
+    val starts = startsWhenRewrittenDuringResolution(manager.write(orders0, t0, Timestamp(105, 2)))
+    assertEquals(Map(t0 -> Map(orders0 -> 7L)), starts, "the timestamp's offset, not 4")
   }
 
   @Test def aQueryLoggingInTheBackgroundIsRefusedWhileStartpointsWaitAndTheStoreIsKept(): Unit = {
