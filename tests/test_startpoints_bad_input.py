@@ -9,6 +9,7 @@ from pathlib import Path
 import pytest
 from pyspark.errors import StreamingQueryException
 
+import streamctl
 from streamctl import Startpoint, StartpointManager, StreamctlException, options
 from streamctl_testing import kafka
 
@@ -124,6 +125,9 @@ def test_corrupt_json_stops_the_query_naming_the_key(spark, servers, make_stream
     [listed] = manager.list()  # shown, so that it can be found and deleted
     assert listed.startpoint is None
     assert "corrupt: " in listed.description and f"'kafka/{stream}/0'" in listed.description
+    # describe, where an operator looks first, shows it too instead of failing as a whole.
+    other = streamctl.describe(cp).other_startpoints
+    assert [s for s in other if "corrupt: " in s and f"'kafka/{stream}/0'" in s], other
     assert [e.key for e in manager.delete(stream, 0)] == [f"kafka/{stream}/0"]
     assert len(run_available_now(_df(spark, servers, [stream]), cp)) == 1
 

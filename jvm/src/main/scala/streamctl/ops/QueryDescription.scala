@@ -14,7 +14,7 @@ import streamctl.control.{
 import streamctl.grouper.TaskOrder
 import streamctl.locality.TaskLocalityStore
 import streamctl.metadata.{MetadataStore, StoreLayout}
-import streamctl.startpoint.{StartpointManager, StoredStartpoint}
+import streamctl.startpoint.{StartpointCommands, StartpointEntry}
 import streamctl.system.{SSP, SystemAdmin, TaskName, TimeLag}
 
 /**
@@ -61,7 +61,7 @@ object QueryDescription {
         root.put("watermarkMs", b.watermarkMs)
       }
       ck.pending.foreach(b => root.put("pendingBatch", b.batchId))
-      val pending = pendingStartpoints(store)
+      val pending = pendingStartpoints(store, location)
       val rows =
         latest.toSeq.flatMap(b => b.sources.toSeq.sortBy(_._1)).flatMap { case (source, position) =>
           val keys = StoreLayout.Source(source)
@@ -133,7 +133,7 @@ object QueryDescription {
         }
         val sp = n.putArray("pendingStartpoints")
         pending.filter(p => p.key.ssp == r.ssp && p.key.task.forall(_ == r.task)).foreach(p =>
-          sp.add(p.startpoint.describe)
+          sp.add(p.description)
         )
         r.control.foreach { s =>
           val c = n.putObject("control")
@@ -150,7 +150,7 @@ object QueryDescription {
       val read = rows.map(_.ssp).toSet
       val other = root.putArray("otherStartpoints")
       pending.filterNot(p => read.contains(p.key.ssp)).foreach(p =>
-        other.add(s"${p.key}: ${p.startpoint.describe}")
+        other.add(s"${p.key}: ${p.description}")
       )
       val controlled = rows.flatMap(_.control)
       if (controlled.nonEmpty) {
@@ -180,10 +180,9 @@ object QueryDescription {
       control: Option[SspControlState]
   )
 
-  private def pendingStartpoints(store: MetadataStore): Seq[StoredStartpoint] =
-    try new StartpointManager(store).list()
-    catch {
-      case e: StreamctlException =>
-        throw StreamctlException(s"${e.getMessage} (delete it: streamctl startpoints delete)", e)
-    }
+  /* A corrupt startpoint (or a key not in canonical form) is shown as "corrupt: <why>", as
+   * `startpoints list` shows it: the query refuses to start on it, and describe is where an
+   * operator looks first, so it must not fail as a whole. */
+  private def pendingStartpoints(store: MetadataStore, location: String): Seq[StartpointEntry] =
+    new StartpointCommands(store, None, location).list()
 }
