@@ -116,14 +116,12 @@ final class Planner(
      * lost records. Under `Trigger.AvailableNow` the answer is the run's target (askHeads), which
      * any move forward can pass; there it is asked once a run: past its target, an SSP has nothing
      * to read in the run anyway. */
-    if (ctx.availableNowTarget.isEmpty) {
-      val moved = plan.minBegins.collect { case (s, b) if known.get(s).exists(_ < b) => s }.toSet
-      plan.copy(heads = if (moved.isEmpty) known else known ++ admin.upcomingOffsets(moved))
-    } else {
-      val passed = plan.minBegins.collect {
-        case (s, b) if known.get(s).exists(_ < b) && !headsPastTarget.contains(s) => s
-      }.toSet
-      if (passed.nonEmpty) headsPastTarget ++= admin.upcomingOffsets(passed)
+    val passed = plan.minBegins.collect { case (s, b) if known.get(s).exists(_ < b) => s }.toSet
+    if (ctx.availableNowTarget.isEmpty)
+      plan.copy(heads = if (passed.isEmpty) known else known ++ admin.upcomingOffsets(passed))
+    else {
+      val unasked = passed -- headsPastTarget.keySet
+      if (unasked.nonEmpty) headsPastTarget ++= admin.upcomingOffsets(unasked)
       plan.copy(heads =
         if (headsPastTarget.isEmpty) known
         else known ++ headsPastTarget.filter { case (s, _) => known.contains(s) }
@@ -312,10 +310,7 @@ final class Planner(
       }
       availableNowTarget.isEmpty && withinDelay && {
         val positions = previous.minPositions
-        val heads = admin.upcomingOffsets(positions.keySet)
-        positions.iterator.map { case (ssp, o) =>
-          math.max(0L, heads.getOrElse(ssp, o) - o)
-        }.sum < min
+        TimeLag.recordsBehind(admin.upcomingOffsets(positions.keySet), positions).values.sum < min
       }
     }
 

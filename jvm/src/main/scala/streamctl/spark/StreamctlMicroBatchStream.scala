@@ -64,7 +64,7 @@ class StreamctlMicroBatchStream(
     secondsBehind = QueryMetrics.enabled,
     processedBefore = () => lastRecordTimes(),
     // Asked on the query's thread, at the first planning (the query is registered by then).
-    logsInBackground = () => QueryLookup.current.flatMap(SparkQueries.logsInBackground)
+    logsInBackground = () => engineLogsInBackground()
   )
   // Only a source with intermediate streams has control results: each task attempt carries the
   // accumulator there and back, so a plain source ships none.
@@ -100,9 +100,12 @@ class StreamctlMicroBatchStream(
   private def readEngineOnce(): Unit = if (!engineRead) {
     engineRead = true
     if (groupOffsets.isDefined)
-      groupFromSparkCommits =
-        QueryLookup.current.flatMap(SparkQueries.logsInBackground).contains(true)
+      groupFromSparkCommits = engineLogsInBackground().contains(true)
   }
+
+  // Whether the query whose thread asks writes its logs in the background (None: not readable).
+  private def engineLogsInBackground(): Option[Boolean] =
+    QueryLookup.current.flatMap(SparkQueries.logsInBackground)
   control.foreach(_.addProgressRecorder(toString, progress.record))
 
   /* Real-time mode with commitOffsets: the readers' positions between batch ends, from Spark's

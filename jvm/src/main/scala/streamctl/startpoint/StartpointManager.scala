@@ -78,7 +78,6 @@ class StartpointManager(store: MetadataStore) {
      * logged, so the copy was never applied) from a newer partition-level request. */
     def keeps(ssp: SSP, task: TaskName, startpoint: Startpoint) =
       taskLevel.get((ssp, task)).exists(_ >= startpoint.creationTimeMs)
-    val replaced = mutable.Set.empty[(SSP, TaskName)]
     val fresh = Map.newBuilder[(SSP, TaskName), Startpoint]
     val origins = Map.newBuilder[(SSP, TaskName), StartpointKey]
     val copies = Vector.newBuilder[FanOutPlan.Copy]
@@ -90,7 +89,6 @@ class StartpointManager(store: MetadataStore) {
           case None => unassigned += found
           case Some(tasks) =>
             val to = tasks.filterNot(task => keeps(ssp, task, startpoint))
-            replaced ++= to.iterator.map(t => (ssp, t)).filter(taskLevel.contains)
             to.foreach { task =>
               fresh += (ssp, task) -> startpoint
               origins += (ssp, task) -> key
@@ -100,14 +98,16 @@ class StartpointManager(store: MetadataStore) {
       case _ =>
     }
 
+    val copied = fresh.result()
     val existing = taskLevelOf(stored, readers)
-    val kept = existing.startpoints -- replaced
+    // Those a later SSP-only startpoint replaces are copied over.
+    val kept = existing.startpoints -- copied.keySet
     kept.keysIterator.foreach { case k @ (ssp, task) =>
       origins += k -> StartpointKey(ssp, task)
     }
     FanOutPlan(
       FanOutResult(
-        fresh.result() ++ kept,
+        copied ++ kept,
         unassigned.result() ++ existing.unassigned
       ),
       origins.result(),
