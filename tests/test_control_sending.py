@@ -94,6 +94,50 @@ def test_control_messages_reach_partitions_added_while_the_writer_runs(spark, se
     assert sorted(int(r.value) for r in rows) == list(range(20))
 
 
+def test_a_reader_ends_a_stream_that_grew_after_one_of_its_producers_ended(spark, servers, make_stream, tmp_path):
+    """Producer A ends while mid has 2 partitions; mid grows to 4; producer B writes all 4 and ends. A never
+    wrote partitions 2 and 3 and never will: the reader counts it ended there and stops by itself."""
+    src_a, src_b, mid = make_stream(1, "a"), make_stream(1, "b"), make_stream(2, "mid")
+
+    def producer(name: str, src: str) -> None:
+        q = (
+            forwarding_query(spark, servers, src, mid, tmp_path / name, producer_name=name, producer_count=2)
+            .trigger(availableNow=True)
+            .start()
+        )
+        assert q.awaitTermination(120)
+        assert q.exception() is None
+
+    _produce(spark, servers, src_a, range(6))
+    producer("A", src_a)
+    kafka.grow_stream(spark, servers, mid, 4)
+    _produce(spark, servers, src_b, range(6, 20))
+    producer("B", src_b)
+    ended_a = [r for t, r in raw_records(spark, servers, mid, 0) if t == 2 and r["taskName"] == "A"]  # type: ignore[index]
+    assert [r["partitions"] for r in ended_a] == [2], "A's end-of-stream says the 2 partitions it went to"  # type: ignore[index]
+    assert all(
+        [r["taskName"] for t, r in raw_records(spark, servers, mid, p) if t == 2] == ["B"]  # type: ignore[index]
+        for p in (2, 3)
+    ), "only B ended the new partitions"
+
+    rows: list = []
+    reader = (
+        read_intermediate(spark, servers, mid, options.partition_check_interval("200ms"))
+        .writeStream.foreachBatch(lambda b, _i: rows.extend(b.select("partition", "value").collect()))
+        .option("checkpointLocation", str(tmp_path / "r"))
+        .trigger(processingTime="100 milliseconds")
+        .start()
+    )
+    try:
+        assert reader.awaitTermination(120), "the reader never saw end-of-stream on the partitions A never wrote"
+        assert reader.exception() is None
+    finally:
+        if reader.isActive:
+            reader.stop()
+    assert sorted(int(r.value) for r in rows) == list(range(20))
+    assert {r.partition for r in rows} >= {2, 3}, "B's records on the new partitions were read"
+
+
 @pytest.mark.parametrize("restart", ["available_now", "end_of_stream"])
 def test_a_restarted_writer_with_nothing_to_write_still_ends_its_stream(spark, servers, make_stream, tmp_path, restart):
     src, mid = make_stream(1, "src"), make_stream(2, "mid")

@@ -15,7 +15,7 @@ package streamctl.control
  * val control = ControlEncoder.forProducer("orders-enricher", producerCount = 4)
  * send(topic, partition, control.watermark(eventTimeWatermark))
  * send(topic, partition, control.idle(Some(eventTimeWatermark)))
- * send(topic, partition, control.endOfStream)
+ * send(topic, partition, control.endOfStream(partitions = 8))
  * }}}
  */
 final class ControlEncoder private (val producer: String, val producerCount: Int) {
@@ -24,8 +24,12 @@ final class ControlEncoder private (val producer: String, val producerCount: Int
   def watermark(timestamp: Long): Array[Byte] =
     IntermediateMessage.watermark(producer, producerCount, timestamp)
 
-  /** A fresh array each call: callers hand it to a producer and must not share a mutable buffer. */
-  def endOfStream: Array[Byte] = IntermediateMessage.endOfStream(producer, producerCount)
+  /**
+   * End-of-stream, sent to each of the stream's `partitions`. A fresh array each call: callers hand
+   * it to a producer and must not share a mutable buffer.
+   */
+  def endOfStream(partitions: Int): Array[Byte] =
+    IntermediateMessage.endOfStream(producer, producerCount, partitions)
 
   /** "Nothing to write for now", with the producer's watermark when it has one. */
   def idle(watermark: Option[Long]): Array[Byte] =

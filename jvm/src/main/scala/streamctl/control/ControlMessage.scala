@@ -12,7 +12,7 @@ package streamctl.control
  * {{{
  * IntermediateMessage.decodeControl(ssp, offset, bytes) match {
  *   case WatermarkMessage(producer, count, ts) => ...
- *   case EndOfStreamMessage(producer, count)   => ...
+ *   case EndOfStreamMessage(producer, count, n) => ...  // n: partitions it went to, if said
  *   case IdleMessage(producer, count, wm)      => ...   // wm: the producer's watermark, if it has one
  *   case ActiveMessage(producer, count, wm)    => ...
  * }
@@ -27,8 +27,17 @@ sealed trait ControlMessage {
 final case class WatermarkMessage(producer: String, producerCount: Int, timestamp: Long)
     extends ControlMessage
 
-/** The producer will send no more data to this partition. */
-final case class EndOfStreamMessage(producer: String, producerCount: Int) extends ControlMessage
+/**
+ * The producer will send no more data to this partition. `partitions` is how many partitions the
+ * stream had when the producer sent it (to each of them), when the producer said so (earlier
+ * streamctl did not): a partition added later never had data or end-of-stream from it, so a reader
+ * counts the producer as ended there too ([[SspControlStates.withEndsBeforeGrowth]]).
+ */
+final case class EndOfStreamMessage(
+    producer: String,
+    producerCount: Int,
+    partitions: Option[Int] = None
+) extends ControlMessage
 
 /**
  * The producer has had nothing to write for a while: readers leave it out of the watermark minimum

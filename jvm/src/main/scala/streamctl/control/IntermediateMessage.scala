@@ -13,7 +13,9 @@ import streamctl.system.SSP
  * The wire format of an intermediate stream: one type byte, then either the user's bytes untouched
  * (type 0) or a JSON control payload (1 watermark, 2 end-of-stream, 3 idle, 4 active) with
  * `version`, `taskName`, `taskCount` and `timestamp` (epoch ms): required for a watermark, present
- * in idle and active messages when the producer has a watermark, absent from end-of-stream.
+ * in idle and active messages when the producer has a watermark, absent from end-of-stream. An
+ * end-of-stream carries `partitions`, the stream's partition count it was sent to (readers before
+ * it ignore the field; one without it, from an earlier writer, reads as not saying).
  *
  * Reading is strict: an unknown type byte, a newer version, malformed JSON or a value without its
  * framing byte is an error naming stream, partition and offset. Guessing would either drop a user's
@@ -68,8 +70,8 @@ object IntermediateMessage {
   def watermark(producer: String, producerCount: Int, timestamp: Long): Array[Byte] =
     encode(WatermarkMessage(producer, producerCount, timestamp))
 
-  def endOfStream(producer: String, producerCount: Int): Array[Byte] =
-    encode(EndOfStreamMessage(producer, producerCount))
+  def endOfStream(producer: String, producerCount: Int, partitions: Int): Array[Byte] =
+    encode(EndOfStreamMessage(producer, producerCount, Some(partitions)))
 
   def idle(producer: String, producerCount: Int, watermark: Option[Long]): Array[Byte] =
     encode(IdleMessage(producer, producerCount, watermark))
@@ -87,7 +89,9 @@ object IntermediateMessage {
       case w: WatermarkMessage =>
         node.put("timestamp", w.timestamp)
         WatermarkType
-      case _: EndOfStreamMessage => EndOfStreamType
+      case e: EndOfStreamMessage =>
+        e.partitions.foreach(node.put("partitions", _))
+        EndOfStreamType
       case i: IdleMessage =>
         i.watermark.foreach(node.put("timestamp", _))
         IdleType
@@ -176,7 +180,13 @@ object IntermediateMessage {
           producerCount,
           timestamp.getOrElse(throw bad("needs an integer 'timestamp' (epoch ms)"))
         )
-      case EndOfStreamType => EndOfStreamMessage(producer, producerCount)
+      case EndOfStreamType =>
+        val partitions = Option(node.get("partitions")).map { _ =>
+          val n = intField(node, "partitions", bad)
+          if (n < 1) throw bad(s"has partitions $n, must be at least 1")
+          n
+        }
+        EndOfStreamMessage(producer, producerCount, partitions)
       case IdleType => IdleMessage(producer, producerCount, timestamp)
       case _ => ActiveMessage(producer, producerCount, timestamp)
     }

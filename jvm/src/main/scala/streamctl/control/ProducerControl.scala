@@ -21,7 +21,10 @@ package streamctl.control
  *     itself idle after the timeout if no batch writes. A run that finishes without ending the
  *     stream (a scheduled `Trigger.AvailableNow` run) declares itself idle as it finishes.
  *   - End-of-stream: the watermark if it advanced, then end-of-stream, to every partition. It may
- *     be sent again (a retry after a failed send); readers count a producer once.
+ *     be sent again (a retry after a failed send); readers count a producer once. It says how many
+ *     partitions it went to, never fewer than any batch of the run wrote to (a broker's metadata
+ *     can lag another's): a reader counts the producer as ended on partitions added after that,
+ *     which never get a message from it.
  *
  * Not thread-safe: the caller serialises calls, holding one lock around each call and its sends, so
  * that an idle message can never slip between an active message and the data that follows it.
@@ -63,6 +66,8 @@ final class ProducerControl(
   private var batchPartitions = 0
   // Real-time mode: the count the last commit asked, for the batch Spark starts right after it.
   private var carried = 0
+  // The most partitions a batch of this run was told the stream has.
+  private var written = 0
 
   /** A batch is about to write (on the driver, before its writers start). */
   def batchStarted(): Unit = {
@@ -85,6 +90,7 @@ final class ProducerControl(
    */
   def batchPartitionCount(): Int = {
     if (batchPartitions == 0) batchPartitions = wire.partitions()
+    written = math.max(written, batchPartitions)
     batchPartitions
   }
 
@@ -154,9 +160,9 @@ final class ProducerControl(
     else idleTimeoutMs.map(t => if (saidIdle) lastCheckMs + t else lastDataMs + t)
 
   def endOfStream(watermark: Option[Long]): Unit = {
-    val n = wire.partitions()
+    val n = math.max(wire.partitions(), written)
     sendWatermark(watermark, n)
-    wire.send(messages.endOfStream, 0 until n, "end-of-stream")
+    wire.send(messages.endOfStream(n), 0 until n, "end-of-stream")
   }
 
   private def idleDue(nowMs: Long): Boolean =

@@ -110,7 +110,8 @@ final class SourceControl(
       realTimeCleaned = true
     }
     val begun = plan.withState(_.updated(ControlState.Codec, prev)).end
-    val states = statesAfter(prev) -- plan.restarted(begun)
+    val states =
+      SspControlStates.withEndsBeforeGrowth(statesAfter(prev) -- plan.restarted(begun), begun.ssps)
     val ended = allEndOfStream(states, begun.ssps)
     report(newData = !ended, if (ended) Some(InputsEnded.EndOfStream) else None)
     live = Some((prev.seq + 1, states, begun.ssps))

@@ -39,6 +39,9 @@ import streamctl.system.SSP
  *     ignored.
  *   - Data messages carry no producer name, so "data after a producer's end-of-stream" is only
  *     detectable once the whole SSP is at end-of-stream ([[checkData]]).
+ *   - An end-of-stream that says how many partitions it went to is remembered with that count
+ *     (`endedWithin`): the producer never wrote to a partition of the stream numbered at or above
+ *     it, so it has ended there too ([[SspControlStates.withEndsBeforeGrowth]]).
  *
  * Idle status is kept as offsets (where each producer last went idle, and where it last came back
  * after that) rather than as a flag, so that [[merge]] stays a union/maximum: for one SSP the later
@@ -65,7 +68,11 @@ final class SspControlState private (
     val idleAt: SortedMap[String, Long],
     /** Per producer, the offset of the latest active or watermark message after it went idle. */
     val activeAt: SortedMap[String, Long],
-    floorIn: Option[Long]
+    floorIn: Option[Long],
+    /**
+     * Per producer that ended, the partition count its end-of-stream was sent to, when it said.
+     */
+    val endedWithin: SortedMap[String, Int]
 ) {
 
   private val known: SortedSet[String] =
@@ -147,16 +154,20 @@ final class SspControlState private (
         eos: SortedSet[String] = endOfStreamProducers,
         wm: SortedMap[String, Long] = producerWatermarks,
         idle: SortedMap[String, Long] = idleAt,
-        active: SortedMap[String, Long] = activeAt
+        active: SortedMap[String, Long] = activeAt,
+        within: SortedMap[String, Int] = endedWithin
     ): SspControlState =
       if (
         (eos eq endOfStreamProducers) && (wm eq producerWatermarks) && (idle eq idleAt) && (active eq activeAt)
       ) this
-      else new SspControlState(message.producerCount, eos, wm, idle, active, watermark)
+      else new SspControlState(message.producerCount, eos, wm, idle, active, watermark, within)
 
     val after = message match {
       case _ if ended => this // a replayed end-of-stream, or anything after it
-      case _: EndOfStreamMessage => next(eos = endOfStreamProducers + producer)
+      case e: EndOfStreamMessage => next(
+          eos = endOfStreamProducers + producer,
+          within = e.partitions.fold(endedWithin)(endedWithin.updated(producer, _))
+        )
       case w: WatermarkMessage => next(wm = withWatermark(Some(w.timestamp)), active = back)
       case a: ActiveMessage => next(wm = withWatermark(a.watermark), active = back)
       case i: IdleMessage =>
@@ -166,6 +177,38 @@ final class SspControlState private (
         )
     }
     SspControlState.Applied(after, SspControlState.advances(watermark, after.watermark))
+  }
+
+  /**
+   * This state with `ended` (producer -> the partition count its end-of-stream went to) counted as
+   * having ended here too, for a partition they never wrote to. Producers known here otherwise are
+   * left as they are: what the partition itself said wins.
+   */
+  private[control] def withEnded(ended: Map[String, Int], count: Int, ssp: SSP): SspControlState = {
+    val added = ended.filter { case (p, _) => !known.contains(p) }
+    if (added.isEmpty) this
+    else {
+      if (producerCount != 0 && producerCount != count)
+        throw StreamctlException(
+          s"Intermediate ${ControlErrors.where(ssp)}: its producers say taskCount $producerCount, but the " +
+            s"end-of-stream of ${added.keys.mkString(", ")} on the stream's other partitions said $count"
+        )
+      val grown = new SspControlState(
+        count,
+        endOfStreamProducers ++ added.keys,
+        producerWatermarks,
+        idleAt,
+        activeAt,
+        watermark,
+        endedWithin ++ added
+      )
+      if (grown.producers > count)
+        throw StreamctlException(
+          s"Intermediate ${ControlErrors.where(ssp)}: ${grown.producers} producers " +
+            s"(${grown.known.mkString(", ")}) but taskCount is $count"
+        )
+      grown
+    }
   }
 
   /**
@@ -203,7 +246,8 @@ final class SspControlState private (
       SspControlState.maxByKey(producerWatermarks, other.producerWatermarks),
       SspControlState.maxByKey(idleAt, other.idleAt),
       SspControlState.maxByKey(activeAt, other.activeAt),
-      (watermark ++ other.watermark).maxOption
+      (watermark ++ other.watermark).maxOption,
+      SspControlState.maxByKey(endedWithin, other.endedWithin)
     )
     if (merged.producers > count && count > 0)
       throw StreamctlException(
@@ -215,7 +259,7 @@ final class SspControlState private (
 
   /**
    * Compact JSON: `{"n":3,"eos":["p0"],"wm":{"p1":10}}` plus `idle`, `active` and `floor` once a
-   * producer was idle.
+   * producer was idle, and `within` once an end-of-stream said its partition count.
    */
   def toJson: ObjectNode = {
     val node = Json.obj()
@@ -233,6 +277,10 @@ final class SspControlState private (
     putMap("idle", idleAt)
     putMap("active", activeAt)
     floor.foreach(node.put("floor", _))
+    if (endedWithin.nonEmpty) {
+      val o = node.putObject("within")
+      endedWithin.foreach { case (p, n) => o.put(p, n) }
+    }
     node
   }
 
@@ -241,12 +289,21 @@ final class SspControlState private (
   override def equals(other: Any): Boolean = other match {
     case o: SspControlState =>
       producerCount == o.producerCount && endOfStreamProducers == o.endOfStreamProducers &&
-      producerWatermarks == o.producerWatermarks && idleAt == o.idleAt && activeAt == o.activeAt && floor == o.floor
+      producerWatermarks == o.producerWatermarks && idleAt == o.idleAt && activeAt == o.activeAt &&
+      floor == o.floor && endedWithin == o.endedWithin
     case _ => false
   }
 
   override def hashCode: Int =
-    (producerCount, endOfStreamProducers, producerWatermarks, idleAt, activeAt, floor).##
+    (
+      producerCount,
+      endOfStreamProducers,
+      producerWatermarks,
+      idleAt,
+      activeAt,
+      floor,
+      endedWithin
+    ).##
 
   override def toString: String =
     s"SspControlState(producerCount=$producerCount, eos=${endOfStreamProducers.mkString("[", ",", "]")}, " +
@@ -262,19 +319,27 @@ object SspControlState {
   final case class Applied(state: SspControlState, watermarkAdvanced: Boolean)
 
   val empty: SspControlState =
-    new SspControlState(0, SortedSet.empty, SortedMap.empty, SortedMap.empty, SortedMap.empty, None)
+    new SspControlState(
+      0,
+      SortedSet.empty,
+      SortedMap.empty,
+      SortedMap.empty,
+      SortedMap.empty,
+      None,
+      SortedMap.empty
+    )
 
   private[control] def advances(before: Option[Long], after: Option[Long]): Boolean =
     after.exists(a => before.forall(a > _))
 
-  private def maxByKey(
-      a: SortedMap[String, Long],
-      b: SortedMap[String, Long]
-  ): SortedMap[String, Long] =
+  private def maxByKey[V](
+      a: SortedMap[String, V],
+      b: SortedMap[String, V]
+  )(implicit order: Ordering[V]): SortedMap[String, V] =
     if (b.isEmpty) a
-    else b.foldLeft(a) { case (acc, (k, v)) => acc.updated(k, acc.get(k).fold(v)(math.max(_, v))) }
+    else b.foldLeft(a) { case (acc, (k, v)) => acc.updated(k, acc.get(k).fold(v)(order.max(_, v))) }
 
-  private val fields = Set("n", "eos", "wm", "idle", "active", "floor")
+  private val fields = Set("n", "eos", "wm", "idle", "active", "floor", "within")
 
   /**
    * Reads what [[SspControlState.toJson]] wrote. `what` names the origin in errors (e.g. "control
@@ -320,10 +385,17 @@ object SspControlState {
       if (!f.isIntegralNumber || !f.canConvertToLong) throw bad("'floor' must be epoch ms")
       f.longValue
     }
+    val within = producerMap("within", "partition counts").map { case (p, c) =>
+      if (c < 1 || c > Int.MaxValue)
+        throw bad("'within' must map producer names to partition counts")
+      p -> c.toInt
+    }
 
-    val state = new SspControlState(n, eos, wm, idle, active, floor)
+    val state = new SspControlState(n, eos, wm, idle, active, floor, within)
     if (!active.keySet.subsetOf(idle.keySet))
       throw bad("'active' names producers that were never idle")
+    if (!within.keySet.subsetOf(eos))
+      throw bad("'within' names producers that did not end")
     if (n == 0 && state.producers > 0) throw bad("producers recorded without 'n'")
     if (state.producers > n) throw bad(s"${state.producers} producers recorded but 'n' is $n")
     state

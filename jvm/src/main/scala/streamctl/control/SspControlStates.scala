@@ -38,6 +38,55 @@ object SspControlStates {
   }
 
   /**
+   * `states` with every producer that ended a stream before one of `ssps` was added to it counted
+   * as ended there too. An end-of-stream goes to every partition the stream has when it is sent and
+   * says how many that was (`SspControlState.endedWithin`); a partition numbered at or above that
+   * count was added later, so that producer never wrote to it and never will: without this, a
+   * reader of a stream that grew after one of its producers ended would wait there for good. Where
+   * several end-of-streams of one producer disagree (a resend after the stream grew), the highest
+   * count counts. SSPs of streams no end-of-stream spoke for are left out, and cost nothing when
+   * there are none.
+   *
+   * {{{
+   * // "a" ended orders-mid when it had 2 partitions; partition 3 was added afterwards
+   * SspControlStates.withEndsBeforeGrowth(states, Seq(SSP.kafka("orders-mid", 3)))
+   * }}}
+   */
+  def withEndsBeforeGrowth(states: States, ssps: Iterable[SSP]): States = {
+    // stream -> (producer count, producer -> the highest count its end-of-stream went to)
+    val ends = scala.collection.mutable.HashMap.empty[(String, String), (Int, Map[String, Int])]
+    states.foreach { case (ssp, s) =>
+      if (s.endedWithin.nonEmpty) {
+        val stream = (ssp.system, ssp.stream)
+        val (_, before) = ends.getOrElse(stream, (s.producerCount, Map.empty[String, Int]))
+        ends.update(
+          stream,
+          (
+            s.producerCount,
+            s.endedWithin.foldLeft(before) { case (m, (p, n)) =>
+              m.updated(p, math.max(n, m.getOrElse(p, 0)))
+            }
+          )
+        )
+      }
+    }
+    if (ends.isEmpty) states
+    else ssps.foldLeft(states) { (out, ssp) =>
+      ends.get((ssp.system, ssp.stream)) match {
+        case Some((count, ended)) =>
+          val before = ended.filter { case (_, n) => ssp.partition >= n }
+          if (before.isEmpty) out
+          else {
+            val state = out.getOrElse(ssp, SspControlState.empty)
+            val grown = state.withEnded(before, count, ssp)
+            if (grown eq state) out else out.updated(ssp, grown)
+          }
+        case None => out
+      }
+    }
+  }
+
+  /**
    * True when there is at least one of `ssps` and every one is at end-of-stream by `stateOf` (an
    * SSP without a state, such as a plain stream's, never is): nothing more can come.
    */

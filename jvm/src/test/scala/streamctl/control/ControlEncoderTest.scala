@@ -16,8 +16,8 @@ class ControlEncoderTest {
       IntermediateRecords.decode(ssp, 0, control.watermark(99L))
     )
     assertEquals(
-      EndOfStreamMessage("Partition 2", 4),
-      IntermediateRecords.decode(ssp, 1, control.endOfStream)
+      EndOfStreamMessage("Partition 2", 4, Some(8)),
+      IntermediateRecords.decode(ssp, 1, control.endOfStream(partitions = 8))
     )
     assertEquals(
       IdleMessage("Partition 2", 4, Some(7L)),

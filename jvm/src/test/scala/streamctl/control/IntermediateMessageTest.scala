@@ -72,13 +72,38 @@ class IntermediateMessageTest {
   }
 
   @Test def endOfStreamRoundTrips(): Unit = {
-    val bytes = IntermediateMessage.endOfStream("Partition 1", 2)
+    val bytes = IntermediateMessage.endOfStream("Partition 1", 2, partitions = 6)
     assertEquals(IntermediateMessage.EndOfStreamType, bytes(0))
     assertEquals(
-      EndOfStreamMessage("Partition 1", 2),
+      EndOfStreamMessage("Partition 1", 2, Some(6)),
       IntermediateRecords.decode(ssp, offset, bytes)
     )
   }
+
+  @Test def anEndOfStreamWithoutItsPartitionCountReadsAsNotSayingIt(): Unit =
+    // as streamctl wrote them before the count, and as a reader before it reads the new ones
+    assertEquals(
+      EndOfStreamMessage("p", 1, None),
+      IntermediateRecords.decode(
+        ssp,
+        offset,
+        control(2, """{"version":1,"taskName":"p","taskCount":1}""")
+      )
+    )
+
+  @Test def anEndOfStreamsPartitionCountMustBeAPositiveInteger(): Unit =
+    for (bad <- Seq("0", "-1", "\"4\"", "2.5", "9999999999")) {
+      val e = assertThrows(
+        classOf[StreamctlException],
+        () =>
+          IntermediateRecords.decode(
+            ssp,
+            offset,
+            control(2, s"""{"version":1,"taskName":"p","taskCount":1,"partitions":$bad}""")
+          )
+      )
+      assertTrue(e.getMessage.contains("partitions"), e.getMessage)
+    }
 
   @Test def unknownFieldsOfTheCurrentVersionAreIgnored(): Unit =
     assertEquals(
@@ -216,7 +241,7 @@ class IntermediateMessageTest {
   }
 
   @Test def encodingRejectsBadProducers(): Unit = {
-    assertThrows(classOf[StreamctlException], () => IntermediateMessage.endOfStream("", 1))
+    assertThrows(classOf[StreamctlException], () => IntermediateMessage.endOfStream("", 1, 1))
     assertThrows(classOf[StreamctlException], () => IntermediateMessage.watermark("p", 0, 1L))
   }
 }

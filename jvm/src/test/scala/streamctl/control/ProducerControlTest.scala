@@ -15,12 +15,14 @@ class ProducerControlTest {
     val received = mutable.Map.empty[Int, mutable.ArrayBuffer[String]]
     var failNext = false
     var asked = 0
+    // The partition count the last end-of-stream said.
+    var endOfStreamSaid: Option[Int] = None
     override def partitions(): Int = { asked += 1; count }
     override def send(value: Array[Byte], to: Range, what: String): Unit = {
       if (failNext) { failNext = false; throw StreamctlException(s"broker down sending $what") }
       val shown = IntermediateMessage.decodeControl(SSP.kafka("mid", 0), 0, value) match {
         case WatermarkMessage(_, _, ts) => s"wm $ts"
-        case EndOfStreamMessage(_, _) => "eos"
+        case EndOfStreamMessage(_, _, n) => endOfStreamSaid = n; "eos"
         case IdleMessage(_, _, ts) => s"idle${ts.fold("")(t => s" $t")}"
         case ActiveMessage(_, _, ts) => s"active${ts.fold("")(t => s" $t")}"
       }
@@ -58,6 +60,24 @@ class ProducerControlTest {
       stream.at(5),
       "end-of-stream reaches the partitions there are when it is sent"
     )
+  }
+
+  @Test def endOfStreamSaysHowManyPartitionsItWentToNeverFewerThanABatchWrote(): Unit = {
+    val stream = new FakeStream(4)
+    val c = new ProducerControl(messages, idleTimeoutMs = None, startMs = 0, stream)
+    c.batchStarted()
+    assertEquals(4, c.batchPartitionCount())
+    c.batchCommitted(10, wroteData = true, watermark = None)
+    c.endOfStream(None)
+    assertEquals(Some(4), stream.endOfStreamSaid)
+    // A broker whose metadata lags says 3: the batch wrote partition 3, so end-of-stream goes
+    // there too and says 4. Saying 3 would make readers count the producer ended on partition 3
+    // before reading its data there.
+    stream.count = 3
+    stream.clear()
+    c.endOfStream(None)
+    assertEquals(Some(4), stream.endOfStreamSaid)
+    assertEquals(Seq("eos"), stream.at(3))
   }
 
   @Test def realTimeWatermarksAskThePartitionCountOncePerBatch(): Unit = {

@@ -66,7 +66,7 @@ class RunControlTest {
           if (partitions.contains(0))
             received += (IntermediateMessage.decodeControl(SSP.kafka(stream, 0), 0, value) match {
               case WatermarkMessage(_, _, ts) => s"wm $ts"
-              case EndOfStreamMessage(_, _) => "eos"
+              case _: EndOfStreamMessage => "eos"
               case IdleMessage(_, _, ts) => s"idle${ts.fold("")(t => s" $t")}"
               case ActiveMessage(_, _, ts) => s"active${ts.fold("")(t => s" $t")}"
             })

@@ -144,6 +144,11 @@ class SspControlStateTest {
     assertEquals("""{"n":3,"eos":["p2"],"wm":{"p1":10}}""", s.json)
     assertEquals(s, restart(s))
     assertEquals(s.hashCode, restart(s).hashCode)
+    val counted = run(s, EndOfStreamMessage("p1", 3, Some(8)))
+    assertEquals("""{"n":3,"eos":["p1","p2"],"wm":{"p1":10},"within":{"p1":8}}""", counted.json)
+    assertEquals(counted, restart(counted))
+    assertNotEquals(s.merge(counted, ssp).hashCode, s.hashCode)
+    assertEquals(Map("p1" -> 8), s.merge(counted, ssp).endedWithin)
   }
 
   @Test def badSerializedStateFailsNamingTheOrigin(): Unit = {
@@ -155,6 +160,8 @@ class SspControlStateTest {
         """{"n":1,"eos":["a","b"]}""",
         """{"n":2,"wm":{"a":"1"}}""",
         """{"n":2,"eos":"a"}""",
+        """{"n":2,"eos":["a"],"within":{"b":2}}""",
+        """{"n":2,"eos":["a"],"within":{"a":0}}""",
         "[]"
       )
     ) {

@@ -95,6 +95,53 @@ class SspControlStatesTest {
     )
   }
 
+  @Test def aProducerThatEndedBeforeAPartitionWasAddedHasEndedThere(): Unit = {
+    def mid(p: Int) = SSP.kafka("mid", p)
+    // "a" ended when mid had 2 partitions; "b" ended after it grew to 3; mid then grew to 4.
+    val ended = Map(
+      mid(0) -> state(EndOfStreamMessage("a", 2, Some(2)), EndOfStreamMessage("b", 2, Some(3))),
+      mid(1) -> state(EndOfStreamMessage("a", 2, Some(2)))
+    )
+    val heardFromB = state(WatermarkMessage("b", 2, 40))
+    val grown = SspControlStates.withEndsBeforeGrowth(
+      ended + (mid(2) -> heardFromB) + (c -> state(WatermarkMessage("a", 2, 5))),
+      (0 to 3).map(mid) :+ c
+    )
+    assertFalse(grown(mid(1)).isEndOfStream, "b's end-of-stream on partition 1 is on its way")
+    assertEquals(Set("a"), grown(mid(2)).endOfStreamProducers)
+    assertEquals(Some(40L), grown(mid(2)).watermark, "b alone holds partition 2 back now")
+    assertTrue(grown(mid(3)).isEndOfStream, "nobody wrote partition 3 or ever will")
+    assertEquals(Map("a" -> 2, "b" -> 3), grown(mid(3)).endedWithin)
+    assertEquals(state(WatermarkMessage("a", 2, 5)), grown(c), "another stream is another matter")
+    assertTrue(SspControlStates.allEndOfStream(Seq(mid(3)), grown.get))
+    assertEquals(grown, SspControlStates.withEndsBeforeGrowth(grown, (0 to 3).map(mid)))
+    // A partition that said something else about a producer keeps what it said.
+    val said = Map(mid(0) -> state(EndOfStreamMessage("a", 2, Some(2))), mid(2) -> heardFromB)
+    assertEquals(
+      heardFromB.producerWatermarks,
+      SspControlStates.withEndsBeforeGrowth(said, Seq(mid(2)))(mid(2)).producerWatermarks
+    )
+  }
+
+  @Test def anEndOfStreamThatDidNotSayItsPartitionCountEndsNothingElse(): Unit = {
+    val old = Map(a -> state(EndOfStreamMessage("p0", 1)))
+    val mid3 = SSP.kafka("mid", 3)
+    assertEquals(old, SspControlStates.withEndsBeforeGrowth(old, Seq(a, mid3)))
+  }
+
+  @Test def aGrownPartitionWhoseProducersSayAnotherCountIsRefusedNamingIt(): Unit = {
+    val mid2 = SSP.kafka("mid", 2)
+    val states = Map(
+      a -> state(EndOfStreamMessage("p0", 2, Some(1))),
+      mid2 -> state(WatermarkMessage("p1", 3, 7))
+    )
+    val e = assertThrows(
+      classOf[StreamctlException],
+      () => SspControlStates.withEndsBeforeGrowth(states, Seq(mid2))
+    )
+    assertTrue(e.getMessage.contains("stream 'mid' partition 2"), e.getMessage)
+  }
+
   @Test def mapSerdeRoundTripsWithStableText(): Unit = {
     val m = Map(b -> s2, a -> s1, c -> SspControlState.empty)
     val text = SspControlStates.write(m)

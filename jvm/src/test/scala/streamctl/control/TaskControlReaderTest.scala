@@ -12,7 +12,7 @@ class TaskControlReaderTest {
   private val plain = SSP.kafka("raw", 0)
   private val data = IntermediateMessage.frameUser("row".getBytes)
   private def wm(p: String, ts: Long) = IntermediateMessage.watermark(p, 2, ts)
-  private def eos(p: String) = IntermediateMessage.endOfStream(p, 2)
+  private def eos(p: String) = IntermediateMessage.endOfStream(p, 2, 2)
 
   private def reader(
       ssps: Seq[SSP],

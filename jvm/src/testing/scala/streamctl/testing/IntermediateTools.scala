@@ -4,7 +4,7 @@ import scala.jdk.CollectionConverters._
 
 import org.apache.kafka.clients.producer.{KafkaProducer, ProducerRecord}
 
-import streamctl.control.{ControlEncoder, IntermediateMessage}
+import streamctl.control.{ControlEncoder, EndOfStreamMessage, IntermediateMessage}
 import streamctl.system.KafkaParams
 
 /**
@@ -68,6 +68,10 @@ object IntermediateTools {
       ControlEncoder.forProducer(producer, producerCount).watermark(timestampMs)
     )
 
+  /**
+   * End-of-stream to some partitions, without the stream's partition count (as streamctl before it
+   * wrote them): a test sending it to a few partitions says nothing about the others.
+   */
   def sendEndOfStream(
       servers: String,
       stream: String,
@@ -79,7 +83,7 @@ object IntermediateTools {
       servers,
       stream,
       partitions,
-      ControlEncoder.forProducer(producer, producerCount).endOfStream
+      IntermediateMessage.encode(EndOfStreamMessage(producer, producerCount))
     )
 
   /**
