@@ -143,10 +143,19 @@ private[metadata] final class HadoopStoreFiles(
     fs.delete(probe, false)
   }
 
+  /* A write or close that fails (a quota, a lost pipeline) deletes what it left: nothing else ever
+   * removes a temp file, and one per failed write would add up. */
   private def create(path: Path, bytes: Array[Byte]): Unit = {
     val out = fs.create(path, false)
-    try out.write(bytes)
-    finally out.close()
+    try
+      try out.write(bytes)
+      finally out.close()
+    catch {
+      case e: Throwable =>
+        try fs.delete(path, false)
+        catch { case NonFatal(deleteFailure) => e.addSuppressed(deleteFailure) }
+        throw e
+    }
   }
 }
 

@@ -55,8 +55,20 @@ class HadoopStoreFilesRenameRefusedTest {
   private val dir: JPath = Files.createTempDirectory("streamctl-hadoop-store")
   private val conf = new Configuration()
   @volatile private var refuseRenames = false
+  @volatile private var failCloses = false
   private val fs = new RawLocalFileSystem {
     override def rename(src: Path, dst: Path): Boolean = !refuseRenames && super.rename(src, dst)
+    // As a full quota fails a write on HDFS: at close, the file already created.
+    override def create(f: Path, overwrite: Boolean): org.apache.hadoop.fs.FSDataOutputStream = {
+      val out = super.create(f, overwrite)
+      if (!failCloses) out
+      else new org.apache.hadoop.fs.FSDataOutputStream(out, null) {
+        override def close(): Unit = {
+          out.close()
+          throw new java.io.IOException("The DiskSpace quota of /chk is exceeded")
+        }
+      }
+    }
   }
   fs.initialize(URI.create("file:///"), conf)
   private val root = fs.makeQualified(new Path(dir.resolve("root").toString))
@@ -74,6 +86,23 @@ class HadoopStoreFilesRenameRefusedTest {
     assertEquals(1, temps.length, temps.mkString(", "))
     assertTrue(e.getMessage.contains(temps.head.getFileName.toString), e.getMessage)
     assertEquals("new", new String(Files.readAllBytes(temps.head), StandardCharsets.UTF_8))
+  }
+
+  @Test def aWriteThatFailsLeavesNoTempFileBehind(): Unit = {
+    store.put("ns", "k", "old")
+    failCloses = true
+    val e = assertThrows(classOf[StreamctlException], () => store.put("ns", "k", "new"))
+    assertTrue(e.getMessage.contains("quota"), e.getMessage)
+    assertThrows(classOf[StreamctlException], () => store.ensureWritable())
+    failCloses = false
+    def names(sub: JPath): Seq[String] = {
+      val listing = Files.list(sub)
+      try listing.toArray.map(_.asInstanceOf[JPath].getFileName.toString).toSeq.sorted
+      finally listing.close()
+    }
+    assertEquals(Seq("k.json"), names(dir.resolve("root").resolve("ns")))
+    assertEquals(Seq("ns"), names(dir.resolve("root")))
+    assertEquals(Some("old"), store.get("ns", "k"))
   }
 
   @AfterEach def cleanUp(): Unit =
