@@ -15,7 +15,7 @@ from pathlib import Path
 import pytest
 
 import streamctl
-from streamctl import _ops, options
+from streamctl import _ops, description, options
 from streamctl_testing import kafka
 from streamctl_testing._jvm import jvm
 
@@ -249,6 +249,38 @@ def test_reset_of_a_query_with_its_own_store_takes_its_checkpoint_and_its_store(
     assert "Written to" in done.stdout and store in done.stdout, done.stdout
     # The query reads its own store: the last two records again.
     assert len(run_available_now(df, cp)) == 2
+
+
+def test_a_new_checkpoint_on_a_shared_store_starts_its_own_progress_history(spark, servers, make_stream, tmp_path):
+    """Batch ids start at 0 again: the report must not show the earlier query's later batches."""
+    stream = make_stream()
+    kafka.produce(spark, servers, stream, [b"r%d" % i for i in range(6)])
+    store = str(tmp_path / "store")
+    first = _source(
+        spark, servers, stream, starting_offsets="earliest", metadata_store_path=store, max_records_per_batch=2
+    )
+    assert len(run_available_now(first, str(tmp_path / "cp1"))) == 6  # batches 0, 1, 2
+    history = _ops.run("history", description.request(None, None, store))
+    assert [b["batch"] for b in history["sources"]["0"]] == [0, 1, 2]
+
+    second = _source(spark, servers, stream, starting_offsets="latest", metadata_store_path=store)
+    cp2 = str(tmp_path / "cp2")
+    q = second.writeStream.format("noop").option("checkpointLocation", cp2).trigger(processingTime="100 milliseconds")
+    running = q.start()
+
+    def only_the_new_querys() -> bool:
+        try:
+            history = _ops.run("history", description.request(None, None, store))
+        except streamctl.StreamctlException as e:  # none yet: the old one is gone, the new one to come
+            assert "No progress history" in str(e)
+            return False
+        batches = [b["batch"] for b in history["sources"]["0"]]
+        return batches[:1] == [0] and max(batches) < 2  # it has nothing to read after batch 0
+
+    try:
+        wait_for("the new query's first batch in the history, alone", only_the_new_querys, running, timeout=90)
+    finally:
+        running.stop()
 
 
 def test_one_info_line_per_batch_and_no_kafka_chatter(spark, servers, make_stream, tmp_path):

@@ -59,6 +59,17 @@ final class ProgressHistory(store: MetadataStore, source: StoreLayout.Source) {
   }
 
   /**
+   * Removes every entry: a brand-new query starts its history afresh. Batch ids start again at 0,
+   * so entries an earlier checkpoint left in a shared store would otherwise stand for its past (the
+   * report would show the old query's last batches, describe its record times) until the new query
+   * passed the old one's batch count.
+   */
+  def clear(): Unit = {
+    store.delete(StoreLayout.ProgressNamespace, source.legacyProgressKey)
+    batchKeys.foreach { case (_, k) => store.delete(StoreLayout.ProgressNamespace, k) }
+  }
+
+  /**
    * The entries, oldest first, as `streamctl report` reads them: lag by the SSP's name, as the
    * `ended` SSPs are named (`{"orders-0": 12}`).
    */

@@ -122,7 +122,17 @@ class StreamctlMicroBatchStream(
 
   private val recentOffsets = new RecentOffsets(SourceStates.parse)
 
-  override def initialOffset(): Offset = recentOffsets.made(planner.initialPosition())
+  /* Spark asks only a query without an offset log (at each planning until its first batch): a
+   * history left in the store then is another checkpoint's. */
+  private var historyCleared = false
+  override def initialOffset(): Offset = {
+    val first = planner.initialPosition()
+    if (!historyCleared) {
+      new ProgressHistory(store, keys).clear()
+      historyCleared = true
+    }
+    recentOffsets.made(first)
+  }
 
   /* What the earlier run processed, as its progress history kept it: seconds behind is then known
    * from a restart's first batch. Only that figure depends on it, so an unreadable history leaves
