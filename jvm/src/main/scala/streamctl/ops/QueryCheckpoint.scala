@@ -119,7 +119,12 @@ object QueryCheckpoint {
         )
     }
     val sources = offsets.collect {
-      case (id, offset) if isStreamctl(offset) => id -> SourceStates.parse(offset)
+      case (id, offset) if isStreamctl(offset) =>
+        try id -> SourceStates.parse(offset)
+        catch {
+          case e: StreamctlException =>
+            throw StreamctlException(s"$what, source $id: ${e.getMessage}", e)
+        }
     }.toMap
     Batch(batchId, metaLong("batchTimestampMs"), metaLong("batchWatermarkMs"), sources)
   }

@@ -78,6 +78,17 @@ class OpsTest {
       () => QueryCheckpoint.parseBatch("v3\n{}\n", "offsets/4", 4L)
     )
     assertTrue(e.getMessage.contains("offsets/4 is offset log format 'v3'"), e.getMessage)
+    // A streamctl offset it cannot read names the file and the source, not only "the checkpoint".
+    val newer = assertThrows(
+      classOf[StreamctlException],
+      () =>
+        QueryCheckpoint.parseBatch(
+          "v2\n{}\norders:{\"version\":99,\"next\":{}}\n",
+          "/chk/offsets/5",
+          5L
+        )
+    )
+    assertTrue(newer.getMessage.contains("/chk/offsets/5, source orders"), newer.getMessage)
   }
 
   @Test def describesTheCommittedCheckpointWithItsReconciledControlStates(): Unit = {
