@@ -10,7 +10,7 @@ import org.apache.kafka.common.errors.TimeoutException
 import org.slf4j.LoggerFactory
 
 import streamctl.StreamctlException
-import streamctl.system.KafkaTaskReader.PeekIntervalNs
+import streamctl.system.KafkaTaskReader.{EndCheckNs, PeekIntervalNs}
 
 /**
  * Reads exactly the records of a task's SSP ranges, in the order its chooser picks.
@@ -87,6 +87,7 @@ final class KafkaTaskReader(
   // Per SSP, the newest record timestamp read (-1: none), for seconds behind.
   private val newestMs = Array.fill(n)(-1L)
   private var lastPollNs = 0L
+  private var lastEndCheckNs = 0L
   // Records the decoders consumed (control messages): real-time callers act on those at once.
   private var decoded = 0L
   // Envelopes handed on, and records found gone (failOnDataLoss=false): Spark's per-batch metrics.
@@ -196,9 +197,13 @@ final class KafkaTaskReader(
       }
       if (waitingSince < 0) waitingSince = System.nanoTime()
       poll(100)
-      if ((System.nanoTime() - waitingSince) / 1000000L > readWait.ms) {
+      val waitedNs = System.nanoTime() - waitingSince
+      if (waitedNs >= EndCheckNs && System.nanoTime() - lastEndCheckNs >= EndCheckNs) checkEnds()
+      if (waitedNs / 1000000L > readWait.ms) {
         val waiting = active.indices.filter(i => !done(i) && !pending(i)).map { i =>
-          s"stream '${active(i).ssp.stream}' partition ${active(i).ssp.partition} at offset ${consumer.position(tps(i))} " +
+          val at = scala.util.Try(consumer.position(tps(i), java.time.Duration.ZERO).longValue)
+            .getOrElse(resumeAt(i))
+          s"stream '${active(i).ssp.stream}' partition ${active(i).ssp.partition} at offset $at " +
             s"(reading up to ${until(i)})"
         }
         throw readWait.exceeded(s"reading ${waiting.mkString(", ")}")
@@ -403,7 +408,10 @@ final class KafkaTaskReader(
     i = 0
     while (i < n) {
       if (!done(i) && !pending(i) && !paused(i) && buffer(i) == null) {
-        val at = consumer.position(tps(i))
+        // A truncation found while validating the position after a leader change surfaces here.
+        val at =
+          try consumer.position(tps(i))
+          catch { case e: OffsetOutOfRangeException => onDataLoss(e); return }
         if (at >= until(i)) finish(i)
         else if (at > resumeAt(i)) {
           /* Past offsets with no record (a transaction's marker, compacted ones) and nothing
@@ -418,10 +426,38 @@ final class KafkaTaskReader(
     }
   }
 
-  private def onDataLoss(e: OffsetOutOfRangeException): Unit = {
-    val lost = e.offsetOutOfRangePartitions().asScala.map { case (tp, o) =>
-      tp -> o.longValue
-    }.toMap
+  /**
+   * A planned range waits for records the broker had when the batch was planned. A fetch at a
+   * partition's end returns nothing and raises nothing (only one past it does), so a partition cut
+   * back into the range (an unclean leader election; deleted and created again smaller) would be
+   * waited on until `readWait` ran out and then blamed on the broker. After a second without
+   * records, as Spark's consumer does after an empty fetch, the ends of the partitions still waited
+   * on are asked: one that ends at or before the position is out of range.
+   */
+  private def checkEnds(): Unit = {
+    lastEndCheckNs = System.nanoTime()
+    val waiting = active.indices.filter(i =>
+      !done(i) && !pending(i) && !active(i).openEnded &&
+        (buffer(i) == null || bufferPos(i) >= buffer(i).size())
+    )
+    if (waiting.nonEmpty) {
+      val at =
+        try waiting.map(i => tps(i) -> consumer.position(tps(i)).longValue).toMap
+        catch { case e: OffsetOutOfRangeException => onDataLoss(e); return }
+      val ends = brokerOffsets(at.keySet, "the ends")(consumer.endOffsets(_, _))
+      val short = at.filter { case (tp, off) => ends.get(tp).exists(_ <= off) }
+      if (short.nonEmpty) lostAt(short, null)
+    }
+  }
+
+  private def onDataLoss(e: OffsetOutOfRangeException): Unit =
+    lostAt(
+      e.offsetOutOfRangePartitions().asScala.map { case (tp, o) => tp -> o.longValue }.toMap,
+      e
+    )
+
+  /** The records of `lost` (partition -> the offset read) are not on the broker. */
+  private def lostAt(lost: Map[TopicPartition, Long], e: Exception): Unit = {
     if (failOnDataLoss) {
       // The broker's offsets only word the error: the read fails whether it answers or not.
       val ends =
@@ -551,6 +587,8 @@ final class KafkaTaskReader(
 }
 
 object KafkaTaskReader {
+  // How long a planned read waits without records before asking the partitions' ends.
+  private val EndCheckNs = 1000L * 1000000L
   // Real-time mode fetches for SSPs with nothing buffered at most this often without blocking.
   private val PeekIntervalNs = 1000000L
   private val log = LoggerFactory.getLogger(classOf[KafkaTaskReader])

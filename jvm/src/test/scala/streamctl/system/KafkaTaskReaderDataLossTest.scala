@@ -141,6 +141,49 @@ class KafkaTaskReaderDataLossTest {
     )
   }
 
+  // The partition was cut back to 5 records (an unclean leader election) after the batch was
+  // planned up to 10: a fetch at its end returns nothing and raises nothing.
+  private def cutBack(): MockConsumer[Array[Byte], Array[Byte]] = {
+    val c = KafkaMocks.consumer[Array[Byte], Array[Byte]]("none")
+    c.assign(java.util.Collections.singletonList(tp))
+    c.updateBeginningOffsets(java.util.Map.of(tp, 0L))
+    c.updateEndOffsets(java.util.Map.of(tp, 5L))
+    (0L until 5L).foreach(o =>
+      c.addRecord(new ConsumerRecord("orders", 0, o, Array[Byte](), Array[Byte]()))
+    )
+    c
+  }
+
+  @Test def aPlannedRangeCutBackUnderItEndsAtTheBrokersEndInsteadOfWaiting(): Unit = {
+    val r = new KafkaTaskReader(
+      Seq(SspRange(SSP.kafka("orders", 0), 0, 10)),
+      cutBack(),
+      TaskChooser.of(new RoundRobinChooser),
+      BrokerWait("127.0.0.1:9092", 20000, "kafka.default.api.timeout.ms"),
+      failOnDataLoss = false
+    )
+    val started = System.nanoTime()
+    assertEquals(0L until 5L, read(r))
+    assertTrue((System.nanoTime() - started) / 1000000L < 20000, "not the broker's wait")
+    assertEquals(0L, r.recordsSkipped, "a truncation skips nothing the broker has")
+  }
+
+  @Test def aPlannedRangeCutBackUnderItFailsNamingThePartitionByDefault(): Unit = {
+    val r = new KafkaTaskReader(
+      Seq(SspRange(SSP.kafka("orders", 0), 0, 10)),
+      cutBack(),
+      TaskChooser.of(new RoundRobinChooser),
+      BrokerWait("127.0.0.1:9092", 20000, "kafka.default.api.timeout.ms")
+    )
+    val e = assertThrows(classOf[StreamctlException], () => { read(r); () })
+    assertTrue(
+      e.getMessage.startsWith(
+        "Kafka holds fewer records than this task has read: stream 'orders' partition 0 ends at offset 5"
+      ),
+      e.getMessage
+    )
+  }
+
   @Test def aBrokerThatReturnsNothingFailsNamingServersAndOption(): Unit = {
     val c = KafkaMocks.consumer[Array[Byte], Array[Byte]]("none")
     val r = new KafkaTaskReader(
