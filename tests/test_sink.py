@@ -123,6 +123,18 @@ def test_intermediate_framing_of_string_binary_and_null_values(spark, servers, m
     assert kafka.read_raw(spark, servers, binaries, 0) == [b"\x00\x00\x01\xff"]
 
 
+def test_columns_are_found_by_their_exact_names_as_sparks_sink_finds_them(spark, servers, make_stream):
+    """KEY, Partition and an int topic column beside option topic are the user's own columns: a job
+    moved from format("kafka") writes null keys and lets the producer choose the partition, as there."""
+    out = make_stream(partitions=2)
+    rows = spark.createDataFrame(
+        [("a", 7, 1, 42), ("b", 8, 1, 43)], "value string, KEY int, Partition int, topic int"
+    ).repartition(1)
+    rows.write.format("streamctl").options(**options.sink(servers, out)).save()
+    records = [r for p in (0, 1) for r in kafka.read_records(spark, servers, out, p)]
+    assert sorted((k, v) for k, v, _h in records) == [(None, b"a"), (None, b"b")]
+
+
 def test_a_write_attempt_that_failed_does_not_pool_its_producer(spark, servers, make_stream):
     """An attempt that did not commit may leave records in its producer; pooled, they would still go
     out later (after the retry's records, and perhaps after the end-of-stream the driver sends once

@@ -241,8 +241,10 @@ object SinkWrite {
 /**
  * Where the sink's columns are in the input rows, checked once on the driver, as Spark's Kafka sink
  * checks them: `value` (string or binary) is required; `key` (string or binary), `topic` (string;
- * required without option `topic`), `partition` (int) and `headers`
- * (array<struct<key:string,value:binary>>) are optional; other columns are ignored.
+ * required without option `topic`, not looked at with it), `partition` (int) and `headers`
+ * (array<struct<key:string,value:binary>>) are optional; other columns are ignored. Names match
+ * exactly, as Spark's: a `KEY` or `Partition` column is a column of the user's own, not the
+ * record's key or partition.
  */
 final case class RowLayout(
     key: Int,
@@ -265,7 +267,7 @@ object RowLayout {
         required: Boolean,
         why: String = ""
     ): (Int, Boolean) =
-      schema.fields.indexWhere(_.name.equalsIgnoreCase(name)) match {
+      schema.fields.indexWhere(_.name == name) match {
         case -1 if required =>
           throw StreamctlException(
             s"Writing to $target needs a '$name' column$why; the input has ${schema.fieldNames.mkString(", ")}"
@@ -282,9 +284,10 @@ object RowLayout {
     val (k, ks) = find("key", Seq(BinaryType, StringType), required = false)
     val (v, vs) = find("value", Seq(BinaryType, StringType), required = true)
     val (p, _) = find("partition", Seq(IntegerType), required = false)
-    val (t, _) =
-      find("topic", Seq(StringType), required = options.topic.isEmpty, " (or option 'topic')")
+    val t =
+      if (options.topic.isDefined) -1
+      else find("topic", Seq(StringType), required = true, " (or option 'topic')")._1
     val (h, _) = find("headers", Seq(HeadersType), required = false)
-    RowLayout(k, ks, v, vs, p, if (options.topic.isDefined) -1 else t, h)
+    RowLayout(k, ks, v, vs, p, t, h)
   }
 }
