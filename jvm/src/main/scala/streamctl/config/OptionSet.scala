@@ -132,18 +132,20 @@ object OptionSet {
   val StreamPrefix = "stream."
 
   /**
-   * The spelling every part of streamctl sees: lower case, except what follows `kafka.` (Kafka's
-   * own settings) and the stream name inside `stream.<name>.<property>`.
+   * The spelling every part of streamctl sees: lower case, except the stream name inside
+   * `stream.<name>.<property>`. Kafka's settings (`kafka.*`) too, as Spark's Kafka connector passes
+   * them on: `kafka.Isolation.Level` is Kafka's `isolation.level` there, not a setting Kafka
+   * ignores.
    *
    * {{{
    * OptionSet.canonical("Max.Records.Per.Batch")  // "maxOffsetsPerTrigger"
    * OptionSet.canonical("Stream.Rates.Bootstrap") // "stream.Rates.bootstrap"
+   * OptionSet.canonical("kafka.Isolation.Level")  // "kafka.isolation.level"
    * }}}
    */
   def canonical(key: String): String = {
     val lower = key.toLowerCase(Locale.ROOT)
-    if (lower.startsWith("kafka.")) "kafka." + key.substring("kafka.".length)
-    else if (lower.startsWith(StreamPrefix) && key.lastIndexOf('.') > StreamPrefix.length) {
+    if (lower.startsWith(StreamPrefix) && key.lastIndexOf('.') > StreamPrefix.length) {
       val dot = key.lastIndexOf('.')
       StreamPrefix + key.substring(StreamPrefix.length, dot) + lower.substring(dot)
     } else lower

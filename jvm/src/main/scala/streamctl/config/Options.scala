@@ -84,9 +84,9 @@ final class Options private[config] (val raw: Map[String, String], set: OptionSe
 
   /**
    * The options starting with `prefix` (case-insensitively), the prefix removed, the rest as
-   * written.
+   * [[OptionSet.canonical]] spells it.
    */
   def withPrefix(prefix: String): Map[String, String] = keys.collect {
-    case (c, k) if c.startsWith(prefix) => k.substring(prefix.length) -> raw(k)
+    case (c, k) if c.startsWith(prefix) => c.substring(prefix.length) -> raw(k)
   }.toMap
 }

@@ -35,6 +35,16 @@ class SourceOptionsTest {
     assertEquals(Some(3), c.batchSize)
   }
 
+  @Test def kafkaSettingsReachKafkaInLowerCaseAsSparksConnectorPassesThem(): Unit = {
+    val o = options("kafka.Isolation.Level" -> "read_committed", "KAFKA.Client.Id" -> "etl")
+    assertEquals(org.apache.kafka.common.IsolationLevel.READ_COMMITTED, o.kafka.isolationLevel)
+    val e = assertThrows(
+      classOf[StreamctlException],
+      () => { options("kafka.Enable.Auto.Commit" -> "true"); () }
+    )
+    assertTrue(e.getMessage.contains("'kafka.enable.auto.commit'"), e.getMessage)
+  }
+
   @Test def aClassThatCannotBeLoadedFailsNamingTheOption(): Unit = {
     val e = assertThrows(
       classOf[StreamctlException],
