@@ -220,6 +220,18 @@ final case class SourceOptions(raw: Map[String, String]) {
   ChooserFactory.validate(chooser)
   val intermediateStreams: Set[String] =
     options.streams(ControlOptions.Intermediate, streams).collect { case (s, true) => s }.toSet
+  /* Control bookkeeping is one state per intermediate SSP, merged over the tasks that read it,
+   * while every task reads a broadcast SSP from a position of its own: a task behind the others
+   * would take their end-of-stream for its own (ending early, or failing on its next record) and
+   * their watermark too. */
+  (intermediateStreams & grouping.broadcastStreams).toSeq.sorted.headOption.foreach { s =>
+    throw StreamctlException(
+      s"Stream '$s' is both intermediate (option 'stream.$s.intermediate') and broadcast (option " +
+        s"'stream.$s.broadcast'): streamctl keeps one end-of-stream and watermark state per partition of an " +
+        "intermediate stream, which tasks reading it each from their own position cannot share. Read it " +
+        "without broadcast"
+    )
+  }
   val stopOnEndOfStream: Boolean = options(ControlOptions.StopOnEndOfStream)
   val hostAffinity: Boolean = options(HostAffinity.Enabled)
   val startpointResolvers: Seq[CustomStartpointResolver] =

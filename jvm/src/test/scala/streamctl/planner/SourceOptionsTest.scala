@@ -45,6 +45,21 @@ class SourceOptionsTest {
     assertTrue(e.getMessage.contains("'kafka.enable.auto.commit'"), e.getMessage)
   }
 
+  @Test def anIntermediateStreamCannotBeBroadcast(): Unit = {
+    val e = assertThrows(
+      classOf[StreamctlException],
+      () => {
+        options("stream.Rates.intermediate" -> "true", "Stream.Rates.Broadcast" -> "true"); ()
+      }
+    )
+    assertTrue(
+      e.getMessage.startsWith(
+        "Stream 'Rates' is both intermediate (option 'stream.Rates.intermediate')"
+      ),
+      e.getMessage
+    )
+  }
+
   @Test def aClassThatCannotBeLoadedFailsNamingTheOption(): Unit = {
     val e = assertThrows(
       classOf[StreamctlException],
