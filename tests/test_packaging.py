@@ -157,6 +157,8 @@ def test_every_spark_line_has_its_jars(product_wheel: zipfile.ZipFile, testing_w
         for scala in scalas:
             product = _zip(product_wheel.read(f"streamctl/jars/streamctl-spark{line}_{scala}.jar"))
             assert "streamctl/spark/StreamctlProvider.class" in product.namelist()
+            # What the jar checks the running Spark against (spark.SparkLine).
+            assert f"spark.version={line}." in product.read("streamctl/spark-line.properties").decode()
             assert f"streamctl_testing/jars/streamctl-testing-spark{line}_{scala}.jar" in testing_wheel.namelist()
             reader = _referenced_classes(product.read("streamctl/spark/RealTimeReader.class"))
             real_time = "org/apache/spark/sql/connector/read/streaming/SupportsRealTimeRead" in reader

@@ -34,6 +34,7 @@ class StreamctlProvider extends TableProvider with CreatableRelationProvider
   private var readPath = false
 
   override def inferSchema(options: CaseInsensitiveStringMap): StructType = {
+    SparkLine.check()
     readPath = true
     SourceSchema(StreamctlTable.includeHeaders(options.asCaseSensitiveMap().asScala.toMap))
   }
@@ -52,6 +53,7 @@ class StreamctlProvider extends TableProvider with CreatableRelationProvider
       partitioning: Array[Transform],
       properties: java.util.Map[String, String]
   ): Table = {
+    SparkLine.check()
     val options = properties.asScala.toMap
     StreamctlProvider.check(options, schema, readPath)
     QueryListeners.ensureRegistered(SparkSession.active)
@@ -66,6 +68,7 @@ class StreamctlProvider extends TableProvider with CreatableRelationProvider
       parameters: Map[String, String],
       data: DataFrame
   ): BaseRelation = {
+    SparkLine.check()
     KafkaClientsShutdown.ensureRegistered(context.sparkContext)
     BatchWriter.write(data, mode, parameters)
     new BaseRelation {
