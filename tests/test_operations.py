@@ -71,6 +71,78 @@ def test_the_commands_take_sparks_jars_from_spark_home_as_the_jar_choice_does(tm
     assert {p.parent for p in spark_jars} == {tmp_path / "jars"}, taken
 
 
+def test_the_commands_take_the_clusters_hadoop_settings_and_object_store_jars(tmp_path, monkeypatch):
+    """What a Spark driver started on this machine would read its checkpoint with: the site files of
+    $HADOOP_CONF_DIR and Spark's conf dir, spark-defaults.conf's spark.hadoop.*, and the object
+    stores' file systems among Spark's jars."""
+    from streamctl import _jars
+
+    monkeypatch.delenv("SPARK_HOME", raising=False)
+    wheel_jars = _jars.spark_jars_dir()
+    assert wheel_jars is not None
+    home = tmp_path / "spark"
+    (home / "jars").mkdir(parents=True)
+    for jar in wheel_jars.glob("*.jar"):
+        (home / "jars" / jar.name).symlink_to(jar)
+    for cloud in ("hadoop-aws-3.4.1.jar", "bundle-2.24.6.jar", "hadoop-azure-3.4.1.jar", "gcs-connector-3.0.4.jar"):
+        (home / "jars" / cloud).write_bytes(b"")
+    (home / "conf").mkdir()
+    (home / "conf" / "spark-defaults.conf").write_text(
+        "spark.hadoop.fs.s3a.endpoint   http://minio:9000\n"
+        "spark.hadoop.fs.s3a.path.style.access=true\n"
+        "spark.jars x.jar\n"
+    )
+    (home / "conf" / "hdfs-site.xml").write_text("<configuration/>")
+    hadoop = tmp_path / "hadoop"
+    hadoop.mkdir()
+    (hadoop / "core-site.xml").write_text("<configuration/>")
+    monkeypatch.setenv("SPARK_HOME", str(home))
+    monkeypatch.delenv("SPARK_CONF_DIR", raising=False)
+    monkeypatch.setenv("HADOOP_CONF_DIR", str(hadoop))
+    names = {Path(p).name for p in _ops.classpath().split(os.pathsep)}
+    assert {"hadoop-aws-3.4.1.jar", "bundle-2.24.6.jar", "hadoop-azure-3.4.1.jar", "gcs-connector-3.0.4.jar"} <= names
+    assert _ops.hadoop_settings() == {
+        "hadoopConfFiles": [str(hadoop / "core-site.xml"), str(home / "conf" / "hdfs-site.xml")],
+        "hadoopConf": {"fs.s3a.endpoint": "http://minio:9000", "fs.s3a.path.style.access": "true"},
+    }
+
+
+def test_describe_reads_a_checkpoint_through_the_clusters_default_file_system(spark, servers, make_stream, tmp_path):
+    """fs.defaultFS from $HADOOP_CONF_DIR's core-site.xml (here a viewfs mount over a local directory,
+    as an HDFS cluster's gateway has one): a path without a scheme is on it, for the command as for
+    the query; and in a session, its own Hadoop configuration answers."""
+    stream = make_stream()
+    kafka.produce(spark, servers, stream, [b"r%d" % i for i in range(3)])
+    real = tmp_path / "real"
+    df = _source(spark, servers, stream, starting_offsets="earliest")
+    assert len(run_available_now(df, str(real / "q1"))) == 3
+    hadoop = tmp_path / "hadoop"
+    hadoop.mkdir()
+    mount = f"fs.viewfs.mounttable.c{os.getpid()}.link./chk"
+    (hadoop / "core-site.xml").write_text(
+        f"<configuration><property><name>fs.defaultFS</name><value>viewfs://c{os.getpid()}/</value></property>"
+        f"<property><name>{mount}</name><value>{real.as_uri()}</value></property></configuration>"
+    )
+    done = subprocess.run(
+        [str(Path(sys.executable).with_name("streamctl")), "describe", "--checkpoint", "/chk/q1", "--output", "json"],
+        capture_output=True,
+        text=True,
+        timeout=120,
+        env={**ENV, "HADOOP_CONF_DIR": str(hadoop)},
+        check=False,
+    )
+    assert done.returncode == 0, done.stderr
+    assert [p["committed"] for p in json.loads(done.stdout)["partitions"]] == [3]
+
+    conf = spark.sparkContext._jsc.hadoopConfiguration()  # noqa: SLF001  (the session's, as a user sets it)
+    conf.set(mount, real.as_uri())
+    try:
+        described = streamctl.describe(f"viewfs://c{os.getpid()}/chk/q1")
+        assert [p.committed for p in described.partitions] == [3]
+    finally:
+        conf.unset(mount)
+
+
 def test_keeping_a_class_archive_removes_those_whose_jars_are_gone_or_changed(tmp_path):
     """The operator commands' and the tests' class-data archives (25 to 170 MB each) are made per
     classpath; once one of its jars is gone or changed the JVM refuses the archive, so keeping a

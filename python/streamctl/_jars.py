@@ -96,6 +96,34 @@ def spark_jars_dir() -> Path | None:
     return None
 
 
+def spark_conf_dir() -> Path | None:
+    """Spark's configuration directory, as spark-submit finds it: ``$SPARK_CONF_DIR``, else
+    ``$SPARK_HOME/conf``; None when neither is set."""
+    home = os.environ.get("SPARK_HOME")
+    conf_dir = os.environ.get("SPARK_CONF_DIR") or (str(Path(home) / "conf") if home else None)
+    return Path(conf_dir) if conf_dir else None
+
+
+def spark_defaults() -> dict[str, str]:
+    """The settings of ``spark-defaults.conf`` in :func:`spark_conf_dir` (Java properties: ``key value``
+    or ``key=value``), none when there is no such file.
+
+    Example::
+
+        spark_defaults().get("spark.jars", "")    # what spark-submit adds when no --jars says otherwise
+    """
+    conf_dir = spark_conf_dir()
+    file = conf_dir / "spark-defaults.conf" if conf_dir else None
+    if file is None or not file.is_file():
+        return {}
+    settings: dict[str, str] = {}
+    for text in file.read_text(encoding="utf-8").splitlines():
+        # The key ends at the first '=', ':' or blank; the value is the rest (a URI keeps its ':').
+        if m := re.match(r"\s*([^=:\s#!][^=:\s]*)\s*[=:\s]\s*(.*)", text):
+            settings[m[1]] = m[2].strip()
+    return settings
+
+
 def scala_version(spark_line: str) -> str:
     """The Scala version of the running Spark (from its ``spark-core_<scala>`` jar); the line's
     default (PyPI's) when no jars are at hand."""

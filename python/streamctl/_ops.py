@@ -43,8 +43,22 @@ _JAR_PREFIXES = (
     "log4j-slf4j2-impl-",
 )
 # Taken when there: on Scala 2.12 (Spark 3.5) scala-collection-compat is where 2.13's
-# scala.jdk.CollectionConverters is.
-_OPTIONAL_JAR_PREFIXES = ("scala-collection-compat_",)
+# scala.jdk.CollectionConverters is; and the object stores' Hadoop file systems with what they
+# need (S3A and the AWS SDK, ABFS, GCS), which a cluster's Spark carries for checkpoints there.
+_OPTIONAL_JAR_PREFIXES = (
+    "scala-collection-compat_",
+    "hadoop-aws-",
+    "aws-java-sdk-bundle-",
+    "bundle-2.",
+    "hadoop-azure-",
+    "azure-storage-",
+    "wildfly-openssl-",
+    "gcs-connector-",
+    "hadoop-cloud-storage-",
+)
+# Hadoop's site files, read as Spark's driver reads them from its classpath (core-site.xml for
+# fs.defaultFS and the object stores, hdfs-site.xml for HA nameservices).
+_SITE_FILES = ("core-site.xml", "hdfs-site.xml")
 
 
 # Kafka settings whose values are secrets (sasl.jaas.config, ssl.keystore.password, ...): never in
@@ -102,7 +116,43 @@ def classpath() -> str:
         raise OpsError(f"Spark's jars in {jars_dir} lack {', '.join(missing)}: reinstall pyspark or fix SPARK_HOME")
     # The wheel's kafka-clients jar sits beside the streamctl jars (not relocated, not inside them).
     kafka = sorted(str(j) for j in (here / "jars").glob("kafka-clients-*.jar"))
-    return os.pathsep.join([str(jar), *kafka, *picked])
+    return os.pathsep.join([str(jar), *kafka, *picked, *_dist_classpath()])
+
+
+def _dist_classpath() -> list[str]:
+    """The jars of ``$SPARK_DIST_CLASSPATH``, where a Spark built without Hadoop finds the cluster's
+    (``$(hadoop classpath)``): a ``dir/*`` entry stands for the jars in ``dir``."""
+    out: list[str] = []
+    for entry in os.environ.get("SPARK_DIST_CLASSPATH", "").split(os.pathsep):
+        if entry.endswith("*"):
+            out += sorted(str(j) for j in Path(entry[:-1] or ".").glob("*.jar"))
+        elif entry.endswith(".jar") and Path(entry).is_file():
+            out.append(entry)
+    return out
+
+
+def hadoop_settings() -> dict[str, Any]:
+    """What a Spark driver started here would take its Hadoop configuration from, for a request:
+    the site files of ``$HADOOP_CONF_DIR``, ``$YARN_CONF_DIR`` and Spark's conf directory (which
+    spark-submit puts on the driver's classpath) as ``hadoopConfFiles``, and the ``spark.hadoop.*``
+    settings of ``spark-defaults.conf``, their prefix removed, as ``hadoopConf``.
+
+    Example::
+
+        hadoop_settings()["hadoopConfFiles"]   # ['/etc/hadoop/conf/core-site.xml', ...]
+    """
+    from streamctl import _jars
+
+    dirs = [os.environ.get("HADOOP_CONF_DIR"), os.environ.get("YARN_CONF_DIR"), _jars.spark_conf_dir()]
+    files: list[str] = []
+    for d in dirs:
+        for name in _SITE_FILES:
+            f = Path(d) / name if d else None
+            if f is not None and f.is_file() and str(f) not in files:
+                files.append(str(f))
+    prefix = "spark.hadoop."
+    conf = {k[len(prefix) :]: v for k, v in _jars.spark_defaults().items() if k.startswith(prefix)}
+    return {"hadoopConfFiles": files, "hadoopConf": conf}
 
 
 def java() -> str:
@@ -226,6 +276,7 @@ def run(command: str, request: dict[str, Any]) -> Any:
     """Runs one OpsMain command with ``request`` and returns its JSON answer; raises ``OpsError``
     with the JVM's message when it fails."""
     java_path, cp = java(), classpath()
+    request = {**hadoop_settings(), **request}
     archive, made = _class_archive(java_path, cp, bool(request.get("bootstrapServers")))
     args = [
         java_path,
@@ -253,6 +304,42 @@ def run(command: str, request: dict[str, Any]) -> Any:
     if done.returncode != 0:
         raise OpsError(_error(done), done.returncode == 2)
     return json.loads(done.stdout)
+
+
+def in_session(command: str, request: dict[str, Any]) -> Any | None:
+    """``command``'s answer from the driver of the active classic SparkSession, with the session's
+    Hadoop configuration (what the query itself reads its checkpoint with); None without one (no
+    pyspark imported, no session, or a Spark Connect one): then :func:`run` answers.
+
+    Example::
+
+        in_session("describe", {"checkpoint": "/chk/q1"})   # None, or the JSON answer
+    """
+    import sys
+
+    if "pyspark" not in sys.modules:
+        return None
+    from pyspark import SparkContext
+
+    # The process's SparkContext, whichever thread made its session active (none over Spark Connect).
+    sc = SparkContext._active_spark_context  # noqa: SLF001
+    jvm = sc._jvm if sc is not None else None  # noqa: SLF001  (a classic session's py4j view of the driver)
+    if sc is None or jvm is None:
+        return None
+    from py4j.protocol import Py4JJavaError
+
+    try:
+        conf = sc._jsc.hadoopConfiguration()  # noqa: SLF001
+        return json.loads(jvm.streamctl.ops.OpsMain.answer(command, json.dumps(request), conf))
+    except Py4JJavaError as e:
+        error, cls = e.java_exception, e.java_exception.getClass()
+        while cls is not None and cls.getName() != "streamctl.StreamctlException":
+            cls = cls.getSuperclass()
+        if cls is None:
+            raise
+        from streamctl.errors import StreamctlException
+
+        raise StreamctlException(str(error.getMessage())) from None
 
 
 def _error(done: subprocess.CompletedProcess[str]) -> str:

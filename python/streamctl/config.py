@@ -10,7 +10,6 @@ exactly one kafka-clients: when it already gets one from Spark's own Kafka conne
 from __future__ import annotations
 
 import os
-import re
 from pathlib import Path
 from typing import TYPE_CHECKING, TypeVar
 
@@ -148,20 +147,8 @@ def _jars_outside_builder() -> list[str]:
         SparkContext._ensure_initialized()  # noqa: SLF001  (connects to that JVM; starts none)
         value = SparkConf().get("spark.jars", "") or ""
     else:
-        home = os.environ.get("SPARK_HOME")
-        conf_dir = os.environ.get("SPARK_CONF_DIR") or (str(Path(home) / "conf") if home else None)
-        defaults = Path(conf_dir) / "spark-defaults.conf" if conf_dir else None
-        value = _property(defaults, "spark.jars") if defaults and defaults.is_file() else ""
+        value = _jars.spark_defaults().get("spark.jars", "")
     return [j.strip() for j in value.split(",") if j.strip()]
-
-
-def _property(file: Path, key: str) -> str:
-    """``key``'s value in a spark-defaults.conf (Java properties: ``key value`` or ``key=value``)."""
-    for line in file.read_text(encoding="utf-8").splitlines():
-        # The key ends at the first '=', ':' or blank; the value is the rest (a URI keeps its ':').
-        if (m := re.match(r"\s*([^=:\s#!][^=:\s]*)\s*[=:\s]\s*(.*)", line)) and m[1] == key:
-            return m[2].strip()
-    return ""
 
 
 def _brings_kafka_clients(packages: str, jars: str) -> bool:

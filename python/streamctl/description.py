@@ -3,7 +3,9 @@
 Everything is read by the JVM (``streamctl.ops.QueryDescription``): the committed offsets from
 the query's offset and commit logs, pending startpoints, task locality and the reconciled
 control state from its metadata store, log-end offsets and lag from the broker when it answers.
-No SparkSession is needed; the query may be running or stopped.
+No SparkSession is needed (in a classic one, the session's driver answers, with the session's
+Hadoop configuration: credentials for an object store set on its builder count); the query may be
+running or stopped.
 
 Example::
 
@@ -105,10 +107,12 @@ def describe(
         d = streamctl.describe("/chk/q1", bootstrap_servers="127.0.0.1:9092")
         sum(p.lag or 0 for p in d.partitions)   # records behind
     """
+    req = request(checkpoint, bootstrap_servers, metadata_store_path, kafka_options)
+    in_session = _ops.in_session("describe", req)
+    if in_session is not None:
+        return from_json(in_session)
     try:
-        return from_json(
-            _ops.run("describe", request(checkpoint, bootstrap_servers, metadata_store_path, kafka_options))
-        )
+        return from_json(_ops.run("describe", req))
     except _ops.OpsError as e:
         from streamctl.errors import StreamctlException
 

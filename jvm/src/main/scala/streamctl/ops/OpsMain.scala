@@ -72,8 +72,30 @@ object OpsMain {
     answer.flush()
   }
 
+  /**
+   * The command run with the Hadoop configuration the request names: Hadoop's defaults, then the
+   * site files in `hadoopConfFiles` (those a Spark driver would find on its classpath), then the
+   * settings in `hadoopConf` (spark-defaults.conf's `spark.hadoop.*`), as Spark layers them.
+   */
   def run(command: String, req: JsonNode): JsonNode = {
     val conf = new Configuration()
+    Option(req.get("hadoopConfFiles")).toSeq.flatMap(_.elements().asScala).foreach(f =>
+      conf.addResource(new org.apache.hadoop.fs.Path(new java.io.File(f.asText).toURI))
+    )
+    Option(req.get("hadoopConf")).toSeq.flatMap(_.properties().asScala).foreach(e =>
+      conf.set(e.getKey, e.getValue.asText)
+    )
+    run(command, req, conf)
+  }
+
+  /**
+   * The command run in a process that has a Hadoop configuration already (a Spark driver's), the
+   * request as JSON text; the answer as JSON text.
+   */
+  def answer(command: String, request: String, conf: Configuration): String =
+    Json.write(run(command, Json.parse(request, "the request"), conf))
+
+  def run(command: String, req: JsonNode, conf: Configuration): JsonNode = {
     def text(name: String): Option[String] =
       Option(req.get(name)).filterNot(_.isNull).map(_.asText).filter(_.nonEmpty)
     val checkpoint = text("checkpoint")
