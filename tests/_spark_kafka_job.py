@@ -48,5 +48,24 @@ if __name__ == "__main__":
     )
     q.awaitTermination()
     version = jvm(spark).org.apache.kafka.common.utils.AppInfoParser.getVersion()
-    print(json.dumps({"kafka_clients": version, "jars": spark.conf.get("spark.jars")}))
+
+    # A query that read with format("kafka"), restarted with format("streamctl") on its checkpoint.
+    def moved(source: str) -> None:
+        df = (
+            spark.readStream.format(source)
+            .option("kafka.bootstrap.servers", servers)
+            .option("subscribe", kafka_stream)
+            .option("startingOffsets", "earliest")
+            .load()
+        )
+        done = df.writeStream.format("noop").option("checkpointLocation", checkpoint + "-moved")
+        done.trigger(availableNow=True).start().awaitTermination()
+
+    moved("kafka")
+    try:
+        moved("streamctl")
+        refused = None
+    except Exception as e:  # noqa: BLE001  (reported whole to the test)
+        refused = str(e).split("\n")[0]
+    print(json.dumps({"kafka_clients": version, "jars": spark.conf.get("spark.jars"), "moved": refused}))
     spark.stop()

@@ -233,7 +233,12 @@ def test_no_child_of_the_cli_sees_a_secret_on_its_command_line(secured, secured_
     gave them in a --command-config file or (warned) with --kafka-option."""
     src, checkpoint = secured_checkpoint
     client = secured.client_options("PLAIN")
-    config = _command_config(tmp_path / "client.properties", client)
+    # A file that serves Kafka's own tools too: their consumers' settings are not the commands' concern.
+    tools = {
+        "key.deserializer": "org.apache.kafka.common.serialization.StringDeserializer",
+        "auto.offset.reset": "earliest",
+    }
+    config = _command_config(tmp_path / "client.properties", client, **tools)
     jaas = client["kafka.sasl.jaas.config"]
     runs = {
         "describe --command-config": ["describe", "--checkpoint", str(checkpoint), "--output", "json",

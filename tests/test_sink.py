@@ -7,7 +7,7 @@ from collections import defaultdict
 import pytest
 from pyspark.sql import functions as F
 
-from streamctl import options
+from streamctl import StreamctlException, options
 from streamctl_testing import kafka
 from streamctl_testing._jvm import jvm
 
@@ -133,6 +133,15 @@ def test_columns_are_found_by_their_exact_names_as_sparks_sink_finds_them(spark,
     rows.write.format("streamctl").options(**options.sink(servers, out)).save()
     records = [r for p in (0, 1) for r in kafka.read_records(spark, servers, out, p)]
     assert sorted((k, v) for k, v, _h in records) == [(None, b"a"), (None, b"b")]
+
+
+def test_a_sink_given_a_sources_options_and_no_topic_says_so(spark, servers):
+    """One options dict for a source and a sink (the topic taken from a column): the write is taken
+    for a source with a schema, and the error says what to change."""
+    rows = spark.createDataFrame([("t", "v")], "topic string, value string")
+    writer = rows.write.format("streamctl").option("kafka.bootstrap.servers", servers).option("subscribe", "t")
+    with pytest.raises(StreamctlException, match="give the sink option 'topic', or leave the read options out"):
+        writer.save()
 
 
 def test_a_write_attempt_that_failed_does_not_pool_its_producer(spark, servers, make_stream):

@@ -31,6 +31,10 @@ def test_one_query_reads_with_spark_kafka_and_streamctl(spark, servers, make_str
     report = json.loads(job.stdout.strip().splitlines()[-1])
 
     assert report["kafka_clients"] == KAFKA_CLIENTS_VERSION
+    # A checkpoint of format("kafka") restarted with format("streamctl") says what to do instead.
+    cp = tmp_path / "cp-moved"
+    assert "was written by Spark's Kafka source" in report["moved"] and str(cp) in report["moved"], report
+    assert f'({{"{by_kafka}":{{"0":10}}}})' in report["moved"] and "option startingOffsets" in report["moved"]
     clients = [j for j in report["jars"].split(",") if Path(j).name.startswith("kafka-clients-")]
     assert [Path(j).name for j in clients] == [f"kafka-clients-{KAFKA_CLIENTS_VERSION}.jar"]
     written = kafka.read_raw(spark, servers, out, 0)  # plain records: the sink is not intermediate

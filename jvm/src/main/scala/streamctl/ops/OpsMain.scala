@@ -170,8 +170,10 @@ object OpsMain {
   }
 
   /** A Kafka client properties file, read as Kafka's own tools read `--command-config`. */
+  /* A file that also serves Kafka's own tools may set their consumers' deserializers or
+   * auto.offset.reset: streamctl's clients set those themselves, and the file is not wrong for it. */
   private def commandConfig(path: String): Map[String, String] =
-    try Utils.loadProps(path).asScala.toMap
+    try Utils.loadProps(path).asScala.toMap -- KafkaParams.ManagedByStreamctl
     catch {
       case e: java.io.IOException =>
         throw StreamctlException(s"--command-config $path: cannot read it: ${e.getMessage}", e)

@@ -60,11 +60,8 @@ final case class SourceOptions(raw: Map[String, String]) {
       case Seq(Subscription.Topics(s)) =>
         if (s.isEmpty)
           throw StreamctlException(s"Option '${options.nameOf(Subscribe)}' names no topic")
-        val dup = s.diff(s.distinct)
-        if (dup.nonEmpty) throw StreamctlException(
-          s"Option '${options.nameOf(Subscribe)}' names ${dup.distinct.mkString(", ")} more than once"
-        )
-        named.head
+        // A topic named twice is read once, as Spark's source reads its topics as a set.
+        Subscription.Topics(s.distinct)
       case Seq(one) => one
       case Nil => throw StreamctlException(
           s"One of the options '${options.nameOf(Subscribe)}' (a comma-separated list of topics; " +

@@ -241,7 +241,12 @@ class StreamctlMicroBatchStream(
     heartbeatPositions.map(_.accumulator)
   }
 
-  override def deserializeOffset(json: String): Offset = recentOffsets.read(json)
+  override def deserializeOffset(json: String): Offset =
+    try recentOffsets.read(json)
+    catch {
+      case e: StreamctlException if StreamctlMicroBatchStream.isSparkKafkaOffset(json) =>
+        throw StreamctlMicroBatchStream.fromSparkKafkaSource(sourceCheckpoint, json, e)
+    }
 
   override def commit(end: Offset): Unit = {
     val committed = position(end)
@@ -271,6 +276,35 @@ class StreamctlMicroBatchStream(
 
 object StreamctlMicroBatchStream {
   private val log = org.slf4j.LoggerFactory.getLogger(classOf[StreamctlMicroBatchStream])
+
+  /* Spark's Kafka source's offset: topic -> partition -> offset, no version. A job switched from
+   * format("kafka") by its format name alone meets it at its first restart. */
+  private[spark] def isSparkKafkaOffset(json: String): Boolean =
+    scala.util.Try(streamctl.Json.parse(json, "an offset")).toOption.exists { root =>
+      root.isObject && !root.has("version") && root.size > 0 &&
+      root.properties().asScala.forall { t =>
+        t.getValue.isObject && t.getValue.properties().asScala.forall(p =>
+          p.getKey.toIntOption.isDefined && p.getValue.isIntegralNumber
+        )
+      }
+    }
+
+  private[spark] def fromSparkKafkaSource(
+      sourceCheckpoint: String,
+      json: String,
+      cause: Throwable
+  ): StreamctlException = {
+    // <checkpoint>/sources/<id>
+    val checkpoint = new org.apache.hadoop.fs.Path(sourceCheckpoint).getParent.getParent
+    StreamctlException(
+      s"The checkpoint at $checkpoint was written by Spark's Kafka source (format(\"kafka\")): its offsets " +
+        s"($json) are not streamctl's, and streamctl does not continue another source's checkpoint. To move the " +
+        "query to streamctl where it stopped, start it with a new checkpointLocation and option startingOffsets " +
+        s"set to the offsets of its last committed batch (this source's line of $checkpoint/offsets/<N> for the " +
+        s"highest N that $checkpoint/commits has too); state the old checkpoint keeps does not move with it",
+      cause
+    )
+  }
 
   /** How a streamctl source describes itself in query progress: `streamctl[orders,rates]`. */
   val DescriptionPrefix = "streamctl["

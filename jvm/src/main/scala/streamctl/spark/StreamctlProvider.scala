@@ -104,7 +104,9 @@ object StreamctlProvider {
       val parsed = SourceOptions(options)
       if (!readPath && schema != SourceSchema(parsed.includeHeaders))
         throw StreamctlException(
-          "format(\"streamctl\") has a fixed schema: do not give the source one with .schema(...)"
+          "format(\"streamctl\") has a fixed schema: do not give the source one with .schema(...). (A " +
+            "sink whose options name topics to read, subscribe, subscribePattern or assign, and no 'topic' is " +
+            "taken for a source: give the sink option 'topic', or leave the read options out)"
         )
     } else SinkWrite.prepare(options, schema)
   }

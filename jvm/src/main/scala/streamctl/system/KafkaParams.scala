@@ -291,7 +291,11 @@ object KafkaParams {
       ProducerConfig.LINGER_MS_CONFIG
     ).asInstanceOf[Number].longValue
 
-  private val ManagedByStreamctl = Set(
+  /**
+   * Settings streamctl sets itself on its clients (records are bytes, offsets are the query's),
+   * which a user's options may not give.
+   */
+  val ManagedByStreamctl: Set[String] = Set(
     "key.deserializer",
     "value.deserializer",
     "key.serializer",

@@ -45,6 +45,13 @@ class SourceOptionsTest {
     assertTrue(e.getMessage.contains("'kafka.enable.auto.commit'"), e.getMessage)
   }
 
+  @Test def aTopicSubscribedTwiceIsReadOnceAsInSpark(): Unit =
+    assertEquals(
+      streamctl.system.Subscription.Topics(Seq("orders", "rates")),
+      SourceOptions(Map("kafka.bootstrap.servers" -> "b:1", "subscribe" -> "orders,rates,orders"))
+        .subscription
+    )
+
   @Test def anIntermediateStreamCannotBeBroadcast(): Unit = {
     val e = assertThrows(
       classOf[StreamctlException],
