@@ -345,6 +345,29 @@ def test_rows_carry_the_watermark_as_control_messages_arrive_and_end_of_stream_e
         q.stop()
 
 
+def test_a_query_kept_running_at_end_of_stream_waits_out_its_batches(spark, servers, make_stream, tmp_path, real_time):
+    """stop.on.end.of.stream=false: once every input ended, each batch still lasts its duration,
+    as an idle one does; ended at once, Spark would start batch after batch without a pause."""
+    mid, out = make_stream(suffix="mid"), make_stream(suffix="out")
+    df = (
+        spark.readStream.format("streamctl")
+        .options(**options.source(servers, [mid], starting_offsets="earliest", stop_on_end_of_stream=False))
+        .options(**options.intermediate(mid))
+        .load()
+        .select("value")
+    )
+    control.produce_framed(spark, servers, mid, [b"x"])
+    control.send_end_of_stream(spark, servers, mid, "p0", 1)
+    q = start_real_time(df, servers, out, tmp_path / "cp", duration="3 seconds")
+    try:
+        wait_for("three batches", lambda: committed_batches(tmp_path / "cp") >= 3, q, timeout=120)
+        took = [p["durationMs"]["triggerExecution"] for p in q.recentProgress if p["batchId"] >= 1]
+        assert took and min(took) >= 2500, f"batches at end-of-stream ended early: {took} ms"
+        assert q.isActive and plain_values(spark, servers, out) == ["x"]
+    finally:
+        q.stop()
+
+
 def test_a_bounded_pipeline_of_two_real_time_queries_ends_by_itself(spark, servers, make_stream, tmp_path, real_time):
     a, b, c = make_stream(suffix="a"), make_stream(suffix="b"), make_stream(suffix="c")
 

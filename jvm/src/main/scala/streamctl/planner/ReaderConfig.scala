@@ -12,7 +12,11 @@ final case class ReaderConfig(
     failOnDataLoss: Boolean,
     intermediateStreams: Set[String],
     chooser: ChooserConfig = ChooserConfig.default,
-    includeHeaders: Boolean = false
+    includeHeaders: Boolean = false,
+    /* A real-time reader whose SSPs are all at end-of-stream ends its batch at once, so the query
+     * stops (option stop.on.end.of.stream). A query kept running waits out its batch as an idle
+     * reader does: ended at once, Spark would start the next batch at once, and the next. */
+    endsBatchAtEndOfStream: Boolean = true
 )
 
 object ReaderConfig {
@@ -28,6 +32,7 @@ object ReaderConfig {
       o.failOnDataLoss,
       o.intermediateStreams,
       o.chooser,
-      o.includeHeaders
+      o.includeHeaders,
+      o.stopOnEndOfStream
     )
 }

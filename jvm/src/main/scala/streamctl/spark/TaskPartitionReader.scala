@@ -77,7 +77,8 @@ final class TaskPartitionReader(
   private var published = 0L
   // Only intermediate SSPs: a plain stream never ends, so such a task never ends its batch early.
   private val endsOnEndOfStream =
-    control.isDefined && read.ranges.forall(r => config.intermediateStreams.contains(r.ssp.stream))
+    control.isDefined && config.endsBatchAtEndOfStream &&
+      read.ranges.forall(r => config.intermediateStreams.contains(r.ssp.stream))
   // Whether every SSP is at end-of-stream; changes only with a control message (publishControl).
   private var ended = endsOnEndOfStream && control.get.atEndOfStream
   private var positionsReportedMs = 0L
