@@ -199,15 +199,42 @@ final case class SinkWrite(options: SinkOptions, layout: RowLayout) {
    * On the driver, before any writer starts: the topic of option `topic` must exist (or the broker
    * creates it), or every writer would wait `max.block.ms` for it and then say the broker did not
    * answer. Rows naming their topic in a `topic` column are checked at their first failed send.
+   *
+   * Only the writers need Kafka, as with Spark's sink: a driver that cannot reach the broker (a
+   * client-mode driver outside its network), or cannot make a client at all (a truststore shipped
+   * to the executors with `--files`), leaves the check to them, with a warning, within 10 s at
+   * most.
    */
   def checkTopic(): Unit = options.topic.foreach { t =>
     // Spark builds the streaming write at every batch: a topic found once is not asked about again.
     val key = options.kafka.cacheKey + "\u0001" + t
     if (!SinkWrite.checked.contains(key)) {
-      val admin = KafkaSystemAdmin(options.kafka)
-      try admin.checkWritable(t, s"option '${options.topicOption}' of the sink")
-      finally admin.close()
-      SinkWrite.checked.add(key)
+      val params = options.kafka.copy(user =
+        options.kafka.user + ("default.api.timeout.ms" -> math.min(
+          options.kafka.apiTimeoutMs,
+          SinkWrite.CheckTimeoutMs
+        ).toString)
+      )
+      val unknown: Option[String] =
+        (try Right(KafkaSystemAdmin(params))
+        catch { case e: StreamctlException => Left(e.getMessage) }) match {
+          case Left(why) => Some(why)
+          case Right(admin) =>
+            try admin.existsIfKnown(t) match {
+                case Right(true) => None
+                case Right(false) =>
+                  admin.checkWritable(t, s"option '${options.topicOption}' of the sink"); None
+                case Left(why) => Some(why)
+              }
+            finally admin.close()
+        }
+      unknown match {
+        case None => SinkWrite.checked.add(key)
+        case Some(why) => SinkWrite.log.warn(
+            s"The driver could not check that topic '$t' (option '${options.topicOption}' of the sink) exists: " +
+              s"$why. The writers will find out"
+          )
+      }
     }
   }
 
@@ -228,6 +255,9 @@ final case class SinkWrite(options: SinkOptions, layout: RowLayout) {
 }
 
 object SinkWrite {
+  private val log = org.slf4j.LoggerFactory.getLogger(classOf[SinkWrite])
+  // The longest the driver waits on Kafka to check a sink's topic, which the writers check again.
+  private val CheckTimeoutMs = 10000L
   // (Kafka settings, topic) of the sink topics this driver found writable, and the runs of
   // transactional queries whose settings passed the check.
   private val checked = java.util.concurrent.ConcurrentHashMap.newKeySet[String]()

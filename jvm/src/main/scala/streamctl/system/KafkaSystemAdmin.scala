@@ -128,6 +128,14 @@ class KafkaSystemAdmin(val params: KafkaParams) extends SystemAdmin with AutoClo
       case None => ()
     }
 
+  /**
+   * Whether `stream` exists, or why this process cannot tell (the broker does not answer it, or
+   * refuses): for a check that others make again anyway.
+   */
+  def existsIfKnown(stream: String): Either[String, Boolean] =
+    try Right(exists(stream))
+    catch { case e: StreamctlException => Left(e.getMessage) }
+
   /** Whether `stream` exists; other failures (unreachable, refused) are errors as in every call. */
   def exists(stream: String): Boolean =
     try { describeStreams(Set(stream)); true }
