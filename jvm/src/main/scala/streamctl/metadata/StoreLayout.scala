@@ -43,6 +43,13 @@ object StoreLayout {
   val LocalityNamespace = "locality"
   val ProgressNamespace = "progress"
 
+  /**
+   * The startpoints a source resolved for a batch not logged yet (one key per source): real-time
+   * mode logs a batch only as it ends, so a run that dies within it resolves them again at the next
+   * start unless it finds them here.
+   */
+  val ResolvedNamespace = "resolved"
+
   private val MappingPrefix = "mapping-"
   private val LocalityPrefix = "assignment-"
 
@@ -77,6 +84,7 @@ object StoreLayout {
   final case class Source(id: String) {
     def mappingKey: String = MappingPrefix + id
     def localityKey: String = LocalityPrefix + id
+    def resolvedKey: String = s"source-$id"
     def controlNamespace: String = s"control-$id"
 
     /** The progress history's entry of one batch (zero-padded, so keys sort by batch). */

@@ -102,7 +102,8 @@ final class Planner(
     options.streams,
     storeLocation,
     options.startpointResolvers,
-    logsInBackground
+    logsInBackground,
+    Some(keys.resolvedKey)
   )
   // The heads of the SSPs the batch starts from, asked before the streams are described so both
   // requests are in flight together ([[askHeads]]); SSPs the planning added meanwhile (a grown

@@ -27,6 +27,13 @@ import streamctl.system.{SSP, SystemAdmin, TaskName}
  * Later plannings only drop that record from the next offset. Startpoints written while the query
  * runs wait for the next restart: the store is read once per run, never per batch.
  *
+ * What step 2 resolved is also kept in the store (`resolvedKey`) until the batch that applies it
+ * commits. Spark logs a micro-batch before running it, but a real-time batch only as it ends: a run
+ * that dies within that batch resolves its startpoints again at the next start, and `upcoming` (or
+ * a timestamp's, or a user resolver's answer) would then begin later than the records the dead
+ * batch read and output. The next start applies the kept resolution instead, as long as the store
+ * holds the same startpoints for the same tasks.
+ *
  * Deletion happens after the applying batch committed: in [[committed]] (Spark's `commit(end)`) and
  * again, idempotently, when the next batch is planned from it. Both need Spark to log a batch
  * before it plans the next, so a query whose engine logs in the background (`logsInBackground`) is
@@ -48,7 +55,8 @@ final class StartpointStep(
     streams: Seq[String],
     storeLocation: String,
     customResolvers: Seq[CustomStartpointResolver] = Nil,
-    logsInBackground: () => Option[Boolean] = () => Some(false)
+    logsInBackground: () => Option[Boolean] = () => Some(false),
+    resolvedKey: Option[String] = None
 ) extends PlanningStep {
   import StartpointStep._
 
@@ -95,7 +103,8 @@ final class StartpointStep(
       )
       else settled(again, reads + 1)
     }
-    val (fanOut, resolved) = settled(read(), 1)
+    val (fanOut, fresh) = settled(read(), 1)
+    val resolved = keptOrFresh(fresh)
     if (resolved.nonEmpty) logsInBackground() match {
       case Some(true) => throw StreamctlException(
           s"The metadata store at $storeLocation holds startpoints for this query, which writes its offset and commit " +
@@ -115,6 +124,13 @@ final class StartpointStep(
         )
     }
     explained("cannot be written")(manager.applyFanOut(fanOut))
+    if (resolved.nonEmpty) resolvedKey.foreach(k =>
+      explained("cannot be written")(store().put(
+        StoreLayout.ResolvedNamespace,
+        k,
+        Json.write(AppliedStartpoints.Codec.write(AppliedStartpoints(resolved)))
+      ))
+    )
     firstPlanningDone = true
     if (resolved.isEmpty) return cleared
     report(resolved)
@@ -131,9 +147,37 @@ final class StartpointStep(
     removeApplied(end.state(AppliedStartpoints.Codec), failOnError = false)
   }
 
+  /* `fresh`, unless the store keeps a resolution of exactly these startpoints for exactly these
+   * tasks: made by a run that died before the batch applying it was logged (a real-time batch).
+   * Beginning there again reads what that batch read; anything else would skip or repeat records. */
+  private def keptOrFresh(
+      fresh: Map[(SSP, TaskName), Resolution]
+  ): Map[(SSP, TaskName), Resolution] =
+    resolvedKey.flatMap(k => store().get(StoreLayout.ResolvedNamespace, k).map(k -> _)) match {
+      case None => fresh
+      case Some((k, text)) =>
+        val what =
+          s"the resolved startpoints in ${store().describe(StoreLayout.ResolvedNamespace, k)}"
+        val kept =
+          try Some(AppliedStartpoints.Codec.read(Json.parse(text, what), what))
+          catch {
+            case e: StreamctlException =>
+              log.warn(s"Resolving the startpoints again: ${e.getMessage}"); None
+          }
+        kept.filter(_.startpoints == fresh.map { case (key, r) => key -> r.startpoint }) match {
+          case Some(same) if fresh.nonEmpty =>
+            log.info(
+              s"Applying the startpoints as a run that stopped before its first batch was logged resolved them ($what)"
+            )
+            same.applied
+          case _ => fresh
+        }
+    }
+
   private def removeApplied(applied: AppliedStartpoints, failOnError: Boolean): Unit =
     if (!applied.isEmpty && !cleaned.contains(applied)) {
       try {
+        resolvedKey.foreach(store().delete(StoreLayout.ResolvedNamespace, _))
         val kept = manager.removeFannedOut(applied.startpoints)
         kept.toSeq.sorted.foreach { case (ssp, task) =>
           log.info(s"Kept the startpoint at key '${StartpointKey(ssp, task).storeKey}': it was rewritten after the batch that applied the old one; " +

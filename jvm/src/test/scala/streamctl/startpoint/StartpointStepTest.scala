@@ -36,6 +36,56 @@ class StartpointStepTest {
   private def step() = new StartpointStep(() => store, admin, Seq("orders", "rates"), "mem://store")
   private def endOf(plan: BatchPlan): SourcePosition = plan.end((_, _, b) => b + 1)
 
+  @Test def aRunThatDiedBeforeItsApplyingBatchWasLoggedIsResumedWithItsResolution(): Unit = {
+    // A real-time batch is logged only as it ends: the first run resolved `upcoming` to 10, read
+    // from there and died; meanwhile producers wrote on. The next run begins at 10 again.
+    def run(heads: Int) = {
+      val grown = new FakeSystemAdmin()
+        .add(orders0, 2, Seq.tabulate(heads - 2)(i => 100L + i))
+        .add(orders1, 0, Seq.tabulate(heads)(i => 100L + i))
+        .add(rates, 0, Seq.tabulate(heads)(i => 100L + i))
+      new StartpointStep(
+        () => store,
+        grown,
+        Seq("orders", "rates"),
+        "mem://store",
+        resolvedKey = Some("source-0")
+      )
+    }
+    manager.write(orders1, Upcoming(1))
+    assertEquals(
+      Map(t1 -> Map(orders1 -> 10L)),
+      endOf(run(10)(BatchPlan(previous), PlanningContext())).starts
+    )
+    val again = endOf(run(15)(BatchPlan(previous), PlanningContext()))
+    assertEquals(Map(t1 -> Map(orders1 -> 10L)), again.starts, "not 15: offsets 10 to 14 were read")
+    // That batch commits: the startpoint and the kept resolution go.
+    run(15).committed(again)
+    assertEquals(None, manager.read(orders1, t1))
+    assertEquals(None, store.get(StoreLayout.ResolvedNamespace, "source-0"))
+  }
+
+  @Test def aStartpointRewrittenAfterARunDiedIsResolvedAfresh(): Unit = {
+    def run() =
+      new StartpointStep(
+        () => store,
+        admin,
+        Seq("orders", "rates"),
+        "mem://store",
+        resolvedKey = Some("source-0")
+      )
+    manager.write(orders1, Specific(3, 1))
+    assertEquals(
+      Map(t1 -> Map(orders1 -> 3L)),
+      endOf(run()(BatchPlan(previous), PlanningContext())).starts
+    )
+    manager.write(orders1, t1, Specific(6, 2)) // the user corrects it before the next start
+    assertEquals(
+      Map(t1 -> Map(orders1 -> 6L)),
+      endOf(run()(BatchPlan(previous), PlanningContext())).starts
+    )
+  }
+
   @Test def sspOnlyStartpointReachesEveryTaskAndTaskLevelWins(): Unit = {
     manager.write(rates, Oldest(1))
     manager.write(rates, t1, Specific(5, 2))
