@@ -23,7 +23,8 @@ object SparkLine {
    * The error for a jar built against `built` running on Spark `running`, if their lines differ.
    */
   def mismatch(built: String, running: String): Option[String] =
-    Option.when(of(built) != of(running))(
+    if (of(built) == of(running)) None
+    else Some(
       s"This streamctl jar was built for Spark ${of(built)}, but it runs on Spark $running: use the " +
         s"streamctl-spark${of(running)} jar (`streamctl jars --spark-version $running` names it; " +
         "streamctl.configure_spark(builder) picks it for the pyspark it runs in)"

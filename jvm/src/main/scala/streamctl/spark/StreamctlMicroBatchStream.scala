@@ -284,7 +284,7 @@ object StreamctlMicroBatchStream {
       root.isObject && !root.has("version") && root.size > 0 &&
       root.properties().asScala.forall { t =>
         t.getValue.isObject && t.getValue.properties().asScala.forall(p =>
-          p.getKey.toIntOption.isDefined && p.getValue.isIntegralNumber
+          scala.util.Try(p.getKey.toInt).isSuccess && p.getValue.isIntegralNumber
         )
       }
     }
@@ -297,7 +297,7 @@ object StreamctlMicroBatchStream {
     // <checkpoint>/sources/<id>
     val checkpoint = new org.apache.hadoop.fs.Path(sourceCheckpoint).getParent.getParent
     StreamctlException(
-      s"The checkpoint at $checkpoint was written by Spark's Kafka source (format(\"kafka\")): its offsets " +
+      s"The checkpoint at $checkpoint was written by Spark's Kafka source " + "(format(\"kafka\")): its offsets " +
         s"($json) are not streamctl's, and streamctl does not continue another source's checkpoint. To move the " +
         "query to streamctl where it stopped, start it with a new checkpointLocation and option startingOffsets " +
         s"set to the offsets of its last committed batch (this source's line of $checkpoint/offsets/<N> for the " +
