@@ -34,18 +34,44 @@ import streamctl.system.{SSP, SystemAdmin, TaskName, TimeLag}
  */
 object QueryDescription {
 
+  /**
+   * The description, read again when the query committed a batch meanwhile: a running query deletes
+   * a batch's control results once a later batch commits, so results listed for the checkpoint as
+   * first read may be gone when fetched (or gone before they were listed). Each read is of one
+   * committed batch; three in a row that each lose the race give up with the last error.
+   */
   def describe(
       checkpoint: String,
       storePath: Option[String],
       admin: => Option[SystemAdmin],
-      conf: Configuration
+      conf: Configuration,
+      openStore: String => MetadataStore = null
   ): ObjectNode = {
     val location = StoreLayout.locate(Some(checkpoint), storePath).get
     if (!QueryCheckpoint.exists(checkpoint, conf))
       throw StreamctlException(s"No streamctl query at $checkpoint: it holds no Spark checkpoint (no 'offsets' or 'metadata'). " +
         "Give the query's checkpointLocation")
-    val ck = QueryCheckpoint.read(checkpoint, conf)
-    val store = MetadataStore.open(location, conf)
+    val open = Option(openStore).getOrElse((l: String) => MetadataStore.open(l, conf))
+    def committedId = QueryCheckpoint.read(checkpoint, conf).committed.map(_.batchId)
+    @scala.annotation.tailrec
+    def attempt(n: Int): ObjectNode = {
+      val ck = QueryCheckpoint.read(checkpoint, conf)
+      val answer =
+        try Right(describeAt(ck, checkpoint, location, admin, open(location)))
+        catch { case e: StreamctlException => Left(e) }
+      if (n < 3 && committedId != ck.committed.map(_.batchId)) attempt(n + 1)
+      else answer.fold(e => throw e, identity)
+    }
+    attempt(1)
+  }
+
+  private def describeAt(
+      ck: QueryCheckpoint,
+      checkpoint: String,
+      location: String,
+      admin: => Option[SystemAdmin],
+      store: MetadataStore
+  ): ObjectNode = {
     try {
       val latest = ck.committed.orElse(ck.pending)
       if (latest.exists(_.sources.isEmpty))

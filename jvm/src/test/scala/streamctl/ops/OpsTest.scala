@@ -91,6 +91,42 @@ class OpsTest {
     assertTrue(newer.getMessage.contains("/chk/offsets/5, source orders"), newer.getMessage)
   }
 
+  @Test def describeReadsAgainWhenTheQueryCommittedAndDeletedResultsMeanwhile(): Unit = {
+    val ck = Files.createTempDirectory("ck")
+    Files.walk(committed).forEach { from =>
+      val to = ck.resolve(committed.relativize(from).toString)
+      if (Files.isDirectory(from)) Files.createDirectories(to) else Files.copy(from, to)
+    }
+    var raced = false
+    def open(location: String): streamctl.metadata.MetadataStore = {
+      val real = streamctl.metadata.MetadataStore.open(location, conf)
+      new streamctl.metadata.MetadataStore {
+        def get(namespace: String, key: String): Option[String] = {
+          if (namespace == "control-0" && !raced) {
+            // The query commits batch 15 (planned from 14's results) and deletes those results
+            // between describe's listing and its read.
+            raced = true
+            Files.copy(ck.resolve("offsets/14"), ck.resolve("offsets/15"))
+            Files.copy(ck.resolve("commits/14"), ck.resolve("commits/15"))
+            real.delete(namespace, key)
+          }
+          real.get(namespace, key)
+        }
+        def put(namespace: String, key: String, value: String): Unit =
+          real.put(namespace, key, value)
+        def delete(namespace: String, key: String): Unit = real.delete(namespace, key)
+        def keys(namespace: String): Seq[String] = real.keys(namespace)
+      }
+    }
+    val d = QueryDescription.describe(ck.toString, None, None, conf, open)
+    assertTrue(raced)
+    assertEquals(
+      15L,
+      d.get("committedBatch").asLong,
+      "read again, of the batch committed meanwhile"
+    )
+  }
+
   @Test def describesTheCommittedCheckpointWithItsReconciledControlStates(): Unit = {
     val d = QueryDescription.describe(committed.toString, None, None, conf)
     val rows = d.get("partitions").elements().asScala.toSeq
