@@ -47,6 +47,11 @@ final class SourceControl(
   @volatile private var realTimeCleaned = false
   // The SSPs whose end-of-stream a planning confirmed with the streams as they were then.
   @volatile private var endConfirmed: Option[Set[SSP]] = None
+  /* The seq of the last real-time batch this run ended: its end offset carries what its readers
+   * ended with. What they recorded under that seq as they read is in it, except what an attempt
+   * that failed recorded (its retry began again at the batch's start and may have read less):
+   * merged in, that attempt's end-of-stream or watermark would be taken for the retry's. */
+  @volatile private var realTimeEnd: Option[Long] = None
 
   /**
    * A brand-new query's first position, with the initial control state. Results left by an earlier
@@ -141,7 +146,10 @@ final class SourceControl(
           ControlState(previous.state(ControlState.Codec).seq, merged)
         ))
         if (unchanged == previous) previous
-        else end.withState(_.updated(ControlState.Codec, ControlState(ctl.seq, merged)))
+        else {
+          realTimeEnd = Some(ctl.seq)
+          end.withState(_.updated(ControlState.Codec, ControlState(ctl.seq, merged)))
+        }
       }
     known = Some(result)
     val newData = result != previous
@@ -227,6 +235,7 @@ final class SourceControl(
   private def isIntermediate(ssp: SSP): Boolean = intermediate.contains(ssp.stream)
 
   private[control] def statesAfter(ctl: ControlState): States = fresh match {
+    case _ if realTimeEnd.contains(ctl.seq) => ctl.states
     case Some((seq, states)) if seq == ctl.seq => states
     case _ =>
       val heard = collected.of(ctl.seq).getOrElse(results.load(ctl.seq))

@@ -548,6 +548,23 @@ class PlannerTest {
     )
   }
 
+  @Test def whatAFailedRealTimeAttemptRecordedIsNotTakenForItsRetrys(): Unit = {
+    write(mid, 10)
+    val q = planner("mid", "stream.mid.intermediate" -> "true")
+    val b1 = q.beginRealTime(q.initialPosition())
+    // The first attempt read to end-of-stream, recorded it and was lost with its executor; the
+    // retry began again at 0 and, when the batch ended, was at 3.
+    val ended = SspControlState.empty(EndOfStreamMessage("p0", 1), mid, 9).state
+    new ControlResults(store, keys.controlNamespace).put(1, p0, Map(mid -> ended))
+    val end1 = q.endRealTime(b1, Map(p0 -> ReaderEnd(Map(mid -> 3L), Some(Map.empty))))
+    q.commit(end1)
+    val b2 = q.beginRealTime(end1)
+    assertFalse(
+      b2.reads.head.control.get.startStates.get(mid).exists(_.isEndOfStream),
+      "the retry at offset 3 has not met end-of-stream"
+    )
+  }
+
   @Test def aCheckDueByTheNextPlanningIsAskedAsAMicroBatchCommitsAndThatPlanningTakesIt(): Unit = {
     write(orders(0), 10); write(orders(1), 10)
     val mb = planner("orders")
@@ -677,8 +694,9 @@ class PlannerTest {
       q.commit(end)
       listings(keys.controlNamespace)
     }
-    // The first: the dead run's results, the previous batch's results, and the commit's clean-up.
-    assertEquals(Seq(3, 2, 2), perBoundary)
+    // The first: the dead run's results, the previous batch's results, and the commit's clean-up;
+    // later ones only the clean-up (the previous batch's end carries its readers' states).
+    assertEquals(Seq(3, 1, 1), perBoundary)
   }
 
   @Test def endOfStreamRequestedBeforeTheFirstBatchAdmitsNothingInEitherMode(): Unit = {
