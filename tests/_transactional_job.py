@@ -7,34 +7,55 @@ the tests' shared session does not have: hence a job of its own. Prints how many
 from __future__ import annotations
 
 import sys
+import threading
 import time
+from pathlib import Path
 
 from pyspark import TaskContext
 from pyspark.sql import SparkSession
 from pyspark.sql import functions as F
 from pyspark.sql.types import StringType
 
-import streamctl
+import streamctl_testing
 from streamctl import options
+from streamctl_testing import kafka
 
 
-def fail_first_attempt(value: str) -> str:
-    # Partition 0's first attempt fails at its last row (598). Pickled Python UDFs evaluate 100 rows at a
-    # time, so by then its writer has the first 200 rows; the pause lets the producer send them to
-    # the broker in the open transaction, as a task failing later in a long batch would have.
-    context = TaskContext.get()
-    if context is not None and context.partitionId() == 0 and context.attemptNumber() == 0 and value == "598":
-        time.sleep(2)
-        raise RuntimeError("the first attempt fails")
-    return value
+def failing_first_attempt(latch: str):
+    def fail_first_attempt(value: str) -> str:
+        # Partition 0's first attempt fails at its last row (598). Pickled Python UDFs evaluate 100
+        # rows at a time, so by then its writer has the first 200 rows; it fails once the broker
+        # holds them in the open transaction (the driver says so through the latch file), as a task
+        # failing later in a long batch would have.
+        context = TaskContext.get()
+        if context is not None and context.partitionId() == 0 and context.attemptNumber() == 0 and value == "598":
+            deadline = time.monotonic() + 120
+            while not Path(latch).exists() and time.monotonic() < deadline:
+                time.sleep(0.05)
+            raise RuntimeError("the first attempt fails")
+        return value
+
+    return fail_first_attempt
+
+
+def open_the_latch_once_sent(spark, servers: str, out: str, latch: Path, at_least: int) -> None:
+    """Touches ``latch`` once the broker holds ``at_least`` records of ``out``, committed or not."""
+    while not latch.exists():
+        if sum(len(kafka.read_raw(spark, servers, out, p)) for p in (0, 1)) >= at_least:
+            latch.touch()
+        time.sleep(0.1)
 
 
 if __name__ == "__main__":
     servers, source, out, checkpoint = sys.argv[1:5]
-    spark = streamctl.configure_spark(
+    spark = streamctl_testing.configure_spark(
         SparkSession.builder.master("local[2,3]").config("spark.ui.enabled", "false")
     ).getOrCreate()
     spark.sparkContext.setLogLevel("ERROR")
+    latch = Path(checkpoint + ".sent")
+    # The other task's 300 records and the failing attempt's first 200.
+    threading.Thread(target=open_the_latch_once_sent, args=(spark, servers, out, latch, 500), daemon=True).start()
+    fail_first_attempt = failing_first_attempt(str(latch))
     df = (
         spark.readStream.format("streamctl")
         .options(**options.source(servers, [source], starting_offsets="earliest"))

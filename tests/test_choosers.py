@@ -37,7 +37,7 @@ def _process(df, tmp_path) -> list[list[Seen]]:
 
     cp = str(tmp_path / "cp")
     q = df.writeStream.foreachBatch(collect).option("checkpointLocation", cp).trigger(availableNow=True).start()
-    q.awaitTermination(180)
+    assert q.awaitTermination(180), "the AvailableNow run did not finish"
     if q.exception() is not None:
         raise q.exception()  # type: ignore[misc]
     return batches

@@ -202,15 +202,16 @@ def test_end_of_stream_while_the_query_is_still_starting_ends_it_before_any_batc
         q = ender.result(timeout=180)  # raises what end_of_stream raised
     assert not q.isActive and q.exception() is None
     # Where the request lands is up to the scheduler: before the first batch is planned the source
-    # admits nothing (PlannerTest pins that without a race); a batch planned before it still runs and
-    # writes its 5 records. Either way only whole batches of the source are written, in order, and
-    # end-of-stream is the last message of every partition, once.
+    # admits nothing (PlannerTest pins that without a race); the one batch planned before it (the
+    # call comes within milliseconds of the start, a trigger is 100 ms) still runs and writes its 5
+    # records. Either way no batch after the request, and end-of-stream is the last message of
+    # every partition, once.
     records = [raw_records(spark, servers, mid, p) for p in range(2)]
     for partition in records:
         kinds = [t for t, _ in partition]
         assert kinds.count(2) == 1 and kinds[-1] == 2, kinds
     written = sorted(int(c) for partition in records for t, c in partition if t == 0)  # type: ignore[arg-type]
-    assert len(written) % 5 == 0 and written == list(range(len(written))), written
+    assert written in ([], [0, 1, 2, 3, 4]), written
 
 
 def test_end_of_stream_raises_naming_the_query_when_it_cannot_send(spark, servers, make_stream, tmp_path):
@@ -358,7 +359,7 @@ def test_an_idle_producer_holds_nobody_back_and_loses_nothing_when_it_resumes(sp
             timeout=90,
         )
         ahead = watermark()
-        assert ahead is not None
+        assert ahead is not None and ahead >= T0 + 50 * SECOND
 
         # B resumes with event times far behind A's watermark, within the downstream delay: none is late.
         _produce(spark, servers, src_b, range(10, 15))
@@ -369,6 +370,7 @@ def test_an_idle_producer_holds_nobody_back_and_loses_nothing_when_it_resumes(sp
         marks = [control_metrics(p)["watermark"] for p in downstream.recentProgress if p["sources"][0]["metrics"]]
         defined = [m for m in marks if m is not None]
         assert defined == sorted(defined), "the downstream watermark never moved backwards"
+        assert (watermark() or 0) >= ahead, "B's return did not pull the watermark back"
         assert counts[0] == 20, "0..9 s from both producers"
     finally:
         for q in (a, b, downstream):

@@ -35,7 +35,7 @@ def _run(df, checkpoint, on_batch=None) -> tuple[list[Row], list[dict]]:
         rows.extend(b.collect() if on_batch is None else on_batch(b, i))
 
     q = df.writeStream.foreachBatch(batch).option("checkpointLocation", checkpoint).trigger(availableNow=True).start()
-    q.awaitTermination(180)
+    assert q.awaitTermination(180), "the AvailableNow run did not finish"
     if q.exception() is not None:
         raise q.exception()  # type: ignore[misc]
     return rows, [p["sources"][0]["metrics"] for p in q.recentProgress]

@@ -12,7 +12,7 @@ from pyspark.sql import functions as F
 
 from streamctl_testing import kafka
 
-from conftest import run_available_now, session_conf
+from conftest import idle_triggers, session_conf, wait_for
 
 # The guide's examples, in its order: streaming sources, batch sources, streaming sinks, batch sinks.
 SOURCES_STREAMING = [
@@ -160,23 +160,48 @@ def test_the_kafka_integration_guide_examples_run_with_the_format_swapped(spark,
     kafka.produce(spark, servers, "topic1", [b"b0", b"b1"], partitions=[1, 1])
     kafka.produce_with_headers(spark, servers, "topic2", b"h", [("trace", b"t")])
 
-    # Streaming sources: the guide's reads, run to the end of what is there (they start at latest).
+    # Streaming sources: the guide's reads start at latest, so each reads exactly one record written
+    # to each topic it subscribes after it started (other tests' "topic" streams left out).
     for i, example in enumerate(SOURCES_STREAMING):
         ns = _run(example, servers, spark=spark)
-        assert ns["df"].isStreaming
-        kafka.produce(spark, servers, "topic2", [f"new-{i}".encode()])
-        assert run_available_now(ns["df"], str(tmp_path / f"read-{i}")) == [], "latest: nothing existing is read"
+        df = ns["df"]
+        assert df.isStreaming
+        rows: list = []
+        cols = ["topic", "value", *(["headers"] if "headers" in df.columns else [])]
+        q = (
+            df.select(*cols)
+            .writeStream.foreachBatch(lambda b, _i, rows=rows, cols=cols: rows.extend(b.select(*cols).collect()))
+            .option("checkpointLocation", str(tmp_path / f"read-{i}"))
+            .trigger(processingTime="100 milliseconds")
+            .start()
+        )
+        try:
+            wait_for("the query's first batch (its start at latest)", lambda q=q: q.lastProgress is not None, q)
+            kafka.produce(spark, servers, "topic1", [f"new-{i}".encode()], partitions=[1])
+            kafka.produce_with_headers(spark, servers, "topic2", f"new-{i}".encode(), [("n", str(i).encode())])
+            topics = ["topic1"] if i < 2 else ["topic1", "topic2"]
+
+            def mine(rows=rows) -> list:
+                return sorted((r.topic, bytes(r.value).decode()) for r in rows if r.topic in ("topic1", "topic2"))
+
+            wait_for(f"example {i}'s records", lambda topics=topics: len(mine()) >= len(topics), q)
+            idle_triggers(q)
+            assert mine() == [(t, f"new-{i}") for t in topics], (i, mine())
+            if "headers" in cols:
+                assert [r.headers for r in rows] == [None], "topic1's record has no headers"
+        finally:
+            q.stop()
 
     counts = [_run(example, servers, spark=spark)["df"].count() for example in SOURCES_BATCH[:2]]
-    # topic1: 60 + 2 records; topic2: 1 + 4; explicit offsets: topic1 p0 23..49 and p1 all, topic2 all.
-    assert counts == [62, 27 + 2 + 5]
+    # topic1: 60 + 2 + 4 records; topic2: 1 + 4; explicit offsets: topic1 p0 23..49 and p1 all, topic2 all.
+    assert counts == [66, 27 + 6 + 5]
     # The pattern is found anywhere in a name, as the built-in's: other tests' topics on this broker
     # with "topic" inside their names are read too.
     by_topic = {
         r.topic: r["count"]
         for r in _run(SOURCES_BATCH[2], servers, spark=spark)["df"].groupBy("topic").count().collect()
     }
-    assert (by_topic.pop("topic1"), by_topic.pop("topic2")) == (62, 5)
+    assert (by_topic.pop("topic1"), by_topic.pop("topic2")) == (66, 5)
     assert all(re.search("topic.*", t) for t in by_topic), by_topic
 
     with session_conf(spark, {"spark.sql.streaming.checkpointLocation": str(tmp_path / "sinks")}):

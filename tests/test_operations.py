@@ -355,7 +355,7 @@ def test_a_new_checkpoint_on_a_shared_store_starts_its_own_progress_history(spar
         running.stop()
 
 
-def test_one_info_line_per_batch_and_no_kafka_chatter(spark, servers, make_stream, tmp_path):
+def test_one_info_line_per_batch_and_no_other_streamctl_info(spark, servers, make_stream, tmp_path):
     stream = make_stream(partitions=2)
     kafka.produce(spark, servers, stream, [b"x"] * 6, partitions=[0, 1, 0, 1, 0, 1])
     j = jvm(spark)

@@ -20,7 +20,16 @@ from streamctl import options
 from streamctl.startpoints import Startpoint, StartpointManager
 from streamctl_testing import control, kafka
 
-from conftest import T0, committed_batches, driver_log, raw_records, run_job_until, session_conf, wait_for
+from conftest import (
+    T0,
+    committed_batches,
+    driver_log,
+    planned_batches,
+    raw_records,
+    run_job_until,
+    session_conf,
+    wait_for,
+)
 
 # Spark's default minimum is 5 s; the batch duration is only the checkpoint interval, so tests
 # use short ones where they need batches to end and long ones where they must not.
@@ -288,9 +297,13 @@ def test_new_partitions_are_read_from_the_next_batch(spark, servers, make_stream
     try:
         wait_for("the first record reaches the sink", lambda: len(plain_values(spark, servers, out)) >= 1, q)
         kafka.grow_stream(spark, servers, src, 2)
+        grown_during = committed_batches(tmp_path / "cp")
         kafka.produce(spark, servers, src, [b"b"], partitions=[1])
         wait_for("the new partition's record reaches the sink", lambda: len(plain_values(spark, servers, out)) >= 2, q)
         assert plain_values(spark, servers, out) == [f"{src}:0:a", f"{src}:0:b"]
+        # Real-time batches are logged as they end: the one running as the stream grew has ended by
+        # the time the new partition's record is read, in a batch after it.
+        assert committed_batches(tmp_path / "cp") > grown_during, "read in a later batch than the one it grew in"
     finally:
         q.stop()
 
@@ -512,10 +525,16 @@ def test_end_of_stream_takes_effect_at_the_next_batch_boundary(spark, servers, m
     source = options.source(servers, [src], starting_offsets="earliest")
     df = offset_value(spark.readStream.format("streamctl").options(**source).load())
     q = start_real_time(df, servers, out, tmp_path / "cp", duration=SHORT, intermediate=True)
-    wait_for("the records reach the sink", lambda: len(user_values(spark, servers, out)) >= 3, q)
-    streamctl.end_of_stream(q)
-    assert not q.isActive
-    assert control_shape(spark, servers, out)[-1] == "eos"
+    try:
+        wait_for("the records reach the sink", lambda: len(user_values(spark, servers, out)) >= 3, q)
+        streamctl.end_of_stream(q)
+        assert not q.isActive
+        # The running batch ended and committed at its boundary; no batch was planned after it.
+        assert planned_batches(tmp_path / "cp") == committed_batches(tmp_path / "cp") >= 1
+        assert control_shape(spark, servers, out)[-1] == "eos"
+        assert user_values(spark, servers, out) == [f"{src}:{i}:v{i}" for i in range(3)]
+    finally:
+        q.stop()
 
 
 def test_a_record_budget_is_refused_in_real_time_mode(spark, servers, make_stream, tmp_path, real_time):

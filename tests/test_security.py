@@ -73,7 +73,7 @@ def _start_copy(
 def _copy(spark: SparkSession, client: dict[str, str], src: str, dst: str, checkpoint: Path, **sink: str) -> None:
     """:func:`_start_copy`, run to its end, which must come without an error."""
     q = _start_copy(spark, client, src, dst, checkpoint, **sink)
-    q.awaitTermination(180)
+    assert q.awaitTermination(180), "the AvailableNow run did not finish"
     assert q.exception() is None, q.exception()
 
 

@@ -22,7 +22,7 @@ def _write(df, servers, stream, checkpoint):
         .trigger(availableNow=True)
         .start()
     )
-    q.awaitTermination(180)
+    assert q.awaitTermination(180), "the AvailableNow run did not finish"
     assert q.exception() is None, q.exception()
 
 

@@ -48,7 +48,7 @@ def _copy(spark, servers: str, source: str, out: str, checkpoint: Path, **sink: 
         .trigger(availableNow=True)
         .start()
     )
-    q.awaitTermination(180)
+    assert q.awaitTermination(180), "the AvailableNow run did not finish"
     assert q.exception() is None
 
 
@@ -68,8 +68,10 @@ def _copy_with_a_batch_run_again(spark, servers: str, make_stream, checkpoint: P
     source, out = make_stream(partitions=2), make_stream(partitions=2)
     kafka.produce(spark, servers, source, [str(i).encode() for i in range(n)], partitions=[i % 2 for i in range(n)])
     _copy(spark, servers, source, out, checkpoint, **sink)
-    assert _forget_last_batch(checkpoint) >= 1
+    last = _forget_last_batch(checkpoint)
+    assert last >= 1
     _copy(spark, servers, source, out, checkpoint, **sink)
+    assert (checkpoint / "commits" / str(last)).exists(), "the second run ran the forgotten batch again"
     return out
 
 

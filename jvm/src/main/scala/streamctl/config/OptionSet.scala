@@ -138,7 +138,7 @@ object OptionSet {
    * ignores.
    *
    * {{{
-   * OptionSet.canonical("Max.Records.Per.Batch")  // "maxOffsetsPerTrigger"
+   * OptionSet.canonical("Max.Records.Per.Batch")  // "max.records.per.batch"
    * OptionSet.canonical("Stream.Rates.Bootstrap") // "stream.Rates.bootstrap"
    * OptionSet.canonical("kafka.Isolation.Level")  // "kafka.isolation.level"
    * }}}

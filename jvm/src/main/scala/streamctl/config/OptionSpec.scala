@@ -3,8 +3,8 @@ package streamctl.config
 /**
  * One option of `format("streamctl")`: its canonical name (spelled as documented, e.g. Spark's
  * `maxOffsetsPerTrigger`; matched ignoring case), the other names that mean the same (`aliases`,
- * e.g. streamctl's older `maxOffsetsPerTrigger`), how its value is read, its default and a one-line
- * description. Declared once, next to the code that reads it (the feature's own package);
+ * e.g. streamctl's older `max.records.per.batch`), how its value is read, its default and a
+ * one-line description. Declared once, next to the code that reads it (the feature's own package);
  * [[OptionSet]] collects the specs of the source and of the sink.
  *
  * {{{
