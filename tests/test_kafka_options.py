@@ -14,7 +14,7 @@ from pyspark.sql.types import ArrayType, BinaryType, IntegerType, StringType, St
 from streamctl import Startpoint, StartpointManager, StreamctlException
 from streamctl_testing import kafka
 
-from conftest import run_available_now, session_conf, wait_for
+from conftest import driver_log, run_available_now, session_conf, wait_for
 
 HEADERS = ArrayType(StructType([StructField("key", StringType()), StructField("value", BinaryType())]))
 
@@ -279,3 +279,15 @@ def test_timestamp_type_is_kafkas(spark, servers, make_stream):
     kafka.produce(spark, servers, s, [b"a"], timestamps=[1_700_000_000_000])
     row = _read(spark, servers, subscribe=s).select("timestampType", F.unix_millis("timestamp").alias("ms")).first()
     assert (row.timestampType, row.ms) == (0, 1_700_000_000_000)
+
+
+def test_sparks_kafka_delegation_tokens_are_said_to_go_unused(spark, servers, make_stream):
+    """Spark's connector takes credentials from the delegation token of spark.kafka.clusters.<id>;
+    streamctl does not load it, and says so where a job relies on it (no kafka.sasl.jaas.config)."""
+    stream = make_stream()
+    with session_conf(spark, {"spark.kafka.clusters.c1.auth.bootstrap.servers": servers}), driver_log(spark) as log:
+        spark.readStream.format("streamctl").option("kafka.bootstrap.servers", servers).option(
+            "subscribe", stream
+        ).load()
+        said = [line for line in log().splitlines() if "delegation tokens" in line]
+    assert len(said) == 1 and "spark.kafka.clusters.c1" in said[0] and "kafka.sasl.jaas.config" in said[0], said

@@ -56,6 +56,7 @@ class StreamctlProvider extends TableProvider with CreatableRelationProvider
     SparkLine.check()
     val options = properties.asScala.toMap
     StreamctlProvider.check(options, schema, readPath)
+    StreamctlProvider.warnUnusedDelegationTokens(SparkSession.active, options)
     QueryListeners.ensureRegistered(SparkSession.active)
     KafkaClientsShutdown.ensureRegistered(SparkSession.active.sparkContext)
     new StreamctlTable(options)
@@ -79,6 +80,33 @@ class StreamctlProvider extends TableProvider with CreatableRelationProvider
 }
 
 object StreamctlProvider {
+  private val log = org.slf4j.LoggerFactory.getLogger(classOf[StreamctlProvider])
+  // Sessions already told that their Kafka delegation tokens go unused (once each).
+  private val toldOfTokens = java.util.concurrent.ConcurrentHashMap.newKeySet[String]()
+
+  /**
+   * Spark's Kafka connector fills in `sasl.jaas.config` from the delegation token Spark obtained
+   * for a cluster set up with `spark.kafka.clusters.<id>.*`; streamctl never loads that connector.
+   * A job moved from format("kafka") that relied on it then fails to authenticate in Kafka's own
+   * words, far from the cause: said once per session, where the tokens are set up and the options
+   * give no `kafka.sasl.jaas.config`.
+   */
+  private[spark] def warnUnusedDelegationTokens(
+      session: SparkSession,
+      options: Map[String, String]
+  ): Unit = {
+    val clusters = session.conf.getAll.keys.collect {
+      case k if k.startsWith("spark.kafka.clusters.") && k.endsWith(".auth.bootstrap.servers") =>
+        k.stripPrefix("spark.kafka.clusters.").stripSuffix(".auth.bootstrap.servers")
+    }.toSeq.sorted
+    val jaas = options.keys.exists(k => OptionSet.canonical(k) == "kafka.sasl.jaas.config")
+    if (clusters.nonEmpty && !jaas && toldOfTokens.add(System.identityHashCode(session).toString))
+      log.warn(
+        s"Spark's Kafka delegation tokens (spark.kafka.clusters.${clusters.mkString(", ")}) are not applied by " +
+          "format(\"streamctl\"): give the credentials as option 'kafka.sasl.jaas.config' (a keytab, say) or in " +
+          "a JAAS file, as for any Kafka client; otherwise its Kafka clients connect without them"
+      )
+  }
 
   /**
    * Checks a source's or a sink's options against their registries (SourceOptions.Registry,
