@@ -45,6 +45,17 @@ def _started(spark, servers, src: str, mid: str, checkpoint, interval: str = "10
     return forwarding_query(spark, servers, src, mid, checkpoint).trigger(processingTime=interval).start()
 
 
+def _collecting_reader(spark, servers, mid: str, checkpoint, rows: list, check_interval: str, trigger: str):
+    """A reader of intermediate ``mid`` that adds each batch's (partition, value) rows to ``rows``."""
+    return (
+        read_intermediate(spark, servers, mid, options.partition_check_interval(check_interval))
+        .writeStream.foreachBatch(lambda b, _i: rows.extend(b.select("partition", "value").collect()))
+        .option("checkpointLocation", str(checkpoint))
+        .trigger(processingTime=trigger)
+        .start()
+    )
+
+
 def _kinds(spark, servers, stream: str, partition: int) -> list[int]:
     return [t for t, _ in raw_records(spark, servers, stream, partition)]
 
@@ -54,13 +65,7 @@ def test_control_messages_reach_partitions_added_while_the_writer_runs(spark, se
     _produce(spark, servers, src, range(10))
     writer = _started(spark, servers, src, mid, tmp_path / "w", "500 milliseconds")
     rows: list = []
-    reader = (
-        read_intermediate(spark, servers, mid, options.partition_check_interval("500ms"))
-        .writeStream.foreachBatch(lambda b, _i: rows.extend(b.select("partition", "value").collect()))
-        .option("checkpointLocation", str(tmp_path / "r"))
-        .trigger(processingTime="200 milliseconds")
-        .start()
-    )
+    reader = _collecting_reader(spark, servers, mid, tmp_path / "r", rows, "500ms", "200 milliseconds")
     try:
         writer.processAllAvailable()
         kafka.grow_stream(spark, servers, mid, 4)
@@ -121,13 +126,7 @@ def test_a_reader_ends_a_stream_that_grew_after_one_of_its_producers_ended(spark
     ), "only B ended the new partitions"
 
     rows: list = []
-    reader = (
-        read_intermediate(spark, servers, mid, options.partition_check_interval("200ms"))
-        .writeStream.foreachBatch(lambda b, _i: rows.extend(b.select("partition", "value").collect()))
-        .option("checkpointLocation", str(tmp_path / "r"))
-        .trigger(processingTime="100 milliseconds")
-        .start()
-    )
+    reader = _collecting_reader(spark, servers, mid, tmp_path / "r", rows, "200ms", "100 milliseconds")
     try:
         assert reader.awaitTermination(120), "the reader never saw end-of-stream on the partitions A never wrote"
         assert reader.exception() is None

@@ -36,6 +36,16 @@ class StartpointStepTest {
   private def step() = new StartpointStep(() => store, admin, Seq("orders", "rates"), "mem://store")
   private def endOf(plan: BatchPlan): SourcePosition = plan.end((_, _, b) => b + 1)
 
+  // A step that keeps what it resolved in the store until the applying batch commits.
+  private def keeping(kafka: SystemAdmin) =
+    new StartpointStep(
+      () => store,
+      kafka,
+      Seq("orders", "rates"),
+      "mem://store",
+      resolvedKey = Some("source-0")
+    )
+
   @Test def aRunThatDiedBeforeItsApplyingBatchWasLoggedIsResumedWithItsResolution(): Unit = {
     // A real-time batch is logged only as it ends: the first run resolved `upcoming` to 10, read
     // from there and died; meanwhile producers wrote on. The next run begins at 10 again.
@@ -44,13 +54,7 @@ class StartpointStepTest {
         .add(orders0, 2, Seq.tabulate(heads - 2)(i => 100L + i))
         .add(orders1, 0, Seq.tabulate(heads)(i => 100L + i))
         .add(rates, 0, Seq.tabulate(heads)(i => 100L + i))
-      new StartpointStep(
-        () => store,
-        grown,
-        Seq("orders", "rates"),
-        "mem://store",
-        resolvedKey = Some("source-0")
-      )
+      keeping(grown)
     }
     manager.write(orders1, Upcoming(1))
     assertEquals(
@@ -66,14 +70,7 @@ class StartpointStepTest {
   }
 
   @Test def aStartpointRewrittenAfterARunDiedIsResolvedAfresh(): Unit = {
-    def run() =
-      new StartpointStep(
-        () => store,
-        admin,
-        Seq("orders", "rates"),
-        "mem://store",
-        resolvedKey = Some("source-0")
-      )
+    def run() = keeping(admin)
     manager.write(orders1, Specific(3, 1))
     assertEquals(
       Map(t1 -> Map(orders1 -> 3L)),
