@@ -8,8 +8,10 @@ import streamctl.{Json, StreamctlException}
 
 /**
  * The stored form of a [[TaskLocality]]:
- * `{"version":1,"placement":{"Partition 0":{"id":"1","host":"h"}},"homes":{...}}`. Task names are
- * object keys, so they are unique by construction.
+ * `{"version":1,"placement":{"Partition 0":{"id":"1","host":"h"}},"homes":{...}}`, plus
+ * `"settled":["Partition 3"]` when some are. Task names are object keys, so they are unique by
+ * construction. A store written before `settled` reads with none (every task with a home a guest),
+ * and a reader before it skips the field: the worst either does is the choice it made before.
  */
 private[locality] object LocalityJson {
   val Version = 1
@@ -19,6 +21,10 @@ private[locality] object LocalityJson {
     root.put("version", Version)
     writeTasks(root.putObject("placement"), locality.placement)
     writeTasks(root.putObject("homes"), locality.homes)
+    if (locality.settled.nonEmpty) {
+      val settled = root.putArray("settled")
+      locality.settled.toSeq.sorted.foreach(t => settled.add(t.name))
+    }
     Json.write(root)
   }
 
@@ -28,7 +34,13 @@ private[locality] object LocalityJson {
     if (!root.isObject) throw StreamctlException(s"Malformed $what: expected a JSON object")
     // A newer writer may mean something we cannot see; guessing could pin tasks wrongly.
     Json.version(root, Version, what)
-    TaskLocality(readTasks(root, "placement", what), readTasks(root, "homes", what))
+    val homes = readTasks(root, "homes", what)
+    val settled = Option(root.get("settled")).fold(Set.empty[TaskName]) { node =>
+      if (!node.isArray || !node.elements().asScala.forall(_.isTextual))
+        throw StreamctlException(s"Malformed $what: 'settled' must be an array of task names")
+      node.elements().asScala.map(n => TaskName(n.asText)).toSet
+    }
+    TaskLocality(readTasks(root, "placement", what), homes, settled.filter(homes.contains))
   }
 
   private def writeTasks(node: ObjectNode, tasks: Map[TaskName, ExecutorId]): Unit =

@@ -72,7 +72,7 @@ object StickyAssigner {
       // first: the same moves then also return tasks to an executor that came back. Next leave
       // guests (tasks that took refuge here from a lost executor, so remember a home): the
       // executor's own tasks, with their warm consumers, stay when a replacement executor joins.
-      val leavingOrder = kept(e).sortBy(t => (!wantsToGoHome(t), !previous.homes.contains(t), t))
+      val leavingOrder = kept(e).sortBy(t => (!wantsToGoHome(t), !previous.isGuest(t), t))
       val (leaving, remaining) = leavingOrder.splitAt(math.max(0, kept(e).size - capacity(e)))
       released ++= leaving
       remaining.foreach(assigned(_) = e)
@@ -110,6 +110,12 @@ object StickyAssigner {
     }.toMap
     val moved =
       tasks.filter(t => previous.executorOf(t).exists(p => placement.get(t).exists(_ != p))).toSet
-    Assignment(TaskLocality(placement, homes), moved)
+    // Settled: moved by a rebalance while it remembered a home (taken in by a replacement), or
+    // settled before and not displaced again since; a task displaced now is a guest.
+    val settled = homes.keySet.filter { t =>
+      val displaced = previous.executorOf(t).exists(p => !live(p))
+      !displaced && (previous.settled(t) || (previous.homes.contains(t) && moved(t)))
+    }
+    Assignment(TaskLocality(placement, homes, settled), moved)
   }
 }

@@ -12,6 +12,11 @@ import streamctl.system.TaskName
  * task goes back to it the next time balancing moves tasks anyway. An entry is dropped once the
  * task is back home; there is at most one per task, so it stays small.
  *
+ * `settled` are the tasks among those that took a home elsewhere since: placed on their executor by
+ * a rebalance (a replacement executor taking them in), not by the loss. They still go home when
+ * their executor returns, but when another executor is lost and a replacement joins, the tasks that
+ * loss displaced (guests) leave first and the settled ones stay where they are warm.
+ *
  * {{{
  * val a = ExecutorId("1", "host-a")
  * val l = TaskLocality(Map(TaskName("Partition 0") -> a))
@@ -21,8 +26,12 @@ import streamctl.system.TaskName
  */
 final case class TaskLocality(
     placement: Map[TaskName, ExecutorId],
-    homes: Map[TaskName, ExecutorId] = Map.empty
+    homes: Map[TaskName, ExecutorId] = Map.empty,
+    settled: Set[TaskName] = Set.empty
 ) {
+
+  /** Displaced by a loss and not settled since: what a replacement executor takes in first. */
+  def isGuest(task: TaskName): Boolean = homes.contains(task) && !settled(task)
 
   def executorOf(task: TaskName): Option[ExecutorId] = placement.get(task)
 
@@ -41,7 +50,7 @@ final case class TaskLocality(
 }
 
 object TaskLocality {
-  val empty: TaskLocality = TaskLocality(Map.empty, Map.empty)
+  val empty: TaskLocality = TaskLocality(Map.empty, Map.empty, Set.empty)
 
   /**
    * Reads [[TaskLocality.toJson]] output; `key` (the metadata store key) is named in every error.

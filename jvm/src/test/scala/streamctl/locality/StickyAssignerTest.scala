@@ -72,6 +72,25 @@ class StickyAssignerTest {
     assertEquals(tasksOn(onThree, e3), tasksOn(replaced.locality, e4))
   }
 
+  @Test def afterASecondLossTheReplacementTakesThatLossesTasksNotTheFirstReplacements(): Unit = {
+    // e3 lost, e4 takes its tasks in; then e1 lost, its tasks take refuge on e2 and e4, and a
+    // replacement e5 joins: the 4 moves balance needs are e1's tasks. e4 keeps e3's, warm there.
+    val e5 = executor(5)
+    val lost = StickyAssigner.assign(onThree, twelve, Seq(e1, e2)).locality
+    val replaced = StickyAssigner.assign(lost, twelve, Seq(e1, e2, e4)).locality
+    assertEquals(tasksOn(onThree, e3), replaced.settled, "taken in by the replacement: settled")
+    val lostAgain = StickyAssigner.assign(replaced, twelve, Seq(e2, e4)).locality
+    val again = StickyAssigner.assign(lostAgain, twelve, Seq(e2, e4, e5))
+    assertEquals(tasksOn(onThree, e1), tasksOn(again.locality, e5))
+    assertEquals(tasksOn(onThree, e3), tasksOn(again.locality, e4))
+    assertEquals(tasksOn(onThree, e1), again.moved)
+    // Stored and read back, settled tasks stay settled; e3's still go home when it returns, as
+    // far as balance allows (one move off e4, one of the three it has to make).
+    assertEquals(again.locality, TaskLocality.fromJson(again.locality.toJson, "mapping"))
+    val back = StickyAssigner.assign(again.locality, twelve, Seq(e2, e3, e4, e5)).locality
+    assertEquals(1, (tasksOn(back, e3) intersect tasksOn(onThree, e3)).size)
+  }
+
   @Test def sameIdOnAnotherHostIsNotAReturn(): Unit = {
     val lost = StickyAssigner.assign(onThree, twelve, Seq(e1, e2)).locality
     val impostor = ExecutorId(e3.id, "elsewhere")
