@@ -31,6 +31,9 @@ TUNED_CONSUMER: dict[str, str] = {
     "max.poll.records": "10000",
     "max.partition.fetch.bytes": str(4 << 20),
     "fetch.max.bytes": str(64 << 20),
+    # streamctl's bounded readers default to 10 ms (kafka.fetch.max.wait.ms); without it here the
+    # built-in would wait out Kafka's 500 ms in every consumer it creates in a timed run.
+    "fetch.max.wait.ms": "10",
 }
 TUNED_PRODUCER: dict[str, str] = {
     # Both sinks run the session's kafka-clients (3.9.2), which lingers 0 ms by default; set here anyway,
@@ -300,10 +303,12 @@ class Measurement:
 
 
 def alternate(names: list[str], reps: int, run: Callable[[str, bool], float], results: dict[str, Measurement]) -> None:
-    """One warm-up run of every variant (not counted), then ``reps`` rounds, the order reversed
-    every round so no variant always follows the same one."""
+    """One warm-up run of every variant (not counted), then ``reps`` rounds, each starting one
+    variant further along the list (a rotation, so each variant runs first, and after each other
+    one, as often as the others)."""
     for rep in range(-1, reps):
-        for name in names if rep % 2 == 0 else reversed(names):
+        start = (rep + 1) % len(names)
+        for name in names[start:] + names[:start]:
             seconds = run(name, rep < 0)
             if rep >= 0:
                 results[name].seconds.append(seconds)
