@@ -11,7 +11,7 @@ VENV="$ROOT/.venv"
 PY="$VENV/bin/python"
 # pyspark[connect]: the Spark Connect client (tests run a real Connect server); test-only, like pytest.
 # pytest-xdist: the Python tests run in two processes (TEST_WORKERS).
-PY_DEPS="pyspark[connect]==4.3.0 pandas<3 pytest pytest-xdist ruff build wheel setuptools"
+PY_DEPS="pyspark[connect]==4.3.0 pandas<3 pytest==9.2.0 pytest-xdist==3.8.0 ruff==0.17.6 build==1.6.1 wheel==0.48.0 setuptools"
 # The Spark lines streamctl is built for besides 4.3, one jar each (pom.xml's profiles,
 # -Dspark.line=<line>; 4.3 is the default, compiled against .venv's pyspark jars), as
 # <line>:<scala>:<pyspark the smoke tests run on, in .venv-pyspark-<version>>. A line built for two
@@ -27,7 +27,7 @@ OTHER_VENV="$ROOT/.venv-install-pyspark-$OTHER_PYSPARK"
 other_py_deps() {
   local extra="" version=${1%%-scala*}
   [[ $version == 3.5.* ]] && extra=" pyarrow<21"
-  echo "pyspark[connect]==$version pandas<3 pytest pytest-xdist$extra"
+  echo "pyspark[connect]==$version pandas<3 pytest==9.2.0 pytest-xdist==3.8.0$extra"
 }
 # Much of a test's time is waiting (for a batch, a broker, a killed driver to restart): two
 # processes, each with its own broker and SparkSession, keep CI's two cores busy. A test file
@@ -55,9 +55,11 @@ quiet() {
 make_venv() {
   local dir=$1 log=$2; shift 2
   local deps="$*" stamp="$dir/.streamctl-deps"
-  if [[ ! -x "$dir/bin/python" ]]; then
+  # A venv whose creation failed half-way (no pip in it) is made again, not kept for good.
+  if [[ ! -x "$dir/bin/python" ]] || ! "$dir/bin/python" -m pip --version >/dev/null 2>&1; then
     say "creating venv $dir"
-    python3.11 -m venv "$dir" 2>/dev/null || python3 -m venv "$dir"
+    rm -rf "$dir"
+    python3.11 -m venv "$dir"
   fi
   if [[ ! -f "$stamp" || "$(cat "$stamp")" != "$deps" ]]; then
     say "installing $deps into $dir"
@@ -87,6 +89,10 @@ ensure_other_venv() {
   # The Connect server jar a 3.5 pyspark lacks, before its smoke run starts a server.
   quiet "connect-$1" "$dir/bin/python" -c \
     'from streamctl_testing.connect_server import fetch_server_jars; fetch_server_jars()'
+  # That line's Spark Kafka connector (tests/test_spark_kafka.py runs beside it), fetched here
+  # rather than by a smoke test, within its timeout, beside another line's fetch into one ~/.m2.
+  quiet "kafka-$1" "$dir/bin/python" -c \
+    'from streamctl_testing.spark_kafka import spark_kafka_jars; spark_kafka_jars()'
 }
 
 mvn_() { mvn -B -q -Dspark.jars.dir="$SPARK_JARS" "$@"; }

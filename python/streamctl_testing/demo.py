@@ -19,7 +19,7 @@ from pyspark.sql import SparkSession
 import streamctl_testing
 from streamctl import options
 from streamctl_testing import kafka, kafka_broker
-from streamctl_testing.demos import say
+from streamctl_testing.demos import DemoProblem, problem, say
 from streamctl_testing.demos.affinity import step_host_affinity
 from streamctl_testing.demos.choosers import step_bootstrap, step_priority
 from streamctl_testing.demos.grouping import step_partition_expansion
@@ -95,6 +95,8 @@ def step_source_and_sink(ctx: DemoContext) -> None:
     for r in per_task:
         say(f"    {r.task}: {r.n} records from {r.customers} customers")
     total = sum(r.n for r in per_task)
+    if total != n:
+        raise problem(f"{total} of the {n} records came back")
     say(f"All {total} records came back, each customer's records in one partition, in order.")
 
 
@@ -132,12 +134,16 @@ def main(argv: list[str] | None = None) -> int:
             ).getOrCreate()
             spark.sparkContext.setLogLevel("ERROR")
             ctx = DemoContext(spark, servers, Path(tmp))
-            for i, (title, step) in enumerate(STEPS, 1):
-                say(f"\n[{i}/{len(STEPS)}] {title}")
-                step(ctx)
+            failed = False
+            try:
+                for i, (title, step) in enumerate(STEPS, 1):
+                    say(f"\n[{i}/{len(STEPS)}] {title}")
+                    step(ctx)
+            except DemoProblem:
+                failed = True  # said where it was seen; the rest of the demo would build on it
             spark.stop()
         finally:
             if broker_cm is not None:
                 broker_cm.__exit__(None, None, None)
                 say("\nStopped the embedded broker.")
-    return 0
+    return 1 if failed else 0

@@ -11,6 +11,16 @@ def say(text: str) -> None:
     print(text, flush=True)
 
 
+class DemoProblem(RuntimeError):
+    """What a demo step saw go wrong: the demo stops and ``python -m streamctl demo`` exits 1."""
+
+
+def problem(text: str) -> DemoProblem:
+    """Says ``PROBLEM: text`` and returns the error to raise, so a broken demo cannot pass."""
+    say(f"PROBLEM: {text}")
+    return DemoProblem(text)
+
+
 def wait_until(what: str, done: Callable[[], bool], timeout: float) -> None:
     """Polls ``done`` until it is true; raises ``TimeoutError`` naming ``what`` after ``timeout`` s."""
     deadline = time.monotonic() + timeout

@@ -9,7 +9,7 @@ from typing import TYPE_CHECKING
 import streamctl
 from streamctl import options
 from streamctl_testing import kafka
-from streamctl_testing.demos import say
+from streamctl_testing.demos import problem, say
 
 if TYPE_CHECKING:  # streamctl_testing.demo imports this module; importing it back at runtime would be circular
     from streamctl_testing.demo import DemoContext
@@ -77,8 +77,7 @@ def step_partition_expansion(ctx: DemoContext) -> None:
     finally:
         q.stop()
     if read[0] != 4000:
-        say(f"PROBLEM: the query counted {read[0]} of 4000 clicks ({q.exception() or 'no error'})")
-        return
+        raise problem(f"the query counted {read[0]} of 4000 clicks ({q.exception() or 'no error'})")
 
     tasks_of: dict[str, set[str]] = defaultdict(set)
     total: Counter[str] = Counter()
@@ -108,4 +107,4 @@ def step_partition_expansion(ctx: DemoContext) -> None:
             "and each user was counted by exactly one task."
         )
     else:
-        say(f"PROBLEM: users counted in two tasks: {moved}; users with wrong counts: {wrong}")
+        raise problem(f"users counted in two tasks: {moved}; users with wrong counts: {wrong}")
