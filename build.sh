@@ -11,7 +11,8 @@ VENV="$ROOT/.venv"
 PY="$VENV/bin/python"
 # pyspark[connect]: the Spark Connect client (tests run a real Connect server); test-only, like pytest.
 # pytest-xdist: the Python tests run in two processes (TEST_WORKERS).
-PY_DEPS="pyspark[connect]==4.3.0 pandas<3 pytest==9.2.0 pytest-xdist==3.8.0 ruff==0.17.6 build==1.6.1 wheel==0.48.0 setuptools"
+# pytest-timeout: a test that hangs fails with its threads' stacks instead of using up CI's time.
+PY_DEPS="pyspark[connect]==4.3.0 pandas<3 pytest==9.2.0 pytest-xdist==3.8.0 pytest-timeout==2.4.0 ruff==0.17.6 build==1.6.1 wheel==0.48.0 setuptools"
 # The Spark lines streamctl is built for besides 4.3, one jar each (pom.xml's profiles,
 # -Dspark.line=<line>; 4.3 is the default, compiled against .venv's pyspark jars), as
 # <line>:<scala>:<pyspark the smoke tests run on, in .venv-pyspark-<version>>. A line built for two
@@ -27,12 +28,15 @@ OTHER_VENV="$ROOT/.venv-install-pyspark-$OTHER_PYSPARK"
 other_py_deps() {
   local extra="" version=${1%%-scala*}
   [[ $version == 3.5.* ]] && extra=" pyarrow<21"
-  echo "pyspark[connect]==$version pandas<3 pytest==9.2.0 pytest-xdist==3.8.0$extra"
+  echo "pyspark[connect]==$version pandas<3 pytest==9.2.0 pytest-xdist==3.8.0 pytest-timeout==2.4.0$extra"
 }
 # Much of a test's time is waiting (for a batch, a broker, a killed driver to restart): two
 # processes, each with its own broker and SparkSession, keep CI's two cores busy. A test file
 # stays in one process (its module fixtures are set up once).
 TEST_WORKERS=(-n 2 --dist loadfile)
+# The longest test takes under 3 minutes; a test's first fixtures may build class-data archives
+# (up to 10 minutes each on a cold machine). 20 minutes is a hang.
+TEST_TIMEOUT=(--timeout=1200 --timeout-method=thread)
 LOG="$ROOT/target/build-logs"
 export SPARK_LOCAL_IP=127.0.0.1
 export PYSPARK_PYTHON="$PY"
@@ -274,7 +278,7 @@ smoke_worker() {
     say "running the smoke tests on pyspark $pyspark (Spark $line), log: $LOG/smoke-$pyspark.log"
     start=$SECONDS
     code=0
-    (cd "$ROOT" && PYSPARK_PYTHON="$venv/bin/python" "$venv/bin/pytest" -q -p no:cacheprovider --durations=8 -m smoke tests \
+    (cd "$ROOT" && PYSPARK_PYTHON="$venv/bin/python" "$venv/bin/pytest" -q -p no:cacheprovider --durations=8 "${TEST_TIMEOUT[@]}" -m smoke tests \
       >"$LOG/smoke-$pyspark.log" 2>&1) || code=$?
     summary=$(grep -E '^[0-9]+ (passed|failed|error)|^no tests ran' "$LOG/smoke-$pyspark.log" | tail -n 1)
     if [[ $code -ne 0 ]]; then
@@ -318,7 +322,7 @@ case "$cmd" in
     say "running the Python tests (real Kafka broker, real SparkSession and Spark Connect server; pyspark 4.3.0)"
     export STREAMCTL_OTHER_PYSPARK_VENV="$OTHER_VENV"
     set +e
-    (cd "$ROOT" && "$VENV/bin/pytest" -q -p no:cacheprovider --durations=30 "${TEST_WORKERS[@]}" tests)
+    (cd "$ROOT" && "$VENV/bin/pytest" -q -p no:cacheprovider --durations=30 "${TEST_WORKERS[@]}" "${TEST_TIMEOUT[@]}" tests)
     rc=$?
     say "the 4.3 suite finished"
     smoke_worker >"$LOG/smoke-2.log" 2>&1
