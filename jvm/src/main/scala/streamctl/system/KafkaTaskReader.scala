@@ -198,7 +198,8 @@ final class KafkaTaskReader(
       if (waitingSince < 0) waitingSince = System.nanoTime()
       poll(100)
       val waitedNs = System.nanoTime() - waitingSince
-      if (waitedNs >= EndCheckNs && System.nanoTime() - lastEndCheckNs >= EndCheckNs) checkEnds()
+      if (waitedNs >= EndCheckNs && System.nanoTime() - lastEndCheckNs >= EndCheckNs)
+        checkEnds(readWait.ms - waitedNs / 1000000L)
       if (waitedNs / 1000000L > readWait.ms) {
         val waiting = active.indices.filter(i => !done(i) && !pending(i)).map { i =>
           val at = scala.util.Try(consumer.position(tps(i), java.time.Duration.ZERO).longValue)
@@ -432,21 +433,29 @@ final class KafkaTaskReader(
    * back into the range (an unclean leader election; deleted and created again smaller) would be
    * waited on until `readWait` ran out and then blamed on the broker. After a second without
    * records, as Spark's consumer does after an empty fetch, the ends of the partitions still waited
-   * on are asked: one that ends at or before the position is out of range.
+   * on are asked: one that ends at or before the position is out of range. A broker that does not
+   * answer within what is left of the read's wait is the read's own error to report (it names what
+   * was being read), not this check's.
    */
-  private def checkEnds(): Unit = {
+  private def checkEnds(leftMs: Long): Unit = {
     lastEndCheckNs = System.nanoTime()
     val waiting = active.indices.filter(i =>
       !done(i) && !pending(i) && !active(i).openEnded &&
         (buffer(i) == null || bufferPos(i) >= buffer(i).size())
     )
-    if (waiting.nonEmpty) {
-      val at =
-        try waiting.map(i => tps(i) -> consumer.position(tps(i)).longValue).toMap
-        catch { case e: OffsetOutOfRangeException => onDataLoss(e); return }
-      val ends = brokerOffsets(at.keySet, "the ends")(consumer.endOffsets(_, _))
-      val short = at.filter { case (tp, off) => ends.get(tp).exists(_ <= off) }
-      if (short.nonEmpty) lostAt(short, null)
+    if (waiting.nonEmpty && leftMs > 0) {
+      val wait = java.time.Duration.ofMillis(leftMs)
+      try {
+        val at = waiting.map(i => tps(i) -> consumer.position(tps(i), wait)).toMap
+        val ends = consumer.endOffsets(at.keySet.asJava, wait).asScala
+        val short = at.filter { case (tp, off) =>
+          Option(ends.getOrElse(tp, null)).exists(_ <= off)
+        }
+        if (short.nonEmpty) lostAt(short, null)
+      } catch {
+        case e: OffsetOutOfRangeException => onDataLoss(e)
+        case _: TimeoutException => ()
+      }
     }
   }
 
