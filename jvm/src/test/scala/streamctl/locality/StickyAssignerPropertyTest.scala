@@ -70,7 +70,8 @@ class StickyAssignerPropertyTest {
     val shuffled = StickyAssigner.assign(
       TaskLocality(
         random.shuffle(previous.placement.toSeq).toMap,
-        random.shuffle(previous.homes.toSeq).toMap
+        random.shuffle(previous.homes.toSeq).toMap,
+        random.shuffle(previous.settled.toSeq).toSet
       ),
       random.shuffle(ts),
       random.shuffle(live)
@@ -87,9 +88,11 @@ class StickyAssignerPropertyTest {
 
   private def scrambled(ts: Seq[TaskName], random: Random): TaskLocality = {
     def anyExecutor = pool(random.nextInt(pool.size))
+    val homes = ts.filter(_ => random.nextDouble() < 0.3).map(_ -> anyExecutor).toMap
     TaskLocality(
       ts.filter(_ => random.nextDouble() < 0.8).map(_ -> anyExecutor).toMap,
-      ts.filter(_ => random.nextDouble() < 0.3).map(_ -> anyExecutor).toMap
+      homes,
+      homes.keySet.filter(_ => random.nextBoolean())
     )
   }
 
