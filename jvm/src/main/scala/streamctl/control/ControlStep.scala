@@ -27,14 +27,7 @@ final class ControlStep private[control] (source: SourceControl) extends Plannin
     val prev = previous.state(ControlState.Codec)
     val unchanged = plan.withState(_.updated(ControlState.Codec, prev))
     val next = unchanged.end
-    // An SSP whose beginning moved (a startpoint) is read from elsewhere: what was heard before
-    // no longer describes what comes next, and the messages of the new range are read again. One
-    // that skipped a retention gap reads on: its producers that ended are still ended. A partition
-    // added after a producer ended never hears from it: it has ended there too.
-    val after = SspControlStates.withEndsBeforeGrowth(
-      source.statesAfter(prev) -- plan.restarted(next),
-      next.ssps
-    )
+    val after = source.startStates(plan, next)
     val newData = next != previous
     val ended =
       if (source.allEndOfStream(after, next.ssps)) Some(InputsEnded.EndOfStream)

@@ -115,8 +115,7 @@ final class SourceControl(
       realTimeCleaned = true
     }
     val begun = plan.withState(_.updated(ControlState.Codec, prev)).end
-    val states =
-      SspControlStates.withEndsBeforeGrowth(statesAfter(prev) -- plan.restarted(begun), begun.ssps)
+    val states = startStates(plan, begun)
     val ended = allEndOfStream(states, begun.ssps)
     report(newData = !ended, if (ended) Some(InputsEnded.EndOfStream) else None)
     live = Some((prev.seq + 1, states, begun.ssps))
@@ -233,6 +232,18 @@ final class SourceControl(
     query.foreach(_.sourcePlanned(this, ended, newData))
 
   private def isIntermediate(ssp: SSP): Boolean = intermediate.contains(ssp.stream)
+
+  /**
+   * The states the batch of `plan`, beginning at `next`, starts from: those after the previous
+   * batch, less SSPs whose beginning moved (a startpoint: read from elsewhere, what was heard no
+   * longer describes what comes next; a retention gap skipped reads on, its ended producers still
+   * ended), with producers that ended before a partition was added counted as ended there.
+   */
+  private[control] def startStates(plan: BatchPlan, next: SourcePosition): States =
+    SspControlStates.withEndsBeforeGrowth(
+      statesAfter(plan.previous.state(ControlState.Codec)) -- plan.restarted(next),
+      next.ssps
+    )
 
   private[control] def statesAfter(ctl: ControlState): States = fresh match {
     case _ if realTimeEnd.contains(ctl.seq) => ctl.states

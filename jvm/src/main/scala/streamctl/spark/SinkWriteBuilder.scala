@@ -220,12 +220,7 @@ final case class SinkWrite(options: SinkOptions, layout: RowLayout) {
         catch { case e: StreamctlException => Left(e.getMessage) }) match {
           case Left(why) => Some(why)
           case Right(admin) =>
-            try admin.existsIfKnown(t) match {
-                case Right(true) => None
-                case Right(false) =>
-                  admin.checkWritable(t, s"option '${options.topicOption}' of the sink"); None
-                case Left(why) => Some(why)
-              }
+            try admin.checkWritable(t, s"option '${options.topicOption}' of the sink")
             finally admin.close()
         }
       unknown match {

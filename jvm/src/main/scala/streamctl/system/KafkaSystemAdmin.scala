@@ -119,22 +119,18 @@ class KafkaSystemAdmin(val params: KafkaParams) extends SystemAdmin with AutoClo
    * does not create topics at their first write (`auto.create.topics.enable=false`). When the
    * broker's setting cannot be read (no DescribeConfigs right), the write goes ahead: a broker that
    * does create it must keep working, and one that does not fails the first send with
-   * [[KafkaSystemAdmin.missingStream]].
+   * [[KafkaSystemAdmin.missingStream]]. It is a check the writers make again anyway: what keeps
+   * this process from telling whether the stream exists (the broker does not answer it, or refuses)
+   * is returned rather than thrown.
    */
-  def checkWritable(stream: String, why: String): Unit =
-    if (!exists(stream)) autoCreatesStreams() match {
-      case Some(true) => ()
-      case Some(false) => throw missingStream(stream, why, Some(false))
-      case None => ()
+  def checkWritable(stream: String, why: String): Option[String] =
+    (try Right(exists(stream))
+    catch { case e: StreamctlException => Left(e.getMessage) }) match {
+      case Right(false) if autoCreatesStreams().contains(false) =>
+        throw missingStream(stream, why, Some(false))
+      case Right(_) => None
+      case Left(unknown) => Some(unknown)
     }
-
-  /**
-   * Whether `stream` exists, or why this process cannot tell (the broker does not answer it, or
-   * refuses): for a check that others make again anyway.
-   */
-  def existsIfKnown(stream: String): Either[String, Boolean] =
-    try Right(exists(stream))
-    catch { case e: StreamctlException => Left(e.getMessage) }
 
   /** Whether `stream` exists; other failures (unreachable, refused) are errors as in every call. */
   def exists(stream: String): Boolean =
