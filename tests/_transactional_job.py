@@ -1,7 +1,8 @@
 """A transactional copy whose first attempt of one Spark task fails after writing (used by test_transactions).
 
 Local mode retries a failed Spark task only with a maxFailures of its own (``local[2,3]``), which
-the tests' shared session does not have: hence a job of its own. Prints how many attempts failed.
+the tests' shared session does not have: hence a job of its own. Prints how many attempts failed,
+and whether the failing one failed with its first records in the broker's open transaction.
 """
 
 from __future__ import annotations
@@ -20,20 +21,25 @@ import streamctl_testing
 from streamctl import options
 from streamctl_testing import kafka
 
+PADDING = "x" * 2048
+
 
 def failing_first_attempt(latch: str):
     def fail_first_attempt(value: str) -> str:
         # Partition 0's first attempt fails at its last row (598). Pickled Python UDFs evaluate 100
-        # rows at a time, so by then its writer has the first 200 rows; it fails once the broker
-        # holds them in the open transaction (the driver says so through the latch file), as a task
-        # failing later in a long batch would have.
+        # rows at a time and the worker buffers its output up to 64 KB, so the rows carry 2 KB of
+        # padding (stripped in the JVM): by then the worker has handed the first 200 rows to the
+        # writer. It fails once the broker holds them in the open transaction (the driver says so
+        # through the latch file), as a task failing later in a long batch would have.
         context = TaskContext.get()
         if context is not None and context.partitionId() == 0 and context.attemptNumber() == 0 and value == "598":
             deadline = time.monotonic() + 120
             while not Path(latch).exists() and time.monotonic() < deadline:
                 time.sleep(0.05)
+            # For the driver to tell: an attempt that failed with nothing sent proves little.
+            Path(latch + ".failed").write_text(str(Path(latch).exists()))
             raise RuntimeError("the first attempt fails")
-        return value
+        return f"{value} {PADDING}"
 
     return fail_first_attempt
 
@@ -60,7 +66,8 @@ if __name__ == "__main__":
         spark.readStream.format("streamctl")
         .options(**options.source(servers, [source], starting_offsets="earliest"))
         .load()
-        .select(F.udf(fail_first_attempt, StringType(), useArrow=False)(F.col("value").cast("string")).alias("value"))
+        .select(F.udf(fail_first_attempt, StringType(), useArrow=False)(F.col("value").cast("string")).alias("padded"))
+        .select(F.substring_index("padded", " ", 1).alias("value"))
     )
     q = (
         df.writeStream.format("streamctl")
@@ -75,4 +82,5 @@ if __name__ == "__main__":
     tracker = spark.sparkContext.statusTracker()
     stages = [s for j in tracker.getJobIdsForGroup(str(q.runId)) for s in tracker.getJobInfo(j).stageIds]
     print(f"attempts failed once: {sum(tracker.getStageInfo(s).numFailedTasks for s in stages)}")
+    print(f"failed once the broker held its records: {Path(str(latch) + '.failed').read_text()}")
     spark.stop()

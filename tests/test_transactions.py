@@ -171,6 +171,7 @@ def test_a_retried_task_attempt_leaves_no_record_for_read_committed_readers(serv
     )
     assert job.returncode == 0, job.stderr[-3000:]
     assert re.search(r"^attempts failed once: 1$", job.stdout, re.M), job.stdout
+    assert re.search(r"^failed once the broker held its records: True$", job.stdout, re.M), job.stdout
     assert _values(spark, servers, out, "read_committed") == sorted(str(i) for i in range(n))
     # The failed attempt's records are in the log, aborted: a read_uncommitted reader sees them twice.
     assert len(_values(spark, servers, out, "read_uncommitted")) > n
