@@ -293,6 +293,15 @@ smoke_worker() {
 # A fresh set of lines for the smoke workers to take.
 new_smoke_round() { rm -rf "$SMOKE_CLAIMS"; mkdir -p "$SMOKE_CLAIMS"; }
 
+# Spark's scratch directories (spark-*, blockmgr-*) for every JVM the tests start, emptied at the
+# start of a run. Spark deletes them at a clean stop, but tests SIGKILL drivers and executors on
+# purpose, each leaving its directories in /tmp (4 GB of them had piled up on one developer's
+# machine); here they go with the next run or with target/.
+fresh_spark_scratch() {
+  export SPARK_LOCAL_DIRS="$ROOT/target/spark-scratch"
+  rm -rf "$SPARK_LOCAL_DIRS"; mkdir -p "$SPARK_LOCAL_DIRS"
+}
+
 cmd=${1:-help}
 case "$cmd" in
   package)
@@ -316,7 +325,7 @@ case "$cmd" in
     if ! wait $venvs; then cat "$LOG/other-venvs.log" >&2; exit 1; fi
     ensure_other_venvs
     # One smoke worker beside the 4.3 suite, a second once it is done (see smoke_worker).
-    new_smoke_round
+    new_smoke_round; fresh_spark_scratch
     smoke_worker >"$LOG/smoke-1.log" 2>&1 &
     smoke_first=$!
     say "running the Python tests (real Kafka broker, real SparkSession and Spark Connect server; pyspark 4.3.0)"
@@ -343,7 +352,7 @@ case "$cmd" in
     # Only the other lines' smoke tests, on what ./build.sh package built last.
     ensure_venv; mkdir -p "$LOG"; fetch_broker; ensure_other_venvs
     # Nothing else running: two workers keep both cores busy.
-    new_smoke_round
+    new_smoke_round; fresh_spark_scratch
     smoke_worker & first=$!
     rc=0
     smoke_worker || rc=1
