@@ -332,14 +332,15 @@ def in_session(command: str, request: dict[str, Any]) -> Any | None:
         conf = sc._jsc.hadoopConfiguration()  # noqa: SLF001
         return json.loads(jvm.streamctl.ops.OpsMain.answer(command, json.dumps(request), conf))
     except Py4JJavaError as e:
-        error, cls = e.java_exception, e.java_exception.getClass()
-        while cls is not None and cls.getName() != "streamctl.StreamctlException":
-            cls = cls.getSuperclass()
-        if cls is None:
-            raise
-        from streamctl.errors import StreamctlException
+        # PySpark's conversion of the JVM error, as every other entry point gets it (errors.py).
+        from pyspark.errors.exceptions.captured import convert_exception
 
-        raise StreamctlException(str(error.getMessage())) from None
+        from streamctl.errors import StreamctlException, _streamctl_error
+
+        converted = _streamctl_error(convert_exception(e.java_exception))
+        if not isinstance(converted, StreamctlException):
+            raise
+        raise converted from None
 
 
 def _error(done: subprocess.CompletedProcess[str]) -> str:
