@@ -193,21 +193,18 @@ final class SspControlState private (
           s"Intermediate ${ControlErrors.where(ssp)}: its producers say taskCount $producerCount, but the " +
             s"end-of-stream of ${added.keys.mkString(", ")} on the stream's other partitions said $count"
         )
-      val grown = new SspControlState(
+      /* What those producers' end-of-stream would have recorded here, combined as any two states
+       * are. */
+      val ends = new SspControlState(
         count,
-        endOfStreamProducers ++ added.keys,
-        producerWatermarks,
-        idleAt,
-        activeAt,
-        watermark,
-        endedWithin ++ added
+        SortedSet.empty[String] ++ added.keys,
+        SortedMap.empty,
+        SortedMap.empty,
+        SortedMap.empty,
+        None,
+        SortedMap.empty[String, Int] ++ added
       )
-      if (grown.producers > count)
-        throw StreamctlException(
-          s"Intermediate ${ControlErrors.where(ssp)}: ${grown.producers} producers " +
-            s"(${grown.known.mkString(", ")}) but taskCount is $count"
-        )
-      grown
+      merge(ends, ssp)
     }
   }
 

@@ -142,6 +142,23 @@ class SspControlStatesTest {
     assertTrue(e.getMessage.contains("stream 'mid' partition 2"), e.getMessage)
   }
 
+  @Test def aGrownPartitionThatWouldNameMoreProducersThanTheCountIsRefusedNamingIt(): Unit = {
+    val mid2 = SSP.kafka("mid", 2)
+    val states = Map(
+      a -> state(EndOfStreamMessage("p0", 2, Some(1))),
+      mid2 -> state(WatermarkMessage("p1", 2, 7), WatermarkMessage("p2", 2, 8))
+    )
+    val e = assertThrows(
+      classOf[StreamctlException],
+      () => SspControlStates.withEndsBeforeGrowth(states, Seq(mid2))
+    )
+    assertTrue(
+      e.getMessage.contains("stream 'mid' partition 2") && e.getMessage.contains("p0, p1, p2") &&
+        e.getMessage.contains("taskCount is 2"),
+      e.getMessage
+    )
+  }
+
   @Test def mapSerdeRoundTripsWithStableText(): Unit = {
     val m = Map(b -> s2, a -> s1, c -> SspControlState.empty)
     val text = SspControlStates.write(m)
