@@ -97,7 +97,9 @@ object Admission {
     // Without priorities (the usual case) one tier: no grouping of thousands of SSPs by stream.
     val tiers =
       if (config.priorities.isEmpty) Seq(ssps)
-      else ssps.groupBy(s => config.priorityOf(s.stream)).toSeq.sortBy(-_._1).map(_._2)
+      else ssps.groupBy(s => config.priorityOf(s.stream)).toSeq.sortBy(_._1)(
+        Ordering[Int].reverse
+      ).map(_._2)
     val ends = Map.newBuilder[SSP, Long]
     tiers.foreach { tier =>
       val backlogs = tier.map(backlog).toArray // looked up once per SSP

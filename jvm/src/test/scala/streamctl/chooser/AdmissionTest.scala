@@ -94,6 +94,16 @@ class AdmissionTest {
     )
   }
 
+  @Test def theLowestPriorityAnIntHoldsIsTheLowestTier(): Unit = {
+    // Negating Int.MinValue overflows back to itself: a tier order by -priority put it first.
+    val lowest = cfg("stream.backfill.priority" -> Int.MinValue.toString)
+    val backlog = Map(live0 -> SspBacklog(0, 150), back0 -> SspBacklog(0, 400))
+    assertEquals(
+      Map(live0 -> 100L, back0 -> 0L),
+      Admission.plan(backlog, lowest, Map.empty, Some(100)).ends
+    )
+  }
+
   @Test def fairShareIsWaterFilledAndDeterministic(): Unit = {
     val backlog =
       Map(tx0 -> SspBacklog(10, 13), tx1 -> SspBacklog(0, 500), back0 -> SspBacklog(0, 500))
