@@ -84,7 +84,8 @@ object ChooserFactory {
     val bootstrap =
       if (lagging) new BootstrappingChooser(tiered, isBootstrap, bootstrapHeads) else null
 
-    val chooser = new TaskChooser(if (bootstrap != null) bootstrap else tiered, bootstrap)
+    val chooser =
+      new TaskChooser(if (bootstrap != null) bootstrap else tiered, bootstrap, config.chooserClass)
     ssps.foreach(ssp => chooser.register(ssp, startOffsets(ssp)))
     chooser.start()
     chooser

@@ -13,8 +13,11 @@ import streamctl.system.{Envelope, EnvelopeOrder, SSP}
  * chooser (a user's) is holding envelopes it will never give: the reader fails the task rather than
  * commit offsets past them.
  */
-final class TaskChooser private[chooser] (root: MessageChooser, bootstrap: BootstrappingChooser)
-    extends MessageChooser with EnvelopeOrder {
+final class TaskChooser private[chooser] (
+    root: MessageChooser,
+    bootstrap: BootstrappingChooser,
+    userClass: Option[String]
+) extends MessageChooser with EnvelopeOrder {
   override def register(ssp: SSP, offset: Long): Unit = root.register(ssp, offset)
   override def start(): Unit = root.start()
   override def stop(): Unit = root.stop()
@@ -23,7 +26,8 @@ final class TaskChooser private[chooser] (root: MessageChooser, bootstrap: Boots
 
   override def choose(): Envelope = root.choose()
 
-  override def describe: String = root.getClass.getName
+  /** The user's chooser class when there is one (streamctl's choosers may be wrapped around it). */
+  override def describe: String = userClass.getOrElse(root.getClass.getName)
 
   /** True while some bootstrap SSP of the task is behind its start-time head. */
   override def isBootstrapping: Boolean = bootstrap != null && bootstrap.isBootstrapping
@@ -44,5 +48,5 @@ object TaskChooser {
    * `chooser` alone, registered and started by the caller, as a task's reader takes it (tests,
    * benchmarks).
    */
-  def of(chooser: MessageChooser): TaskChooser = new TaskChooser(chooser, null)
+  def of(chooser: MessageChooser): TaskChooser = new TaskChooser(chooser, null, None)
 }
