@@ -43,9 +43,16 @@ class InTaskOrderTest {
   }
 
   @Test def batchingRestartsItsStreakWhenWrappedPicksTheSameSspAgain(): Unit = {
-    // Only a0 has data: after N in a row round-robin picks it again, and the streak restarts.
-    val out = read(started(new BatchingChooser(new RoundRobinChooser, 2), a0, b0), records(a0, 5))
-    assertEquals(5, out.size)
+    val c = started(new BatchingChooser(new RoundRobinChooser, 2), a0, b0)
+    c.update(env(a0, 0)); assertEquals(a0, c.choose().ssp)
+    c.update(env(a0, 1)); assertEquals(a0, c.choose().ssp)
+    // The streak of 2 is over; only a0 has data, so round-robin picks it again: a new streak.
+    c.update(env(a0, 2)); assertEquals(a0, c.choose().ssp)
+    // b0 is offered first: round-robin alone would choose it, the restarted streak keeps a0.
+    c.update(env(b0, 0)); c.update(env(a0, 3))
+    assertEquals(a0, c.choose().ssp)
+    assertEquals(b0, c.choose().ssp)
+    assertNull(c.choose())
   }
 
   @Test def batchSizeMustBePositive(): Unit = {
