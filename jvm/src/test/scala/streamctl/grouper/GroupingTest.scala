@@ -33,6 +33,26 @@ class GroupingTest {
     assertEquals(Grouping(c, None, counts), Grouping(c, Some(TaskMapping.empty), counts))
   }
 
+  @Test def aMappingCutToTheAssignedPartitionsIsReadBackWithoutAGrowth(): Unit = {
+    // What an `assign` query stores: its partitions only, with the stream's initial count.
+    val c = config()("orders")
+    val full = Grouping(c, None, Map("orders" -> 4))
+    val cut =
+      TaskMapping(full.initialPartitionCounts, full.taskSsps.filter(_._2.exists(_.partition < 2)))
+    val again = Grouping(c, Some(cut), Map("orders" -> 4))
+    assertEquals(full, again)
+    // After a growth too, the partitions it read keep their tasks.
+    val grown = Grouping(c, Some(full), Map("orders" -> 8))
+    val cutGrown = TaskMapping(
+      grown.initialPartitionCounts,
+      grown.taskSsps.filter(_._2.exists(_.partition == 5))
+    )
+    assertEquals(
+      taskOf(grown, "orders", 5),
+      taskOf(Grouping(c, Some(cutGrown), Map("orders" -> 8)), "orders", 5)
+    )
+  }
+
   @Test def previousMappingWinsOverTheGrouper(): Unit = {
     // A mapping written under grouper=single, read back under grouper=partition: nothing moves.
     val single = Grouping(config("grouper" -> "single")("orders"), None, Map("orders" -> 3))
