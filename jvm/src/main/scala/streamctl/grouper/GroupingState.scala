@@ -60,19 +60,32 @@ object GroupingState {
 
     def read(node: JsonNode, what: String): GroupingState = {
       def fail(msg: String): Nothing = throw StreamctlException(s"Malformed $what: $msg")
+      // Jackson lists no properties of a number or an array: a damaged value would read as empty.
+      def objectAt(n: JsonNode, path: String): JsonNode =
+        if (n.isObject) n else fail(s"$path is not a JSON object")
+      def sspAt(key: String, path: String): SSP =
+        try SSP.parse(key)
+        catch { case e: StreamctlException => fail(s"$path: ${e.getMessage}") }
       if (!node.isObject) fail("expected a JSON object")
-      val counts = Json.field(node, "initialPartitionCounts", what).properties().asScala.map { e =>
+      val countsNode =
+        objectAt(Json.field(node, "initialPartitionCounts", what), "initialPartitionCounts")
+      val counts = countsNode.properties().asScala.map { e =>
         if (!e.getValue.isInt || e.getValue.intValue <= 0)
           fail(s"initialPartitionCounts.'${e.getKey}' is not a positive integer")
         e.getKey -> e.getValue.intValue
       }.toMap
-      val holds = Option(node.get("holds")).map(_.properties().asScala.map { e =>
-        SSP.parse(e.getKey) -> e.getValue.properties().asScala.map { u =>
-          if (!u.getValue.canConvertToLong)
-            fail(s"holds.'${e.getKey}'.'${u.getKey}' is not an offset")
-          SSP.parse(u.getKey) -> u.getValue.asLong()
+      val holds = Option(node.get("holds")).map(h =>
+        objectAt(h, "holds").properties().asScala.map { e =>
+          val until = objectAt(e.getValue, s"holds.'${e.getKey}'").properties().asScala.map { u =>
+            if (
+              !u.getValue.isIntegralNumber || !u.getValue.canConvertToLong || u.getValue.asLong() < 0
+            )
+              fail(s"holds.'${e.getKey}'.'${u.getKey}' is not an offset")
+            sspAt(u.getKey, s"holds.'${e.getKey}'") -> u.getValue.asLong()
+          }.toMap
+          sspAt(e.getKey, "holds") -> until
         }.toMap
-      }.toMap).getOrElse(Map.empty)
+      ).getOrElse(Map.empty)
       GroupingState(counts, holds)
     }
   }

@@ -224,6 +224,32 @@ class GroupingStepTest {
     assertEquals(a, SourceStates.parse(a.json))
   }
 
+  @Test def damagedGroupingStateIsRefusedNamingWhatIsWrong(): Unit = {
+    // Each of these read as "no counts" or "no hold" before: a hold dropped lets a grown
+    // partition's records through before its older partitions' (docs/grouping.md).
+    for (
+      (json, says) <- Seq(
+        """{"initialPartitionCounts":5}""" -> "initialPartitionCounts is not a JSON object",
+        """{"initialPartitionCounts":{"orders":2},"holds":[]}""" -> "holds is not a JSON object",
+        """{"initialPartitionCounts":{"orders":2},"holds":{"kafka/orders/2":7}}""" ->
+          "holds.'kafka/orders/2' is not a JSON object",
+        """{"initialPartitionCounts":{"orders":2},"holds":{"kafka/orders/2":{"kafka/orders/0":1.5}}}""" ->
+          "holds.'kafka/orders/2'.'kafka/orders/0' is not an offset",
+        """{"initialPartitionCounts":{"orders":2},"holds":{"orders-2":{"kafka/orders/0":1}}}""" ->
+          "holds: Not an SSP key: 'orders-2'"
+      )
+    ) {
+      val e = assertThrows(
+        classOf[StreamctlException],
+        () => GroupingState.Codec.read(streamctl.Json.parse(json, "test"), "offset log batch 7")
+      )
+      assertTrue(
+        e.getMessage.contains("offset log batch 7") && e.getMessage.contains(says),
+        e.getMessage
+      )
+    }
+  }
+
   @Test def stateRoundTripsThroughTheOffsetJson(): Unit = {
     val st = GroupingState(Map("orders" -> 2, "a.b" -> 1), Map(orders(2) -> Map(orders(0) -> 7L)))
     val o = SourcePosition(
