@@ -12,6 +12,10 @@ functions evaluated row by row in the stage that writes.
         "speculative attempts: started S, succeeded T".
     _task_attempt_job.py stall SERVERS SOURCE OUT CHECKPOINT SINK
         attempt 0 of partition 0 stalls halfway for ten minutes: a run for the test to kill.
+    _task_attempt_job.py moves SERVERS SOURCE OUT CHECKPOINT SINK
+        no fault: 20 batches through a shuffle into two writer partitions on two executors
+        (local-cluster), which run each batch on whichever executor Spark offers first. Prints
+        "failed attempts: N" and "writer partitions back on an executor: R".
 
 SINK is "transactional" or "plain". The source's partition 0 must hold the value "300" (the test
 writes 0..599 round robin over two partitions), where the stall begins.
@@ -37,6 +41,7 @@ FAULTS = {
     "retry": "fail_after_commit(CAST(value AS STRING), 0)",
     "speculation": "stall_first_attempt(CAST(value AS STRING), 0, '300', 120000)",
     "stall": "stall_first_attempt(CAST(value AS STRING), 0, '300', 600000)",
+    "moves": "CAST(value AS STRING)",
 }
 
 
@@ -120,7 +125,7 @@ def _session(mode: str, master: str) -> SparkSession:
 def main() -> None:
     mode, servers, source, out, checkpoint, sink = sys.argv[1:7]
     processes: list[subprocess.Popen[bytes]] = []
-    master = "local[2,4]" if mode == "retry" else "local[2]"
+    master = {"retry": "local[2,4]", "moves": "local-cluster[2,1,1024]"}.get(mode, "local[2]")
     if mode == "speculation":
         master, processes = _standalone_cluster(Path(sys.argv[7]))
     try:
@@ -129,20 +134,26 @@ def main() -> None:
         j.streamctl.testing.TaskAttemptFaults.register(spark._jsparkSession)  # noqa: SLF001
         speculative = j.streamctl.testing.SpeculativeAttempts()
         spark.sparkContext._jsc.sc().addSparkListener(speculative)  # noqa: SLF001
-        if mode == "speculation":
+        placements = j.streamctl.testing.WriterPlacements()
+        spark.sparkContext._jsc.sc().addSparkListener(placements)  # noqa: SLF001
+        if mode in ("speculation", "moves"):
             tracker = spark.sparkContext._jsc.sc().statusTracker()  # noqa: SLF001
             deadline = time.monotonic() + 240
             while len(tracker.getExecutorInfos()) < 3:  # the driver and two executors
-                assert time.monotonic() < deadline, (
-                    f"the standalone cluster started no two executors:\n{cluster_log(Path(sys.argv[7]))}"
+                assert time.monotonic() < deadline, "the cluster started no two executors:\n" + (
+                    cluster_log(Path(sys.argv[7])) if mode == "speculation" else ""
                 )
                 time.sleep(0.5)
+        per_batch = 30 if mode == "moves" else None
         df = (
             spark.readStream.format("streamctl")
-            .options(**options.source(servers, [source], starting_offsets="earliest"))
+            .options(**options.source(servers, [source], starting_offsets="earliest", max_records_per_batch=per_batch))
             .load()
             .selectExpr(f"{FAULTS[mode]} AS value")
         )
+        if mode == "moves":
+            # A shuffle's tasks have no executor of their own: each batch's go where Spark offers.
+            df = df.repartition(2)
         q = (
             df.writeStream.format("streamctl")
             .options(**options.sink(servers, out, transactional=sink == "transactional"))
@@ -157,6 +168,7 @@ def main() -> None:
         stages = [s for j in status.getJobIdsForGroup(str(q.runId)) for s in status.getJobInfo(j).stageIds]
         print(f"failed attempts: {sum(status.getStageInfo(s).numFailedTasks for s in stages)}")
         print(f"speculative attempts: started {speculative.started()}, succeeded {speculative.succeeded()}")
+        print(f"writer partitions back on an executor: {placements.returns()}")
         spark.stop()
     finally:
         for p in processes:

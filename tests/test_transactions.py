@@ -20,7 +20,13 @@ from streamctl import StreamctlException, options
 from streamctl_testing import kafka
 from streamctl_testing._jvm import jvm
 
-from conftest import read_committed_numbers, read_committed_values, run_available_now, run_job_until
+from conftest import (
+    committed_batches,
+    read_committed_numbers,
+    read_committed_values,
+    run_available_now,
+    run_job_until,
+)
 
 
 def _values(spark, servers: str, stream: str, isolation: str) -> list[str]:
@@ -87,6 +93,29 @@ def test_a_batch_run_again_after_a_crash_is_not_written_twice(spark, servers, ma
     else:
         # The plain sink writes the batch that ran again a second time: what the transactional one prevents.
         assert len(committed) > n and set(committed) == {str(i) for i in range(n)}
+
+
+def test_a_checkpoint_older_than_what_its_transactional_sink_committed_is_refused(
+    spark, servers, make_stream, tmp_path
+):
+    """Batches deleted from a checkpoint (or a copy restored) are planned anew under batch ids the
+    sink committed already: skipped as "written", their records would be lost. The writers refuse."""
+    n = 200
+    source, out = make_stream(partitions=2), make_stream(partitions=2)
+    kafka.produce(spark, servers, source, [str(i).encode() for i in range(n)], partitions=[i % 2 for i in range(n)])
+    checkpoint = tmp_path / "cp"
+    _copy(spark, servers, source, out, checkpoint, transactional=True)
+    assert committed_batches(checkpoint) == 4
+    # Every batch forgotten, the query's id kept (in its metadata): Spark plans from batch 0 again.
+    for log in ("offsets", "commits"):
+        for f in (checkpoint / log).iterdir():
+            f.unlink()
+    with pytest.raises(StreamingQueryException) as refused:
+        _copy(spark, servers, source, out, checkpoint, transactional=True)
+    message = str(refused.value)
+    assert "committed batch 3 of this query, which is now writing batch 0" in message, message
+    assert "its checkpoint is older than its output" in message, message
+    assert _values(spark, servers, out, "read_committed") == sorted(str(i) for i in range(n))
 
 
 @pytest.mark.parametrize("transactional", [None, False], ids=["by-default", "transactional=false"])

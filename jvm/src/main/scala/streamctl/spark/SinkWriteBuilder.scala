@@ -11,7 +11,7 @@ import org.apache.spark.streamctl.{QueryTrigger, SparkQueries, UpdateAsAppend}
 
 import streamctl.StreamctlException
 import streamctl.control.SinkOptions
-import streamctl.system.{KafkaSystemAdmin, TransactionalIds}
+import streamctl.system.{KafkaSystemAdmin, LastWriters, TransactionalIds}
 
 /**
  * The streaming write of `writeStream.format("streamctl")` (batch writes: [[BatchWriter]]). Plain
@@ -35,7 +35,8 @@ final class SinkWriteBuilder(info: LogicalWriteInfo) extends WriteBuilder with U
     // after the writers committed. Only an intermediate stream carries them.
     override def toStreaming: StreamingWrite = new StreamingWrite {
       prepared.checkTopic()
-      private val transactions = prepared.queryTransactions()
+      private val transactions =
+        prepared.queryTransactions().map(ids => ids.copy(lastWriters = LastWriters.of(ids.key)))
       private val query =
         if (prepared.options.intermediate) QueryControlRegistry.current().map(_.run) else None
       private val sink = query.flatMap(_.addSinkFor(prepared.options))
@@ -61,6 +62,15 @@ final class SinkWriteBuilder(info: LogicalWriteInfo) extends WriteBuilder with U
       // answer anyway.
       override def useCommitCoordinator(): Boolean = false
       override def commit(epochId: Long, messages: Array[WriterCommitMessage]): Unit = {
+        // Spark hands the writer partitions' messages in their order.
+        transactions.foreach(ids =>
+          LastWriters.committed(
+            ids.key,
+            messages.iterator.zipWithIndex.collect {
+              case (SinkCommitMessage(_, Some(writer)), p) => p -> writer
+            }.toMap
+          )
+        )
         query.foreach(_.batchCommitted(
           epochId,
           wroteData = messages.exists {

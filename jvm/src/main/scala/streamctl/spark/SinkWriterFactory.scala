@@ -54,9 +54,11 @@ final case class SinkWriterFactory(
 
 /**
  * How many records one writer partition wrote (or, re-running a batch a transactional sink had
- * committed, found written): the query's control hears whether a batch wrote any.
+ * committed, found written): the query's control hears whether a batch wrote any. `writer`: the
+ * transactional producer that committed them ([[TransactionalProducers.Lease.writer]]).
  */
-final case class SinkCommitMessage(records: Long) extends WriterCommitMessage
+final case class SinkCommitMessage(records: Long, writer: Option[Long] = None)
+    extends WriterCommitMessage
 
 /**
  * Sends records asynchronously and makes `commit` the point of truth: it flushes and fails the
@@ -77,11 +79,30 @@ final class SinkDataWriter(f: SinkWriterFactory, writerPartition: Int, batch: Lo
     extends DataWriter[InternalRow]
     with WriteAll {
   private val transaction =
-    f.transactions.map(ids => TransactionalProducers.acquire(f.kafka, ids.of(writerPartition)))
+    f.transactions.map(ids =>
+      TransactionalProducers.acquire(
+        f.kafka,
+        ids.of(writerPartition),
+        ids.lastWriters.get(writerPartition)
+      )
+    )
   private val producer = transaction.fold(ProducerPool.acquire(f.kafka))(_.producer)
   /* This batch's records of this writer partition are in Kafka already, from an attempt that
-   * committed them. */
-  private val written = transaction.exists(_.committedBatch >= batch)
+   * committed them. Only the batch Spark logged last is ever run again: a later one committed means
+   * the checkpoint went back (restored from a copy, offsets deleted), and its batches, planned
+   * anew, would be skipped for the old ones' output. */
+  private val written = transaction.exists { t =>
+    if (t.committedBatch > batch) {
+      TransactionalProducers.release(t, failed = true) // the writer ends here, not in close()
+      throw StreamctlException(
+        s"Transactional id '${t.transactionalId}' committed batch ${t.committedBatch} of this query, which is now " +
+          s"writing batch $batch: its checkpoint is older than its output (restored from a copy, or batches " +
+          "deleted from its offsets and commits). Writing would skip or repeat records: start it with a new " +
+          "checkpoint, or a new option 'transactionalIdPrefix' to write these batches again"
+      )
+    }
+    t.committedBatch == batch
+  }
   @volatile private var failure: Exception = _
   // Where the first failed send went, as Kafka reports it (its partition is -1 when the record
   // failed before one was chosen): the error names the partition when it is known.
@@ -211,7 +232,7 @@ final class SinkDataWriter(f: SinkWriterFactory, writerPartition: Int, batch: Lo
     if (failure != null) throw sendFailed()
     transaction.foreach(_.commit(batch))
     flushed = true
-    SinkCommitMessage(records)
+    SinkCommitMessage(records, transaction.map(_.writer))
   }
 
   override def abort(): Unit = transaction.foreach(_.abortQuietly())

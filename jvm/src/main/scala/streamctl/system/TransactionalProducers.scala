@@ -20,6 +20,9 @@ import streamctl.StreamctlException
  * `writeId` is the query's id (kept in its checkpoint, so a restarted query fences the writers of
  * its previous run) or, for a batch write, one id per write. `lasting`: later writes use the ids
  * again (a query's batches), so their producers are worth keeping; a batch write's are not.
+ * `lastWriters`: per writer partition, the producer ([[TransactionalProducers.Lease.writer]]) whose
+ * commit the driver heard last, so that an executor does not lend a producer another executor's has
+ * fenced since.
  *
  * {{{
  * TransactionalIds("streamctl", "5f0c0a52-...", "orders").of(3) // "streamctl-5f0c0a52-...-orders-3"
@@ -29,9 +32,41 @@ final case class TransactionalIds(
     prefix: String,
     writeId: String,
     sink: String,
-    lasting: Boolean = true
+    lasting: Boolean = true,
+    lastWriters: Map[Int, Long] = Map.empty
 ) {
   def of(writerPartition: Int): String = s"$prefix-$writeId-$sink-$writerPartition"
+
+  /** The ids without what the driver heard of their writers: the same for every batch of a run. */
+  def key: String = s"$prefix-$writeId-$sink"
+}
+
+/**
+ * What the driver heard of the producers that committed each writer partition's batches, per
+ * query's ids ([[TransactionalIds.key]]): the writer partition of a batch may run on another
+ * executor than its last batch did, whose new producer fences the one the first executor keeps.
+ * Kept for the 256 sets of ids used last (a few bytes a writer partition); a driver that forgot
+ * (restarted) has new executors, with no producers to doubt.
+ *
+ * {{{
+ * LastWriters.committed(ids.key, Map(0 -> lease.writer))
+ * ids.copy(lastWriters = LastWriters.of(ids.key))
+ * }}}
+ */
+object LastWriters {
+  private val Kept = 256
+  private val byIds = new java.util.LinkedHashMap[String, Map[Int, Long]](16, 0.75f, true) {
+    override def removeEldestEntry(e: java.util.Map.Entry[String, Map[Int, Long]]): Boolean =
+      size() > Kept
+  }
+
+  def of(key: String): Map[Int, Long] = synchronized(Option(byIds.get(key)).getOrElse(Map.empty))
+
+  /** The writer partitions a batch committed, each with the producer that did. */
+  def committed(key: String, writers: Map[Int, Long]): Unit =
+    if (writers.nonEmpty) synchronized {
+      byIds.put(key, Option(byIds.get(key)).getOrElse(Map.empty[Int, Long]) ++ writers)
+    }
 }
 
 /**
@@ -71,6 +106,9 @@ object TransactionalProducers {
       val producer: Producer,
       @volatile var committedBatch: Long
   ) {
+
+    /** This producer among all of its id's, on any executor. */
+    val writer: Long = java.util.concurrent.ThreadLocalRandom.current().nextLong()
     private var open = false
     /* Whether the producer's last transaction ended as Kafka asked: committed, or aborted without
      * an error. One that failed (fenced by a newer writer, aborted by the broker after
@@ -202,12 +240,26 @@ object TransactionalProducers {
 
   /**
    * A producer of `transactionalId` for the caller alone until it gives it back with [[release]].
+   * `lastWriter`: the producer whose commit of this id the driver heard last, when it heard one; an
+   * idle producer that is not it was fenced by that one (its writer partition ran on another
+   * executor since), so a new one starts instead of the writer failing on it.
    */
-  def acquire(params: KafkaParams, transactionalId: String): Lease = {
-    val reused = synchronized(idle.remove(key(params, transactionalId)))
+  def acquire(
+      params: KafkaParams,
+      transactionalId: String,
+      lastWriter: Option[Long]
+  ): Lease = {
+    val kept = synchronized(idle.remove(key(params, transactionalId)))
+    val reused =
+      if (kept == null || lastWriter.forall(_ == kept.writer)) kept
+      else { synchronized(open.remove(kept.producer)); closeQuietly(kept.producer); null }
     closeIdleExpired()
     if (reused != null) reused else start(params, transactionalId)
   }
+
+  /** [[acquire]] when the driver heard of no commit of this id. */
+  def acquire(params: KafkaParams, transactionalId: String): Lease =
+    acquire(params, transactionalId, None)
 
   /**
    * Gives a lease back. Its producer is closed when `failed`, when a transaction is left open or

@@ -120,3 +120,33 @@ final class SpeculativeAttempts extends SparkListener {
   def started: Int = startedCount.get
   def succeeded: Int = succeededCount.get
 }
+
+/**
+ * Where each Spark partition of a result stage (a streamctl sink's writer partitions) ran, batch
+ * after batch: how often one ran on an executor again after running on another in between, the case
+ * where the first executor's pooled transactional producer has been fenced.
+ *
+ * {{{
+ * val p = new WriterPlacements(); spark.sparkContext.addSparkListener(p)
+ * // ... run batches ...
+ * p.returns // e.g. 3
+ * }}}
+ */
+final class WriterPlacements extends SparkListener {
+  private val ran = new java.util.concurrent.ConcurrentLinkedQueue[(Int, String)]()
+
+  override def onTaskEnd(end: SparkListenerTaskEnd): Unit =
+    if (end.taskType == "ResultTask" && end.taskInfo.successful)
+      ran.add(end.taskInfo.index -> end.taskInfo.executorId)
+
+  def returns: Int = {
+    val byPartition = scala.collection.mutable.Map.empty[Int, List[String]]
+    ran.forEach { case (p, e) => byPartition(p) = e :: byPartition.getOrElse(p, Nil) }
+    byPartition.valuesIterator.map { newestFirst =>
+      val executors = newestFirst.reverse
+      executors.indices.count(i =>
+        i >= 2 && executors(i) != executors(i - 1) && executors.take(i - 1).contains(executors(i))
+      )
+    }.sum
+  }
+}
