@@ -32,7 +32,7 @@ import statistics
 import threading
 import time
 from datetime import datetime
-from typing import Any
+from typing import Any, NamedTuple
 
 from pyspark.sql import DataFrame, SparkSession
 from pyspark.sql import functions as F
@@ -92,16 +92,27 @@ def _describe(q: StreamingQuery) -> str:
     )
 
 
-def _streamctl_queries(
-    spark: SparkSession,
-    servers: str,
-    source: str,
-    mid: str,
-    per_batch: int | None,
-    settings: str,
-    transactional: bool = False,
-    mid_start: str = "earliest",
-) -> tuple[DataFrame, DataStreamWriter]:
+class _Hop(NamedTuple):
+    """A pipeline's two queries, as both connectors build them: ``source`` -> query 1 -> ``mid`` ->
+    query 2, which starts reading ``mid`` at ``mid_start``; ``per_batch`` records a batch of query 1."""
+
+    servers: str
+    source: str
+    mid: str
+    per_batch: int | None
+    settings: str
+    mid_start: str = "earliest"
+
+
+def _queries(spark: SparkSession, src: str, hop: _Hop) -> tuple[DataFrame, DataStreamWriter]:
+    """Query 2's input and query 1's writer, of the variant ``src`` names."""
+    if src == BUILTIN:
+        return _builtin_queries(spark, hop)
+    return _streamctl_queries(spark, hop, transactional=src == TRANSACTIONAL)
+
+
+def _streamctl_queries(spark: SparkSession, hop: _Hop, transactional: bool) -> tuple[DataFrame, DataStreamWriter]:
+    servers, source, mid, per_batch, settings, mid_start = hop
     consumer, producer = PIPELINE_SETTINGS[settings]["consumer"], PIPELINE_SETTINGS[settings]["producer"]
     reader = {**consumer, "isolation.level": "read_committed"} if transactional else consumer
     down = (
@@ -126,15 +137,8 @@ def _streamctl_queries(
     return down, up
 
 
-def _builtin_queries(
-    spark: SparkSession,
-    servers: str,
-    source: str,
-    mid: str,
-    per_batch: int | None,
-    settings: str,
-    mid_start: str = "earliest",
-) -> tuple[DataFrame, DataStreamWriter]:
+def _builtin_queries(spark: SparkSession, hop: _Hop) -> tuple[DataFrame, DataStreamWriter]:
+    servers, source, mid, per_batch, settings, mid_start = hop
     consumer = kafka_options(PIPELINE_SETTINGS[settings]["consumer"])
     producer = kafka_options(PIPELINE_SETTINGS[settings]["producer"])
     pooled = settings == "tuned"
@@ -255,12 +259,7 @@ def throughput(
         # Where the variant's last run ended: query 2 starts before query 1 writes, so "latest"
         # could be taken after query 1's first records.
         start = json.dumps({mid: {str(p): o for p, o in kafka.upcoming_offsets(spark, servers, mid).items()}})
-        if src == BUILTIN:
-            pair = _builtin_queries(spark, servers, source, mid, per_batch, settings, mid_start=start)
-        else:
-            pair = _streamctl_queries(
-                spark, servers, source, mid, per_batch, settings, transactional=src == TRANSACTIONAL, mid_start=start
-            )
+        pair = _queries(spark, src, _Hop(servers, source, mid, per_batch, settings, start))
         seconds, stopped = _run(name, *pair, chk, records, stops_itself=src != BUILTIN)
         if stopped is not None:
             print(f"    (query 2 stopped by itself on end-of-stream at {stopped:.2f} s)", flush=True)
@@ -278,9 +277,7 @@ def _sink_query(
     spark: SparkSession, servers: str, source: str, out: str, per_batch: int, settings: str, src: str
 ) -> DataStreamWriter:
     """Query 1 of the pipeline alone: the source, then the sink ``src`` names into ``out``."""
-    if src == BUILTIN:
-        return _builtin_queries(spark, servers, source, out, per_batch, settings)[1]
-    return _streamctl_queries(spark, servers, source, out, per_batch, settings, transactional=src == TRANSACTIONAL)[1]
+    return _queries(spark, src, _Hop(servers, source, out, per_batch, settings))[1]
 
 
 def sink_throughput(
@@ -449,12 +446,7 @@ def _e2e_one(
             t = int(r["t"])
             sent_at.append((t, now - t, r["count"]))
 
-    if src == BUILTIN:
-        down_df, up = _builtin_queries(spark, servers, source, mid, None, settings)
-    else:
-        down_df, up = _streamctl_queries(
-            spark, servers, source, mid, None, settings, transactional=src == TRANSACTIONAL
-        )
+    down_df, up = _queries(spark, src, _Hop(servers, source, mid, None, settings))
     down = (
         down_df.writeStream.foreachBatch(each)
         .option("checkpointLocation", f"{workdir}/e2e-down-{i}")
