@@ -13,9 +13,12 @@ functions evaluated row by row in the stage that writes.
     _task_attempt_job.py stall SERVERS SOURCE OUT CHECKPOINT SINK
         attempt 0 of partition 0 stalls halfway for ten minutes: a run for the test to kill.
     _task_attempt_job.py moves SERVERS SOURCE OUT CHECKPOINT SINK
-        no fault: 20 batches through a shuffle into two writer partitions on two executors
-        (local-cluster), which run each batch on whichever executor Spark offers first. Prints
-        "failed attempts: N" and "writer partitions back on an executor: R".
+        no fault: two executors (local-cluster), host affinity keeping each of the two source
+        tasks on one of them; the job writes rounds of records to source partition 1 alone and to
+        both in turn. Writer partition 0 is the first task with records, so it runs on one
+        executor, then the other, then the first again. The source must be empty; prints
+        "failed attempts: N", "writer partitions back on an executor: R" and "written: W" (the
+        values 0..W-1).
 
 SINK is "transactional" or "plain". The source's partition 0 must hold the value "300" (the test
 writes 0..599 round robin over two partitions), where the stall begins.
@@ -32,9 +35,11 @@ from pathlib import Path
 
 import pyspark
 from pyspark.sql import SparkSession
+from pyspark.sql.streaming import StreamingQuery
 
 import streamctl_testing
 from streamctl import options
+from streamctl_testing import kafka
 from streamctl_testing._jvm import jvm
 
 FAULTS = {
@@ -100,8 +105,29 @@ def cluster_log(workdir: Path) -> str:
     return (workdir / "cluster.log").read_text(errors="replace")[-3000:]
 
 
+def _rounds(spark: SparkSession, servers: str, source: str, q: StreamingQuery) -> int:
+    """Writes ten records to partition 1 alone and to each partition in turn, five rounds, each read
+    before the next is written; returns how many values (0..n-1) it wrote."""
+    n = 0
+    for partitions in ([1], [0, 1]) * 2 + ([1],):
+        values = list(range(n, n + 10 * len(partitions)))
+        kafka.produce(
+            spark,
+            servers,
+            source,
+            [str(v).encode() for v in values],
+            partitions=[partitions[v % len(partitions)] for v in values],
+        )
+        n += len(values)
+        q.processAllAvailable()
+    return n
+
+
 def _session(mode: str, master: str) -> SparkSession:
     builder = SparkSession.builder.master(master).config("spark.ui.enabled", "false")
+    if mode == "moves":
+        # A busy machine can hold an executor for seconds: the source tasks wait for theirs.
+        builder = builder.config("spark.locality.wait", "10s")
     if mode == "speculation":
         builder = (
             builder.config("spark.driver.host", "127.0.0.1")
@@ -144,23 +170,23 @@ def main() -> None:
                     cluster_log(Path(sys.argv[7])) if mode == "speculation" else ""
                 )
                 time.sleep(0.5)
-        per_batch = 30 if mode == "moves" else None
         df = (
             spark.readStream.format("streamctl")
-            .options(**options.source(servers, [source], starting_offsets="earliest", max_records_per_batch=per_batch))
+            .options(**options.source(servers, [source], starting_offsets="earliest"))
             .load()
             .selectExpr(f"{FAULTS[mode]} AS value")
         )
-        if mode == "moves":
-            # A shuffle's tasks have no executor of their own: each batch's go where Spark offers.
-            df = df.repartition(2)
-        q = (
+        writer = (
             df.writeStream.format("streamctl")
             .options(**options.sink(servers, out, transactional=sink == "transactional"))
             .option("checkpointLocation", checkpoint)
-            .trigger(availableNow=True)
-            .start()
         )
+        if mode == "moves":
+            q = writer.start()
+            print(f"written: {_rounds(spark, servers, source, q)}")
+            q.stop()
+        else:
+            q = writer.trigger(availableNow=True).start()
         q.awaitTermination(600)
         assert q.exception() is None, q.exception()
         # Spark runs a query's jobs in the job group of its run id.

@@ -80,15 +80,14 @@ def test_a_speculative_attempt_of_a_slow_partition_leaves_it_written_once(spark,
 def test_a_writer_partition_back_on_an_executor_does_not_fail_on_the_producer_it_kept(
     spark, servers, make_stream, tmp_path
 ):
-    """Writer partitions after a shuffle run on whichever of two executors Spark offers first. When
-    one comes back to an executor, the producer that executor kept for its transactional id was
-    fenced by the other executor's meanwhile: the driver tells the writers which producer committed
-    last, and the kept one is replaced instead of failing the attempt."""
+    """A writer partition runs on one executor, then on the other, then on the first again (see
+    the "moves" mode of _task_attempt_job.py). The producer the first executor kept for its
+    transactional id was fenced by the other executor's meanwhile: the driver tells the writers
+    which producer committed last, and the kept one is replaced instead of failing the attempt."""
     source, out = make_stream(partitions=2), make_stream(partitions=2)
-    n = 600
-    kafka.produce(spark, servers, source, [str(i).encode() for i in range(n)], partitions=[i % 2 for i in range(n)])
     stdout = _attempt_job("moves", servers, source, out, tmp_path, transactional=True)
     back = int(re.findall(r"writer partitions back on an executor: (\d+)", stdout)[0])
-    assert back >= 1, stdout  # not vacuous: 20 batches of random placement came back at least once
+    assert back >= 1, stdout  # not vacuous: a writer partition did come back
     assert re.search(r"^failed attempts: 0$", stdout, re.M), stdout
-    assert read_committed_values(spark, servers, out, 2) == sorted(str(i) for i in range(n))
+    written = int(re.findall(r"^written: (\d+)$", stdout, re.M)[0])
+    assert read_committed_values(spark, servers, out, 2) == sorted(str(i) for i in range(written))
