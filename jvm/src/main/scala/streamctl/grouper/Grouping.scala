@@ -97,10 +97,7 @@ object Grouping {
     val broadcast = Set.newBuilder[SSP]
 
     for ((stream, count) <- currentPartitionCounts.toSeq.sortBy(_._1)) {
-      /* A mapping an `assign` query stored holds only the partitions it reads: the stream had at
-       * least its initial count, which its highest mapped partition may be below. */
-      val prevCount =
-        math.max(prev.partitionCount(stream), prev.initialPartitionCounts.getOrElse(stream, 0))
+      val prevCount = prev.partitionCount(stream)
       val known = prevCount > 0 && prev.initialPartitionCounts.contains(stream)
       if (known && count < prevCount)
         throw StreamctlException(

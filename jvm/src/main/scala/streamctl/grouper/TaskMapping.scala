@@ -53,11 +53,17 @@ final case class TaskMapping(
     }
   }
 
-  /** Per stream, one more than its highest mapped partition (Kafka numbers partitions from 0). */
+  /**
+   * Per stream, one more than its highest mapped partition (Kafka numbers partitions from 0), and
+   * at least its initial count: a mapping an `assign` query stored holds only the partitions it
+   * reads, maybe none of the highest, and a stream never has fewer than it started with.
+   */
   lazy val partitionCounts: Map[String, Int] = {
     val b = scala.collection.mutable.HashMap.empty[String, Int]
     for (ssps <- taskSsps.valuesIterator; ssp <- ssps)
       b.update(ssp.stream, math.max(b.getOrElse(ssp.stream, 0), ssp.partition + 1))
+    for ((stream, n) <- initialPartitionCounts if b.contains(stream))
+      b.update(stream, math.max(b(stream), n))
     b.toMap
   }
 
