@@ -67,13 +67,7 @@ object GroupingState {
         try SSP.parse(key)
         catch { case e: StreamctlException => fail(s"$path: ${e.getMessage}") }
       if (!node.isObject) fail("expected a JSON object")
-      val countsNode =
-        objectAt(Json.field(node, "initialPartitionCounts", what), "initialPartitionCounts")
-      val counts = countsNode.properties().asScala.map { e =>
-        if (!e.getValue.isInt || e.getValue.intValue <= 0)
-          fail(s"initialPartitionCounts.'${e.getKey}' is not a positive integer")
-        e.getKey -> e.getValue.intValue
-      }.toMap
+      val counts = TaskMappingJson.initialCounts(node, what, fail)
       val holds = Option(node.get("holds")).map(h =>
         objectAt(h, "holds").properties().asScala.map { e =>
           val until = objectAt(e.getValue, s"holds.'${e.getKey}'").properties().asScala.map { u =>

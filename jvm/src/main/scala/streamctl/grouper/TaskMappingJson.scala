@@ -47,13 +47,7 @@ object TaskMappingJson {
     if (!root.isObject) fail("expected a JSON object")
     Json.version(root, Version, where)
 
-    val countsNode = objectField(root, "initialPartitionCounts", where, fail)
-    val counts = countsNode.properties().asScala.map { e =>
-      val n = e.getValue
-      if (!n.isInt || n.intValue <= 0)
-        fail(s"initialPartitionCounts.'${e.getKey}' is not a positive integer: $n")
-      e.getKey -> n.intValue
-    }.toMap
+    val counts = initialCounts(root, where, fail)
 
     val tasksNode = objectField(root, "tasks", where, fail)
     val tasks = Map.newBuilder[TaskName, Set[SSP]]
@@ -82,6 +76,22 @@ object TaskMappingJson {
     }
     TaskMapping(counts, tasks.result())
   }
+
+  /**
+   * Field `initialPartitionCounts` of `root`, a stream's count each: the task mapping's and the
+   * grouping state's in the offset have it alike.
+   */
+  private[grouper] def initialCounts(
+      root: JsonNode,
+      where: String,
+      fail: String => Nothing
+  ): Map[String, Int] =
+    objectField(root, "initialPartitionCounts", where, fail).properties().asScala.map { e =>
+      val n = e.getValue
+      if (!n.isInt || n.intValue <= 0)
+        fail(s"initialPartitionCounts.'${e.getKey}' is not a positive integer: $n")
+      e.getKey -> n.intValue
+    }.toMap
 
   private def objectField(
       root: JsonNode,

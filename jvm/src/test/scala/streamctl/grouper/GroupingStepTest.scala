@@ -229,7 +229,7 @@ class GroupingStepTest {
     // partition's records through before its older partitions' (docs/grouping.md).
     for (
       (json, says) <- Seq(
-        """{"initialPartitionCounts":5}""" -> "initialPartitionCounts is not a JSON object",
+        """{"initialPartitionCounts":5}""" -> "field 'initialPartitionCounts' is not a JSON object",
         """{"initialPartitionCounts":{"orders":2},"holds":[]}""" -> "holds is not a JSON object",
         """{"initialPartitionCounts":{"orders":2},"holds":{"kafka/orders/2":7}}""" ->
           "holds.'kafka/orders/2' is not a JSON object",
