@@ -35,10 +35,13 @@ final case class TransactionalIds(
     lasting: Boolean = true,
     lastWriters: Map[Int, Long] = Map.empty
 ) {
-  def of(writerPartition: Int): String = s"$prefix-$writeId-$sink-$writerPartition"
 
-  /** The ids without what the driver heard of their writers: the same for every batch of a run. */
+  /**
+   * What the ids share (what the driver's [[LastWriters]] are kept by): the same for every batch.
+   */
   def key: String = s"$prefix-$writeId-$sink"
+
+  def of(writerPartition: Int): String = s"$key-$writerPartition"
 }
 
 /**
@@ -252,7 +255,7 @@ object TransactionalProducers {
     val kept = synchronized(idle.remove(key(params, transactionalId)))
     val reused =
       if (kept == null || lastWriter.forall(_ == kept.writer)) kept
-      else { synchronized(open.remove(kept.producer)); closeQuietly(kept.producer); null }
+      else { discard(kept.producer); null }
     closeIdleExpired()
     if (reused != null) reused else start(params, transactionalId)
   }
@@ -272,10 +275,9 @@ object TransactionalProducers {
       else if (failed || !keep || !lease.reusable) { open.remove(lease.producer); true }
       else {
         lease.idleSinceNs = System.nanoTime()
-        Option(idle.put(key(lease.params, lease.transactionalId), lease)).foreach { displaced =>
-          open.remove(displaced.producer)
-          closeQuietly(displaced.producer)
-        }
+        Option(idle.put(key(lease.params, lease.transactionalId), lease)).foreach(d =>
+          discard(d.producer)
+        )
         false
       }
     }
@@ -398,6 +400,9 @@ object TransactionalProducers {
   private val FirstRetryMs = "10"
   // KIP-580's exponential backoff (kafka-clients 3.7+) brought this setting.
   private lazy val backoffGrows = ProducerConfig.configNames().contains("retry.backoff.max.ms")
+
+  /** Forgets `p` and closes it: a producer no writer may be lent again. */
+  private def discard(p: Producer): Unit = { synchronized(open.remove(p)); closeQuietly(p) }
 
   private def closeQuietly(p: Producer): Unit =
     try p.close(java.time.Duration.ZERO)
