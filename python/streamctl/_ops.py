@@ -332,12 +332,13 @@ def in_session(command: str, request: dict[str, Any]) -> Any | None:
         conf = sc._jsc.hadoopConfiguration()  # noqa: SLF001
         return json.loads(jvm.streamctl.ops.OpsMain.answer(command, json.dumps(request), conf))
     except Py4JJavaError as e:
-        # PySpark's conversion of the JVM error, as every other entry point gets it (errors.py).
-        from pyspark.errors.exceptions.captured import convert_exception
+        # PySpark's conversion of the JVM error, which importing streamctl.errors wraps: as every
+        # other entry point gets it.
+        from pyspark.errors.exceptions import captured
 
-        from streamctl.errors import StreamctlException, _streamctl_error
+        from streamctl.errors import StreamctlException
 
-        converted = _streamctl_error(convert_exception(e.java_exception))
+        converted = captured.convert_exception(e.java_exception)
         if not isinstance(converted, StreamctlException):
             raise
         raise converted from None
